@@ -89,6 +89,7 @@ class Listing(Record):
     buying_option: str | None = None  # "FIXED_PRICE", "AUCTION", "BEST_OFFER", ...
     bid_count: int | None = None
     sold: bool = False
+    ended: bool = False  # the listing closed; True with sold=False means it ended unsold
     sold_at: datetime | None = None
     seen_at: datetime  # when this observation was made (capture time for recordings)
     url: str | None = None
