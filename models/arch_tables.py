@@ -1,0 +1,277 @@
+"""Dense FP16 matrix throughput per architecture, from vendor architecture documents.
+
+Spec databases give shader FP32/FP16 rates, but deep-learning training runs on the
+tensor (NVIDIA) or matrix (AMD) units, whose rate per unit per clock changed by up to
+8x between generations. Each table row states the FLOPs one unit does per clock on
+dense FP16 inputs, and the vendor figure it was derived from, so the number can be
+checked against the document rather than trusted.
+
+GeForce cards of Turing, Ampere (GA10x), Ada and consumer Blackwell run FP16 matrix
+math with FP32 accumulation at half the FP16-accumulate rate; their workstation and
+datacenter twins (and the TITAN RTX) run both at full rate. Mixed-precision training
+accumulates in FP32, so for GeForce cards the FP32-accumulate rate is the one that
+matters and the one returned here.
+
+Rates are per *tensor core* for NVIDIA and per *compute unit* for AMD (four matrix
+cores per CDNA compute unit, two AI accelerators per RDNA3 compute unit; AMD quotes
+its peaks per CU, so the table does too). Architectures without matrix units (Pascal
+and older, GCN, RDNA1/2, Turing TU11x without tensor cores) get None: their FP16 is
+plain FP16 FMA, already in the spec sheet's FP16 figure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MatrixRate:
+    """One architecture's dense FP16 matrix rate, with the document behind it."""
+
+    key: str  # stable family key, e.g. "nvidia-ampere-ga10x"
+    unit: str  # "tensor core" or "compute unit"
+    flops_per_clock: int  # dense FP16 inputs, full-rate accumulate
+    geforce_fp32_acc_halved: bool
+    source: str  # document title and the figure the rate is derived from
+
+
+VOLTA = MatrixRate(
+    "nvidia-volta",
+    "tensor core",
+    128,
+    False,
+    "NVIDIA Tesla V100 GPU Architecture whitepaper: 125 TFLOPS tensor at 1530 MHz with "
+    "640 tensor cores -> 128 FLOP/clk/core (TITAN V also accumulates FP32 at full rate)",
+)
+TURING = MatrixRate(
+    "nvidia-turing",
+    "tensor core",
+    128,
+    True,
+    "NVIDIA Turing GPU Architecture whitepaper: RTX 2080 Ti FE 113.8 TFLOPS FP16-acc "
+    "(56.9 FP32-acc) at 1635 MHz with 544 tensor cores -> 128 FLOP/clk/core; "
+    "Quadro RTX 6000 130.5 TFLOPS at 1770 MHz with 576 cores, full rate with FP32 acc",
+)
+AMPERE_GA100 = MatrixRate(
+    "nvidia-ampere-ga100",
+    "tensor core",
+    512,
+    False,
+    "NVIDIA A100 Tensor Core GPU Architecture whitepaper: 312 TFLOPS dense FP16 at "
+    "1410 MHz with 432 tensor cores -> 512 FLOP/clk/core",
+)
+AMPERE_GA10X = MatrixRate(
+    "nvidia-ampere-ga10x",
+    "tensor core",
+    256,
+    True,
+    "NVIDIA Ampere GA102 GPU Architecture whitepaper: RTX 3090 142 TFLOPS dense FP16-acc "
+    "(71 FP32-acc) at 1695 MHz with 328 tensor cores -> 256 FLOP/clk/core; RTX A6000 "
+    "154.8 TFLOPS at 1800 MHz with 336 cores, full rate with FP32 acc",
+)
+# Orin's integrated GPU (GA10B) has GA100-class tensor cores: Jetson AGX Orin 64 GB,
+# 170 sparse INT8 TOPS from the GPU at 1300 MHz with 64 tensor cores -> 512 FP16 FLOP/clk.
+AMPERE_GA10B = MatrixRate(
+    "nvidia-ampere-ga10b",
+    "tensor core",
+    512,
+    False,
+    "NVIDIA Jetson AGX Orin technical brief: 170 sparse INT8 TOPS (GPU) at 1300 MHz with "
+    "64 tensor cores -> 512 dense FP16 FLOP/clk/core",
+)
+ADA = MatrixRate(
+    "nvidia-ada",
+    "tensor core",
+    256,
+    True,
+    "NVIDIA Ada GPU Architecture whitepaper: RTX 4090 330.3 TFLOPS dense FP16-acc "
+    "(165.2 FP32-acc) at 2520 MHz with 512 tensor cores -> 256 FLOP/clk/core; "
+    "RTX 6000 Ada full rate with FP32 acc",
+)
+HOPPER = MatrixRate(
+    "nvidia-hopper",
+    "tensor core",
+    1024,
+    False,
+    "NVIDIA H100 Tensor Core GPU Architecture whitepaper: H100 SXM5 989.4 TFLOPS dense "
+    "FP16 at 1830 MHz with 528 tensor cores -> 1024 FLOP/clk/core",
+)
+BLACKWELL_DC = MatrixRate(
+    "nvidia-blackwell-dc",
+    "tensor core",
+    2048,
+    False,
+    "NVIDIA Blackwell Architecture Technical Brief / HGX B200 datasheet: 2.25 PFLOPS "
+    "dense FP16 per B200 with 148 SMs (592 tensor cores); NVIDIA gives no clock, "
+    "2048 FLOP/clk/core (2x Hopper per SM) implies 1.86 GHz, consistent with the board",
+)
+BLACKWELL_RTX = MatrixRate(
+    "nvidia-blackwell-rtx",
+    "tensor core",
+    256,
+    True,
+    "NVIDIA RTX Blackwell GPU Architecture whitepaper: RTX 5090 209.5 TFLOPS dense "
+    "FP16 with FP32 acc (419 with FP16 acc) at 2407 MHz with 680 tensor cores -> "
+    "256 FLOP/clk/core, half rate for FP32 accumulate on GeForce",
+)
+CDNA1 = MatrixRate(
+    "amd-cdna1",
+    "compute unit",
+    1024,
+    False,
+    "AMD CDNA Architecture whitepaper: Instinct MI100 184.6 TFLOPS FP16 matrix at "
+    "1502 MHz with 120 CUs -> 1024 FLOP/clk/CU",
+)
+CDNA2 = MatrixRate(
+    "amd-cdna2",
+    "compute unit",
+    1024,
+    False,
+    "AMD CDNA 2 Architecture whitepaper: Instinct MI250X 383 TFLOPS FP16 matrix at "
+    "1700 MHz with 220 CUs -> 1024 FLOP/clk/CU",
+)
+CDNA3 = MatrixRate(
+    "amd-cdna3",
+    "compute unit",
+    2048,
+    False,
+    "AMD CDNA 3 Architecture whitepaper: Instinct MI300X 1307.4 TFLOPS dense FP16 "
+    "matrix at 2100 MHz with 304 CUs -> 2048 FLOP/clk/CU",
+)
+CDNA4 = MatrixRate(
+    "amd-cdna4",
+    "compute unit",
+    4096,
+    False,
+    "AMD CDNA 4 Architecture whitepaper: Instinct MI355X 2.5 PFLOPS dense FP16 matrix "
+    "at 2400 MHz with 256 CUs -> 4096 FLOP/clk/CU",
+)
+RDNA3 = MatrixRate(
+    "amd-rdna3",
+    "compute unit",
+    512,
+    False,
+    "AMD Radeon RX 7900 XTX specifications: 122.8 TFLOPS peak FP16 at 2498 MHz with "
+    "96 CUs -> 512 FLOP/clk/CU; AMD GPUOpen 'How to accelerate AI applications on "
+    "RDNA 3 using WMMA': WMMA FP16 runs at this rate",
+)
+RDNA4 = MatrixRate(
+    "amd-rdna4",
+    "compute unit",
+    1024,
+    False,
+    "AMD Radeon RX 9070 XT specifications: 389 TFLOPS FP16 matrix with sparsity "
+    "(195 dense) at 2970 MHz with 64 CUs -> 1024 FLOP/clk/CU",
+)
+
+MATRIX_RATES: tuple[MatrixRate, ...] = (
+    VOLTA,
+    TURING,
+    AMPERE_GA100,
+    AMPERE_GA10X,
+    AMPERE_GA10B,
+    ADA,
+    HOPPER,
+    BLACKWELL_DC,
+    BLACKWELL_RTX,
+    CDNA1,
+    CDNA2,
+    CDNA3,
+    CDNA4,
+    RDNA3,
+    RDNA4,
+)
+
+# GA100 boards (A100, A30, A800, their PG5xx/GRID/DRIVE/CMP variants) share the
+# "Ampere" label with GA10x cards in spec databases; the name tells them apart when
+# the chip is not given.
+_GA100_NAME = re.compile(r"\b(A100|A30|A800|PG506|CMP 170HX)", re.IGNORECASE)
+_BLACKWELL_DC_NAME = re.compile(r"^(NVIDIA\s+)?G?B[123]00\b", re.IGNORECASE)
+
+
+def _norm(text: str | None) -> str:
+    return (text or "").strip().lower()
+
+
+def matrix_rate(
+    vendor: str | None,
+    architecture: str | None,
+    model: str,
+    chip: str | None = None,
+) -> MatrixRate | None:
+    """The table row for a card, or None when its architecture has no matrix units
+    or its rate is not published consistently enough to state."""
+    arch = _norm(architecture)
+    vend = _norm(vendor)
+    chip_n = _norm(chip)
+    if vend in ("amd", "ati") or arch.startswith(("cdna", "rdna")):
+        if arch.startswith("cdna 4") or arch == "cdna4":
+            return CDNA4
+        if arch.startswith("cdna 3") or arch == "cdna3":
+            return CDNA3
+        if arch.startswith("cdna 2") or arch == "cdna2":
+            return CDNA2
+        if arch.startswith("cdna"):
+            return CDNA1
+        if arch.startswith("rdna 4") or arch == "rdna4":
+            return RDNA4
+        if arch.startswith("rdna 3") or arch == "rdna3":
+            return RDNA3
+        return None
+    if arch == "volta":
+        return VOLTA
+    if arch == "turing":
+        return TURING
+    if arch == "ampere":
+        if chip_n.startswith("ga100") or (not chip_n and _GA100_NAME.search(model)):
+            return AMPERE_GA100
+        if chip_n.startswith("ga10b") or (not chip_n and "orin" in model.lower()):
+            return AMPERE_GA10B
+        return AMPERE_GA10X
+    if arch in ("ada lovelace", "ada"):
+        return ADA
+    if arch == "hopper":
+        return HOPPER
+    if arch in ("blackwell", "blackwell ultra"):
+        # Jetson Thor (GB10B) is filed as "Blackwell" but its published figures do not
+        # pin down a per-core rate; better no number than a wrong one.
+        if chip_n.startswith(("gb100", "gb110", "gb102")) or _BLACKWELL_DC_NAME.search(model):
+            return BLACKWELL_DC
+        return None
+    if arch in ("blackwell 2.0", "blackwell rtx"):
+        return BLACKWELL_RTX
+    return None
+
+
+def is_geforce(model: str) -> bool:
+    """GeForce-branded boards get the halved FP32-accumulate rate; TITAN RTX does not."""
+    return "geforce" in model.lower()
+
+
+def tensor_fp16_tflops(
+    vendor: str | None,
+    architecture: str | None,
+    model: str,
+    tensor_cores: int | None,
+    boost_clock_mhz: float | None,
+    *,
+    chip: str | None = None,
+    compute_units: int | None = None,
+) -> float | None:
+    """Dense FP16-input matrix TFLOPS at the boost clock, with FP32 accumulation for
+    GeForce cards; None when the card has no matrix units or the inputs are missing.
+
+    ``compute_units`` is needed for AMD only (spec databases give no tensor-core count
+    for AMD; compute units are shading units / 64).
+    """
+    rate = matrix_rate(vendor, architecture, model, chip)
+    if rate is None or not boost_clock_mhz or boost_clock_mhz <= 0:
+        return None
+    units = compute_units if rate.unit == "compute unit" else tensor_cores
+    if not units or units <= 0:
+        return None
+    per_clock = rate.flops_per_clock
+    if rate.geforce_fp32_acc_halved and is_geforce(model):
+        per_clock //= 2
+    return round(units * per_clock * boost_clock_mhz * 1e6 / 1e12, 1)

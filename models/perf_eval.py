@@ -1,0 +1,137 @@
+"""How well the spec estimate predicts cards it has not seen, against naive rules.
+
+Leave-one-card-out: each measured card is predicted by an estimator fitted without it.
+The naive rules need no fitting: relative perf = bandwidth ratio, or FP32 TFLOPS
+ratio, to the reference card. The reference card itself is left out of every row
+(it is 1.0 by definition, which would flatter the naive rules).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from gpuvalue.models.perf_estimate import (
+    MODEL_VERSION,
+    Features,
+    loocv_predictions,
+    training_points,
+)
+from gpuvalue.models.records import PerfFigure, Precision
+
+
+@dataclass(frozen=True)
+class EvalRow:
+    """One method's error on the held-out cards of one precision."""
+
+    method: str
+    precision: Precision
+    n: int
+    spearman: float
+    median_abs_pct_error: float  # 0.06 == 6 %
+    max_abs_pct_error: float
+    worst_model: str
+
+
+@dataclass(frozen=True)
+class EvalTable:
+    """Every method on the same cards, plus the per-card predictions behind the rows."""
+
+    precision: Precision
+    reference: str
+    rows: list[EvalRow]
+    predictions: dict[str, list[tuple[str, float, float]]]  # method -> (model, measured, predicted)
+
+
+def _ranks(values: Sequence[float]) -> list[float]:
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman(a: Sequence[float], b: Sequence[float]) -> float:
+    """Spearman rank correlation (Pearson on ranks, ties averaged)."""
+    ra, rb = _ranks(a), _ranks(b)
+    ma, mb = statistics.fmean(ra), statistics.fmean(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb, strict=True))
+    var = math.sqrt(sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb))
+    return cov / var if var else float("nan")
+
+
+def _row(method: str, precision: Precision, preds: list[tuple[str, float, float]]) -> EvalRow:
+    errors = [abs(p / m - 1) for _, m, p in preds]
+    worst = max(range(len(preds)), key=lambda i: errors[i])
+    return EvalRow(
+        method=method,
+        precision=precision,
+        n=len(preds),
+        spearman=round(spearman([m for _, m, _ in preds], [p for _, _, p in preds]), 4),
+        median_abs_pct_error=round(statistics.median(errors), 4),
+        max_abs_pct_error=round(errors[worst], 4),
+        worst_model=preds[worst][0],
+    )
+
+
+def _ratio_rule(
+    pairs: Sequence[tuple[PerfFigure, Features]], ref: Features, key: str
+) -> list[tuple[str, float, float]]:
+    base = float(ref[key])  # type: ignore[arg-type]
+    return [(fig.model, fig.relative_perf, float(f[key]) / base) for fig, f in pairs]  # type: ignore[arg-type]
+
+
+def evaluate_loocv(
+    measured: Sequence[PerfFigure], features: Mapping[str, Features], precision: Precision
+) -> EvalTable:
+    """The estimator and the two naive rules, on the same held-out measured cards."""
+    pairs = training_points(measured, features, precision)
+    if len(pairs) < 4:
+        raise ValueError(f"need at least 4 measured {precision} cards with specs")
+    reference = pairs[0][0].reference
+    ref = features[reference]
+    held_out = [(fig, f) for fig, f in pairs if fig.model != reference]
+    keep = {fig.model for fig, _ in held_out}
+    model_preds = [p for p in loocv_predictions(measured, features, precision) if p[0] in keep]
+    predictions = {
+        MODEL_VERSION: model_preds,
+        "bandwidth only": _ratio_rule(held_out, ref, "bandwidth_gb_s"),
+        "fp32 TFLOPS only": _ratio_rule(held_out, ref, "fp32_tflops"),
+    }
+    rows = [_row(name, precision, preds) for name, preds in predictions.items()]
+    return EvalTable(precision=precision, reference=reference, rows=rows, predictions=predictions)
+
+
+def format_eval_table(tables: Sequence[EvalTable], markdown: bool = False) -> str:
+    """A plain text table for the terminal, or a markdown table for the docs."""
+    header = ["precision", "method", "n", "Spearman", "median |err|", "max |err|", "worst card"]
+    lines = [
+        [
+            r.precision,
+            r.method,
+            str(r.n),
+            f"{r.spearman:.3f}",
+            f"{100 * r.median_abs_pct_error:.1f}%",
+            f"{100 * r.max_abs_pct_error:.1f}%",
+            r.worst_model,
+        ]
+        for t in tables
+        for r in t.rows
+    ]
+    if markdown:
+        out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+        out += ["| " + " | ".join(cells) + " |" for cells in lines]
+        return "\n".join(out)
+    widths = [max(len(c[i]) for c in [header, *lines]) for i in range(len(header))]
+    fmt = "  ".join("{:<%d}" % w for w in widths)
+    out = [fmt.format(*header), fmt.format(*("-" * w for w in widths))]
+    out += [fmt.format(*cells) for cells in lines]
+    return "\n".join(out)

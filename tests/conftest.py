@@ -1,0 +1,57 @@
+"""Test isolation: no ambient settings, no network, Prefect in a throwaway home.
+
+Prefect reads its settings at import time, so they are set here before anything imports it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+_PREFECT_HOME = tempfile.mkdtemp(prefix="gpuvalue-prefect-")
+os.environ["PREFECT_HOME"] = _PREFECT_HOME
+os.environ["DO_NOT_TRACK"] = "1"
+os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+os.environ.pop("PREFECT_API_URL", None)
+for _name in list(os.environ):
+    if _name.startswith("GPUVALUE_") or _name in ("EBAY_CLIENT_ID", "EBAY_CLIENT_SECRET", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"):
+        del os.environ[_name]
+
+import pytest  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+REPLAY_DATE = "2026-11-30"
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_settings(monkeypatch, tmp_path):
+    """Every test starts in an empty folder with no GPUVALUE_* or credential variables and no .env."""
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith("GPUVALUE_") or name in ("EBAY_CLIENT_ID", "EBAY_CLIENT_SECRET", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"):
+            monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="session")
+def prefect_harness():
+    """One Prefect test server for the whole session (starting one costs seconds)."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
+@pytest.fixture(scope="session")
+def replay_db(prefect_harness, tmp_path_factory) -> Path:
+    """A database built by one real replay run of the daily flow, shared read-only by many tests."""
+    from datetime import date
+
+    from gpuvalue.flows.daily import daily_flow
+
+    db = tmp_path_factory.mktemp("replay") / "gpuvalue.duckdb"
+    summary = daily_flow(as_of=date.fromisoformat(REPLAY_DATE), replay=True, db=str(db))
+    assert not summary.failed, summary.outcomes
+    return db

@@ -1,0 +1,110 @@
+import json
+from datetime import date
+
+import pytest
+from conftest_exports import RANKING_DAYS, make_ranking_database, ranking_for
+
+from gpuvalue.models.memory_class import memory_class
+from gpuvalue.warehouse.export import export_feed as reexported_export_feed
+from gpuvalue.warehouse.feed import class_leaders, export_feed, leader_changes, price_drops
+
+
+@pytest.fixture
+def feed(tmp_path):
+    con = make_ranking_database()
+    path = tmp_path / "feed.json"
+    count = export_feed(con, path, home_page_url="https://gpuvalue.example/", feed_url="https://gpuvalue.example/feed.json")
+    document = json.loads(path.read_text())
+    assert count == len(document["items"])
+    return document
+
+
+def test_feed_has_the_json_feed_1_1_required_fields(feed):
+    assert feed["version"] == "https://jsonfeed.org/version/1.1"
+    assert feed["title"]
+    assert feed["home_page_url"] == "https://gpuvalue.example/"
+    assert feed["feed_url"] == "https://gpuvalue.example/feed.json"
+    assert isinstance(feed["items"], list) and feed["items"]
+    for item in feed["items"]:
+        assert isinstance(item["id"], str) and item["id"]
+        assert item.get("content_text") or item.get("content_html")
+        assert item["title"]
+        assert item["date_published"].endswith("T00:00:00Z")
+    ids = [item["id"] for item in feed["items"]]
+    assert len(ids) == len(set(ids))
+
+
+def test_one_item_per_ranking_day_with_the_top_ten_and_their_price_dates(feed):
+    daily = [item for item in feed["items"] if item["tags"] == ["ranking"]]
+    assert [item["id"] for item in daily] == [f"gpuvalue:ranking:{day.isoformat()}" for day in reversed(RANKING_DAYS)]
+    latest = daily[0]["content_text"].splitlines()
+    assert len(latest) == 11
+    assert latest[0] == "Top 10 GPUs by training speed per dollar on 2024-05-09 (perf relative to GeForce RTX 3090):"
+    assert latest[2] == (
+        "2. GeForce RTX 2080 Ti: $300 (median of 18 sold, 2024-05-08), 2.27 perf per $1k, perf 0.68x (lambda-tf-2021)"
+    )
+    assert "<ol><li><strong>Tesla K80</strong>" in daily[0]["content_html"]
+
+
+def test_notable_moves_appear_for_the_scripted_price_moves(feed):
+    moves = {item["id"]: item for item in feed["items"] if item["tags"][0] != "ranking"}
+    assert sorted(moves) == [
+        "gpuvalue:class-leader:2024-05-09:17-24 GB",
+        "gpuvalue:price-drop:2024-05-05:GeForce RTX 3090",
+        "gpuvalue:price-drop:2024-05-09:Radeon RX 7900 XTX",
+    ]
+    leader = moves["gpuvalue:class-leader:2024-05-09:17-24 GB"]
+    assert leader["title"] == "New #1 in 17-24 GB: Radeon RX 7900 XTX"
+    assert "replacing GeForce RTX 3090" in leader["content_text"]
+    drop = moves["gpuvalue:price-drop:2024-05-05:GeForce RTX 3090"]
+    assert drop["content_text"] == (
+        "GeForce RTX 3090 fell 14% in a week: $690 on 2024-05-05 against $800 on 2024-04-28 "
+        "(sold prices, 31 observations)."
+    )
+
+
+def test_rerunning_gives_identical_items(tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    reexported_export_feed(make_ranking_database(), first)
+    reexported_export_feed(make_ranking_database(), second)
+    assert first.read_bytes() == second.read_bytes()
+
+
+def point(day, price, kind="sold"):
+    return {"as_of": day, "model": "X", "price_usd": price, "price_kind": kind, "price_n": 5}
+
+
+def test_price_drop_is_reported_once_and_only_between_prices_of_one_kind():
+    history = [point(date(2024, 5, d), 100.0) for d in range(1, 8)]
+    history += [point(date(2024, 5, d), 85.0) for d in range(8, 20)]
+    drops = price_drops(history)
+    assert [(d["now"]["as_of"], round(d["change"], 2)) for d in drops] == [(date(2024, 5, 8), -0.15)]
+    switched = [point(date(2024, 5, 1), 500.0, "launch"), point(date(2024, 5, 8), 300.0, "sold")]
+    assert price_drops(switched) == []
+    # A month-old price is not "last week".
+    assert price_drops([point(date(2024, 4, 1), 100.0), point(date(2024, 5, 1), 50.0)]) == []
+    # Exactly 10% counts; 9% does not.
+    assert len(price_drops([point(date(2024, 5, 1), 100.0), point(date(2024, 5, 8), 90.0)])) == 1
+    assert price_drops([point(date(2024, 5, 1), 100.0), point(date(2024, 5, 8), 91.0)]) == []
+
+
+def test_class_leaders_skip_cards_a_buyer_cannot_use():
+    rows = ranking_for(date(2024, 5, 1))
+    leaders = {label: row["model"] for label, row in class_leaders(rows).items()}
+    assert leaders == {
+        "<8 GB": "GeForce GTX 1660 SUPER",
+        "8-11 GB": "GeForce RTX 2080 Ti",
+        "12-16 GB": "GeForce RTX 3060 12 GB",
+        "17-24 GB": "GeForce RTX 3090",  # the K80 ranks first but no current framework runs it
+        ">24 GB": "A100 PCIe 40 GB",
+    }
+    assert leader_changes(rows, rows) == []
+
+
+@pytest.mark.parametrize(
+    ("memory", "label"),
+    [(None, None), (4.0, "<8 GB"), (7.9, "<8 GB"), (8.0, "8-11 GB"), (11.0, "8-11 GB"), (12.0, "12-16 GB"),
+     (16.0, "12-16 GB"), (20.0, "17-24 GB"), (24.0, "17-24 GB"), (32.0, ">24 GB"), (80.0, ">24 GB")],
+)
+def test_memory_classes(memory, label):
+    assert memory_class(memory) == label

@@ -1,0 +1,163 @@
+from datetime import date
+
+import pytest
+from conftest_exports import LATEST_DAY, ranking_for
+
+from gpuvalue.models.recommend import (
+    USE_CASES,
+    Pick,
+    format_recommendation,
+    price_confidence,
+    recommend,
+    scaling_efficiency,
+)
+
+ROWS = ranking_for(LATEST_DAY)
+
+
+def models(picks):
+    return [pick.model for pick in picks]
+
+
+def test_kaggle_budget_picks_best_value_with_enough_memory_and_a_stretch_option():
+    rec = recommend(ROWS, budget_usd=500, use_case="kaggle")
+    assert rec.min_memory_gb == 12
+    assert models(rec.picks) == ["GeForce RTX 3060 12 GB", "Tesla V100 PCIe 16 GB", "GeForce RTX 4060 Ti 16 GB"]
+    assert rec.picks[0] == Pick(
+        model="GeForce RTX 3060 12 GB", gpus=1, price_usd=230.0, cost_usd=230.0, relative_perf=0.45,
+        throughput=0.45, value=0.45 / 230.0 * 1000, memory_gb=12.0, price_kind="sold", price_n=57,
+        price_as_of=date(2024, 5, 8), stale=False, confidence="high",
+        reason="1.96 perf per $1k; 12 GB meets the kaggle minimum of 12 GB; "
+        "price high confidence: median of 57 sold listings as of 2024-05-08",
+        scaling_efficiency=1.0, scaling_note=None, tdp_w=170,
+    )
+    assert rec.picks[2].confidence == "low"  # only 6 asking prices
+    assert rec.stretch is not None and rec.stretch.model == "Radeon RX 7900 XTX"  # $600, twice as fast
+    assert rec.message is None
+    assert rec.multi_gpu is None
+
+
+def test_never_a_tiny_card_for_a_use_case_even_when_it_is_the_best_value():
+    tiny = dict(ROWS[3], model="GeForce GTX 1060 3 GB", memory_gb=3.0, price_usd=60.0, relative_perf=0.2,
+                perf_per_dollar=0.2 / 60 * 1000, framework_supported=True)
+    rows = ROWS + [tiny]
+    assert models(recommend(rows, budget_usd=300).picks)[0] == "GeForce GTX 1060 3 GB"
+    for use_case, preset in USE_CASES.items():
+        rec = recommend(rows, budget_usd=5000, use_case=use_case)
+        assert rec.picks, use_case
+        assert all(pick.memory_gb >= preset.min_memory_gb >= 8 for pick in rec.picks), use_case
+    # An explicit minimum above the preset's wins; one below it does not lower the preset.
+    assert recommend(rows, budget_usd=5000, use_case="beginner", min_memory_gb=16).min_memory_gb == 16
+    assert recommend(rows, budget_usd=5000, use_case="llm", min_memory_gb=8).min_memory_gb == 24
+
+
+def test_cards_that_frameworks_cannot_run_or_need_a_server_are_never_picked():
+    rec = recommend(ROWS, budget_usd=100_000, top=20)
+    assert "Tesla K80" not in models(rec.picks)  # best perf per dollar in the ranking, but unsupported
+    assert "H100 SXM5 80 GB" not in models(rec.picks)  # SXM module
+    assert len(rec.picks) == 13
+    assert any("left out 2 card(s)" in note for note in rec.assumptions)
+
+
+def test_nothing_fits_is_a_message_not_an_error():
+    rec = recommend(ROWS, budget_usd=150, use_case="beginner")
+    assert rec.picks == []
+    assert rec.message == "Nothing fits $150: the cheapest card with at least 8 GB is GeForce RTX 3050 8 GB at $170."
+    assert rec.stretch is not None and rec.stretch.model == "GeForce GTX 1080 Ti"
+    text = format_recommendation(rec)
+    assert text.splitlines()[:3] == [
+        "Budget $150 for beginner, at least 8 GB",
+        "Nothing fits $150: the cheapest card with at least 8 GB is GeForce RTX 3050 8 GB at $170.",
+        "For $30 more: GeForce GTX 1080 Ti at $180 (2.11 perf per $1k; 11 GB meets the beginner minimum of 8 GB; "
+        "price high confidence: median of 25 sold listings as of 2024-05-08).",
+    ]
+    nothing = recommend(ROWS, budget_usd=500, min_memory_gb=200)
+    assert (nothing.picks, nothing.stretch, nothing.message) == ([], None, "No ranked card with at least 200 GB is usable today.")
+
+
+def test_stretch_must_be_meaningfully_faster():
+    # $700 buys a 3090 already; within $875 nothing is 15% faster than it.
+    rec = recommend(ROWS, budget_usd=700, use_case="llm")
+    assert models(rec.picks) == ["Radeon RX 7900 XTX", "GeForce RTX 3090"]
+    assert rec.stretch is None
+
+
+def test_electricity_cost_and_three_year_value():
+    rec = recommend(ROWS, budget_usd=700, use_case="llm", kwh_price=0.30, hours_per_day=8)
+    yearly_3090 = 350 / 1000 * 8 * 365 * 0.30
+    yearly_xtx = 355 / 1000 * 8 * 365 * 0.30
+    by_model = {pick.model: pick for pick in rec.picks}
+    assert by_model["GeForce RTX 3090"].yearly_electricity_usd == pytest.approx(yearly_3090)
+    assert by_model["GeForce RTX 3090"].value_with_electricity == pytest.approx(1000 / (690 + 3 * yearly_3090))
+    assert by_model["Radeon RX 7900 XTX"].value_with_electricity == pytest.approx(900 / (600 + 3 * yearly_xtx))
+    # Over three years power costs more than the card, so the faster 3090 becomes the better buy.
+    assert models(rec.picks) == ["GeForce RTX 3090", "Radeon RX 7900 XTX"]
+    assert "electricity ~$307/year; 0.62 perf per $1k over 3 years" in format_recommendation(rec)
+    with pytest.raises(ValueError, match="both"):
+        recommend(ROWS, budget_usd=700, kwh_price=0.3)
+
+
+def test_n_cheaper_cards_against_one_larger_with_stated_scaling():
+    rec = recommend(ROWS, budget_usd=1400, gpus=2, min_memory_gb=24)
+    many = rec.picks[0]
+    assert (many.model, many.gpus, many.cost_usd) == ("Radeon RX 7900 XTX", 2, 1200.0)
+    assert many.scaling_efficiency == pytest.approx(0.95)
+    assert many.throughput == pytest.approx(0.9 * 1.9)
+    assert "assumed: each added GPU adds 90% of a card (data parallel)" in rec.assumptions
+    assert rec.multi_gpu.single.model == "GeForce RTX 3090"
+    assert rec.multi_gpu.verdict.startswith("2x Radeon RX 7900 XTX gives 1.71x the throughput of one GeForce RTX 3090")
+
+    measured = recommend(ROWS, budget_usd=1400, gpus=2, min_memory_gb=24, scaling={"Radeon RX 7900 XTX": {"2": 0.6}})
+    xtx = next(pick for pick in measured.picks if pick.model == "Radeon RX 7900 XTX")
+    assert (xtx.scaling_efficiency, xtx.scaling_note) == (0.6, "measured 2-GPU scaling 60%")
+    assert measured.picks[0].model == "GeForce RTX 3090"  # poor measured scaling drops the XTX
+
+
+def test_one_big_card_can_beat_two_small_ones():
+    rec = recommend(ROWS, budget_usd=800, gpus=2, min_memory_gb=12)
+    assert rec.picks[0].model == "GeForce RTX 3060 12 GB"
+    assert rec.multi_gpu.single.model == "GeForce RTX 3090"
+    assert rec.multi_gpu.verdict.startswith("One GeForce RTX 3090 is as fast or faster than 2x GeForce RTX 3060 12 GB")
+
+
+def test_scaling_efficiency_assumption_grows_with_cards():
+    assert scaling_efficiency("x", 1, None) == (1.0, None)
+    assert scaling_efficiency("x", 4, None)[0] == pytest.approx((1 + 0.9 * 3) / 4)
+    assert scaling_efficiency("x", 4, {"x": {4: 0.82}}) == (0.82, "measured 4-GPU scaling 82%")
+
+
+@pytest.mark.parametrize(
+    ("row", "level", "words"),
+    [
+        ({"price_kind": "sold", "price_n": 31, "price_as_of": date(2024, 5, 8), "stale": False}, "high",
+         "median of 31 sold listings as of 2024-05-08"),
+        ({"price_kind": "sold", "price_n": 4, "price_as_of": None, "stale": False}, "medium",
+         "median of only 4 sold listings"),
+        ({"price_kind": "sold", "price_n": 1, "price_as_of": None, "stale": False}, "low", "1 sold price"),
+        ({"price_kind": "asking", "price_n": 12, "price_as_of": None, "stale": False}, "medium",
+         "asking prices (12 listings); sold prices are usually lower"),
+        ({"price_kind": "launch", "price_n": 0, "price_as_of": date(2019, 10, 29), "stale": True}, "low",
+         "stale launch price as of 2019-10-29"),
+        ({"price_kind": "launch", "price_n": 0, "price_as_of": date(2024, 1, 8), "stale": False}, "low",
+         "launch price as of 2024-01-08, no market data"),
+    ],
+)
+def test_price_confidence(row, level, words):
+    assert price_confidence(row) == (level, words)
+
+
+def test_use_case_precision_is_used_when_the_ranking_has_it():
+    fp32 = [dict(row, perf_precision="fp32", relative_perf=row["relative_perf"] * 0.5) for row in ROWS]
+    rec = recommend(ROWS + fp32, budget_usd=500, use_case="research")
+    assert rec.picks[0].relative_perf == pytest.approx(0.45 * 0.5)
+    only_fp16 = recommend(ROWS, budget_usd=500, use_case="research")
+    assert any("prefers fp32" in note for note in only_fp16.assumptions)
+
+
+def test_bad_inputs_raise():
+    with pytest.raises(ValueError, match="unknown use case"):
+        recommend(ROWS, budget_usd=500, use_case="gaming")
+    with pytest.raises(ValueError, match="budget"):
+        recommend(ROWS, budget_usd=0)
+    with pytest.raises(ValueError, match="gpus"):
+        recommend(ROWS, budget_usd=500, gpus=0)

@@ -1,0 +1,273 @@
+"""The JSON Feed subscribers read: one item per ranking day, plus notable moves.
+
+Item ids are derived from the day, the move and the model only, never from the time the
+feed was written, so rerunning the pipeline for a day does not show subscribers the same
+news twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import date, timedelta
+from html import escape
+from typing import Any
+
+import duckdb
+
+from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
+from gpuvalue.warehouse.export import ExportError, write_text_atomic
+
+JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1"
+FEED_TITLE = "gpuvalue: GPU deep-learning training value"
+TOP_IN_DAILY_ITEM = 10
+PRICE_DROP_THRESHOLD = 0.10
+# Week over week: compare with the newest price 7-13 days earlier, so a missed daily run
+# does not hide a drop, and a month-old price is never called "last week".
+WEEK_WINDOW = (timedelta(days=7), timedelta(days=13))
+FEED_DAYS = 90  # items older than this many ranked days are dropped to keep the feed small
+
+
+# --- formatting --------------------------------------------------------------------------
+
+
+def format_usd(value: float) -> str:
+    return f"${value:,.0f}"
+
+
+def describe_price(row: dict[str, Any]) -> str:
+    """Where a price comes from, in words: the number alone would overstate its certainty."""
+    kind = row.get("price_kind")
+    n = row.get("price_n") or 0
+    if kind == "launch":
+        basis = "launch price"
+    elif kind in ("sold", "asking"):
+        basis = f"median of {n} {kind}"
+    else:
+        basis = str(kind)
+    dated = row.get("price_as_of")
+    when = f", {dated.isoformat()}" if isinstance(dated, date) else ""
+    stale = ", stale" if row.get("stale") else ""
+    return f"{basis}{when}{stale}"
+
+
+def _day_start(day: date) -> str:
+    return f"{day.isoformat()}T00:00:00Z"
+
+
+# --- notable moves (pure) -----------------------------------------------------------------
+
+
+def class_leaders(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The best-ranked card of each memory class on one day that a buyer could use.
+
+    A card current frameworks cannot run, or one that needs a server (SXM), may rank
+    high on price alone; announcing it as the best buy would be wrong.
+    """
+    leaders: dict[str, dict[str, Any]] = {}
+    for row in sorted(rows, key=lambda r: r["rank"]):
+        if row.get("framework_supported") is False or row.get("desktop_usable") is False:
+            continue
+        label = memory_class(row.get("memory_gb"))
+        if label is not None and label not in leaders:
+            leaders[label] = row
+    return leaders
+
+
+def leader_changes(previous: list[dict[str, Any]], current: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Memory classes whose #1 differs from the previous ranked day's #1."""
+    before = class_leaders(previous)
+    after = class_leaders(current)
+    changes = []
+    for label in MEMORY_CLASS_LABELS:
+        new = after.get(label)
+        old = before.get(label)
+        if new is None or (old is not None and old["model"] == new["model"]):
+            continue
+        changes.append({"memory_class": label, "new": new, "old": old})
+    return changes
+
+
+def price_drops(history: Iterable[dict[str, Any]], *, threshold: float = PRICE_DROP_THRESHOLD) -> list[dict[str, Any]]:
+    """Days on which a model's price first fell by >= threshold against a week earlier.
+
+    Only prices of the same kind are compared (a switch from launch to sold price is not
+    a market move), and a drop is reported once, on the day it appears, not again on
+    each following day that is still a week below.
+    """
+    by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for point in history:
+        if point.get("price_usd") and point["price_usd"] > 0:
+            by_model[point["model"]].append(point)
+    drops = []
+    for model, points in sorted(by_model.items()):
+        points.sort(key=lambda p: p["as_of"])
+        was_down = False
+        for index, point in enumerate(points):
+            earliest = point["as_of"] - WEEK_WINDOW[1]
+            latest = point["as_of"] - WEEK_WINDOW[0]
+            base = None
+            for candidate in reversed(points[:index]):
+                if candidate["as_of"] < earliest:
+                    break
+                if candidate["as_of"] <= latest and candidate["price_kind"] == point["price_kind"]:
+                    base = candidate
+                    break
+            change = None if base is None else point["price_usd"] / base["price_usd"] - 1.0
+            is_down = change is not None and change <= -threshold + 1e-9  # 10% means 10%, despite float error
+            if is_down and not was_down:
+                drops.append({"model": model, "now": point, "before": base, "change": change})
+            was_down = is_down
+    return drops
+
+
+# --- items (pure) -------------------------------------------------------------------------
+
+
+def daily_item(day: date, rows: list[dict[str, Any]], *, home_page_url: str | None = None) -> dict[str, Any]:
+    top = sorted(rows, key=lambda r: r["rank"])[:TOP_IN_DAILY_ITEM]
+    reference = top[0]["reference_gpu"] if top else "the reference GPU"
+    lines = [
+        f"{row['rank']}. {row['model']}: {format_usd(row['price_usd'])} ({describe_price(row)}), "
+        f"{row['perf_per_dollar']:.2f} perf per $1k, perf {row['relative_perf']:.2f}x ({row['perf_source']})"
+        for row in top
+    ]
+    text = f"Top {len(top)} GPUs by training speed per dollar on {day.isoformat()} (perf relative to {reference}):\n"
+    text += "\n".join(lines)
+    html_rows = "".join(
+        f"<li><strong>{escape(row['model'])}</strong>: {escape(format_usd(row['price_usd']))} "
+        f"({escape(describe_price(row))}), {row['perf_per_dollar']:.2f} perf per $1k, "
+        f"perf {row['relative_perf']:.2f}&times; ({escape(str(row['perf_source']))})</li>"
+        for row in top
+    )
+    html = (
+        f"<p>Top {len(top)} GPUs by training speed per dollar on {day.isoformat()}, "
+        f"performance relative to {escape(reference)}.</p><ol>{html_rows}</ol>"
+    )
+    leader = f": #1 {top[0]['model']}" if top else ""
+    item = {
+        "id": f"gpuvalue:ranking:{day.isoformat()}",
+        "title": f"GPU value ranking for {day.isoformat()}{leader}",
+        "content_text": text,
+        "content_html": html,
+        "date_published": _day_start(day),
+        "tags": ["ranking"],
+    }
+    if home_page_url:
+        item["url"] = home_page_url
+    return item
+
+
+def leader_item(day: date, change: dict[str, Any]) -> dict[str, Any]:
+    new, old = change["new"], change["old"]
+    label = change["memory_class"]
+    was = f", replacing {old['model']}" if old else " (no card in this class the day before)"
+    text = (
+        f"New best value among {label} cards on {day.isoformat()}: {new['model']} at "
+        f"{format_usd(new['price_usd'])} ({describe_price(new)}), {new['perf_per_dollar']:.2f} perf per $1k{was}."
+    )
+    return {
+        "id": f"gpuvalue:class-leader:{day.isoformat()}:{label}",
+        "title": f"New #1 in {label}: {new['model']}",
+        "content_text": text,
+        "content_html": f"<p>{escape(text)}</p>",
+        "date_published": _day_start(day),
+        "tags": ["class-leader", label],
+    }
+
+
+def price_drop_item(drop: dict[str, Any]) -> dict[str, Any]:
+    now, before = drop["now"], drop["before"]
+    day = now["as_of"]
+    percent = -drop["change"] * 100
+    text = (
+        f"{drop['model']} fell {percent:.0f}% in a week: {format_usd(now['price_usd'])} on {day.isoformat()} "
+        f"against {format_usd(before['price_usd'])} on {before['as_of'].isoformat()} "
+        f"({now['price_kind']} prices, {now.get('price_n') or 0} observations)."
+    )
+    return {
+        "id": f"gpuvalue:price-drop:{day.isoformat()}:{drop['model']}",
+        "title": f"{drop['model']} price down {percent:.0f}% week over week",
+        "content_text": text,
+        "content_html": f"<p>{escape(text)}</p>",
+        "date_published": _day_start(day),
+        "tags": ["price-drop"],
+    }
+
+
+def build_feed(
+    days: dict[date, list[dict[str, Any]]],
+    history: list[dict[str, Any]],
+    *,
+    home_page_url: str | None = None,
+    feed_url: str | None = None,
+    max_days: int = FEED_DAYS,
+) -> dict[str, Any]:
+    """The whole feed from ranking days (day -> rows) and price history rows."""
+    ordered = sorted(days)
+    kept = set(ordered[-max_days:])
+    items: list[dict[str, Any]] = []
+    for index, day in enumerate(ordered):
+        if day not in kept:
+            continue
+        items.append(daily_item(day, days[day], home_page_url=home_page_url))
+        if index > 0:
+            for change in leader_changes(days[ordered[index - 1]], days[day]):
+                items.append(leader_item(day, change))
+    ranked_models = {row["model"] for rows in days.values() for row in rows}
+    first_kept = min(kept) if kept else None
+    for drop in price_drops(point for point in history if point["model"] in ranked_models):
+        if first_kept is not None and drop["now"]["as_of"] >= first_kept:
+            items.append(price_drop_item(drop))
+    kind_order = {"ranking": 0, "class-leader": 1, "price-drop": 2}
+    items.sort(key=lambda item: (item["date_published"], -kind_order[item["tags"][0]], item["id"]), reverse=True)
+    feed: dict[str, Any] = {
+        "version": JSON_FEED_VERSION,
+        "title": FEED_TITLE,
+        "description": "Daily ranking of GPUs by deep-learning training speed per dollar, "
+        "new best-value cards per memory class, and week-over-week price drops.",
+        "language": "en",
+        "items": items,
+    }
+    if home_page_url:
+        feed["home_page_url"] = home_page_url
+    if feed_url:
+        feed["feed_url"] = feed_url
+    return feed
+
+
+# --- database and file ----------------------------------------------------------------------
+
+
+def _dicts(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, values)) for values in cursor.fetchall()]
+
+
+def feed_inputs(con: duckdb.DuckDBPyConnection) -> tuple[dict[date, list[dict[str, Any]]], list[dict[str, Any]]]:
+    """Every ranked day's rows and the whole price history."""
+    days: dict[date, list[dict[str, Any]]] = defaultdict(list)
+    for row in _dicts(con.execute("SELECT * FROM ranking_daily ORDER BY as_of, rank, model")):
+        days[row["as_of"]].append(row)
+    history = _dicts(
+        con.execute("SELECT as_of, model, price_usd, price_kind, price_n FROM price_history ORDER BY model, as_of")
+    )
+    return dict(days), history
+
+
+def export_feed(
+    con: duckdb.DuckDBPyConnection,
+    path: str | os.PathLike[str],
+    *,
+    home_page_url: str | None = None,
+    feed_url: str | None = None,
+) -> int:
+    """Write ``feed.json`` atomically; returns the number of items."""
+    days, history = feed_inputs(con)
+    if not days:
+        raise ExportError("nothing to export: ranking_daily is empty")
+    feed = build_feed(days, history, home_page_url=home_page_url, feed_url=feed_url)
+    write_text_atomic(path, json.dumps(feed, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    return len(feed["items"])

@@ -1,0 +1,243 @@
+"""Bulk, idempotent loads: records become an Arrow table, then one INSERT ... SELECT per table.
+
+Each source loads in its own transaction, so a failing source leaves every other source's rows,
+and yesterday's, untouched. Rerunning the same day changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime, timezone
+
+import duckdb
+import pyarrow as pa
+
+from gpuvalue.models.records import GpuSpec, PerfFigure
+from gpuvalue.warehouse.sql_files import statements
+
+
+def _naive_utc(value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    if value.tzinfo is not None:
+        value = value.astimezone(timezone.utc).replace(tzinfo=None)
+    return value
+
+
+class _Transaction:
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+
+    def __enter__(self) -> duckdb.DuckDBPyConnection:
+        self.con.execute("BEGIN TRANSACTION")
+        return self.con
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.con.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def transaction(con: duckdb.DuckDBPyConnection) -> _Transaction:
+    return _Transaction(con)
+
+
+def _run_file(con: duckdb.DuckDBPyConnection, name: str, params: dict | None = None) -> None:
+    for stmt in statements(name):
+        if params:
+            used = {k: v for k, v in params.items() if f"${k}" in stmt}
+            con.execute(stmt, used)
+        else:
+            con.execute(stmt)
+
+
+def spec_hash(spec: GpuSpec) -> str:
+    payload = spec.model_dump(mode="json", exclude={"fetched_at"})
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def load_gpu_specs(con: duckdb.DuckDBPyConnection, specs: Iterable[GpuSpec]) -> int:
+    """Version one source's specs into gpu_specs (the caller wraps it in the source's transaction)."""
+    seen: dict[tuple[str, str], GpuSpec] = {}
+    for s in specs:
+        key = (s.model, s.source)
+        # A listing page can repeat a name; the first row (page order) wins, as the site shows it.
+        seen.setdefault(key, s)
+    if not seen:
+        return 0
+    rows = [
+        {
+            "model": s.model,
+            "source": s.source,
+            "fetched_at": _naive_utc(s.fetched_at),
+            "spec_hash": spec_hash(s),
+            "spec": s.model_dump_json(),
+        }
+        for s in seen.values()
+    ]
+    incoming_specs = pa.Table.from_pylist(
+        rows,
+        schema=pa.schema(
+            [("model", pa.string()), ("source", pa.string()), ("fetched_at", pa.timestamp("us")),
+             ("spec_hash", pa.string()), ("spec", pa.string())]
+        ),
+    )
+    con.register("incoming_specs", incoming_specs)
+    try:
+        _run_file(con, "upsert_gpu_specs")
+    finally:
+        con.unregister("incoming_specs")
+    return len(rows)
+
+
+def current_specs(con: duckdb.DuckDBPyConnection) -> list[GpuSpec]:
+    rows = con.execute(statements("current_gpu_specs")[0]).fetchall()
+    return [GpuSpec.model_validate_json(spec) for _, _, _, spec in rows]
+
+
+GPUS_COLUMNS = (
+    "model", "vendor", "architecture", "generation", "chip", "segment", "release_date", "released",
+    "memory_gb", "memory_type", "memory_bus_bits", "bandwidth_gb_s", "fp32_tflops", "fp16_tflops",
+    "tensor_fp16_tflops", "tensor_cores", "l2_cache_mb", "tdp_w", "bus_interface", "form_factor",
+    "slot_width", "launch_price_usd", "compute_capability", "framework_supported", "desktop_usable",
+    "tpu_url", "provenance", "updated_at",
+)
+
+
+def replace_catalog(con: duckdb.DuckDBPyConnection, rows: Sequence[dict], conflicts: Sequence[dict]) -> int:
+    """The catalog is derived from gpu_specs, so it is rebuilt whole rather than patched."""
+    data = []
+    for r in rows:
+        d = {c: r.get(c) for c in GPUS_COLUMNS}
+        d["provenance"] = json.dumps(d["provenance"] or {}, sort_keys=True, default=str)
+        d["updated_at"] = _naive_utc(d["updated_at"]) if isinstance(d["updated_at"], datetime) else d["updated_at"]
+        data.append(d)
+    incoming_gpus = pa.Table.from_pylist(data) if data else None
+    con.execute("DELETE FROM gpus")
+    if incoming_gpus is not None:
+        con.register("incoming_gpus", incoming_gpus)
+        try:
+            cols = ", ".join(GPUS_COLUMNS)
+            con.execute(f"INSERT INTO gpus ({cols}) SELECT {cols} FROM incoming_gpus")  # column names are constants
+        finally:
+            con.unregister("incoming_gpus")
+    con.execute("DELETE FROM spec_conflicts")
+    if conflicts:
+        incoming_conflicts = pa.Table.from_pylist(
+            [{**c, "kept_value": None if c.get("kept_value") is None else str(c["kept_value"]),
+              "other_value": None if c.get("other_value") is None else str(c["other_value"]),
+              "detected_at": _naive_utc(c.get("detected_at"))} for c in conflicts]
+        )
+        con.register("incoming_conflicts", incoming_conflicts)
+        try:
+            con.execute("INSERT OR REPLACE INTO spec_conflicts BY NAME SELECT * FROM incoming_conflicts")
+        finally:
+            con.unregister("incoming_conflicts")
+    return len(data)
+
+
+LISTING_SCHEMA = pa.schema(
+    [
+        ("source", pa.string()), ("listing_id", pa.string()), ("title", pa.string()), ("subtitle", pa.string()),
+        ("price", pa.float64()), ("shipping", pa.float64()), ("currency", pa.string()),
+        ("total_usd", pa.float64()), ("fx_source", pa.string()), ("condition", pa.string()),
+        ("condition_class", pa.string()), ("buying_option", pa.string()), ("bid_count", pa.int32()),
+        ("quantity", pa.int32()), ("sold", pa.bool_()), ("sold_at", pa.timestamp("us")),
+        ("first_seen", pa.timestamp("us")), ("last_seen", pa.timestamp("us")), ("status", pa.string()),
+        ("url", pa.string()), ("marketplace", pa.string()), ("model", pa.string()), ("match_reason", pa.string()),
+    ]
+)
+
+
+def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict] | pa.Table) -> int:
+    """Upsert prepared listing rows (LISTING_SCHEMA columns) and their daily snapshots."""
+    table = rows if isinstance(rows, pa.Table) else pa.Table.from_pylist(list(rows), schema=LISTING_SCHEMA)
+    if table.num_rows == 0:
+        return 0
+    # Keep one row per key: the newest observation of a listing in this batch.
+    con.register("incoming_raw", table)
+    try:
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE incoming_listings AS SELECT * FROM incoming_raw "
+            "QUALIFY row_number() OVER (PARTITION BY source, listing_id ORDER BY last_seen DESC, sold DESC) = 1"
+        )
+    finally:
+        con.unregister("incoming_raw")
+    _run_file(con, "upsert_listings")
+    con.execute("DROP TABLE incoming_listings")
+    return table.num_rows
+
+
+def replace_perf(con: duckdb.DuckDBPyConnection, source: str, figures: Sequence[PerfFigure], loaded_at: datetime) -> int:
+    """A source's figures replace its previous ones: a re-import is the new truth for that source."""
+    con.execute("DELETE FROM perf WHERE source = ?", [source])
+    if not figures:
+        return 0
+    rows = [
+        {**f.model_dump(), "loaded_at": _naive_utc(loaded_at)}
+        for f in {(f.model, f.precision): f for f in figures}.values()
+    ]
+    incoming_perf = pa.Table.from_pylist(rows)
+    con.register("incoming_perf", incoming_perf)
+    try:
+        con.execute(
+            "INSERT INTO perf BY NAME SELECT model, precision, source, relative_perf, method, reference, measured, "
+            "workloads, uncertainty, as_of, loaded_at FROM incoming_perf"
+        )
+    finally:
+        con.unregister("incoming_perf")
+    return len(rows)
+
+
+def replace_scaling(con: duckdb.DuckDBPyConnection, source: str, rows: Sequence[dict]) -> int:
+    con.execute("DELETE FROM perf_scaling WHERE source = ?", [source])
+    if not rows:
+        return 0
+    incoming_scaling = pa.Table.from_pylist(list(rows))
+    con.register("incoming_scaling", incoming_scaling)
+    try:
+        con.execute(
+            "INSERT OR REPLACE INTO perf_scaling BY NAME "
+            "SELECT model, precision, source, num_gpu, efficiency FROM incoming_scaling"
+        )
+    finally:
+        con.unregister("incoming_scaling")
+    return len(rows)
+
+
+def materialize_day(
+    con: duckdb.DuckDBPyConnection,
+    as_of: date,
+    *,
+    precision: str,
+    reference: str,
+    window_days: int,
+    min_count: int,
+) -> int:
+    """Prices then ranking for one date, in one transaction: readers see the old day or the new one."""
+    params = {
+        "as_of": as_of,
+        "window_days": window_days,
+        "min_count": min_count,
+        "precision": precision,
+        "reference": reference,
+    }
+    with transaction(con):
+        _run_file(con, "prices_daily", params)
+        _run_file(con, "ranking_daily", params)
+    return con.execute("SELECT count(*) FROM ranking_daily WHERE as_of = ?", [as_of]).fetchone()[0]
+
+
+def start_run(con, run_id: str, source: str, stage: str, as_of: date, replay: bool) -> None:
+    con.execute(
+        "INSERT OR REPLACE INTO runs (run_id, source, stage, as_of, replay, started_at, status) "
+        "VALUES (?, ?, ?, ?, ?, ?, 'running')",
+        [run_id, source, stage, as_of, replay, _naive_utc(datetime.now(timezone.utc))],
+    )
+
+
+def finish_run(con, run_id: str, source: str, status: str, rows: int | None = None, error: str | None = None) -> None:
+    con.execute(
+        "UPDATE runs SET finished_at = ?, status = ?, rows = ?, error = ? WHERE run_id = ? AND source = ?",
+        [_naive_utc(datetime.now(timezone.utc)), status, rows, error, run_id, source],
+    )
