@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from datetime import date, datetime
 from pathlib import Path
@@ -22,8 +23,9 @@ app = typer.Typer(
 import_app = typer.Typer(help="Import historical data (e.g. sold listings from a CSV).", no_args_is_help=True)
 app.add_typer(import_app, name="import")
 
-out = Console()
-err = Console(stderr=True)
+# Outside a terminal (pipes, cron mail, CI logs) a wide table reads better than a folded one.
+out = Console(width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 DbOpt = Annotated[Optional[Path], typer.Option("--db", help="DuckDB file (default data/gpuvalue.duckdb, or $GPUVALUE_DB).")]
 
@@ -124,15 +126,14 @@ def run(
     except (RunLockedError, WarehouseError) as exc:
         _fail(str(exc))
     _print_summary(summary)
+    from gpuvalue.warehouse.queries import ranking_rows
+
     con = _reader(settings.db)
     try:
-        cur = con.execute(
-            f"SELECT {', '.join(RANK_COLUMNS)} FROM ranking_daily WHERE as_of = ? ORDER BY rank LIMIT ?",
-            [summary.as_of, top],
-        )
-        rows = cur.fetchall()
+        ranked = ranking_rows(con, as_of=summary.as_of, top=top)
     finally:
         con.close()
+    rows = [tuple(r[c] for c in RANK_COLUMNS) for r in ranked]
     _print_table(list(RANK_COLUMNS), rows, title=f"Performance per $1000 (relative to {settings.reference_gpu}), as of {summary.as_of}")
     if any(r[7] for r in rows):
         out.print("[yellow]stale[/yellow]: price older than the price window; price_as_of says how old.")
@@ -317,6 +318,8 @@ def parse(
 
 
 def main() -> None:
+    # Offline-friendly defaults: the temporary Prefect server must not try to phone home.
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     app()
 
 

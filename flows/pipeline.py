@@ -81,7 +81,8 @@ def fetch_source(source: str, settings: Settings, replay: bool, replay_dir: str 
 def archive_pages(archive: Archive, pages: Iterable[FetchedPage]) -> int:
     n = 0
     for page in pages:
-        archive.put(page)
+        # Validators, dates and content type only: the client already dropped credential and cookie headers.
+        archive.put(page, headers=getattr(page, "response_headers", None))
         n += 1
     return n
 

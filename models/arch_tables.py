@@ -78,7 +78,7 @@ AMPERE_GA10B = MatrixRate(
     512,
     False,
     "NVIDIA Jetson AGX Orin technical brief: 170 sparse INT8 TOPS (GPU) at 1300 MHz with "
-    "64 tensor cores -> 512 dense FP16 FLOP/clk/core",
+    "64 tensor cores -> 512 FLOP/clk/core dense FP16",
 )
 ADA = MatrixRate(
     "nvidia-ada",

@@ -159,6 +159,21 @@ def resolve_name(raw: str, index: CanonicalNameIndex, memory_gb: float | None = 
     return None
 
 
+def candidate_names(raw: str, index: CanonicalNameIndex) -> list[str]:
+    """Every canonical name ``raw`` may mean: its exact match, else all memory/PCIe variants.
+
+    For facts shared by all variants of a model (its compute capability, its architecture)
+    the ambiguity ``resolve_name`` refuses does not matter.
+    """
+    if not raw or not raw.strip():
+        return []
+    hit = index.exact.get(" ".join(_tokens(raw)))
+    if hit is not None:
+        return [hit]
+    core, _, _ = _core_and_memory(raw)
+    return [name for name, _ in index.by_core.get(core, [])]
+
+
 # --------------------------------------------------------------------------- merge
 
 SPEC_FIELDS = tuple(f for f in GpuSpec.model_fields if f not in ("model", "source", "fetched_at"))

@@ -199,18 +199,16 @@ def _log_denominator(p: _Point, ref: _Point, alpha: float, gamma: float) -> floa
 
 
 def _solve_offsets(residuals: Sequence[tuple[str, float]]) -> tuple[float, dict[str, float]]:
-    """Common scale and shrunk family offsets minimising squared error (alternating)."""
-    scale = statistics.fmean(r for _, r in residuals)
-    offsets: dict[str, float] = {}
-    for _ in range(50):
-        sums: dict[str, list[float]] = {}
-        for fam, r in residuals:
-            sums.setdefault(fam, []).append(r - scale)
-        offsets = {fam: sum(v) / (len(v) + SHRINK) for fam, v in sums.items()}
-        new_scale = statistics.fmean(r - offsets[fam] for fam, r in residuals)
-        if abs(new_scale - scale) < 1e-12:
-            break
-        scale = new_scale
+    """Common scale and shrunk family offsets minimising squared error plus
+    ``SHRINK * sum(offset**2)``, in closed form: profiling out each family's offset
+    leaves the scale as a mean of family means weighted by n*SHRINK/(n+SHRINK)."""
+    groups: dict[str, list[float]] = {}
+    for fam, r in residuals:
+        groups.setdefault(fam, []).append(r)
+    weights = {f: len(v) * SHRINK / (len(v) + SHRINK) for f, v in groups.items()}
+    means = {f: statistics.fmean(v) for f, v in groups.items()}
+    scale = sum(weights[f] * means[f] for f in groups) / sum(weights.values())
+    offsets = {f: sum(r - scale for r in v) / (len(v) + SHRINK) for f, v in groups.items()}
     return scale, offsets
 
 

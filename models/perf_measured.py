@@ -199,7 +199,10 @@ def _file_figures(
             return []
         anchor = max(shared, key=lambda m: (len(cards[m]), m))
         local = {m: _ratio(cards[m], cards[anchor]) for m in shared}
-        factor = _geomean(known[m] / local[m][0] for m in shared if local[m] is not None)
+        links = [known[m] / r[0] for m, r in local.items() if r is not None]
+        if not links:
+            return []
+        factor = _geomean(links)
         how = f"vs {reference}, chained via {len(shared)} shared card(s)"
     figures = []
     for model in sorted(cards):

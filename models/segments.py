@@ -9,7 +9,8 @@ Segment rules, first match wins:
 
 1. other: consoles, Tegra/Jetson/DRIVE modules, embedded parts, Xeon Phi, mining cards
    (CMP, "Mining GPUs"): not cards a user buys to train on.
-2. integrated: slot width "IGP", bus "IGP"/"Ring Bus"/"FSB"/"QPI", or an "IGP" family.
+2. integrated: bus "IGP"/"Ring Bus"/"FSB"/"QPI", an "IGP" family, or slot width "IGP"
+   without a PCIe/MXM link (TechPowerUp writes "IGP" for soldered laptop chips too).
 3. mobile: an MXM slot or bus, a mobile or all-in-one family (``... Mobile``, ``...-M(``,
    ``GeForce 700A``), or, unless the board is two or more slots wide, the name says Mobile/Max-Q/Max-P/Laptop, or the model
    number ends in "M" (``945M``, ``RX 6450M``, ``Pro W6600M``), or GeForce MX / Go.
@@ -30,6 +31,7 @@ from gpuvalue.models.records import Segment
 
 _OTHER_NAME = re.compile(r"\b(Jetson|Tegra|DRIVE|Xbox|PlayStation|Playstation|Switch|Steam Deck|CMP|Xeon Phi)\b", re.I)
 _OTHER_GENERATION = re.compile(r"Console|Tegra|DRIVE|Embedded|Knights|Mining", re.I)
+_SOC_NAME = re.compile(r"\b(Jetson|Tegra|DRIVE|Xbox|PlayStation|Switch|Steam Deck|Ryzen)\b", re.I)
 _IGP_BUS = {"IGP", "Ring Bus", "FSB", "QPI"}
 _MOBILE_NAME = re.compile(
     r"\b(Mobile|Mobility|Max-Q|Max-P|Laptop|Notebook)\b"
@@ -65,7 +67,9 @@ def classify_segment(name: str, generation: str | None = None, slot_width: str |
     bus = bus_interface or ""
     if _OTHER_NAME.search(name) or _OTHER_GENERATION.search(generation):
         return "other"
-    if slot == "IGP" or bus in _IGP_BUS or "IGP" in generation:
+    # TechPowerUp also writes slot "IGP" for GPUs soldered to a board with a PCIe link
+    # (laptop chips, some mining boards): only a non-PCIe link makes the slot value decisive.
+    if bus in _IGP_BUS or "IGP" in generation or (slot == "IGP" and not bus.startswith(("PCIe", "MXM"))):
         return "integrated"
     # A board two or more slots wide is a desktop card whatever its name says: NVIDIA's
     # "RTX PRO 6000 Blackwell Max-Q" is a 300 W workstation board, not a laptop part.
@@ -87,7 +91,7 @@ def classify_form_factor(name: str, segment: Segment | None, slot_width: str | N
     """How the part is mounted.
 
     ``SXM module`` / ``OAM module`` (no desktop can take them), ``MXM`` or ``mobile`` for
-    laptop parts, ``integrated``, ``MPX module`` (Apple), ``PCIe passive`` for datacenter
+    laptop parts, ``integrated`` (also console and Jetson SoCs), ``MPX module`` (Apple), ``PCIe passive`` for datacenter
     PCIe cards (they have no fan and rely on server airflow), ``PCIe <n>-slot`` for other
     PCIe boards, the bus name for AGP/PCI boards, None when nothing is known.
     """
@@ -97,7 +101,7 @@ def classify_form_factor(name: str, segment: Segment | None, slot_width: str | N
         return "SXM module"
     if slot == "OAM Module" or re.search(r"\bOAM\b", name, re.I):
         return "OAM module"
-    if segment == "integrated" or slot == "IGP":
+    if segment == "integrated" or (segment == "other" and _SOC_NAME.search(name)):
         return "integrated"
     if segment == "mobile":
         return "MXM" if slot == "MXM Module" or bus.startswith("MXM") else "mobile"

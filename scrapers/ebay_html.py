@@ -366,7 +366,7 @@ def _listing(card: _Card, url: str, fetched_at: datetime, site_currency: str | N
     if sold_match := _SOLD_DATE.match(caption):
         sold = ended = True
         sold_at = _date(sold_match.group(1))
-    elif ended_match := _ENDED_DATE.match(caption):
+    elif _ENDED_DATE.match(caption):
         ended = True
         price = None
     buying_option, bid_count = _buying_option(card.attribute_texts)
@@ -402,7 +402,11 @@ def parse_ebay_results(html: bytes | str, url: str, fetched_at: datetime) -> Eba
     """
     text = _decode(html, url)
     try:
-        root = lxml_html.document_fromstring(text)
+        # huge_tree: without it libxml2 silently drops everything after a text node of more
+        # than 10 MB (a big inline script), which would read as "no results". A parser per
+        # call, because lxml parsers must not be shared between threads.
+        parser = lxml_html.HTMLParser(huge_tree=True, remove_comments=True)
+        root = lxml_html.document_fromstring(text, parser=parser)
     except (etree.ParserError, ValueError) as exc:
         raise ParseError(SOURCE, url, f"unreadable HTML: {exc}") from None
     stated_count = _stated_count(root)

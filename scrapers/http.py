@@ -95,6 +95,10 @@ def redact_headers(headers: Mapping[str, str] | httpx.Headers | None) -> dict[st
     return redacted
 
 
+# Set by the replay transport: when the recorded response was originally captured.
+RECORDED_AT_HEADER = "x-gpuvalue-recorded-at"
+
+
 def safe_response_headers(headers: httpx.Headers) -> dict[str, str]:
     """Response headers fit to keep: lower-case names, anything credential- or cookie-like dropped."""
     return {
@@ -457,7 +461,7 @@ class PoliteClient:
             source=source,
             url=redact_url(url),
             status=status,
-            fetched_at=self._now(),
+            fetched_at=_recorded_at(response_headers) or self._now(),
             sha256=hashlib.sha256(body).hexdigest(),
             body=body,
             content_type=content_type,
@@ -465,6 +469,18 @@ class PoliteClient:
             final_url=redact_url(final_url) if final_url != url else None,
             response_headers=response_headers,
         )
+
+
+def _recorded_at(response_headers: Mapping[str, str]) -> datetime | None:
+    """A replayed response keeps its capture time, so an old price is never presented as today's."""
+    value = response_headers.get(RECORDED_AT_HEADER)
+    if not value:
+        return None
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def _without_credentials(headers: Mapping[str, str] | None) -> dict[str, str]:

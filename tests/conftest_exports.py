@@ -100,10 +100,12 @@ def ranking_for(day: date) -> list[dict]:
 
 
 def insert_dicts(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict]) -> None:
+    by_columns: dict[tuple[str, ...], list[list]] = {}
     for row in rows:
-        columns = ", ".join(row)
-        marks = ", ".join("?" for _ in row)
-        con.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(row.values()))
+        by_columns.setdefault(tuple(row), []).append(list(row.values()))
+    for columns, values in by_columns.items():
+        marks = ", ".join("?" for _ in columns)
+        con.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", values)
 
 
 def fill_ranking_database(con: duckdb.DuckDBPyConnection, days: tuple[date, ...] = RANKING_DAYS) -> None:

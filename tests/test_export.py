@@ -8,7 +8,6 @@ import jsonschema
 import pyarrow.parquet as pq
 import pytest
 from conftest_exports import LATEST_DAY, RANKING_DAYS, REFERENCE_GPU, make_ranking_database, open_test_database
-
 from gpuvalue.warehouse import export
 from gpuvalue.warehouse.export import (
     RANKING_CSV_COLUMNS,
@@ -29,7 +28,7 @@ BOOLEAN = {"stale", "framework_supported", "desktop_usable"}
 DATE = {"price_as_of", "as_of"}
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def con():
     connection = make_ranking_database()
     yield connection

