@@ -57,9 +57,15 @@ def perf(
     if precision not in ("fp16", "fp32"):
         _fail("--precision must be fp16 or fp32")
     if evaluate:
+        from gpuvalue.flows.pipeline import make_client
         from gpuvalue.models.perf_eval import evaluation_report
 
-        out.print(evaluation_report())
+        # The Lambda tables come through the replay archive: the evaluation is reproducible offline.
+        client = make_client(_settings(db), replay=True)
+        try:
+            out.print(evaluation_report(client=client), highlight=False)
+        finally:
+            client.close()
         return
     settings = _settings(db)
     con = _reader(db)
@@ -178,3 +184,116 @@ def restore(
     except (OSError, ValueError) as exc:
         _fail(str(exc))
     out.print(f"restored {from_dir} into {settings.db}")
+
+
+@app.command()
+def recommend(
+    budget: Annotated[float, typer.Option("--budget", help="What you can spend, USD.")],
+    min_memory: Annotated[Optional[float], typer.Option("--min-memory", help="Minimum memory, GB.")] = None,
+    use_case: Annotated[Optional[str], typer.Option("--use-case", help="beginner, kaggle, research, cv, nlp or llm.")] = None,
+    kwh_price: Annotated[Optional[float], typer.Option("--kwh-price", help="Electricity price per kWh (USD), to add running costs.")] = None,
+    hours_per_day: Annotated[Optional[float], typer.Option("--hours-per-day", help="Training hours a day, with --kwh-price.")] = None,
+    gpus: Annotated[int, typer.Option("--gpus", help="Compare N cheaper cards with one larger card.")] = 1,
+    include_modules: Annotated[bool, typer.Option("--include-modules", help="Also consider cards a desktop cannot take (SXM).")] = False,
+    db: DbOpt = None,
+) -> None:
+    """The best picks for a budget and use case, each with a one-line reason, from the latest ranking."""
+    from gpuvalue.models.recommend import USE_CASES, format_recommendation, recommend as make_recommendation
+    from gpuvalue.warehouse.queries import ranking_rows
+
+    if use_case is not None and use_case not in USE_CASES:
+        _fail(f"--use-case must be one of {', '.join(USE_CASES)}")
+    if budget <= 0:
+        _fail("--budget must be positive")
+    if gpus < 1:
+        _fail("--gpus must be at least 1")
+    if (kwh_price is None) != (hours_per_day is None):
+        _fail("--kwh-price and --hours-per-day go together")
+    con = _reader(db)
+    try:
+        rows = ranking_rows(con, top=100000, desktop_only=not include_modules)
+        scaling: dict[str, dict[int, float]] = {}
+        for model, n, eff in con.execute(
+            "SELECT model, num_gpu, median(efficiency) FROM perf_scaling GROUP BY ALL").fetchall():
+            scaling.setdefault(model, {})[int(n)] = float(eff)
+    finally:
+        con.close()
+    rec = make_recommendation(rows, budget_usd=budget, min_memory_gb=min_memory, use_case=use_case,
+                              kwh_price=kwh_price, hours_per_day=hours_per_day, gpus=gpus, scaling=scaling)
+    out.print(format_recommendation(rec), highlight=False)
+
+
+@app.command()
+def report(
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for index.html (created if missing).")] = Path("report"),
+    top: Annotated[int, typer.Option("--top", help="Rows in the ranking table.")] = 20,
+    db: DbOpt = None,
+) -> None:
+    """Write a self-contained HTML report (charts and the ranking) that works offline."""
+    from gpuvalue.warehouse.export import ExportError
+    from gpuvalue.warehouse.report import write_report
+
+    con = _reader(db)
+    try:
+        path = write_report(con, out_dir, top_n=top)
+    except (ExportError, OSError) as exc:
+        _fail(str(exc))
+    finally:
+        con.close()
+    out.print(f"wrote {path}")
+
+
+@app.command()
+def measure(
+    suite: Annotated[str, typer.Option("--suite", help="default (about a minute) or tiny.")] = "default",
+    device: Annotated[str, typer.Option("--device", help="cuda, or cpu with --allow-cpu (testing only).")] = "cuda",
+    allow_cpu: Annotated[bool, typer.Option("--allow-cpu", help="Permit the CPU backend (for testing the suite).")] = False,
+    results: Annotated[Optional[Path], typer.Option("--results", help="Also write the JSON results here.")] = None,
+    save: Annotated[bool, typer.Option("--save/--no-save", help="Store the figures in the database as source 'local'.")] = True,
+    db: DbOpt = None,
+) -> None:
+    """Benchmark the local GPU (needs the 'measure' extra, PyTorch) and feed it into the ranking as 'local'."""
+    import io
+
+    from gpuvalue.flows import pipeline as P
+    from gpuvalue.flows.measure import measure_command
+    from gpuvalue.models.perf_estimate import fit_estimator
+    from gpuvalue.models.records import PerfFigure
+    from gpuvalue.warehouse import load
+    from gpuvalue.warehouse.db import RunLock, open_database
+
+    settings = _settings(db)
+    estimators, features = None, None
+    if settings.db.exists():
+        con = _reader(db)
+        try:
+            features = P.catalog_features(con)
+            rows = con.execute(
+                "SELECT model, precision, relative_perf, source, method, reference, workloads FROM perf "
+                "WHERE measured AND source <> 'local'").fetchall()
+        finally:
+            con.close()
+        measured = [PerfFigure(model=m, precision=p, relative_perf=r, source=s, method=me, reference=ref,
+                               measured=True, workloads=w or 0) for m, p, r, s, me, ref, w in rows]
+        estimators = {}
+        for precision in ("fp16", "fp32"):
+            pm = [f for f in measured if f.precision == precision and f.model in features]
+            if len(pm) >= 3:
+                estimators[precision] = fit_estimator(pm, features, precision)
+    buf = io.StringIO()
+    code = measure_command(results_path=results, suite=suite, device=device, allow_cpu=allow_cpu,
+                           estimators=estimators or None, features=features, out=buf)
+    sys.stdout.write(buf.getvalue())
+    if code != 0:
+        raise typer.Exit(code)
+    payload = json.loads(buf.getvalue())
+    figures = [PerfFigure.model_validate(f) for f in payload.get("figures", [])]
+    if save and figures:
+        with RunLock(settings.db):
+            con = open_database(settings.db)
+            try:
+                with load.transaction(con):
+                    load.replace_perf(con, "local", figures, datetime.now(timezone.utc))
+            finally:
+                con.close()
+        err.print(f"stored {len(figures)} local figures for {payload.get('model')}; the next ranking uses them")

@@ -8,6 +8,8 @@ transaction, with the write connection held only for the load window.
 from __future__ import annotations
 
 import logging
+import os
+import time
 import uuid
 from datetime import date
 from pathlib import Path
@@ -32,6 +34,11 @@ def _transient(task, task_run, state) -> bool:
         state.result()
     except (ParseError, NotRecordedError):
         return False
+    except FetchError as exc:
+        # robots.txt said no, or the site answered 4xx: asking again later gets the same answer.
+        from gpuvalue.scrapers.http import RobotsDisallowed
+
+        return not (isinstance(exc, RobotsDisallowed) or exc.what.endswith("(not retried)"))
     except Exception:
         return True
     return False
@@ -71,6 +78,7 @@ def daily_flow(
     as_of = as_of or date.today()
     logger = _logger()
     summary = P.RunSummary(run_id=uuid.uuid4().hex[:12], as_of=as_of, replay=replay, db=settings.db)
+    summary.fail_on_alarm = settings.fail_on_quality_alarm
     with RunLock(settings.db):
         _run(settings, summary, replay, replay_dir, export, logger)
     _publish_artifacts(settings, summary)
@@ -151,6 +159,7 @@ def _load_all(con, settings: Settings, summary: P.RunSummary, results: dict[str,
         with P.StageTimer(summary, "match"):
             rows = P.listing_rows(parsed.listings, matcher)
         _load_one(con, summary, name, parsed, lambda p, rows=rows: P.load_listings(con, rows), logger)
+        _record_match_count(con, summary, name, rows)
 
     # Performance: measured, then estimated from specs.
     now = P.utcnow()
@@ -173,8 +182,6 @@ def _load_all(con, settings: Settings, summary: P.RunSummary, results: dict[str,
 
 
 def _load_one(con, summary: P.RunSummary, name: str, parsed: ParsedSource, loader, logger) -> None:
-    import time
-
     t0 = time.perf_counter()
     try:
         n = loader(parsed)
@@ -184,24 +191,85 @@ def _load_one(con, summary: P.RunSummary, name: str, parsed: ParsedSource, loade
         outcome = P.SourceOutcome(name, "failed", error=f"{type(exc).__name__}: {exc}", warnings=list(parsed.warnings))
     outcome.seconds = time.perf_counter() - t0
     _record(con, summary, name, outcome)
+    _test_pause_in_load()
+
+
+def _test_pause_in_load() -> None:
+    """Test hook, unset in production: GPUVALUE_TEST_PAUSE_IN_LOAD=<seconds> pauses once, right after
+    the first source's load committed, writing this process id to GPUVALUE_TEST_PAUSE_MARKER first, so
+    a test can kill a real run mid-load at a known point."""
+    seconds = os.environ.pop("GPUVALUE_TEST_PAUSE_IN_LOAD", None)
+    if not seconds:
+        return
+    marker = os.environ.get("GPUVALUE_TEST_PAUSE_MARKER")
+    if marker:
+        Path(marker).write_text(str(os.getpid()), encoding="utf-8")
+    time.sleep(float(seconds))
+
+
+MATCH_STAGE = "match"
+
+
+def _record_match_count(con, summary: P.RunSummary, name: str, rows: list[dict]) -> None:
+    """How many of a listing source's rows matched a model, as a `match` stage row in runs under
+    '<run_id>:match', so the match rate keeps a history that a matcher or markup regression stands out against."""
+    if summary.outcomes[name].status != "ok" or not rows:
+        return
+    run_id = f"{summary.run_id}:{MATCH_STAGE}"
+    load.start_run(con, run_id, name, MATCH_STAGE, summary.as_of, summary.replay)
+    load.finish_run(con, run_id, name, "ok", sum(1 for r in rows if r["model"]), None)
+
+
+ALARM_HISTORY_RUNS = 14  # trailing window: the last two weeks of daily runs
+ALARM_MIN_HISTORY = 3
+ALARM_VOLUME_SHARE = 0.5  # fewer than half the usual rows
+ALARM_MATCH_RATE_DROP = 0.2  # matched share 20 points below its usual level
 
 
 def _quality_alarms(con, summary: P.RunSummary) -> list[str]:
-    """A source yielding far fewer rows than its trailing median is the usual sign of a block or a markup change."""
+    """Today's volume and match rate per source against their trailing medians.
+
+    A source yielding far fewer rows than usual is the usual sign of a block or a markup change; a
+    listing source whose titles suddenly match far less often points at changed titles (or a
+    scraped page that is no longer the search results) even when the volume looks normal.
+    """
     alarms = []
-    rows = con.execute(
+    volume = con.execute(
         """
-        WITH hist AS (
-            SELECT source, median(rows) AS med, count(*) AS n FROM runs
-            WHERE status = 'ok' AND run_id <> ? AND rows IS NOT NULL GROUP BY source
-        )
+        WITH past AS (
+            SELECT source, rows FROM runs
+            WHERE status = 'ok' AND stage <> $match AND run_id <> $run AND rows IS NOT NULL
+            QUALIFY row_number() OVER (PARTITION BY source ORDER BY started_at DESC) <= $window
+        ), hist AS (SELECT source, median(rows) AS med, count(*) AS n FROM past GROUP BY source)
         SELECT r.source, r.rows, h.med FROM runs r JOIN hist h USING (source)
-        WHERE r.run_id = ? AND r.status = 'ok' AND h.n >= 3 AND r.rows < 0.5 * h.med
+        WHERE r.run_id = $run AND r.status = 'ok' AND h.n >= $min_n AND r.rows < $share * h.med
+        ORDER BY r.source
         """,
-        [summary.run_id, summary.run_id],
+        {"run": summary.run_id, "match": MATCH_STAGE, "window": ALARM_HISTORY_RUNS, "min_n": ALARM_MIN_HISTORY,
+         "share": ALARM_VOLUME_SHARE},
     ).fetchall()
-    for source, n, med in rows:
+    for source, n, med in volume:
         alarms.append(f"{source}: {n} rows today against a trailing median of {med:.0f} (markup change or block?)")
+    match_rate = con.execute(
+        """
+        WITH rate AS (
+            SELECT s.run_id, s.source, s.started_at, m.rows / s.rows AS rate
+            FROM runs s JOIN runs m ON m.run_id = s.run_id || ':' || $match AND m.source = s.source
+            WHERE s.status = 'ok' AND s.rows > 0 AND m.stage = $match AND m.rows IS NOT NULL
+        ), past AS (
+            SELECT source, rate FROM rate WHERE run_id <> $run
+            QUALIFY row_number() OVER (PARTITION BY source ORDER BY started_at DESC) <= $window
+        ), hist AS (SELECT source, median(rate) AS med, count(*) AS n FROM past GROUP BY source)
+        SELECT r.source, r.rate, h.med FROM rate r JOIN hist h USING (source)
+        WHERE r.run_id = $run AND h.n >= $min_n AND r.rate < h.med - $drop
+        ORDER BY r.source
+        """,
+        {"run": summary.run_id, "match": MATCH_STAGE, "window": ALARM_HISTORY_RUNS, "min_n": ALARM_MIN_HISTORY,
+         "drop": ALARM_MATCH_RATE_DROP},
+    ).fetchall()
+    for source, rate, med in match_rate:
+        alarms.append(f"{source}: {rate:.0%} of listings matched a GPU model today against a trailing median of "
+                      f"{med:.0%} (titles or page changed?)")
     return alarms
 
 

@@ -45,10 +45,14 @@ class RunSummary:
     stage_seconds: dict[str, float] = field(default_factory=dict)
     exports: dict[str, str] = field(default_factory=dict)
     alarms: list[str] = field(default_factory=list)
+    fail_on_alarm: bool = False  # Settings.fail_on_quality_alarm: an alarm fails the run like a source would
 
     @property
     def failed(self) -> list[str]:
-        return [s for s, o in self.outcomes.items() if o.status == "failed"]
+        failed = [s for s, o in self.outcomes.items() if o.status == "failed"]
+        if self.fail_on_alarm and self.alarms:
+            failed.append("quality alarms")
+        return failed
 
 
 def make_client(settings: Settings, replay: bool, replay_dir: str | Path | None = None):

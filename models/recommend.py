@@ -240,8 +240,9 @@ def recommend(
         setup = f"{gpus}-card setup" if gpus > 1 else "card"
         if options:
             cheapest = min(options, key=lambda p: p.cost_usd)
+            several = f"{gpus}x " if gpus > 1 else ""
             message = (
-                f"Nothing fits ${budget_usd:,.0f}: the cheapest {setup}{need} is {cheapest.model} "
+                f"Nothing fits ${budget_usd:,.0f}: the cheapest {setup}{need} is {several}{cheapest.model} "
                 f"at ${cheapest.cost_usd:,.0f}."
             )
         else:

@@ -12,8 +12,9 @@ Segment rules, first match wins:
 2. integrated: bus "IGP"/"Ring Bus"/"FSB"/"QPI", an "IGP" family, or slot width "IGP"
    without a PCIe/MXM link (TechPowerUp writes "IGP" for soldered laptop chips too).
 3. mobile: an MXM slot or bus, a mobile or all-in-one family (``... Mobile``, ``...-M(``,
-   ``GeForce 700A``), or, unless the board is two or more slots wide, the name says Mobile/Max-Q/Max-P/Laptop, or the model
-   number ends in "M" (``945M``, ``RX 6450M``, ``Pro W6600M``), or GeForce MX / Go.
+   ``GeForce 700A``), or, unless the board is two or more slots wide, a name that says
+   Mobile/Max-Q/Max-P/Laptop, a model number ending in "M" (``945M``, ``RX 6450M``,
+   ``Pro W6600M``), or GeForce MX / Go.
 4. datacenter: Tesla, Instinct, GRID, FirePro Server/Data Center, Intel Data Center GPU,
    NVIDIA "Server ..." families, SXM/OAM modules, and the bare datacenter model numbers
    (A10, A100, H100, L4, L40S, B200, ...).
@@ -41,26 +42,33 @@ _MOBILE_NAME = re.compile(
     r"|\bGo ?\d{4}|\bGeForce Go\b",
     re.I,
 )
-_MOBILE_GENERATION = re.compile(r"Mobile|All-In-One|^GeForce \d{3}A$|-M\(|-M$|-WM|-T\(|M\)$|Gem System|Solar System|London|Mobility", re.I)
+_MOBILE_GENERATION = re.compile(
+    r"Mobile|All-In-One|^GeForce \d{3}A$|-M\(|-M$|-WM|-T\(|M\)$|Gem System|Solar System|London|Mobility", re.I
+)
 _DATACENTER_NAME = re.compile(
     r"\b(Tesla|Instinct|GRID|SXM\d?|OAM|NVL)\b"
     r"|^(NVIDIA )?(A2|A10G?|A16|A30X?|A40|A100X?|A800|H20|H100|H800|H200|GH200|B100|B200|B300|GB200|L2|L4|L20|L40S?|PG\d+)\b"
     r"|\bData Center GPU\b|\bFirePro S\d|\bRadeon Pro V\d|\bArctic Sound\b|\bMI\d{2,3}",
     re.I,
 )
-_DATACENTER_GENERATION = re.compile(r"^Server |Tesla|Instinct|GRID|FirePro Server|FirePro Data Center|FirePro Remote|Data Center", re.I)
+_DATACENTER_GENERATION = re.compile(
+    r"^Server |Tesla|Instinct|GRID|FirePro Server|FirePro Data Center|FirePro Remote|Data Center", re.I
+)
 _WORKSTATION_NAME = re.compile(
     r"\b(Quadro|NVS|FirePro|FireGL|Radeon Pro|Radeon PRO|Arc Pro|RTX PRO)\b"
     r"|^(NVIDIA )?RTX A\d{3,4}\b|^(NVIDIA )?RTX \d{4} Ada\b|^(NVIDIA )?RTX \d{4}\b"
     r"|^(NVIDIA )?T\d{3,4}\b",
     re.I,
 )
-_WORKSTATION_GENERATION = re.compile(r"Quadro|Workstation|-MW\(|PRO W|Radeon Pro|FirePro|NVS|Pro Series|Pro-Series", re.I)
+_WORKSTATION_GENERATION = re.compile(
+    r"Quadro|Workstation|-MW\(|PRO W|Radeon Pro|FirePro|NVS|Pro Series|Pro-Series", re.I
+)
 _DESKTOP_NAME = re.compile(r"\b(GeForce|TITAN|Radeon|Arc [AB]\d{3})\b", re.I)
 
 
-def classify_segment(name: str, generation: str | None = None, slot_width: str | None = None,
-                     bus_interface: str | None = None) -> Segment:
+def classify_segment(
+    name: str, generation: str | None = None, slot_width: str | None = None, bus_interface: str | None = None
+) -> Segment:
     """The market segment of one GPU model (rules in the module docstring)."""
     generation = generation or ""
     slot = slot_width or ""
@@ -74,10 +82,18 @@ def classify_segment(name: str, generation: str | None = None, slot_width: str |
     # A board two or more slots wide is a desktop card whatever its name says: NVIDIA's
     # "RTX PRO 6000 Blackwell Max-Q" is a 300 W workstation board, not a laptop part.
     full_size_board = slot in ("Dual-slot", "Triple-slot", "Quad-slot")
-    if (slot == "MXM Module" or bus.startswith("MXM") or _MOBILE_GENERATION.search(generation)
-            or (_MOBILE_NAME.search(name) and not full_size_board)):
+    if (
+        slot == "MXM Module"
+        or bus.startswith("MXM")
+        or _MOBILE_GENERATION.search(generation)
+        or (_MOBILE_NAME.search(name) and not full_size_board)
+    ):
         return "mobile"
-    if slot in ("SXM Module", "OAM Module") or _DATACENTER_NAME.search(name) or _DATACENTER_GENERATION.search(generation):
+    if (
+        slot in ("SXM Module", "OAM Module")
+        or _DATACENTER_NAME.search(name)
+        or _DATACENTER_GENERATION.search(generation)
+    ):
         return "datacenter"
     if _WORKSTATION_NAME.search(name) or _WORKSTATION_GENERATION.search(generation):
         return "workstation"
@@ -86,8 +102,9 @@ def classify_segment(name: str, generation: str | None = None, slot_width: str |
     return "other"
 
 
-def classify_form_factor(name: str, segment: Segment | None, slot_width: str | None = None,
-                         bus_interface: str | None = None) -> str | None:
+def classify_form_factor(
+    name: str, segment: Segment | None, slot_width: str | None = None, bus_interface: str | None = None
+) -> str | None:
     """How the part is mounted.
 
     ``SXM module`` / ``OAM module`` (no desktop can take them), ``MXM`` or ``mobile`` for
@@ -110,8 +127,12 @@ def classify_form_factor(name: str, segment: Segment | None, slot_width: str | N
     if bus.startswith("PCIe"):
         if segment == "datacenter":
             return "PCIe passive"
-        width = {"Single-slot": "single-slot", "Dual-slot": "dual-slot", "Triple-slot": "triple-slot",
-                 "Quad-slot": "quad-slot"}.get(slot)
+        width = {
+            "Single-slot": "single-slot",
+            "Dual-slot": "dual-slot",
+            "Triple-slot": "triple-slot",
+            "Quad-slot": "quad-slot",
+        }.get(slot)
         return f"PCIe {width}" if width else "PCIe"
     if bus:
         return bus

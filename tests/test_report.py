@@ -167,3 +167,19 @@ def test_report_renders_in_a_headless_browser(report, tmp_path):
     assert taken.returncode == 0, taken.stderr[-2000:]
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert shot.stat().st_size > 100_000  # a blank page of that size compresses to a few KB
+
+
+def test_history_of_a_single_day_is_centred_not_empty():
+    from datetime import date
+
+    from gpuvalue.warehouse.report import history_chart
+
+    points = [{"as_of": date(2024, 5, 9), "model": m, "price_usd": p, "price_kind": "sold", "price_n": 5}
+              for m, p in (("GeForce RTX 3090", 690.0), ("GeForce RTX 3060 12 GB", 230.0))]
+    svg = BeautifulSoup(history_chart(points, ["GeForce RTX 3090", "GeForce RTX 3060 12 GB"]), "lxml").find("svg")
+    assert svg["data-points"] == "2"
+    xs = {float(c["cx"]) for c in svg.select("circle.mark")}
+    assert xs == {(70 + 1040 - 200) / 2}
+    assert [t.get_text() for t in svg.select("text.tick") if "May" in t.get_text()] == ["May 9"]
+    empty = BeautifulSoup(history_chart([], ["GeForce RTX 3090"]), "lxml").find("svg")
+    assert empty["id"] == "chart-history" and empty["data-points"] == "0"

@@ -42,13 +42,11 @@ def test_split_query_converges():
         {"released": "2022", "sort": "name", "mfgr": "NVIDIA", "mobile": "Yes"},
     ]
     query, depth = {"released": "2022"}, 0
-    while True:
-        try:
-            query = split_query(query)[0]
-        except ValueError:
-            break
-        depth += 1
+    while subs := split_query(query):
+        query, depth = subs[-1], depth + 1
     assert depth == 4
+    assert query == {"released": "2022", "mfgr": "NVIDIA", "mobile": "Yes", "igp": "Yes", "workstation": "Yes"}
+    assert split_query(query) == []
 
 
 @pytest.mark.parametrize(

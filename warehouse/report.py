@@ -182,10 +182,18 @@ def _boxes_overlap(a: tuple[float, float, float, float], b: tuple[float, float, 
 
 
 def place_labels(
-    anchors: list[tuple[float, float, str]], bounds: tuple[float, float, float, float], avoid: list[tuple[float, float]] = ()
+    anchors: list[tuple[float, float, str]],
+    bounds: tuple[float, float, float, float],
+    avoid: list[tuple[float, float]] = (),
+    obstacles: list[tuple[float, float, float, float]] = (),
 ) -> list[tuple[float, float, str, str] | None]:
-    """Greedy label placement beside points: right, left, above, below; None when all collide."""
+    """Greedy label placement beside points: right, left, above, below; None when all collide.
+
+    ``avoid`` are other points (a label may sit next to its own point only); ``obstacles``
+    are boxes such as line segments that a label must not cross.
+    """
     placed: list[tuple[float, float, float, float]] = [(x - 5, y - 5, x + 5, y + 5) for x, y in avoid]
+    placed += list(obstacles)
     result: list[tuple[float, float, str, str] | None] = []
     for x, y, text in anchors:
         width = len(text) * CHAR_WIDTH
@@ -260,11 +268,19 @@ def scatter_chart(rows: list[dict[str, Any]]) -> str:
 
     candidates = [i for i, row in enumerate(rows) if usable(row)]
     frontier = [candidates[i] for i in value_frontier([(prices[i], perfs[i]) for i in candidates])]
+    segments: list[tuple[float, float, float, float]] = []
     if len(frontier) > 1:
         steps = [f"{_fmt(x(prices[frontier[0]]))},{_fmt(y(perfs[frontier[0]]))}"]
         for previous, current in zip(frontier, frontier[1:]):
-            steps.append(f"{_fmt(x(prices[current]))},{_fmt(y(perfs[previous]))}")
-            steps.append(f"{_fmt(x(prices[current]))},{_fmt(y(perfs[current]))}")
+            x0, x1 = x(prices[previous]), x(prices[current])
+            y0, y1 = y(perfs[previous]), y(perfs[current])
+            steps.append(f"{_fmt(x1)},{_fmt(y0)}")
+            steps.append(f"{_fmt(x1)},{_fmt(y1)}")
+            # Thin boxes along the step, shortened at the ends so the labels of its points still fit.
+            if x1 - x0 > 16:
+                segments.append((x0 + 8, y0 - 1, x1 - 8, y0 + 1))
+            if y0 - y1 > 16:
+                segments.append((x1 - 1, y1 + 8, x1 + 1, y0 - 8))
         parts.append(
             f'<polyline points="{" ".join(steps)}" fill="none" stroke="#1d2330" stroke-width="1.6" '
             f'stroke-dasharray="5 4" opacity="0.75"/>'
@@ -289,7 +305,9 @@ def scatter_chart(rows: list[dict[str, Any]]) -> str:
     # Label the frontier first (the point of the chart), then the best-ranked others if room remains.
     label_order = frontier + [i for i in sorted(range(len(rows)), key=lambda i: rows[i]["rank"]) if i not in frontier]
     anchors = [(x(prices[i]), y(perfs[i]), short_name(rows[i]["model"])) for i in label_order]
-    placements = place_labels(anchors, (left, top, width - right + 10, height - bottom), [(a[0], a[1]) for a in anchors])
+    placements = place_labels(
+        anchors, (left, top, width - right + 10, height - bottom), [(a[0], a[1]) for a in anchors], segments
+    )
     for index, placement in zip(label_order, placements):
         if placement is None:
             continue
@@ -405,8 +423,9 @@ def history_chart(history: list[dict[str, Any]], models: list[str]) -> str:
     days = [p["as_of"] for points in series.values() for p in points]
     prices = [p["price_usd"] for points in series.values() for p in points]
     first, last = min(days), max(days)
-    span = max((last - first).days, 1)
-    x = Axis(0.0, float(span), left, width - right)
+    span = (last - first).days
+    # One day of history: centre it instead of pinning it to the left edge.
+    x = Axis(-1.0, 1.0, left, width - right) if span == 0 else Axis(0.0, float(span), left, width - right)
     y_ticks = nice_ticks(min(prices) * 0.9, max(prices) * 1.05, 6)
     y = Axis(y_ticks[0], y_ticks[-1], height - bottom, top)
 
@@ -418,7 +437,7 @@ def history_chart(history: list[dict[str, Any]], models: list[str]) -> str:
         py = y(tick)
         parts.append(f'<line class="grid" x1="{left}" y1="{_fmt(py)}" x2="{width - right}" y2="{_fmt(py)}"/>')
         parts.append(f'<text class="tick" x="{left - 8}" y="{_fmt(py + 4)}" text-anchor="end">{usd_tick(tick)}</text>')
-    for tick in date_ticks(first, last):
+    for tick in date_ticks(first, last) if span else [first]:
         parts.append(f'<line class="grid" x1="{_fmt(px(tick))}" y1="{top}" x2="{_fmt(px(tick))}" y2="{height - bottom}"/>')
         parts.append(
             f'<text class="tick" x="{_fmt(px(tick))}" y="{height - bottom + 18}" text-anchor="middle">'

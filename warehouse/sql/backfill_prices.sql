@@ -56,9 +56,7 @@ windows AS (
     SELECT model, kind, obs_date AS anchor, marker,
            count(*) FILTER (WHERE NOT marker) OVER w AS n_all,
            count(kept_usd) OVER w AS n,
-           median(kept_usd) OVER w AS med_usd,
-           quantile_cont(kept_usd, 0.25) OVER w AS q1,
-           quantile_cont(kept_usd, 0.75) OVER w AS q3,
+           quantile_cont(kept_usd, [0.25, 0.5, 0.75]) OVER w AS quartiles,
            max(CASE WHEN kept_usd IS NOT NULL THEN obs_date END) OVER w AS price_as_of
     FROM (SELECT *, false AS marker FROM judged UNION ALL SELECT * FROM markers)
     WINDOW w AS (PARTITION BY model, kind ORDER BY day_no
@@ -96,8 +94,8 @@ chosen AS (
     FROM resolved
 )
 SELECT as_of, model,
-       round(CASE WHEN kind = 'sold' THEN med_usd ELSE q1 END, 2) AS price_usd,
-       kind AS price_kind, n AS price_n, round(q1, 2) AS price_q1, round(q3, 2) AS price_q3,
+       round(CASE WHEN kind = 'sold' THEN quartiles[2] ELSE quartiles[1] END, 2) AS price_usd,
+       kind AS price_kind, n AS price_n, round(quartiles[1], 2) AS price_q1, round(quartiles[3], 2) AS price_q3,
        price_as_of, $window_days AS window_days,
        CASE WHEN kind = 'sold' THEN 'median of sold, MAD outlier rule'
             ELSE 'lower quartile of fixed-price asking, MAD outlier rule' END AS method

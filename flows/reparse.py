@@ -1,0 +1,226 @@
+"""`gpuvalue reparse`: rebuild the parsed tables from the raw archive with today's parsers.
+
+A parser fix is worth little if the days it misread stay misread. Every body the daily flow parsed
+is kept in the raw archive beside the database, so the page-derived rows (spec pages, listings,
+benchmarks) can be rebuilt from it through the very functions the flow uses, without touching the
+network. Rows that never came from a page (the embedded spec extracts, CSV imports) stay as they are.
+
+Pages are replayed fetch by fetch, oldest first, so spec versions and listing first/last-seen dates
+come out as the daily runs made them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from gpuvalue.flows import pipeline as P
+from gpuvalue.flows.cli import DbOpt, _fail, _parse_date, _settings, app, err, out
+from gpuvalue.flows.settings import Settings
+from gpuvalue.models.records import FetchedPage
+from gpuvalue.scrapers.archive import Archive, ArchiveEntry
+from gpuvalue.scrapers.sources import SOURCES, ParsedSource, parse_pages
+from gpuvalue.warehouse import load
+from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
+
+log = logging.getLogger("gpuvalue.reparse")
+
+Progress = Callable[[str, int, int], None]  # (what, done, total)
+
+
+@dataclass
+class FetchBatch:
+    """The pages one source got in one run: what the flow parsed and loaded together."""
+
+    source: str
+    entries: list[ArchiveEntry]
+
+
+@dataclass
+class ReparseSummary:
+    sources: dict[str, int] = field(default_factory=dict)  # rows loaded per source
+    failed: dict[str, str] = field(default_factory=dict)  # source -> why it was left as it was
+    skipped: list[str] = field(default_factory=list)
+    catalog_models: int = 0
+    estimated: int = 0
+    days_ranked: list[date] = field(default_factory=list)
+
+
+def fetch_batches(entries: Iterable[ArchiveEntry], *, source: str | None = None, since: date | None = None) -> list[FetchBatch]:
+    """Archive lines grouped into per-run batches, oldest first.
+
+    A run archives each source's pages together, each URL once; so a batch ends where another
+    source's lines begin or a URL already in the batch comes again (the next run of that source).
+    """
+    batches: list[FetchBatch] = []
+    current: FetchBatch | None = None
+    urls: set[str] = set()
+    for e in entries:
+        if current is None or e.source != current.source or e.url in urls:
+            current = FetchBatch(e.source, [])
+            urls = set()
+            batches.append(current)
+        current.entries.append(e)
+        urls.add(e.url)
+    keep = []
+    for b in batches:
+        if source is not None and b.source != source:
+            continue
+        if since is not None:
+            b.entries = [e for e in b.entries if e.fetched_at.date() >= since]
+        if b.entries:
+            keep.append(b)
+    return keep
+
+
+def _pages(archive: Archive, batch: FetchBatch) -> list[FetchedPage]:
+    return [archive.page(e) for e in batch.entries]
+
+
+def _parse_all(archive: Archive, batches: list[FetchBatch], summary: ReparseSummary,
+               progress: Progress) -> dict[str, list[ParsedSource]]:
+    """Every batch parsed before anything is written: a source whose pages no longer parse is left untouched."""
+    parsed: dict[str, list[ParsedSource]] = {}
+    for i, batch in enumerate(batches, start=1):
+        progress(f"parsing {batch.source}", i - 1, len(batches))
+        if batch.source in summary.failed:
+            continue
+        spec = SOURCES.get(batch.source)
+        if spec is None or spec.embedded:
+            if batch.source not in summary.skipped:
+                summary.skipped.append(batch.source)
+            continue
+        try:
+            parsed.setdefault(batch.source, []).append(parse_pages(batch.source, _pages(archive, batch)))
+        except Exception as exc:  # one source failing never stops the others
+            summary.failed[batch.source] = f"{type(exc).__name__}: {exc}"
+            parsed.pop(batch.source, None)
+    progress("parsing", len(batches), len(batches))
+    return parsed
+
+
+def _delete_page_rows(con, parsed: dict[str, list[ParsedSource]], settings: Settings) -> None:
+    """Rows about to be rebuilt; perf is replaced per benchmark source by the load itself."""
+    with load.transaction(con):
+        for name, batches in parsed.items():
+            kind = SOURCES[name].kind
+            if kind == "specs":
+                sources = {s.source for b in batches for s in b.specs} | {name}
+                for s in sorted(sources):
+                    con.execute("DELETE FROM gpu_specs WHERE source = ?", [s])
+            elif kind == "listings":
+                sources = {li.source for b in batches for li in b.listings} | {name}
+                for s in sorted(sources):
+                    con.execute("DELETE FROM listing_snapshots WHERE source = ?", [s])
+                    con.execute("DELETE FROM listings WHERE source = ?", [s])
+
+
+def reparse_database(
+    db: str | Path,
+    *,
+    source: str | None = None,
+    since: date | None = None,
+    progress: Progress | None = None,
+) -> ReparseSummary:
+    """Rebuild page-derived rows of ``db`` from its raw archive, then the catalog, estimates and every ranked day.
+
+    Without ``since`` the rebuilt sources' rows are replaced whole; with it, pages fetched since
+    that day are parsed and loaded again over what is there (listings and spec versions upsert).
+    """
+    settings = Settings(db=Path(db))
+    progress = progress or (lambda what, done, total: None)
+    summary = ReparseSummary()
+    if source is not None and source not in SOURCES:
+        raise ValueError(f"unknown source {source!r}; known: {', '.join(SOURCES)}")
+    if not Path(db).exists():
+        raise WarehouseError(f"no database at {db}: nothing to reparse")
+    archive = Archive(settings.raw_archive_dir)
+    if not archive.index_path.exists():
+        raise WarehouseError(f"no raw archive at {settings.raw_archive_dir}: nothing to reparse")
+    batches = fetch_batches(archive.entries(), source=source, since=since)
+    parsed = _parse_all(archive, batches, summary, progress)
+
+    with RunLock(settings.db):
+        con = open_database(settings.db)
+        try:
+            if since is None:
+                _delete_page_rows(con, parsed, settings)
+            _load(con, settings, parsed, summary, progress)
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+    return summary
+
+
+def _load(con, settings: Settings, parsed: dict[str, list[ParsedSource]], summary: ReparseSummary,
+          progress: Progress) -> None:
+    for name, batches in parsed.items():
+        if SOURCES[name].kind == "specs":
+            summary.sources[name] = sum(P.load_specs(con, b) for b in batches)
+    summary.catalog_models, _ = P.rebuild_catalog(con)
+
+    listing_batches = [(name, b) for name, bs in parsed.items() if SOURCES[name].kind == "listings" for b in bs]
+    matcher = P.catalog_matcher(con) if listing_batches else None
+    for i, (name, b) in enumerate(listing_batches, start=1):
+        progress(f"matching and loading {name}", i - 1, len(listing_batches))
+        summary.sources[name] = summary.sources.get(name, 0) + P.load_listings(con, P.listing_rows(b.listings, matcher))
+    progress("listings", len(listing_batches), len(listing_batches))
+
+    now = P.utcnow()
+    for name, bs in parsed.items():
+        if SOURCES[name].kind == "perf":
+            # A benchmark fetch is the whole truth for its source: the newest one replaces the rest.
+            summary.sources[name] = P.load_measured_perf(con, P.perf_from_tables(bs[-1], settings.reference_gpu), now)
+    summary.estimated = P.estimate_perf(con, now)
+
+    days = [d for (d,) in con.execute("SELECT DISTINCT as_of FROM ranking_daily ORDER BY as_of").fetchall()]
+    for i, day in enumerate(days, start=1):
+        progress("ranking", i - 1, len(days))
+        load.materialize_day(con, day, precision=settings.precision, reference=settings.reference_gpu,
+                             window_days=settings.price_window_days, min_count=settings.price_min_count)
+    progress("ranking", len(days), len(days))
+    summary.days_ranked = days
+
+
+@app.command()
+def reparse(
+    source: Annotated[Optional[str], typer.Option("--source", help=f"Only this source ({', '.join(s for s, v in SOURCES.items() if not v.embedded)}).")] = None,
+    since: Annotated[Optional[str], typer.Option("--since", help="Only pages fetched on or after this day (YYYY-MM-DD); rows are upserted, not replaced.")] = None,
+    db: DbOpt = None,
+) -> None:
+    """Rebuild specs, listings and benchmarks from the raw archive with the current parsers (no network)."""
+    since_day = _parse_date(since, "--since")
+    if source is not None and (source not in SOURCES or SOURCES[source].embedded):
+        fetched = [s for s, v in SOURCES.items() if not v.embedded]
+        _fail(f"unknown source {source!r}; reparse knows {', '.join(fetched)}")
+    settings = _settings(db)
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as Bar
+
+    with Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+             console=err, transient=True) as bar:
+        task = bar.add_task("reading the raw archive", total=None)
+
+        def show(what: str, done: int, total: int) -> None:
+            bar.update(task, description=what, completed=done, total=total or None)
+
+        try:
+            summary = reparse_database(settings.db, source=source, since=since_day, progress=show)
+        except WarehouseError as exc:
+            _fail(str(exc))
+    for name, n in summary.sources.items():
+        out.print(f"{name}: {n} rows rebuilt from the raw archive")
+    out.print(f"catalog: {summary.catalog_models} models; estimates: {summary.estimated}; "
+              f"ranking recomputed for {len(summary.days_ranked)} day(s)")
+    for name in summary.skipped:
+        err.print(f"[yellow]skipped[/yellow] {name}: not a source gpuvalue parses from pages")
+    if summary.failed:
+        for name, why in summary.failed.items():
+            err.print(f"[red]{name} left as it was:[/red] {why}")
+        raise typer.Exit(1)
