@@ -88,8 +88,24 @@ def _jsonable(v):
     return v
 
 
-RANK_COLUMNS = ("rank", "model", "memory_gb", "price_usd", "price_kind", "price_n", "price_as_of", "stale",
-                "relative_perf", "perf_source", "perf_per_dollar")
+RANK_COLUMNS = ("rank", "model", "memory_gb", "price_usd", "price_kind", "price_n", "price_q1", "price_q3",
+                "price_as_of", "stale", "relative_perf", "perf_source", "perf_per_dollar")
+RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price as of", "stale", "rel. perf",
+                "perf source", "perf per $1k"]
+
+
+def _print_ranking(rows: list[dict], title: str) -> None:
+    """The ranking as a terminal table: the price's kind, count, quartiles and date beside it."""
+    def q(r: dict) -> str:
+        if r["price_q1"] is None or r["price_q3"] is None:
+            return "-"
+        return f"{r['price_q1']:,.0f}-{r['price_q3']:,.0f}"
+
+    _print_table(RANK_HEADERS, [
+        (r["rank"], r["model"], r["memory_gb"], r["price_usd"], r["price_kind"], r["price_n"], q(r),
+         r["price_as_of"], r["stale"], r["relative_perf"], r["perf_source"], r["perf_per_dollar"])
+        for r in rows
+    ], title=title)
 
 
 @app.command()
@@ -133,9 +149,8 @@ def run(
         ranked = ranking_rows(con, as_of=summary.as_of, top=top)
     finally:
         con.close()
-    rows = [tuple(r[c] for c in RANK_COLUMNS) for r in ranked]
-    _print_table(list(RANK_COLUMNS), rows, title=f"Performance per $1000 (relative to {settings.reference_gpu}), as of {summary.as_of}")
-    if any(r[7] for r in rows):
+    _print_ranking(ranked, title=f"Performance per $1000 (relative to {settings.reference_gpu}), as of {summary.as_of}")
+    if any(r["stale"] for r in ranked):
         out.print("[yellow]stale[/yellow]: price older than the price window; price_as_of says how old.")
     if summary.failed:
         err.print(f"[red]failed sources:[/red] {', '.join(summary.failed)}")
@@ -150,6 +165,8 @@ def _print_summary(summary) -> None:
         note = o.error or "; ".join(o.warnings)
         t.add_row(name, o.status, str(o.rows), note[:160])
     err.print(t)
+    err.print(f"catalog: {summary.catalog_models} models; {summary.spec_conflicts} spec conflicts between sources "
+              "(kept the higher-precedence value; see table spec_conflicts)")
     for a in summary.alarms:
         err.print(f"[yellow]alarm:[/yellow] {a}")
 
@@ -184,8 +201,7 @@ def rank(
     if not rows:
         out.print("No ranked GPUs match those filters.")
         return
-    _print_table(list(RANK_COLUMNS), [tuple(r[c] for c in RANK_COLUMNS) for r in rows],
-                 title=f"Performance per $1000 (relative to {rows[0]['reference_gpu']}), as of {rows[0]['as_of']}")
+    _print_ranking(rows, title=f"Performance per $1000 (relative to {rows[0]['reference_gpu']}), as of {rows[0]['as_of']}")
 
 
 @app.command()
@@ -206,7 +222,7 @@ def export(
     con = _reader(db)
     try:
         if all_:
-            files = ex.export_all(con, out_path, reference_gpu=settings.reference_gpu)
+            files = ex.export_all(con, out_path, as_of=as_of, reference_gpu=settings.reference_gpu)
             for name, path in files.items():
                 out.print(f"wrote {name}: {path}")
             return

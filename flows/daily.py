@@ -147,8 +147,8 @@ def _load_all(con, settings: Settings, summary: P.RunSummary, results: dict[str,
         if name in results:
             _load_one(con, summary, name, results[name], lambda p: P.load_specs(con, p), logger)
     with P.StageTimer(summary, "catalog"):
-        n_models, n_conflicts = P.rebuild_catalog(con)
-    logger.info("catalog: %d models, %d spec conflicts", n_models, n_conflicts)
+        summary.catalog_models, summary.spec_conflicts = P.rebuild_catalog(con)
+    logger.info("catalog: %d models, %d spec conflicts", summary.catalog_models, summary.spec_conflicts)
 
     # Listings, matched against the catalog.
     matcher = None
@@ -283,7 +283,7 @@ def _export(settings: Settings, summary: P.RunSummary, logger) -> None:
     con = _open(settings.db, read_only=True)
     try:
         out = settings.data_dir / "exports"
-        files = export_all(con, out, reference_gpu=settings.reference_gpu)
+        files = export_all(con, out, as_of=summary.as_of, reference_gpu=settings.reference_gpu)
         summary.exports = {k: str(v) for k, v in files.items()}
     except Exception as exc:
         logger.error("export failed: %s", exc)
@@ -322,7 +322,8 @@ def summary_markdown(summary: P.RunSummary) -> str:
     for name, o in summary.outcomes.items():
         note = (o.error or "; ".join(o.warnings))[:200].replace("|", "/")
         lines.append(f"| {name} | {o.status} | {o.rows} | {note} |")
-    lines += ["", f"Ranked models: {summary.ranked}"]
+    lines += ["", f"Catalog: {summary.catalog_models} models, {summary.spec_conflicts} spec conflicts between sources "
+              "(table spec_conflicts)", f"Ranked models: {summary.ranked}"]
     if summary.alarms:
         lines += ["", "## Alarms", *[f"- {a}" for a in summary.alarms]]
     return "\n".join(lines)

