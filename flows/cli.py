@@ -339,7 +339,10 @@ def main() -> None:
     app()
 
 
-from gpuvalue.flows import commands as _commands  # noqa: E402,F401  (registers the remaining commands)
+# The remaining commands register themselves on `app` when imported.
+from gpuvalue.flows import commands as _commands  # noqa: E402,F401
+from gpuvalue.flows import reparse as _reparse  # noqa: E402,F401
+from gpuvalue.flows import serve as _serve  # noqa: E402,F401
 
 
 if __name__ == "__main__":
