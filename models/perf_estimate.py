@@ -1,37 +1,47 @@
 """Training-speed estimate from specs, for the cards no benchmark covers.
 
-Model ("roofline v1"), fixed before looking at cross-validation results:
+Model ("roofline v2"): a two-term roofline in log space,
 
     time per unit of work  ~  alpha / C  +  (1 - alpha) / B_eff
-    relative_perf          =  exp(s + u_family) / (alpha * C_ref / C + (1 - alpha) * B_ref / B_eff)
+    log relative_perf      =  s + u_family + o_source + beta * m
+                              - log(alpha * C_ref / C + (1 - alpha) * B_ref / B_eff)
 
 - ``C`` is the matrix throughput the precision actually uses: dense FP16 tensor/matrix
   TFLOPS for fp16 (plain FP16/FP32 shader rate where there are no matrix units); for
   fp32, TF32 (half the FP16 tensor rate) on NVIDIA Ampere and newer, else FP32 TFLOPS.
 - ``B_eff = bandwidth * (L2 / L2_ref) ** gamma``: a large L2 (Ada, Hopper) serves part
   of the traffic, so it acts as extra bandwidth; ``gamma`` is small and fitted.
-- ``s`` is a common scale and ``u_family`` a per-architecture-family efficiency
-  offset in log space, shrunk toward 0 (ridge, ``SHRINK`` pseudo-cards), so a family
-  with one measured card moves only part way and an unseen family gets 0.
-- ``alpha`` and ``gamma`` are chosen by grid search on the training cards only
-  (least squares in log space); the offsets are solved in closed form per grid point.
+- ``s`` is a common scale, ``u_family`` a per-architecture-family efficiency offset
+  shrunk toward 0 (ridge, ``SHRINK`` pseudo-cards; an unseen family gets 0),
+  ``o_source`` a per-benchmark-file offset (only when the measured figures include
+  several files' figures of shared cards), ``m = log(min(memory, cap) / min(ref, cap))``
+  with ``cap`` the reference card's memory: Lambda trains with the largest batch that
+  fits, so a card with less memory runs smaller, less efficient batches.
+- ``alpha`` and ``gamma`` are grid-searched; the linear terms are solved in closed form
+  per grid point (least squares in log space).
 
-The uncertainty attached to an estimate is the leave-one-card-out median absolute
-error of the fit, widened for AMD and for families absent from the training set.
-Pure Python: the fits have two grid parameters and at most a few dozen cards.
+Which terms a fit uses is a ``ModelForm``: GeForce tensor rate halved (the FP32-
+accumulate rate) or full; memory term or not; family offsets or one common scale. The
+candidate set was fixed before any cross-validation was run. ``fit_estimator`` picks
+the form with the smallest leave-one-card-out error on its own training cards; the
+error reported for unseen cards comes from nested cross-validation, where that choice
+is repeated inside every outer fold without the held-out card.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from gpuvalue.models.arch_tables import matrix_rate, tensor_fp16_tflops
+import numpy as np
+
+from gpuvalue.models.arch_tables import is_geforce, matrix_rate, tensor_fp16_tflops
 from gpuvalue.models.records import PerfFigure, Precision
 
-MODEL_VERSION = "roofline v1"
+MODEL_VERSION = "roofline v2"
 SHRINK = 1.0  # ridge strength on family offsets, in cards
 ALPHA_GRID = tuple(i / 40 for i in range(41))
 GAMMA_GRID = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
@@ -142,19 +152,28 @@ def _num(features: Features, key: str) -> float | None:
     return number if math.isfinite(number) and number > 0 else None
 
 
-def compute_tflops(features: Features, precision: Precision) -> float | None:
-    """The throughput a training step at this precision runs on (see module doc)."""
+def compute_tflops(
+    features: Features, precision: Precision, *, full_rate_geforce: bool = False
+) -> float | None:
+    """The throughput a training step at this precision runs on (see module doc).
+
+    ``full_rate_geforce`` undoes the arch table's GeForce halving of the FP32-accumulate
+    tensor rate (and so of TF32), for the model forms that test whether it binds.
+    """
     fp32 = _num(features, "fp32_tflops")
     fp16 = _num(features, "fp16_tflops")
     tensor = _num(features, "tensor_fp16_tflops")
+    rate = matrix_rate(
+        _str(features.get("vendor")), _str(features.get("architecture")), _str(features.get("model"))
+    )
+    if tensor and full_rate_geforce and rate is not None and rate.geforce_fp32_acc_halved:
+        if is_geforce(_str(features.get("model"))):
+            tensor *= 2
     if precision == "fp16":
         if tensor:
             return tensor
         candidates = [v for v in (fp32, fp16) if v]
         return max(candidates) if candidates else None
-    rate = matrix_rate(
-        _str(features.get("vendor")), _str(features.get("architecture")), _str(features.get("model"))
-    )
     has_tf32 = rate is not None and rate.key.startswith("nvidia-") and rate.flops_per_clock >= 256
     if tensor and has_tf32:
         return max(tensor / 2, fp32 or 0.0)
@@ -168,79 +187,315 @@ def _usable(features: Features, precision: Precision) -> bool:
     )
 
 
-# --- model ---------------------------------------------------------------------------
+# --- model forms ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelForm:
+    """Which terms a fit uses; the candidates are every combination of three switches."""
+
+    full_rate_geforce: bool
+    memory_term: bool
+    family_offsets: bool
+
+    @property
+    def label(self) -> str:
+        return ", ".join(
+            [
+                "GeForce full-rate tensor" if self.full_rate_geforce else "GeForce half-rate tensor",
+                "memory term" if self.memory_term else "no memory term",
+                "family offsets" if self.family_offsets else "common scale",
+            ]
+        )
+
+
+# Simplest first: on a tie in cross-validated error the earlier form wins.
+CANDIDATE_FORMS: tuple[ModelForm, ...] = tuple(
+    ModelForm(full, memory, family)
+    for family, memory, full in itertools.product((False, True), repeat=3)
+)
+# The first pass's form (fixed a priori), kept for comparison in the evaluation.
+V1_FORM = ModelForm(full_rate_geforce=False, memory_term=False, family_offsets=True)
+
+_GRID = np.array([(a, g) for a in ALPHA_GRID for g in GAMMA_GRID])
 
 
 @dataclass(frozen=True)
 class _Point:
     model: str
     family: str
+    source: str
     compute: float
     bandwidth: float
     l2: float
+    memory: float | None
     log_perf: float | None
 
 
-def _point(features: Features, precision: Precision, log_perf: float | None = None) -> _Point:
+def _point(
+    features: Features,
+    precision: Precision,
+    form: ModelForm,
+    log_perf: float | None = None,
+    source: str = "",
+) -> _Point:
     return _Point(
         model=_str(features.get("model")),
         family=family_of(features),
-        compute=compute_tflops(features, precision) or float("nan"),
+        source=source,
+        compute=compute_tflops(features, precision, full_rate_geforce=form.full_rate_geforce)
+        or float("nan"),
         bandwidth=_num(features, "bandwidth_gb_s") or float("nan"),
         l2=_num(features, "l2_cache_mb") or 1.0,
+        memory=_num(features, "memory_gb"),
         log_perf=log_perf,
     )
 
 
 def _log_denominator(p: _Point, ref: _Point, alpha: float, gamma: float) -> float:
     b_eff = p.bandwidth * (p.l2 / ref.l2) ** gamma
-    b_ref = ref.bandwidth
-    return math.log(alpha * ref.compute / p.compute + (1 - alpha) * b_ref / b_eff)
+    return math.log(alpha * ref.compute / p.compute + (1 - alpha) * ref.bandwidth / b_eff)
 
 
-def _solve_offsets(residuals: Sequence[tuple[str, float]]) -> tuple[float, dict[str, float]]:
-    """Common scale and shrunk family offsets minimising squared error plus
-    ``SHRINK * sum(offset**2)``, in closed form: profiling out each family's offset
-    leaves the scale as a mean of family means weighted by n*SHRINK/(n+SHRINK)."""
-    groups: dict[str, list[float]] = {}
-    for fam, r in residuals:
-        groups.setdefault(fam, []).append(r)
-    weights = {f: len(v) * SHRINK / (len(v) + SHRINK) for f, v in groups.items()}
-    means = {f: statistics.fmean(v) for f, v in groups.items()}
-    scale = sum(weights[f] * means[f] for f in groups) / sum(weights.values())
-    offsets = {f: sum(r - scale for r in v) / (len(v) + SHRINK) for f, v in groups.items()}
-    return scale, offsets
+def _memory_x(p: _Point, ref: _Point) -> float:
+    """log of usable memory relative to the reference, capped at the reference's size;
+    0 when either size is unknown."""
+    if not p.memory or not ref.memory:
+        return 0.0
+    return math.log(min(p.memory, ref.memory) / ref.memory)
 
 
 @dataclass(frozen=True)
 class _Fit:
+    form: ModelForm
     alpha: float
     gamma: float
     scale: float
-    offsets: dict[str, float]
-    sse: float
+    memory_beta: float
+    source_offsets: dict[str, float]
+    family_offsets: dict[str, float]
+    objective: float
+
+    def log_predict(self, p: _Point, ref: _Point) -> float:
+        out = self.scale + self.family_offsets.get(p.family, 0.0)
+        out += self.source_offsets.get(p.source, 0.0)
+        if self.form.memory_term:
+            out += self.memory_beta * _memory_x(p, ref)
+        return out - _log_denominator(p, ref, self.alpha, self.gamma)
 
 
-def _fit_points(points: Sequence[_Point], ref: _Point) -> _Fit:
-    best: _Fit | None = None
-    for alpha in ALPHA_GRID:
-        for gamma in GAMMA_GRID:
-            residuals = [
-                (p.family, p.log_perf + _log_denominator(p, ref, alpha, gamma))  # type: ignore[operator]
-                for p in points
-            ]
-            scale, offsets = _solve_offsets(residuals)
-            sse = sum((r - scale - offsets[f]) ** 2 for f, r in residuals)
-            sse += SHRINK * sum(o * o for o in offsets.values())
-            if best is None or sse < best.sse - 1e-15:
-                best = _Fit(alpha, gamma, scale, offsets, sse)
-    assert best is not None
+class _Problem:
+    """One form's training points with every grid point's log-denominator precomputed,
+    so fits on subsets (cross-validation folds) cost a few small matrix products."""
+
+    def __init__(self, points: Sequence[_Point], ref: _Point, form: ModelForm, primary: str):
+        self.points = list(points)
+        self.ref = ref
+        self.form = form
+        self.primary = primary
+        alpha, gamma = _GRID[:, 0], _GRID[:, 1]
+        comp = np.array([ref.compute / p.compute for p in self.points])[:, None]
+        bw = np.array([ref.bandwidth / p.bandwidth for p in self.points])[:, None]
+        l2 = np.array([p.l2 / ref.l2 for p in self.points])[:, None]
+        self.log_den = np.log(alpha * comp + (1 - alpha) * bw * l2 ** (-gamma))
+        self.log_perf = np.array([p.log_perf for p in self.points], dtype=float)
+        self.memory_x = np.array([_memory_x(p, ref) for p in self.points])
+
+    def fit(self, idx: Sequence[int]) -> _Fit:
+        """Least squares (plus ridge on family offsets) over the points in ``idx``."""
+        pts = [self.points[i] for i in idx]
+        columns: list[np.ndarray] = [np.ones(len(pts))]
+        penalty = [0.0]
+        if self.form.memory_term:
+            columns.append(self.memory_x[list(idx)])
+            penalty.append(0.0)
+        sources = _identifiable_sources(pts, self.primary)
+        for s in sources:
+            columns.append(np.array([1.0 if p.source == s else 0.0 for p in pts]))
+            penalty.append(0.0)
+        families = sorted({p.family for p in pts}) if self.form.family_offsets else []
+        for f in families:
+            columns.append(np.array([1.0 if p.family == f else 0.0 for p in pts]))
+            penalty.append(SHRINK)
+        x = np.column_stack(columns)
+        gram = x.T @ x + np.diag(penalty) + 1e-9 * np.eye(len(penalty))
+        inv = np.linalg.inv(gram)
+        resid = self.log_perf[list(idx)][:, None] + self.log_den[list(idx)]  # n x grid
+        xtr = x.T @ resid
+        objective = (resid**2).sum(axis=0) - (xtr * (inv @ xtr)).sum(axis=0)
+        best = int(np.argmin(objective))
+        theta = inv @ xtr[:, best]
+        k = 1
+        beta = 0.0
+        if self.form.memory_term:
+            beta, k = float(theta[1]), 2
+        source_offsets = {s: float(theta[k + j]) for j, s in enumerate(sources)}
+        k += len(sources)
+        family_offsets = {f: float(theta[k + j]) for j, f in enumerate(families)}
+        return _Fit(
+            form=self.form,
+            alpha=float(_GRID[best, 0]),
+            gamma=float(_GRID[best, 1]),
+            scale=float(theta[0]),
+            memory_beta=beta,
+            source_offsets=source_offsets,
+            family_offsets=family_offsets,
+            objective=float(objective[best]),
+        )
+
+
+def _identifiable_sources(points: Sequence[_Point], primary: str) -> list[str]:
+    """Benchmark files that get their own offset: those sharing a card with the primary
+    file. A file whose cards appear nowhere else cannot be told apart from its cards'
+    own speed, so it stays on the primary file's scale."""
+    primary_models = {p.model for p in points if p.source == primary}
+    sources = sorted({p.source for p in points if p.source != primary})
+    return [
+        s for s in sources if any(p.model in primary_models for p in points if p.source == s)
+    ]
+
+
+# --- cross-validation ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Data:
+    """Training points per form, plus which point is each card's headline figure."""
+
+    problems: dict[ModelForm, _Problem]
+    models: list[str]  # distinct cards, in order
+    target: dict[str, int]  # card -> index of its headline (first listed) figure
+    members: dict[str, list[int]]  # card -> indices of all its figures
+
+
+def _indices_without(data: _Data, idx: Sequence[int], model: str) -> list[int]:
+    drop = set(data.members[model])
+    return [i for i in idx if i not in drop]
+
+
+def _models_in(data: _Data, idx: Sequence[int]) -> list[str]:
+    present = set(idx)
+    return [m for m in data.models if data.target[m] in present]
+
+
+def _loo_abs_log_errors(data: _Data, form: ModelForm, idx: Sequence[int]) -> list[float]:
+    problem = data.problems[form]
+    errors = []
+    for model in _models_in(data, idx):
+        fit = problem.fit(_indices_without(data, idx, model))
+        t = data.target[model]
+        errors.append(abs(fit.log_predict(problem.points[t], problem.ref) - problem.log_perf[t]))
+    return errors
+
+
+def select_form_index(data: _Data, idx: Sequence[int], forms: Sequence[ModelForm]) -> ModelForm:
+    """The form with the smallest leave-one-card-out mean absolute log error on the
+    points in ``idx``; ties go to the earlier (simpler) form."""
+    best, best_score = forms[0], math.inf
+    for form in forms:
+        score = statistics.fmean(_loo_abs_log_errors(data, form, idx))
+        if score < best_score - 1e-12:
+            best, best_score = form, score
     return best
 
 
-def _predict(fit: _Fit, p: _Point, ref: _Point) -> float:
-    log_perf = fit.scale + fit.offsets.get(p.family, 0.0) - _log_denominator(p, ref, fit.alpha, fit.gamma)
-    return math.exp(log_perf)
+def training_points(
+    measured: Sequence[PerfFigure], features: Mapping[str, Features], precision: Precision
+) -> list[tuple[PerfFigure, Features]]:
+    """Measured figures usable for fitting: this precision, specs known, not mobile
+    (laptop power limits vary by machine, so a laptop figure does not describe the model).
+
+    One figure per card and benchmark file; a card's first listed figure is its headline
+    figure, the one cross-validation predicts.
+    """
+    out = []
+    seen = set()
+    for fig in measured:
+        if fig.precision != precision or (fig.model, fig.source) in seen:
+            continue
+        feats = features.get(fig.model)
+        if feats is None or _str(feats.get("segment")) == "mobile" or not _usable(feats, precision):
+            continue
+        seen.add((fig.model, fig.source))
+        out.append((fig, feats))
+    return out
+
+
+def _prepare(
+    measured: Sequence[PerfFigure],
+    features: Mapping[str, Features],
+    precision: Precision,
+    forms: Sequence[ModelForm],
+) -> tuple[_Data, str, list[tuple[PerfFigure, Features]]]:
+    pairs = training_points(measured, features, precision)
+    models = list(dict.fromkeys(fig.model for fig, _ in pairs))
+    if len(models) < 3:
+        raise ValueError(f"need at least 3 measured {precision} cards with specs, got {len(models)}")
+    reference = pairs[0][0].reference
+    ref_feats = features.get(reference)
+    if ref_feats is None or not _usable(ref_feats, precision):
+        raise ValueError(f"no usable features for the reference card {reference!r}")
+    primary = next((fig.source for fig, _ in pairs if fig.model == reference), pairs[0][0].source)
+    problems = {}
+    for form in forms:
+        ref = _point(ref_feats, precision, form)
+        points = [
+            _point(f, precision, form, math.log(fig.relative_perf), fig.source) for fig, f in pairs
+        ]
+        problems[form] = _Problem(points, ref, form, primary)
+    target: dict[str, int] = {}
+    members: dict[str, list[int]] = {}
+    for i, (fig, _) in enumerate(pairs):
+        target.setdefault(fig.model, i)
+        members.setdefault(fig.model, []).append(i)
+    return _Data(problems, models, target, members), reference, pairs
+
+
+@dataclass(frozen=True)
+class HeldOutPrediction:
+    """One card predicted by a fit (and, in nested CV, a form choice) made without it."""
+
+    model: str
+    measured: float
+    predicted: float
+    form: ModelForm
+
+
+def loocv_predictions(
+    measured: Sequence[PerfFigure],
+    features: Mapping[str, Features],
+    precision: Precision,
+    form: ModelForm | None = None,
+    forms: Sequence[ModelForm] = CANDIDATE_FORMS,
+) -> list[HeldOutPrediction]:
+    """Each card predicted without any of its figures.
+
+    With ``form`` given, plain leave-one-card-out for that fixed form. Without it,
+    nested: inside each outer fold the form is chosen by leave-one-card-out on the
+    remaining cards only, then fitted on them.
+    """
+    used = [form] if form is not None else list(forms)
+    data, _, _ = _prepare(measured, features, precision, used)
+    everything = list(range(len(next(iter(data.problems.values())).points)))
+    out = []
+    for model in data.models:
+        rest = _indices_without(data, everything, model)
+        chosen = form if form is not None else select_form_index(data, rest, used)
+        problem = data.problems[chosen]
+        fit = problem.fit(rest)
+        t = data.target[model]
+        out.append(
+            HeldOutPrediction(
+                model=model,
+                measured=math.exp(problem.log_perf[t]),
+                predicted=math.exp(fit.log_predict(problem.points[t], problem.ref)),
+                form=chosen,
+            )
+        )
+    return out
+
+
+# --- estimator -----------------------------------------------------------------------
 
 
 @dataclass
@@ -257,6 +512,10 @@ class Estimator:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def form(self) -> ModelForm:
+        return self.fit.form
+
+    @property
     def alpha(self) -> float:
         return self.fit.alpha
 
@@ -267,7 +526,8 @@ class Estimator:
     def predict(self, features: Features) -> float | None:
         if not _usable(features, self.precision):
             return None
-        return _predict(self.fit, _point(features, self.precision), self.reference_point)
+        p = _point(features, self.precision, self.form)
+        return math.exp(self.fit.log_predict(p, self.reference_point))
 
     def estimate(self, features: Features) -> PerfFigure | None:
         """An estimated PerfFigure, or None when the card lacks the needed specs."""
@@ -275,16 +535,20 @@ class Estimator:
         if value is None:
             return None
         family = family_of(features)
-        low = _str(features.get("vendor")).lower() == "amd" or family not in self.trained_families
+        amd = _str(features.get("vendor")).lower() == "amd"
+        low = amd or family not in self.trained_families
         base = max(self.cv_median_abs_error or 0.0, MIN_UNCERTAINTY)
         uncertainty = base * LOW_CONFIDENCE_FACTOR if low else base
         reasons = []
-        if _str(features.get("vendor")).lower() == "amd":
+        if amd:
             reasons.append("AMD")
         if family not in self.trained_families:
             reasons.append(f"no measured card of family {family}")
+        terms = f"alpha={self.alpha:.3f}, gamma={self.gamma:.2f}"
+        if self.form.memory_term:
+            terms += f", memory beta={self.fit.memory_beta:.2f}"
         method = (
-            f"estimate: {MODEL_VERSION} (alpha={self.alpha:.3f}, gamma={self.gamma:.2f}, "
+            f"estimate: {MODEL_VERSION} ({self.form.label}; {terms}; "
             f"{len(self.trained_models)} measured cards)"
         )
         if low:
@@ -301,78 +565,31 @@ class Estimator:
         )
 
 
-def training_points(
-    measured: Sequence[PerfFigure], features: Mapping[str, Features], precision: Precision
-) -> list[tuple[PerfFigure, Features]]:
-    """Measured figures usable for fitting: this precision, specs known, not mobile
-    (laptop power limits vary by machine, so a laptop figure does not describe the model)."""
-    out = []
-    seen = set()
-    for fig in measured:
-        if fig.precision != precision or fig.model in seen:
-            continue
-        feats = features.get(fig.model)
-        if feats is None or _str(feats.get("segment")) == "mobile" or not _usable(feats, precision):
-            continue
-        seen.add(fig.model)
-        out.append((fig, feats))
-    return out
-
-
-def _reference_point(
-    reference: str, features: Mapping[str, Features], precision: Precision
-) -> _Point:
-    feats = features.get(reference)
-    if feats is None or not _usable(feats, precision):
-        raise ValueError(f"no usable features for the reference card {reference!r}")
-    return _point(feats, precision)
-
-
-def _fit_estimator(
-    pairs: Sequence[tuple[PerfFigure, Features]],
-    reference: str,
-    ref_point: _Point,
+def fit_estimator(
+    measured: Sequence[PerfFigure],
+    features: Mapping[str, Features],
     precision: Precision,
+    forms: Sequence[ModelForm] = CANDIDATE_FORMS,
 ) -> Estimator:
-    points = [_point(f, precision, math.log(fig.relative_perf)) for fig, f in pairs]
-    fit = _fit_points(points, ref_point)
-    return Estimator(
+    """Choose the form by leave-one-card-out on every usable measured card, fit it on
+    all of them; the attached uncertainty is the nested-CV median error (the honest
+    error for an unseen card, form choice included).
+
+    ``measured`` may hold several benchmark files' figures of one card (distinct
+    ``source``); all of them are fitted, with a per-file offset.
+    """
+    data, reference, pairs = _prepare(measured, features, precision, forms)
+    everything = list(range(len(pairs)))
+    form = select_form_index(data, everything, forms) if len(forms) > 1 else forms[0]
+    problem = data.problems[form]
+    est = Estimator(
         precision=precision,
         reference=reference,
-        fit=fit,
-        reference_point=ref_point,
-        trained_models=tuple(p.model for p in points),
-        trained_families=frozenset(p.family for p in points),
+        fit=problem.fit(everything),
+        reference_point=problem.ref,
+        trained_models=tuple(data.models),
+        trained_families=frozenset(p.family for p in problem.points),
     )
-
-
-def loocv_predictions(
-    measured: Sequence[PerfFigure], features: Mapping[str, Features], precision: Precision
-) -> list[tuple[str, float, float]]:
-    """(model, measured, predicted) with each card predicted by a fit without it."""
-    pairs = training_points(measured, features, precision)
-    if len(pairs) < 3:
-        return []
-    reference = pairs[0][0].reference
-    ref_point = _reference_point(reference, features, precision)
-    out = []
-    for i, (fig, feats) in enumerate(pairs):
-        rest = pairs[:i] + pairs[i + 1 :]
-        est = _fit_estimator(rest, reference, ref_point, precision)
-        out.append((fig.model, fig.relative_perf, est.predict(feats) or float("nan")))
-    return out
-
-
-def fit_estimator(
-    measured: Sequence[PerfFigure], features: Mapping[str, Features], precision: Precision
-) -> Estimator:
-    """Fit on every usable measured card; the attached uncertainty is the LOOCV error."""
-    pairs = training_points(measured, features, precision)
-    if len(pairs) < 3:
-        raise ValueError(f"need at least 3 measured {precision} cards with specs, got {len(pairs)}")
-    reference = pairs[0][0].reference
-    ref_point = _reference_point(reference, features, precision)
-    est = _fit_estimator(pairs, reference, ref_point, precision)
-    cv = loocv_predictions(measured, features, precision)
-    est.cv_median_abs_error = statistics.median(abs(p / m - 1) for _, m, p in cv)
+    cv = loocv_predictions(measured, features, precision, forms=forms)
+    est.cv_median_abs_error = statistics.median(abs(h.predicted / h.measured - 1) for h in cv)
     return est

@@ -5,11 +5,13 @@
 -- day. A day's trailing window (anchor - $window_days, anchor] is a RANGE frame over the day
 -- number; days without an observation get a marker row so their frame is evaluated too.
 --
--- One approximation (see docs/benchmarks.md): the MAD outlier rule judges each observation
--- against the median and MAD of the window ending on that observation's own date, rather than
--- against every later window that contains it. The median is exact; the MAD is the median of
--- each point's distance to its own window's median. With the tolerance floor of log 1.5 this
--- only changes points lying near the tolerance edge.
+-- One approximation (measured in docs/benchmarks.md, bounded in tests/test_backfill.py): the daily
+-- MAD outlier rule judges a point afresh in each of the $window_days windows that contain it; here
+-- each point is judged once, against the median and MAD of the window of the same width centred on
+-- its own date (which is robust at the start of a series, where a trailing window would hold the
+-- point alone). The MAD is the median of each point's distance to its own centred median. The
+-- window medians and quartiles of the price itself are exact. Since the tolerance is never under
+-- log 1.5, only points near the tolerance edge can be judged differently.
 DELETE FROM prices_daily WHERE as_of BETWEEN $start AND $end;
 
 INSERT INTO prices_daily BY NAME
@@ -31,7 +33,7 @@ centred AS (
            median(ln(usd)) OVER w AS med
     FROM obs
     WINDOW w AS (PARTITION BY model, kind ORDER BY obs_date - DATE '1970-01-01'
-                 RANGE BETWEEN $window_days - 1 PRECEDING AND CURRENT ROW)
+                 RANGE BETWEEN $window_days // 2 PRECEDING AND $window_days // 2 FOLLOWING)
 ),
 judged AS (
     SELECT model, kind, obs_date, day_no,
@@ -39,7 +41,7 @@ judged AS (
                 THEN usd END AS kept_usd
     FROM centred
     WINDOW w AS (PARTITION BY model, kind ORDER BY day_no
-                 RANGE BETWEEN $window_days - 1 PRECEDING AND CURRENT ROW)
+                 RANGE BETWEEN $window_days // 2 PRECEDING AND $window_days // 2 FOLLOWING)
 ),
 series AS (
     SELECT DISTINCT model, kind FROM judged

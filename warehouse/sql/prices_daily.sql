@@ -3,6 +3,7 @@
 -- Observations: sold listings (by sale date) and fixed-price asking snapshots (by the day seen),
 -- of one used, refurbished or open-box card each, matched to a model, with a USD total
 -- (item + shipping). Auctions' current bids are never prices; an auction counts once sold.
+-- A listing seen on many days counts once per window, at its newest asking price there.
 -- Each model's window is the trailing $window_days ending on $as_of when it has observations
 -- there, otherwise ending on its newest observation: such a price is kept but flagged stale by
 -- the ranking, never presented as today's. Outliers: on log price, points farther than
@@ -13,12 +14,12 @@ DELETE FROM prices_daily WHERE as_of = $as_of;
 
 INSERT INTO prices_daily BY NAME
 WITH obs AS (
-    SELECT model, 'sold' AS kind, CAST(sold_at AS DATE) AS obs_date, total_usd AS usd
+    SELECT source, listing_id, model, 'sold' AS kind, CAST(sold_at AS DATE) AS obs_date, total_usd AS usd
     FROM listings
     WHERE sold AND model IS NOT NULL AND total_usd > 0 AND coalesce(quantity, 1) = 1
       AND condition_class IN ('used', 'refurbished', 'open_box') AND sold_at IS NOT NULL
     UNION ALL
-    SELECT l.model, 'asking' AS kind, s.seen_date AS obs_date, s.total_usd AS usd
+    SELECT s.source, s.listing_id, l.model, 'asking' AS kind, s.seen_date AS obs_date, s.total_usd AS usd
     FROM listing_snapshots AS s JOIN listings AS l USING (source, listing_id)
     WHERE NOT l.sold AND l.model IS NOT NULL AND s.total_usd > 0 AND coalesce(l.quantity, 1) = 1
       AND l.condition_class IN ('used', 'refurbished', 'open_box')
@@ -28,13 +29,14 @@ newest AS (
     SELECT model, kind, max(obs_date) AS last_date FROM obs WHERE obs_date <= $as_of GROUP BY ALL
 ),
 windowed AS (
-    SELECT o.model, o.kind, o.obs_date, o.usd, ln(o.usd) AS lp,
+    SELECT o.source, o.listing_id, o.model, o.kind, o.obs_date, o.usd, ln(o.usd) AS lp,
            CASE WHEN n.last_date > CAST($as_of AS DATE) - $window_days THEN CAST($as_of AS DATE)
                 ELSE n.last_date END AS anchor
     FROM obs AS o JOIN newest AS n USING (model, kind)
 ),
 in_window AS (
     SELECT * FROM windowed WHERE obs_date <= anchor AND obs_date > anchor - $window_days
+    QUALIFY row_number() OVER (PARTITION BY model, kind, source, listing_id ORDER BY obs_date DESC) = 1
 ),
 centre AS (
     SELECT model, kind, median(lp) AS med FROM in_window GROUP BY ALL

@@ -1,0 +1,72 @@
+"""Run one benchmark variant in a child process and read its wall time and peak memory.
+
+Each variant is a fresh interpreter, so one variant's caches and arenas never inflate another's
+peak: os.wait4 returns the child's own resource usage (ru_maxrss, KiB on Linux).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Measured:
+    name: str
+    seconds: float  # wall time of the child's timed section (or the whole child)
+    peak_mb: float  # peak resident memory of the child process
+    info: dict
+
+    def line(self) -> str:
+        extra = " ".join(f"{k}={v}" for k, v in self.info.items() if k != "seconds")
+        return f"{self.name:<44} {self.seconds:9.2f} s  peak {self.peak_mb:7.0f} MB  {extra}"
+
+
+def run_child(name: str, module: str, *args: str, timeout_s: float = 1800) -> Measured:
+    """Run ``python bench/<module>.py --child args...``; the child prints one JSON line with 'seconds'."""
+    cmd = [sys.executable, str(REPO / "bench" / f"{module}.py"), "--child", *args]
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=REPO)
+    deadline = t0 + timeout_s
+    out_chunks = []
+    # communicate() would reap the child and lose its rusage; read the pipes, then wait4.
+    out, err = proc.stdout.read(), proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0 or time.perf_counter() > deadline:
+        raise RuntimeError(f"{name} failed ({proc.returncode}):\n{err.decode(errors='replace')[-3000:]}")
+    out_chunks.append(out)
+    lines = [ln for ln in out.decode().splitlines() if ln.startswith("{")]
+    info = json.loads(lines[-1]) if lines else {}
+    return Measured(name, float(info.get("seconds", wall)), usage.ru_maxrss / 1024, info)
+
+
+def emit(**info) -> None:
+    """What a child prints for its parent: one JSON line."""
+    print(json.dumps(info, default=str), flush=True)
+
+
+def machine() -> dict:
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    import duckdb
+
+    return {"cpu": cpu, "cores": os.cpu_count(), "ram_gb": round(mem_gb, 1),
+            "python": platform.python_version(), "duckdb": duckdb.__version__}
