@@ -163,9 +163,11 @@ def backup(
     from gpuvalue.warehouse.maintenance import backup_database
 
     settings = _settings(db)
+    from gpuvalue.warehouse.db import WarehouseError
+
     try:
         backup_database(settings.db, out_dir)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, WarehouseError) as exc:
         _fail(str(exc))
     out.print(f"backed up {settings.db} to {out_dir}")
 
@@ -179,9 +181,11 @@ def restore(
     from gpuvalue.warehouse.maintenance import restore_database
 
     settings = _settings(db)
+    from gpuvalue.warehouse.db import WarehouseError
+
     try:
         restore_database(from_dir, settings.db)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, WarehouseError) as exc:
         _fail(str(exc))
     out.print(f"restored {from_dir} into {settings.db}")
 

@@ -207,17 +207,11 @@ def _test_pause_in_load() -> None:
     time.sleep(float(seconds))
 
 
-MATCH_STAGE = "match"
-
-
 def _record_match_count(con, summary: P.RunSummary, name: str, rows: list[dict]) -> None:
-    """How many of a listing source's rows matched a model, as a `match` stage row in runs under
-    '<run_id>:match', so the match rate keeps a history that a matcher or markup regression stands out against."""
+    """How many of a listing source's rows matched a model: the history match-rate alarms compare against."""
     if summary.outcomes[name].status != "ok" or not rows:
         return
-    run_id = f"{summary.run_id}:{MATCH_STAGE}"
-    load.start_run(con, run_id, name, MATCH_STAGE, summary.as_of, summary.replay)
-    load.finish_run(con, run_id, name, "ok", sum(1 for r in rows if r["model"]), None)
+    load.set_run_matched(con, summary.run_id, name, sum(1 for r in rows if r["model"]))
 
 
 ALARM_HISTORY_RUNS = 14  # trailing window: the last two weeks of daily runs
@@ -233,41 +227,15 @@ def _quality_alarms(con, summary: P.RunSummary) -> list[str]:
     listing source whose titles suddenly match far less often points at changed titles (or a
     scraped page that is no longer the search results) even when the volume looks normal.
     """
+    from gpuvalue.warehouse.sql_files import statements
+
+    params = {"run": summary.run_id, "window": ALARM_HISTORY_RUNS, "min_n": ALARM_MIN_HISTORY}
     alarms = []
-    volume = con.execute(
-        """
-        WITH past AS (
-            SELECT source, rows FROM runs
-            WHERE status = 'ok' AND stage <> $match AND run_id <> $run AND rows IS NOT NULL
-            QUALIFY row_number() OVER (PARTITION BY source ORDER BY started_at DESC) <= $window
-        ), hist AS (SELECT source, median(rows) AS med, count(*) AS n FROM past GROUP BY source)
-        SELECT r.source, r.rows, h.med FROM runs r JOIN hist h USING (source)
-        WHERE r.run_id = $run AND r.status = 'ok' AND h.n >= $min_n AND r.rows < $share * h.med
-        ORDER BY r.source
-        """,
-        {"run": summary.run_id, "match": MATCH_STAGE, "window": ALARM_HISTORY_RUNS, "min_n": ALARM_MIN_HISTORY,
-         "share": ALARM_VOLUME_SHARE},
-    ).fetchall()
+    volume = con.execute(statements("quality_volume_alarms")[0], {**params, "share": ALARM_VOLUME_SHARE}).fetchall()
     for source, n, med in volume:
         alarms.append(f"{source}: {n} rows today against a trailing median of {med:.0f} (markup change or block?)")
-    match_rate = con.execute(
-        """
-        WITH rate AS (
-            SELECT s.run_id, s.source, s.started_at, m.rows / s.rows AS rate
-            FROM runs s JOIN runs m ON m.run_id = s.run_id || ':' || $match AND m.source = s.source
-            WHERE s.status = 'ok' AND s.rows > 0 AND m.stage = $match AND m.rows IS NOT NULL
-        ), past AS (
-            SELECT source, rate FROM rate WHERE run_id <> $run
-            QUALIFY row_number() OVER (PARTITION BY source ORDER BY started_at DESC) <= $window
-        ), hist AS (SELECT source, median(rate) AS med, count(*) AS n FROM past GROUP BY source)
-        SELECT r.source, r.rate, h.med FROM rate r JOIN hist h USING (source)
-        WHERE r.run_id = $run AND h.n >= $min_n AND r.rate < h.med - $drop
-        ORDER BY r.source
-        """,
-        {"run": summary.run_id, "match": MATCH_STAGE, "window": ALARM_HISTORY_RUNS, "min_n": ALARM_MIN_HISTORY,
-         "drop": ALARM_MATCH_RATE_DROP},
-    ).fetchall()
-    for source, rate, med in match_rate:
+    rates = con.execute(statements("quality_match_alarms")[0], {**params, "drop": ALARM_MATCH_RATE_DROP}).fetchall()
+    for source, rate, med in rates:
         alarms.append(f"{source}: {rate:.0%} of listings matched a GPU model today against a trailing median of "
                       f"{med:.0%} (titles or page changed?)")
     return alarms

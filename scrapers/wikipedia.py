@@ -371,11 +371,23 @@ def _cell_text(cell: Tag) -> str:
     return _clean(cell.get_text(" "))
 
 
+def _own_rows(table: Tag):
+    """The table's own rows, not those of tables nested in its cells: walking children, never
+    searching descendants, keeps deeply nested (or unclosed) tables linear in the page size."""
+    for child in table.children:
+        if getattr(child, "name", None) == "tr":
+            yield child
+        elif getattr(child, "name", None) in ("thead", "tbody", "tfoot"):
+            for tr in child.children:
+                if getattr(tr, "name", None) == "tr":
+                    yield tr
+
+
 def _table_grid(table: Tag) -> list[list[tuple[str, bool]]]:
     """The table as a rectangle of (text, is_header), spans copied into every covered slot."""
     grid: list[list[tuple[str, bool] | None]] = []
     pending: dict[tuple[int, int], tuple[str, bool]] = {}
-    for r, tr in enumerate(tr for tr in table.find_all("tr") if tr.find_parent("table") is table):
+    for r, tr in enumerate(_own_rows(table)):
         row: list[tuple[str, bool] | None] = []
         col = 0
         for cell in tr.find_all(["th", "td"], recursive=False):

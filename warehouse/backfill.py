@@ -1,8 +1,10 @@
 """Materialize prices and rankings for a whole date range in one set-based pass.
 
 Running the daily SQL once per day re-reads every observation for each day; over a year of
-history that is hundreds of scans. The backfill reads the observations once and slides a
-window over them, so rebuilding history after a matcher upgrade or a rule change is cheap.
+history that is hundreds of scans. The backfill reads the observations once, works out which
+window each day's price comes from, and evaluates every needed window once, a month of windows
+at a time so memory stays bounded. The result is the daily SQL's, row for row, so rebuilding
+history after a matcher upgrade or a rule change gives exactly what the daily runs would have.
 """
 
 from __future__ import annotations
@@ -14,6 +16,17 @@ import duckdb
 from gpuvalue.warehouse.load import _run_file, transaction
 
 
+MONTHS_PER_BATCH = 2
+
+
+def _anchor_batches(con: duckdb.DuckDBPyConnection, months: int = MONTHS_PER_BATCH) -> list[tuple[date, date]]:
+    """First and last needed window end of each run of `months` calendar months, oldest first."""
+    return con.execute(
+        "SELECT min(anchor), max(anchor) FROM backfill_anchors "
+        "GROUP BY (year(anchor) * 12 + month(anchor) - 1) // ? ORDER BY 1", [months]
+    ).fetchall()
+
+
 def backfill_prices(con: duckdb.DuckDBPyConnection, start: date, end: date, window_days: int, min_count: int) -> int:
     """Replace prices_daily for every day in [start, end]; returns the number of price rows written.
 
@@ -21,7 +34,11 @@ def backfill_prices(con: duckdb.DuckDBPyConnection, start: date, end: date, wind
     """
     if end < start:
         raise ValueError(f"backfill range is empty: {start} > {end}")
-    _run_file(con, "backfill_prices", {"start": start, "end": end, "window_days": window_days, "min_count": min_count})
+    params = {"start": start, "end": end, "window_days": window_days, "min_count": min_count}
+    _run_file(con, "backfill_prices", params)
+    for a0, a1 in _anchor_batches(con):
+        _run_file(con, "backfill_prices_windows", {**params, "a0": a0, "a1": a1})
+    _run_file(con, "backfill_prices_resolve", params)
     return con.execute("SELECT count(*) FROM prices_daily WHERE as_of BETWEEN ? AND ?", [start, end]).fetchone()[0]
 
 

@@ -231,6 +231,8 @@ def integrity_check(con: duckdb.DuckDBPyConnection) -> list[str]:
     problems = []
     checks = {
         "duplicate listings": "SELECT count(*) FROM (SELECT source, listing_id FROM listings GROUP BY ALL HAVING count(*) > 1)",
+        "duplicate listing snapshots": "SELECT count(*) FROM (SELECT source, listing_id, seen_date FROM listing_snapshots "
+                                       "GROUP BY ALL HAVING count(*) > 1)",
         "duplicate ranking rows": "SELECT count(*) FROM (SELECT as_of, model FROM ranking_daily GROUP BY ALL HAVING count(*) > 1)",
         "ranked models missing from catalog": "SELECT count(*) FROM ranking_daily r ANTI JOIN gpus g USING (model)",
         "ranking days with gaps in rank": "SELECT count(*) FROM (SELECT as_of FROM ranking_daily GROUP BY as_of HAVING max(rank) <> count(*))",

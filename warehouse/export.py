@@ -81,7 +81,21 @@ def validate_export_path(path: str | os.PathLike[str]) -> Path:
         raise ExportError(f"cannot export to {target}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ExportError(f"cannot export to {target}: directory {parent} is not writable")
+    if _is_database_file(target):
+        raise ExportError(f"refusing to export over {target}: it is a DuckDB database (or its journal or lock)")
     return target
+
+
+def _is_database_file(target: Path) -> bool:
+    """An export must never replace the warehouse it reads, whatever the file is called."""
+    if target.name.endswith((".wal", ".lock")) and target.exists():
+        return True
+    try:
+        with open(target, "rb") as fh:
+            head = fh.read(12)
+    except OSError:
+        return False
+    return head[8:12] == b"DUCK"
 
 
 def prepare_export_dir(out_dir: str | os.PathLike[str]) -> Path:

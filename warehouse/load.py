@@ -149,12 +149,21 @@ LISTING_SCHEMA = pa.schema(
 )
 
 
+def listing_table(rows: Sequence[dict]) -> pa.Table:
+    """Rows to Arrow column by column: several times faster than building it row by row."""
+    rows = list(rows)
+    return pa.table({name: [r.get(name) for r in rows] for name in LISTING_SCHEMA.names}, schema=LISTING_SCHEMA)
+
+
 def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict] | pa.Table) -> int:
-    """Upsert prepared listing rows (LISTING_SCHEMA columns) and their daily snapshots."""
-    table = rows if isinstance(rows, pa.Table) else pa.Table.from_pylist(list(rows), schema=LISTING_SCHEMA)
+    """Upsert prepared listing rows (LISTING_SCHEMA columns) and their daily snapshots.
+
+    The tables carry no key index (see migration 002): a MERGE on a hash join is several times
+    faster for bulk loads, and one row per key is kept here: the newest observation in the batch.
+    """
+    table = rows if isinstance(rows, pa.Table) else listing_table(rows)
     if table.num_rows == 0:
         return 0
-    # Keep one row per key: the newest observation of a listing in this batch.
     con.register("incoming_raw", table)
     try:
         con.execute(
@@ -234,6 +243,10 @@ def start_run(con, run_id: str, source: str, stage: str, as_of: date, replay: bo
         "VALUES (?, ?, ?, ?, ?, ?, 'running')",
         [run_id, source, stage, as_of, replay, _naive_utc(datetime.now(timezone.utc))],
     )
+
+
+def set_run_matched(con, run_id: str, source: str, matched: int) -> None:
+    con.execute("UPDATE runs SET matched = ? WHERE run_id = ? AND source = ?", [matched, run_id, source])
 
 
 def finish_run(con, run_id: str, source: str, status: str, rows: int | None = None, error: str | None = None) -> None:

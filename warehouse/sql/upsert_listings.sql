@@ -1,32 +1,36 @@
--- incoming_listings has the columns of listings (first_seen = last_seen = this observation).
+-- incoming_listings: one row per (source, listing_id), with the columns of listings
+-- (first_seen = last_seen = this observation).
 -- Re-seeing a listing moves last_seen and status; a sold price, once recorded, never changes;
 -- the match is refreshed so a better matcher can re-match history.
-INSERT INTO listings BY NAME
-SELECT * FROM incoming_listings
-ON CONFLICT (source, listing_id) DO UPDATE SET
-    title           = CASE WHEN listings.sold THEN listings.title ELSE excluded.title END,
-    subtitle        = coalesce(excluded.subtitle, listings.subtitle),
-    price           = CASE WHEN listings.sold THEN listings.price ELSE excluded.price END,
-    shipping        = CASE WHEN listings.sold THEN listings.shipping ELSE excluded.shipping END,
-    currency        = CASE WHEN listings.sold THEN listings.currency ELSE excluded.currency END,
-    total_usd       = CASE WHEN listings.sold THEN listings.total_usd ELSE excluded.total_usd END,
-    fx_source       = CASE WHEN listings.sold THEN listings.fx_source ELSE excluded.fx_source END,
-    condition       = excluded.condition,
-    condition_class = excluded.condition_class,
-    buying_option   = excluded.buying_option,
-    bid_count       = excluded.bid_count,
-    quantity        = excluded.quantity,
-    sold            = listings.sold OR excluded.sold,
-    sold_at         = coalesce(listings.sold_at, excluded.sold_at),
-    first_seen      = least(listings.first_seen, excluded.first_seen),
-    last_seen       = greatest(listings.last_seen, excluded.last_seen),
-    status          = CASE WHEN listings.sold OR excluded.sold THEN 'sold' ELSE excluded.status END,
-    url             = coalesce(excluded.url, listings.url),
-    marketplace     = coalesce(excluded.marketplace, listings.marketplace),
-    model           = excluded.model,
-    match_reason    = excluded.match_reason;
+MERGE INTO listings AS l
+USING incoming_listings AS i
+ON l.source = i.source AND l.listing_id = i.listing_id
+WHEN MATCHED THEN UPDATE SET
+    title           = CASE WHEN l.sold THEN l.title ELSE i.title END,
+    subtitle        = coalesce(i.subtitle, l.subtitle),
+    price           = CASE WHEN l.sold THEN l.price ELSE i.price END,
+    shipping        = CASE WHEN l.sold THEN l.shipping ELSE i.shipping END,
+    currency        = CASE WHEN l.sold THEN l.currency ELSE i.currency END,
+    total_usd       = CASE WHEN l.sold THEN l.total_usd ELSE i.total_usd END,
+    fx_source       = CASE WHEN l.sold THEN l.fx_source ELSE i.fx_source END,
+    condition       = i.condition,
+    condition_class = i.condition_class,
+    buying_option   = i.buying_option,
+    bid_count       = i.bid_count,
+    quantity        = i.quantity,
+    sold            = l.sold OR i.sold,
+    sold_at         = coalesce(l.sold_at, i.sold_at),
+    first_seen      = least(l.first_seen, i.first_seen),
+    last_seen       = greatest(l.last_seen, i.last_seen),
+    status          = CASE WHEN l.sold OR i.sold THEN 'sold' ELSE i.status END,
+    url             = coalesce(i.url, l.url),
+    marketplace     = coalesce(i.marketplace, l.marketplace),
+    model           = i.model,
+    match_reason    = i.match_reason
+WHEN NOT MATCHED THEN INSERT BY NAME;
 
 INSERT INTO listing_snapshots BY NAME
-SELECT source, listing_id, CAST(last_seen AS DATE) AS seen_date, price, shipping, currency, total_usd
-FROM incoming_listings
-ON CONFLICT DO NOTHING;
+SELECT i.source, i.listing_id, CAST(i.last_seen AS DATE) AS seen_date, i.price, i.shipping, i.currency, i.total_usd
+FROM incoming_listings AS i
+ANTI JOIN listing_snapshots AS s
+    ON s.source = i.source AND s.listing_id = i.listing_id AND s.seen_date = CAST(i.last_seen AS DATE);
