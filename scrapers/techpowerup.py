@@ -11,7 +11,8 @@ import re
 from datetime import date, datetime
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
-from bs4 import BeautifulSoup
+from lxml import etree
+from lxml import html as lxml_html
 from pydantic import BaseModel, ConfigDict
 
 from gpuvalue.models.records import GpuSpec, TechPowerUpRow
@@ -131,11 +132,11 @@ def parse_techpowerup_listing(
     """
     if isinstance(html, bytes):
         html = html.decode("utf-8", errors="replace")
-    soup = BeautifulSoup(html, "lxml")
-    table = soup.select_one("table.processors")
+    root = _document(html, url)
+    table = next(iter(_TABLE_XPATH(root)), None)
     if table is None:
         raise ParseError(SOURCE, url, "no table.processors on the page")
-    headers = [th.get_text(" ", strip=True) for th in table.select("thead.colheader th")]
+    headers = [_text(th) for th in _HEADER_XPATH(table)]
     if not headers:
         raise ParseError(SOURCE, url, "no column header row (thead.colheader) in table.processors")
     first = headers[: len(EXPECTED_HEADERS)]
@@ -144,11 +145,11 @@ def parse_techpowerup_listing(
         raise ParseError(SOURCE, url, f"column headers changed: missing {missing}, found {first}")
 
     if captured_on is None:
-        captured_on = _page_capture_date(soup)
+        captured_on = _page_capture_date(root)
     page_year = _query_year(url)
     rows = []
-    for tr in table.find_all("tr"):
-        cells = tr.find_all("td", recursive=False)
+    for tr in table.iter("tr"):
+        cells = [c for c in tr if c.tag == "td"]
         if not cells:
             continue
         if len(cells) != len(EXPECTED_HEADERS):
@@ -159,33 +160,61 @@ def parse_techpowerup_listing(
     return TechPowerUpPage(url=url, rows=rows, capped=CAPPED_MARKER in html, captured_on=captured_on)
 
 
+def _has_class(name: str) -> str:
+    return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
+
+
+# Compiled once: walking the lxml tree directly is several times faster than a soup with CSS selectors.
+_TABLE_XPATH = etree.XPath(f"//table[{_has_class('processors')}]")
+_HEADER_XPATH = etree.XPath(f".//thead[{_has_class('colheader')}]//th")
+_CLOCK_XPATH = etree.XPath(f"//*[{_has_class('s--time__cur')}]")
+
+
+def _document(text: str, url: str):
+    """The page's element tree; comments are dropped so they never leak into cell text."""
+    parser = lxml_html.HTMLParser(remove_comments=True)  # per call: lxml parsers are not thread-safe
+    try:
+        return lxml_html.document_fromstring(text, parser=parser)
+    except ValueError:  # a str that declares its own encoding
+        return lxml_html.document_fromstring(text.encode("utf-8"), parser=lxml_html.HTMLParser(
+            remove_comments=True, encoding="utf-8"))
+    except etree.ParserError as exc:
+        raise ParseError(SOURCE, url, f"unreadable page: {exc}") from exc
+
+
+def _text(element) -> str:
+    """The element's text pieces, each stripped, joined by single spaces (empty pieces skipped)."""
+    return " ".join(piece for piece in (t.strip() for t in element.itertext()) if piece)
+
+
 def _parse_row(cells, url: str, captured_on: date | None, page_year: int | None) -> TechPowerUpRow:
     name_cell, chip_cell, released_cell, bus_cell, memory_cell, gpu_clock_cell, mem_clock_cell, units_cell = cells
-    vendor = next((c[len("vendor-"):] for c in name_cell.get("class", []) if c.startswith("vendor-")), None)
-    name = name_cell.get_text(" ", strip=True)
+    classes = (name_cell.get("class") or "").split()
+    vendor = next((c[len("vendor-"):] for c in classes if c.startswith("vendor-")), None)
+    name = _text(name_cell)
     if not name or vendor is None:
         raise ParseError(SOURCE, url, "product row without a name or vendor class")
-    link = name_cell.find("a", href=True)
-    release_text = released_cell.get_text(" ", strip=True)
+    href = next((a.get("href") for a in name_cell.iter("a") if a.get("href") is not None), None)
+    release_text = _text(released_cell)
     release_date = _parse_full_date(release_text)
-    memory_gb, memory_type, memory_bus_bits = _parse_memory(memory_cell.get_text(" ", strip=True))
-    shaders, tmus, rops = _parse_units(units_cell.get_text(" ", strip=True))
+    memory_gb, memory_type, memory_bus_bits = _parse_memory(_text(memory_cell))
+    shaders, tmus, rops = _parse_units(_text(units_cell))
     return TechPowerUpRow(
         name=name,
         vendor=vendor,
-        chip=chip_cell.get_text(" ", strip=True) or None,
+        chip=_text(chip_cell) or None,
         release_date=release_date,
         released=_is_released(release_text, release_date, captured_on, page_year),
-        bus_interface=bus_cell.get_text(" ", strip=True) or None,
+        bus_interface=_text(bus_cell) or None,
         memory_gb=memory_gb,
         memory_type=memory_type,
         memory_bus_bits=memory_bus_bits,
-        gpu_clock_mhz=_parse_mhz(gpu_clock_cell.get_text(" ", strip=True)),
-        memory_clock_mhz=_parse_mhz(mem_clock_cell.get_text(" ", strip=True)),
+        gpu_clock_mhz=_parse_mhz(_text(gpu_clock_cell)),
+        memory_clock_mhz=_parse_mhz(_text(mem_clock_cell)),
         shading_units=shaders,
         tmus=tmus,
         rops=rops,
-        url=urljoin(BASE_URL, link["href"]) if link else None,
+        url=urljoin(BASE_URL, href) if href is not None else None,
         release_text=release_text or None,
     )
 
@@ -223,11 +252,11 @@ def _is_released(text: str, full: date | None, captured_on: date | None, page_ye
     return True
 
 
-def _page_capture_date(soup: BeautifulSoup) -> date | None:
-    clock = soup.select_one(".s--time__cur")
+def _page_capture_date(root) -> date | None:
+    clock = next(iter(_CLOCK_XPATH(root)), None)
     if clock is None:
         return None
-    m = re.match(r"([A-Z][a-z]{2})\w* (\d{1,2})\w*, (\d{4})", clock.get_text(" ", strip=True))
+    m = re.match(r"([A-Z][a-z]{2})\w* (\d{1,2})\w*, (\d{4})", _text(clock))
     if not m or m.group(1) not in _MONTHS:
         return None
     return date(int(m.group(3)), _MONTHS[m.group(1)], int(m.group(2)))

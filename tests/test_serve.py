@@ -114,15 +114,16 @@ async def _run_state(api_url: str, run_id):
         return (await client.read_flow_run(run_id)).state
 
 
-def test_serve_without_server_says_so(monkeypatch):
-    import gpuvalue.flows.serve  # noqa: F401  (registers the command)
-    from gpuvalue.flows.cli import app
-
-    monkeypatch.delenv("PREFECT_API_URL", raising=False)
-    result = CliRunner().invoke(app, ["serve", "--replay"])
-    assert result.exit_code == 2
-    assert "no Prefect server is configured" in result.output
-    assert "deploy/systemd" in result.output
+def test_serve_without_server_says_so(tmp_path):
+    # A fresh process: the session's Prefect test harness must not count as a configured server.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_API")}
+    env["PREFECT_HOME"] = str(tmp_path / "prefect-home")
+    result = subprocess.run([sys.executable, "-m", "gpuvalue.flows.cli", "serve", "--replay"], env=env,
+                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    output = " ".join((result.stdout + result.stderr).split())
+    assert result.returncode == 2, output
+    assert "no Prefect server is configured" in output
+    assert "deploy/systemd" in output
 
 
 def test_serve_rejects_a_bad_cron():

@@ -18,24 +18,30 @@ WITH obs AS (
     FROM listings
     WHERE sold AND model IS NOT NULL AND total_usd > 0 AND coalesce(quantity, 1) = 1
       AND condition_class IN ('used', 'refurbished', 'open_box') AND sold_at IS NOT NULL
+      AND sold_at < CAST($as_of AS DATE) + INTERVAL 1 DAY
     UNION ALL
     SELECT s.source, s.listing_id, l.model, 'asking' AS kind, s.seen_date AS obs_date, s.total_usd AS usd
     FROM listing_snapshots AS s JOIN listings AS l USING (source, listing_id)
     WHERE NOT l.sold AND l.model IS NOT NULL AND s.total_usd > 0 AND coalesce(l.quantity, 1) = 1
       AND l.condition_class IN ('used', 'refurbished', 'open_box')
-      AND l.buying_option NOT LIKE '%AUCTION%'
+      AND l.buying_option NOT LIKE '%AUCTION%' AND s.seen_date <= $as_of
 ),
-newest AS (
-    SELECT model, kind, max(obs_date) AS last_date FROM obs WHERE obs_date <= $as_of GROUP BY ALL
+anchors AS (
+    SELECT model, kind,
+           CASE WHEN max(obs_date) > CAST($as_of AS DATE) - $window_days THEN CAST($as_of AS DATE)
+                ELSE max(obs_date) END AS anchor
+    FROM obs GROUP BY ALL
 ),
 windowed AS (
-    SELECT o.source, o.listing_id, o.model, o.kind, o.obs_date, o.usd, ln(o.usd) AS lp,
-           CASE WHEN n.last_date > CAST($as_of AS DATE) - $window_days THEN CAST($as_of AS DATE)
-                ELSE n.last_date END AS anchor
-    FROM obs AS o JOIN newest AS n USING (model, kind)
+    SELECT o.source, o.listing_id, o.model, o.kind, o.obs_date, o.usd, ln(o.usd) AS lp
+    FROM obs AS o JOIN anchors AS a USING (model, kind)
+    WHERE o.obs_date <= a.anchor AND o.obs_date > a.anchor - $window_days
 ),
+-- A sold listing is one observation; only asking snapshots of one listing can repeat in a window.
 in_window AS (
-    SELECT * FROM windowed WHERE obs_date <= anchor AND obs_date > anchor - $window_days
+    SELECT * FROM windowed WHERE kind = 'sold'
+    UNION ALL
+    SELECT * FROM windowed WHERE kind = 'asking'
     QUALIFY row_number() OVER (PARTITION BY model, kind, source, listing_id ORDER BY obs_date DESC) = 1
 ),
 centre AS (

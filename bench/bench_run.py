@@ -1,0 +1,67 @@
+"""The whole offline run (`gpuvalue run --replay`): wall time, peak memory, time per stage.
+
+    uv run python bench/bench_run.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.measure import emit, run_child, run_command  # noqa: E402
+
+REPLAY_DATE = "2026-11-30"
+
+
+def child(db: str) -> None:
+    from gpuvalue.flows.daily import daily_flow
+
+    t0 = time.perf_counter()
+    summary = daily_flow(as_of=date.fromisoformat(REPLAY_DATE), replay=True, db=db)
+    emit(seconds=time.perf_counter() - t0, ranked=summary.ranked,
+         stages={k: round(v, 2) for k, v in summary.stage_seconds.items()},
+         failed=summary.failed)
+
+
+def main(argv: list[str] | None = None) -> list[str]:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--child", action="store_true")
+    ap.add_argument("rest", nargs="*")
+    args = ap.parse_args(argv)
+    if args.child:
+        child(args.rest[0])
+        return []
+    tmp = Path(tempfile.mkdtemp(prefix="gpuvalue-bench-"))
+    try:
+        env = {**os.environ, "PREFECT_HOME": str(tmp / "prefect"), "DO_NOT_TRACK": "1",
+               "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_LOGGING_LEVEL": "WARNING"}
+        env.pop("PREFECT_API_URL", None)
+        os.environ.update({k: env[k] for k in ("PREFECT_HOME", "DO_NOT_TRACK", "PREFECT_SERVER_ANALYTICS_ENABLED")})
+        cli = run_command("gpuvalue run --replay (CLI, whole process)",
+                          [str(Path(sys.executable).parent / "gpuvalue"), "run", "--replay", "--date", REPLAY_DATE,
+                           "--db", str(tmp / "cli" / "g.duckdb")], env)
+        flow = run_child("daily_flow(replay=True) in-process", "bench_run", str(tmp / "flow" / "g.duckdb"))
+        out = ["[run] " + cli.line(), "[run] " + flow.line().split(" stages=")[0]]
+        stages = flow.info.get("stages", {})
+        total = flow.seconds
+        for name, s in sorted(stages.items(), key=lambda kv: -kv[1]):
+            out.append(f"[run]   stage {name:<14} {s:7.2f} s  {100 * s / total:5.1f}% of the flow")
+        out.append(f"[run]   outside stages (Prefect start-up, task orchestration, artifacts) "
+                   f"{total - sum(v for k, v in stages.items() if k in ('fetch+parse', 'archive', 'load', 'export')):.2f} s")
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    for line in main():
+        print(line)
