@@ -131,7 +131,10 @@ def main(argv: list[str] | None = None) -> list[str]:
     args = ap.parse_args(argv)
     if args.child:
         kind, db, *dates = args.rest
-        if kind == "sql-backfill":
+        if kind == "synth":
+            spec = QUICK if dates[0] == "quick" else FULL
+            emit(seconds=build(Path(db), spec))
+        elif kind == "sql-backfill":
             child_sql_backfill(db, date.fromisoformat(dates[0]), date.fromisoformat(dates[1]))
         elif kind == "sql-daily":
             child_sql_daily(db, date.fromisoformat(dates[0]))
@@ -143,7 +146,9 @@ def main(argv: list[str] | None = None) -> list[str]:
     tmp = Path(tempfile.mkdtemp(prefix="gpuvalue-bench-"))
     try:
         db = tmp / "synth.duckdb"
-        gen_s = build(db, spec)
+        # Generated in a child: a forked child starts with its parent's peak resident set, so a
+        # parent that had built the history itself would inflate every later variant's peak.
+        gen_s = run_child("synthetic history", "bench_backfill", "synth", str(db), "quick" if args.quick else "full").seconds
         out = [f"[backfill] synthetic history: {spec.n_models} models, {spec.days} days, "
                f"{spec.n_listings:,} listings, generated in {gen_s:.1f} s"]
         s, e = spec.start, spec.end

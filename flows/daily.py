@@ -48,7 +48,8 @@ def _transient(task, task_run, state) -> bool:
 @task(name="fetch", retries=2, retry_delay_seconds=[5, 30], retry_condition_fn=_transient,
       cache_policy=NO_CACHE, task_run_name="fetch-{source}")
 def fetch_task(source: str, settings: Settings, replay: bool, replay_dir: str | None) -> SourceFetch:
-    return P.fetch_source(source, settings, replay, replay_dir)
+    logger = _logger()
+    return P.fetch_source(source, settings, replay, replay_dir, progress=logger.info)
 
 
 @task(name="parse", cache_policy=NO_CACHE, task_run_name="parse-{source}")

@@ -74,12 +74,13 @@ def recorded_sources(replay_dir: str | Path | None = None) -> set[str]:
     return Archive(replay_dir or packaged_replay_dir()).sources()
 
 
-def fetch_source(source: str, settings: Settings, replay: bool, replay_dir: str | Path | None = None) -> SourceFetch:
+def fetch_source(source: str, settings: Settings, replay: bool, replay_dir: str | Path | None = None,
+                 progress=None) -> SourceFetch:
     client = make_client(settings, replay, replay_dir)
     try:
         fetch = SOURCES[source].fetch
         assert fetch is not None
-        return fetch(FetchPlanContext(client=client, settings=settings, replay=replay))
+        return fetch(FetchPlanContext(client=client, settings=settings, replay=replay, progress=progress))
     finally:
         client.close()
 

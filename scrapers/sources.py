@@ -28,6 +28,11 @@ class FetchPlanContext:
     client: Any  # PoliteClient
     settings: Any  # Settings
     replay: bool
+    progress: Callable[[str], None] | None = None  # one line per page on long fetches
+
+    def report(self, message: str) -> None:
+        if self.progress is not None:
+            self.progress(message)
 
 
 @dataclass
@@ -87,6 +92,7 @@ def _fetch_techpowerup(ctx: FetchPlanContext) -> SourceFetch:
     while queue:
         params = queue.pop(0)
         url = tpu.listing_url(params)
+        ctx.report(f"techpowerup: {url} ({len(out.pages) + 1} fetched, {len(queue)} queued)")
         try:
             page = ctx.client.get(url, source="techpowerup")
         except NotRecordedError:
@@ -176,7 +182,8 @@ def _fetch_ebay_browse(ctx: FetchPlanContext) -> SourceFetch:
     if ctx.replay:
         assert token == REPLAY_TOKEN
     headers = eb.browse_headers(token, s.ebay_marketplace)
-    for query in s.ebay_queries:
+    for i, query in enumerate(s.ebay_queries, start=1):
+        ctx.report(f"ebay-browse: search {i}/{len(s.ebay_queries)}: {query}")
         next_url: str | None = eb.browse_search_url(query)
         pages = 0
         while next_url and pages < s.ebay_max_pages:
@@ -198,7 +205,8 @@ def _fetch_ebay_html(ctx: FetchPlanContext) -> SourceFetch:
     from gpuvalue.scrapers import ebay_html as eh
 
     out = SourceFetch("ebay-html")
-    for query in ctx.settings.ebay_queries:
+    for i, query in enumerate(ctx.settings.ebay_queries, start=1):
+        ctx.report(f"ebay-html: sold search {i}/{len(ctx.settings.ebay_queries)}: {query}")
         url = eh.ebay_search_url(query, sold=True)
         out.pages.append(ctx.client.get(url, source="ebay-html"))
     return out
