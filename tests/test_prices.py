@@ -112,3 +112,14 @@ def test_a_sold_price_never_changes_once_recorded(con):
     load.load_listings(con, [later])
     assert con.execute("SELECT price, total_usd, CAST(sold_at AS DATE), CAST(last_seen AS DATE) FROM listings").fetchone() == (
         700.0, 700.0, d, AS_OF)
+
+
+def test_a_batch_showing_one_listing_twice_keeps_its_newest_observation(con):
+    d = AS_OF - timedelta(days=1)
+    load.load_listings(con, [_row("dup", "Card A", 700, day=d), _row("dup", "Card A", 650, day=AS_OF),
+                             _row("other", "Card A", 600, day=AS_OF)])
+    assert con.execute("SELECT listing_id, price, CAST(last_seen AS DATE) FROM listings ORDER BY 1").fetchall() == [
+        ("dup", 650.0, AS_OF), ("other", 600.0, AS_OF)]
+    assert integrity_check(con) == []
+    load.load_listings(con, [_row("dup", "Card A", 640, day=AS_OF)])  # no duplicates: the view path
+    assert con.execute("SELECT count(*), min(price) FROM listings WHERE listing_id = 'dup'").fetchone() == (1, 640.0)

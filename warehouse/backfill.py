@@ -41,7 +41,7 @@ def backfill_prices(con: duckdb.DuckDBPyConnection, start: date, end: date, wind
     for a0, a1 in _anchor_batches(con):
         _run_file(con, "backfill_prices_windows", {**params, "a0": a0, "a1": a1})
     _run_file(con, "backfill_prices_resolve", params)
-    return con.execute("SELECT count(*) FROM prices_daily WHERE as_of BETWEEN ? AND ?", [start, end]).fetchone()[0]
+    return con.execute("SELECT count(*) FROM prices_daily WHERE as_of BETWEEN ? AND ?", [start, end]).fetchall()[0][0]
 
 
 def backfill_ranking(con: duckdb.DuckDBPyConnection, start: date, end: date, *, precision: str, reference: str,
@@ -49,7 +49,7 @@ def backfill_ranking(con: duckdb.DuckDBPyConnection, start: date, end: date, *, 
     """Replace ranking_daily for every day in [start, end] from prices_daily; returns rows written."""
     _run_file(con, "backfill_ranking", {"start": start, "end": end, "precision": precision, "reference": reference,
                                         "window_days": window_days})
-    return con.execute("SELECT count(*) FROM ranking_daily WHERE as_of BETWEEN ? AND ?", [start, end]).fetchone()[0]
+    return con.execute("SELECT count(*) FROM ranking_daily WHERE as_of BETWEEN ? AND ?", [start, end]).fetchall()[0][0]
 
 
 def backfill(con: duckdb.DuckDBPyConnection, start: date, end: date, *, precision: str, reference: str,

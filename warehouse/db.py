@@ -59,10 +59,10 @@ def schema_version_supported() -> int:
 def current_version(con: duckdb.DuckDBPyConnection) -> int:
     exists = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     if not exists:
         return 0
-    row = con.execute("SELECT max(version) FROM schema_version").fetchone()
+    row = con.execute("SELECT max(version) FROM schema_version").fetchall()[0]
     return int(row[0] or 0)
 
 
@@ -238,7 +238,7 @@ def integrity_check(con: duckdb.DuckDBPyConnection) -> list[str]:
         "ranking days with gaps in rank": "SELECT count(*) FROM (SELECT as_of FROM ranking_daily GROUP BY as_of HAVING max(rank) <> count(*))",
     }
     for name, sql in checks.items():
-        n = con.execute(sql).fetchone()[0]
+        n = con.execute(sql).fetchall()[0][0]
         if n:
             problems.append(f"{name}: {n}")
     return problems

@@ -150,9 +150,8 @@ LISTING_SCHEMA = pa.schema(
 
 
 def listing_table(rows: Sequence[dict]) -> pa.Table:
-    """Rows to Arrow column by column: several times faster than building it row by row."""
-    rows = list(rows)
-    return pa.table({name: [r.get(name) for r in rows] for name in LISTING_SCHEMA.names}, schema=LISTING_SCHEMA)
+    """Prepared rows as Arrow (measured faster than transposing to columns in Python first)."""
+    return pa.Table.from_pylist(list(rows), schema=LISTING_SCHEMA)
 
 
 def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict] | pa.Table) -> int:
@@ -166,14 +165,22 @@ def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict] | pa.Tabl
         return 0
     con.register("incoming_raw", table)
     try:
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE incoming_listings AS SELECT * FROM incoming_raw "
-            "QUALIFY row_number() OVER (PARTITION BY source, listing_id ORDER BY last_seen DESC, sold DESC) = 1"
-        )
+        duplicates = con.execute(
+            "SELECT count(*) - count(DISTINCT (source, listing_id)) FROM incoming_raw").fetchall()[0][0]
+        kind = "TABLE" if duplicates else "VIEW"
+        if duplicates:  # a page can show a listing twice: keep its newest observation
+            con.execute(
+                "CREATE OR REPLACE TEMP TABLE incoming_listings AS SELECT * FROM incoming_raw "
+                "QUALIFY row_number() OVER (PARTITION BY source, listing_id ORDER BY last_seen DESC, sold DESC) = 1"
+            )
+        else:  # the common case: read the batch straight from Arrow, no copy
+            con.execute("CREATE OR REPLACE TEMP VIEW incoming_listings AS SELECT * FROM incoming_raw")
+        try:
+            _run_file(con, "upsert_listings")
+        finally:
+            con.execute(f"DROP {kind} incoming_listings")  # one of two constants
     finally:
         con.unregister("incoming_raw")
-    _run_file(con, "upsert_listings")
-    con.execute("DROP TABLE incoming_listings")
     return table.num_rows
 
 
@@ -234,7 +241,7 @@ def materialize_day(
     with transaction(con):
         _run_file(con, "prices_daily", params)
         _run_file(con, "ranking_daily", params)
-    return con.execute("SELECT count(*) FROM ranking_daily WHERE as_of = ?", [as_of]).fetchone()[0]
+    return con.execute("SELECT count(*) FROM ranking_daily WHERE as_of = ?", [as_of]).fetchall()[0][0]
 
 
 def start_run(con, run_id: str, source: str, stage: str, as_of: date, replay: bool) -> None:
