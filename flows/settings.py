@@ -6,6 +6,7 @@ run lock and the exports' default folder, so one path moves a whole installation
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -68,7 +69,10 @@ class Settings(BaseSettings):
     reddit_client_id: SecretStr | None = Field(default=None, validation_alias="REDDIT_CLIENT_ID")
     reddit_client_secret: SecretStr | None = Field(default=None, validation_alias="REDDIT_CLIENT_SECRET")
     hardwareswap_subreddits: tuple[str, ...] = ("hardwareswap",)
-    techpowerup_years: tuple[int, ...] = (2016, 2020, 2022, 2023)
+    techpowerup_years: tuple[int, ...] = Field(
+        default_factory=lambda: tuple(range(2014, date.today().year + 1)),
+        description="TechPowerUp listing years to read (capped pages are split)",
+    )
     task_runner: Literal["thread", "dask"] = "thread"
     dask_address: str | None = None
     schedule_cron: str = "0 6 * * *"

