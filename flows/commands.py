@@ -70,18 +70,16 @@ def perf(
     settings = _settings(db)
     con = _reader(db)
     try:
-        where = "source = 'estimate'" if estimate else "TRUE"
+        # With --estimate: the spec estimate for every card; else the figure the ranking uses.
+        table = "(SELECT * FROM perf WHERE source = 'estimate')" if estimate else "perf_best"
         cur = con.execute(
             f"""
-            WITH best AS (
-                SELECT *, row_number() OVER (PARTITION BY model ORDER BY measured DESC, (source = 'local') DESC,
-                                                coalesce(workloads, 0) DESC, source) AS pick
-                FROM perf WHERE precision = $p AND {where}
-            ), ref AS (SELECT relative_perf AS r FROM best WHERE model = $ref AND pick = 1)
+            WITH best AS (SELECT * FROM {table} WHERE precision = $p),
+                 ref AS (SELECT relative_perf AS r FROM best WHERE model = $ref)
             SELECT model, relative_perf / coalesce((SELECT r FROM ref), 1.0) AS relative_perf, source, method,
                    $ref AS reference, precision
-            FROM best WHERE pick = 1 ORDER BY relative_perf DESC, model
-            """,  # `where` is one of two constants above
+            FROM best ORDER BY relative_perf DESC, model
+            """,  # `table` is one of two constants above
             {"p": precision, "ref": settings.reference_gpu},
         )
         cols = [d[0] for d in cur.description]

@@ -47,7 +47,7 @@ def backfill_prices(con: duckdb.DuckDBPyConnection, start: date, end: date, wind
 def backfill_ranking(con: duckdb.DuckDBPyConnection, start: date, end: date, *, precision: str, reference: str,
                      window_days: int) -> int:
     """Replace ranking_daily for every day in [start, end] from prices_daily; returns rows written."""
-    _run_file(con, "backfill_ranking", {"start": start, "end": end, "precision": precision, "reference": reference,
+    _run_file(con, "ranking", {"start": start, "end": end, "precision": precision, "reference": reference,
                                         "window_days": window_days})
     return con.execute("SELECT count(*) FROM ranking_daily WHERE as_of BETWEEN ? AND ?", [start, end]).fetchall()[0][0]
 

@@ -240,7 +240,7 @@ def materialize_day(
     }
     with transaction(con):
         _run_file(con, "prices_daily", params)
-        _run_file(con, "ranking_daily", params)
+        _run_file(con, "ranking", {**params, "start": as_of, "end": as_of})
     return con.execute("SELECT count(*) FROM ranking_daily WHERE as_of = ?", [as_of]).fetchall()[0][0]
 
 

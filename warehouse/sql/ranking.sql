@@ -1,17 +1,16 @@
--- Rankings for every as_of date from $start to $end at once ($precision, $reference, $window_days):
--- ranking_daily.sql with the day as a partition instead of a parameter, so the two agree row for row.
+-- The performance-per-dollar ranking of every as_of date from $start to $end ($precision,
+-- $reference, $window_days): the daily step runs it for one day, a backfill for a range.
+-- Performance comes from perf_best (measured beats estimated), rescaled so the reference card is
+-- 1.0. Every released model with a price and a performance is ranked; a price older than the
+-- window is kept but flagged stale. Ties are broken by model name, so the order is deterministic.
 DELETE FROM ranking_daily WHERE as_of BETWEEN $start AND $end;
 
 INSERT INTO ranking_daily BY NAME
 WITH best_perf AS (
-    SELECT *, row_number() OVER (
-        PARTITION BY model
-        ORDER BY measured DESC, (source = 'local') DESC, coalesce(workloads, 0) DESC, source
-    ) AS pick
-    FROM perf WHERE precision = $precision
+    SELECT * FROM perf_best WHERE precision = $precision
 ),
 ref AS (
-    SELECT relative_perf AS ref_perf FROM best_perf WHERE model = $reference AND pick = 1
+    SELECT relative_perf AS ref_perf FROM best_perf WHERE model = $reference
 ),
 joined AS (
     SELECT p.as_of, g.model, g.vendor, g.architecture, g.segment, g.memory_gb, g.bandwidth_gb_s,
@@ -23,7 +22,7 @@ joined AS (
            p.price_as_of <= p.as_of - $window_days AS stale
     FROM prices_daily AS p
     JOIN gpus AS g USING (model)
-    JOIN best_perf AS bp ON bp.model = p.model AND bp.pick = 1
+    JOIN best_perf AS bp ON bp.model = p.model
     WHERE p.as_of BETWEEN $start AND $end AND coalesce(g.released, true) AND p.price_usd > 0
 )
 SELECT *, round(relative_perf / price_usd * 1000, 4) AS perf_per_dollar,
