@@ -54,7 +54,7 @@ def child_sql_daily(db: str, day: date) -> None:
 
 
 def pandas_day(obs, perf, as_of):
-    """prices_daily.sql + ranking_daily.sql for one day, the plain pandas way."""
+    """prices_daily.sql + ranking.sql for one day, the plain pandas way."""
     import numpy as np
     import pandas as pd
 
