@@ -123,3 +123,13 @@ def test_a_batch_showing_one_listing_twice_keeps_its_newest_observation(con):
     assert integrity_check(con) == []
     load.load_listings(con, [_row("dup", "Card A", 640, day=AS_OF)])  # no duplicates: the view path
     assert con.execute("SELECT count(*), min(price) FROM listings WHERE listing_id = 'dup'").fetchone() == (1, 640.0)
+
+
+def test_new_cards_are_priced_apart_from_the_used_market(con):
+    d = AS_OF - timedelta(days=2)
+    load.load_listings(con, [_row(f"u{i}", "Card A", p, day=d, sold=True) for i, p in enumerate([700, 710, 720])])
+    load.load_listings(con, [_row(f"n{i}", "Card A", p, day=d, cond="new") for i, p in enumerate([1400, 1500, 1600])])
+    _materialize(con)
+    assert _price(con, "Card A")[:3] == (710.0, "sold", 3)  # the ranking's price ignores the new cards
+    assert con.execute("SELECT price_kind, price_n, price_usd, price_as_of FROM new_card_prices WHERE model = 'Card A'"
+                       ).fetchall() == [("asking", 3, 1500.0, d)]
