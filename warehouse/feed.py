@@ -42,8 +42,10 @@ def describe_price(row: dict[str, Any]) -> str:
     n = row.get("price_n") or 0
     if kind == "launch":
         basis = "launch price"
-    elif kind in ("sold", "asking"):
-        basis = f"median of {n} {kind}"
+    elif kind == "sold":
+        basis = f"median of {n} sold"
+    elif kind == "asking":
+        basis = f"lower quartile of {n} asking"
     else:
         basis = str(kind)
     dated = row.get("price_as_of")
@@ -126,7 +128,9 @@ def price_drops(history: Iterable[dict[str, Any]], *, threshold: float = PRICE_D
 
 
 def daily_item(day: date, rows: list[dict[str, Any]], *, home_page_url: str | None = None) -> dict[str, Any]:
-    top = sorted(rows, key=lambda r: r["rank"])[:TOP_IN_DAILY_ITEM]
+    # As `rank` shows by default: cards a desktop can take and current frameworks run.
+    usable = [r for r in rows if r.get("desktop_usable") is not False and r.get("framework_supported") is not False]
+    top = sorted(usable, key=lambda r: r["rank"])[:TOP_IN_DAILY_ITEM]
     reference = top[0]["reference_gpu"] if top else "the reference GPU"
     lines = [
         f"{row['rank']}. {row['model']}: {format_usd(row['price_usd'])} ({describe_price(row)}), "

@@ -231,6 +231,16 @@ def materialize_day(
     min_count: int,
 ) -> int:
     """Prices then ranking for one date, in one transaction: readers see the old day or the new one."""
+    has_reference = con.execute(
+        "SELECT count(*) FROM perf_best WHERE model = ? AND precision = ?", [reference, precision]).fetchall()[0][0]
+    has_any = con.execute("SELECT count(*) FROM perf WHERE precision = ?", [precision]).fetchall()[0][0]
+    if has_any and not has_reference:
+        from gpuvalue.warehouse.db import WarehouseError
+
+        raise WarehouseError(
+            f"the reference GPU {reference!r} has no {precision} performance figure, so nothing can be "
+            "expressed relative to it: set GPUVALUE_REFERENCE_GPU to a catalog model name that was "
+            "measured or estimated (default 'GeForce RTX 3090')")
     params = {
         "as_of": as_of,
         "window_days": window_days,

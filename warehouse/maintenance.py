@@ -34,6 +34,12 @@ def restore_database(from_dir: Path, db_path: Path) -> None:
     con = duckdb.connect(str(db_path))
     try:
         con.execute(f"IMPORT DATABASE {_quoted_path(from_dir)}")
-    finally:
         con.close()
-    open_database(db_path).close()  # refuses a backup from a newer schema, upgrades an older one
+        open_database(db_path).close()  # refuses a backup from a newer schema, upgrades an older one
+    except Exception as exc:
+        con.close()
+        for leftover in (db_path, Path(str(db_path) + ".wal")):  # never leave a half-restored file behind
+            leftover.unlink(missing_ok=True)
+        if isinstance(exc, duckdb.Error):
+            raise ValueError(f"{from_dir} could not be restored: {str(exc).splitlines()[0]}") from None
+        raise

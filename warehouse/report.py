@@ -90,7 +90,8 @@ def unusable_reason(row: dict[str, Any]) -> str | None:
 
 def price_words(row: dict[str, Any]) -> str:
     kind = row["price_kind"]
-    basis = "launch price" if kind == "launch" else f"median of {row['price_n']} {kind}"
+    basis = {"launch": "launch price", "sold": f"median of {row['price_n']} sold",
+             "asking": f"lower quartile of {row['price_n']} asking"}.get(kind, str(kind))
     return f"{basis}, {row['price_as_of'].isoformat()}" + (" (stale)" if row.get("stale") else "")
 
 
@@ -586,7 +587,7 @@ def render_report(data: ReportData, *, top_n: int = 20) -> str:
         ),
         (
             f"Ranking: top {min(top_n, len(data.rows))} of {len(data.rows)}",
-            "Price basis: sold = median of sold listings, asking = median of asking prices, launch = launch price "
+            "Price basis: sold = median of sold listings, asking = lower quartile of fixed-price asking prices, launch = launch price "
             "(no market data). Stale prices are older than the price window.",
             ranking_table(data.rows[:top_n]),
         ),

@@ -13,7 +13,7 @@ WITH obs AS (
     SELECT s.source, s.listing_id, l.model, 'asking' AS kind, s.seen_date AS obs_date, s.total_usd AS usd
     FROM listing_snapshots AS s JOIN listings AS l USING (source, listing_id)
     WHERE NOT l.sold AND l.model IS NOT NULL AND s.total_usd > 0 AND coalesce(l.quantity, 1) = 1
-      AND l.condition_class = 'new' AND l.buying_option NOT LIKE '%AUCTION%'
+      AND l.condition_class = 'new' AND coalesce(l.buying_option, '') NOT LIKE '%AUCTION%'
 ),
 newest AS (SELECT model, kind, max(obs_date) AS last_date FROM obs GROUP BY ALL),
 recent AS (

@@ -26,7 +26,7 @@ asking AS (
     FROM listing_snapshots AS s JOIN listings AS l USING (source, listing_id)
     WHERE NOT l.sold AND l.model IS NOT NULL AND s.total_usd > 0 AND coalesce(l.quantity, 1) = 1
       AND l.condition_class IN ('used', 'refurbished', 'open_box')
-      AND l.buying_option NOT LIKE '%AUCTION%' AND s.seen_date <= $end
+      AND coalesce(l.buying_option, '') NOT LIKE '%AUCTION%' AND s.seen_date <= $end
 ),
 spans AS (
     SELECT model, kind, obs_date, usd,
