@@ -110,10 +110,10 @@ def _crafted_history(con) -> None:
     )
 
 
-def _day_by_day(con, start: date, end: date, precision: str = "fp16") -> None:
+def _day_by_day(con, start: date, end: date, precision: str = "fp16", reference: str = REF) -> None:
     d = start
     while d <= end:
-        load.materialize_day(con, d, precision=precision, reference=REF, window_days=WINDOW, min_count=MIN_COUNT)
+        load.materialize_day(con, d, precision=precision, reference=reference, window_days=WINDOW, min_count=MIN_COUNT)
         d += timedelta(days=1)
 
 
@@ -165,7 +165,7 @@ def test_backfill_equals_day_by_day_on_noisy_history(con):
     spec = synth.SynthSpec(n_models=12, days=90, n_listings=40_000, end=END)
     synth.generate(con, spec)
     start = END - timedelta(days=44)
-    _day_by_day(con, start, END)
+    _day_by_day(con, start, END, reference=synth.REFERENCE)
     daily = con.execute(PRICES).fetchall()
     con.execute("DELETE FROM prices_daily")
     with load.transaction(con):

@@ -12,7 +12,7 @@ from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.listing_csv import parse_listing_csv
 
 FIXTURES = Path(__file__).parent / "fixtures" / "listings"
-IMPORTED = datetime(2021, 1, 25, 9, 0, tzinfo=UTC)
+IMPORTED = datetime(2021, 6, 1, 9, 0, tzinfo=UTC)  # after every sale in the test data
 SOURCE = "import:driscoll42"
 HEADER = "title,subtitle,price,shipping,total_price,sold_date,link\n"
 
@@ -107,6 +107,12 @@ def test_rtx3090_awkward_rows():
     )
     free_text = [listing for listing in listings if listing.subtitle and listing.subtitle.startswith("Unopened")]
     assert len(free_text) == 1 and free_text[0].condition is None
+
+
+def test_a_sale_dated_after_the_import_is_refused():
+    text = "title,price,sold_date\nRTX 3090 FE,700,2030-01-01\n"
+    with pytest.raises(ParseError, match="row 2: sold_date '2030-01-01' is in the future"):
+        parse_listing_csv(text, "import:test", IMPORTED)
 
 
 def test_currency_column_and_missing_link_and_empty_shipping():
