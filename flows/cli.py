@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -146,8 +147,9 @@ def run(
         flow_fn = with_dask(daily_flow, dask_address)
     err.print(f"gpuvalue: running the daily flow{' on recorded pages' if replay else ''} into {settings.db} ...")
     try:
-        summary = flow_fn(as_of=as_of, replay=replay, db=str(settings.db),
-                          replay_dir=str(replay_dir) if replay_dir else None)
+        with _fetch_progress():
+            summary = flow_fn(as_of=as_of, replay=replay, db=str(settings.db),
+                              replay_dir=str(replay_dir) if replay_dir else None)
     except (RunLockedError, WarehouseError) as exc:
         _fail(str(exc))
     _print_summary(summary)
@@ -168,6 +170,33 @@ def run(
         err.print(f"[red]failed sources:[/red] {', '.join(summary.failed)}")
     if summary.failed or summary.ranked == 0:
         raise typer.Exit(1)
+
+
+@contextlib.contextmanager
+def _fetch_progress():
+    """In a terminal, one live line per source showing the page being fetched; elsewhere the log lines suffice."""
+    from gpuvalue.flows import pipeline as P
+
+    if not err.is_terminal:
+        yield
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err,
+                  transient=True) as progress:
+        tasks: dict[str, int] = {}
+
+        def on_message(message: str) -> None:
+            source = message.split(":", 1)[0]
+            if source not in tasks:
+                tasks[source] = progress.add_task(message)
+            progress.update(tasks[source], description=message[:120])
+
+        P.set_progress_listener(on_message)
+        try:
+            yield
+        finally:
+            P.set_progress_listener(None)
 
 
 def _print_summary(summary) -> None:

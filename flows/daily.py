@@ -49,7 +49,12 @@ def _transient(task, task_run, state) -> bool:
       cache_policy=NO_CACHE, task_run_name="fetch-{source}")
 def fetch_task(source: str, settings: Settings, replay: bool, replay_dir: str | None) -> SourceFetch:
     logger = _logger()
-    return P.fetch_source(source, settings, replay, replay_dir, progress=logger.info)
+
+    def progress(message: str) -> None:
+        logger.info(message)
+        P.notify_progress(message)
+
+    return P.fetch_source(source, settings, replay, replay_dir, progress=progress)
 
 
 @task(name="parse", cache_policy=NO_CACHE, task_run_name="parse-{source}")

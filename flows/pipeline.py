@@ -75,6 +75,22 @@ def recorded_sources(replay_dir: str | Path | None = None) -> set[str]:
     return Archive(replay_dir or packaged_replay_dir()).sources()
 
 
+# A process-wide listener for fetch progress (the CLI's terminal progress display); tasks on Dask
+# workers in other processes have none and only log.
+_progress_listener = None
+
+
+def set_progress_listener(listener) -> None:
+    global _progress_listener
+    _progress_listener = listener
+
+
+def notify_progress(message: str) -> None:
+    listener = _progress_listener
+    if listener is not None:
+        listener(message)
+
+
 def fetch_source(source: str, settings: Settings, replay: bool, replay_dir: str | Path | None = None,
                  progress=None) -> SourceFetch:
     client = make_client(settings, replay, replay_dir)
