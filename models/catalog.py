@@ -193,7 +193,20 @@ CONFLICT_TOLERANCE: dict[str, float] = {
 CONFLICT_EXACT_TEXT = ("memory_type", "compute_capability", "vendor")
 
 
+# One company under two names: ATI cards are listed as AMD by some sources.
+_SAME_VENDOR = {"ati": "amd"}
+# Sources turn megabytes into gigabytes by 1000 or by 1024 (64 MB as 0.064 or 0.0625 GB, 2.4% apart):
+# that is the same size; the closest real variants (11 vs 12 GB) are 8% apart and always disagree.
+_MEMORY_UNIT_SLACK = 0.03
+
+
 def _disagree(field_name: str, kept, other) -> bool:
+    if field_name == "memory_gb":
+        a, b = float(kept), float(other)
+        return abs(a - b) > _MEMORY_UNIT_SLACK * max(abs(a), abs(b))
+    if field_name == "vendor":
+        norm = [_SAME_VENDOR.get(str(v).strip().lower(), str(v).strip().lower()) for v in (kept, other)]
+        return norm[0] != norm[1]
     if field_name in CONFLICT_TOLERANCE:
         tolerance = CONFLICT_TOLERANCE[field_name]
         if tolerance == 0.0:

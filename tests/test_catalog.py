@@ -296,3 +296,11 @@ def test_catalog_merge_marks_rumours_and_modules(catalog):
     # the 2023 page's pre-launch guess for the RX 7700 XT disagrees with the snapshot
     fields = {c.field for c in catalog.conflicts if c.model == "Radeon RX 7700 XT"}
     assert {"memory_gb", "memory_bus_bits", "bandwidth_gb_s"} <= fields
+
+
+def test_unit_conventions_and_company_names_are_not_conflicts():
+    from gpuvalue.models.catalog import _disagree
+
+    assert not _disagree("memory_gb", 0.064, 0.0625)  # 64 MB divided by 1000 or by 1024
+    assert _disagree("memory_gb", 12.0, 11.0) and _disagree("memory_gb", 0.5, 0.25)
+    assert not _disagree("vendor", "ATI", "AMD") and _disagree("vendor", "NVIDIA", "AMD")
