@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from gpuvalue.flows.cli import DbOpt, _fail, _jsonable, _parse_date, _print_table, _reader, _settings, app, err, import_app, out
+from gpuvalue.flows.cli import DbOpt, _fail, _jsonable, _print_table, _reader, _settings, app, err, import_app, out
 
 
 @app.command()

@@ -17,9 +17,9 @@ from pathlib import Path
 import duckdb
 
 from gpuvalue.flows.settings import Settings
-from gpuvalue.models.records import FetchedPage, GpuSpec, Listing, PerfFigure
+from gpuvalue.models.records import FetchedPage, Listing, PerfFigure
 from gpuvalue.scrapers.archive import Archive
-from gpuvalue.scrapers.sources import SOURCES, FetchPlanContext, ParsedSource, SourceFetch, parse_pages
+from gpuvalue.scrapers.sources import SOURCES, FetchPlanContext, ParsedSource, SourceFetch
 from gpuvalue.warehouse import load
 
 log = logging.getLogger("gpuvalue.pipeline")

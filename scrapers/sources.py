@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, Literal
 
 from gpuvalue.models.records import FetchedPage, GpuSpec, Listing
@@ -334,6 +333,3 @@ def parse_pages(source: str, pages: list[FetchedPage]) -> ParsedSource:
         merged.warnings.extend(part.warnings)
     return merged
 
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
