@@ -280,7 +280,6 @@ def measure(
 
     from gpuvalue.flows import pipeline as P
     from gpuvalue.flows.measure import measure_command
-    from gpuvalue.models.perf_estimate import fit_estimator
     from gpuvalue.models.records import PerfFigure
     from gpuvalue.warehouse import load
     from gpuvalue.warehouse.db import RunLock, open_database
@@ -290,19 +289,9 @@ def measure(
     if settings.db.exists():
         con = _reader(db)
         try:
-            features = P.catalog_features(con)
-            rows = con.execute(
-                "SELECT model, precision, relative_perf, source, method, reference, workloads FROM perf "
-                "WHERE measured AND source <> 'local'").fetchall()
+            estimators, features = P.fitted_estimators(con)
         finally:
             con.close()
-        measured = [PerfFigure(model=m, precision=p, relative_perf=r, source=s, method=me, reference=ref,
-                               measured=True, workloads=w or 0) for m, p, r, s, me, ref, w in rows]
-        estimators = {}
-        for precision in ("fp16", "fp32"):
-            pm = [f for f in measured if f.precision == precision and f.model in features]
-            if len(pm) >= 3:
-                estimators[precision] = fit_estimator(pm, features, precision)
     buf = io.StringIO()
     code = measure_command(results_path=results, suite=suite, device=device, allow_cpu=allow_cpu,
                            estimators=estimators or None, features=features, out=buf)

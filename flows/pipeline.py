@@ -234,8 +234,9 @@ def catalog_features(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
     return {r[0]: dict(zip(FEATURE_COLUMNS, r)) for r in cur.fetchall()}
 
 
-def estimate_perf(con: duckdb.DuckDBPyConnection, loaded_at: datetime) -> int:
-    """Fit the spec model on what was measured and estimate every catalog card with a bandwidth."""
+def fitted_estimators(con: duckdb.DuckDBPyConnection) -> tuple[dict, dict[str, dict]]:
+    """The spec model per precision, fitted on the benchmark figures in the warehouse (local
+    measurements excluded: they are what the model is applied to), and the catalog's features."""
     from gpuvalue.models.perf_estimate import fit_estimator
 
     features = catalog_features(con)
@@ -248,13 +249,20 @@ def estimate_perf(con: duckdb.DuckDBPyConnection, loaded_at: datetime) -> int:
                    measured=r[6], workloads=r[7] or 0, uncertainty=r[8], as_of=r[9])
         for r in rows
     ]
-    figures: list[PerfFigure] = []
+    estimators = {}
     for precision in ("fp16", "fp32"):
         pm = [f for f in measured if f.precision == precision and f.model in features]
-        if len(pm) < 3:
-            continue
-        est = fit_estimator(pm, features, precision)
-        for model, feat in features.items():
+        if len(pm) >= 3:
+            estimators[precision] = fit_estimator(pm, features, precision)
+    return estimators, features
+
+
+def estimate_perf(con: duckdb.DuckDBPyConnection, loaded_at: datetime) -> int:
+    """Fit the spec model on what was measured and estimate every catalog card with a bandwidth."""
+    estimators, features = fitted_estimators(con)
+    figures: list[PerfFigure] = []
+    for est in estimators.values():
+        for feat in features.values():
             fig = est.estimate(feat)
             if fig is not None:
                 figures.append(fig)

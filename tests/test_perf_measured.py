@@ -3,30 +3,17 @@
 import csv
 import math
 import statistics
-from pathlib import Path
 
 import pytest
-
 from gpuvalue.models.perf_measured import ScalingFigure, relative_perf_from_lambda
 from gpuvalue.models.records import PerfFigure
-from gpuvalue.scrapers.lambda_bench import LambdaRow, parse_lambda_csv
-
-PERF = Path(__file__).parent / "fixtures" / "perf"
-FILES = {
-    "lambda-pytorch-2024-fp16": ("fp16", "lambda_dlb_pytorch_2024_train_throughput_fp16.csv"),
-    "lambda-pytorch-2024-fp32": ("fp32", "lambda_dlb_pytorch_2024_train_throughput_fp32.csv"),
-    "lambda-tf-2021-fp16": ("fp16", "lambda_tf_2021_train_throughput_fp16.csv"),
-    "lambda-tf-2021-fp32": ("fp32", "lambda_tf_2021_train_throughput_fp32.csv"),
-}
-
-
-def tables():
-    return [(k, p, parse_lambda_csv((PERF / f).read_bytes(), f)) for k, (p, f) in FILES.items()]
+from gpuvalue.scrapers.lambda_bench import LambdaRow
+from lambda_fixtures import FILES, PERF, lambda_tables
 
 
 @pytest.fixture(scope="module")
 def measured():
-    return relative_perf_from_lambda(tables())
+    return relative_perf_from_lambda(lambda_tables())
 
 
 def fig(measured, model, precision):

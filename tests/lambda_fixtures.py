@@ -1,0 +1,21 @@
+"""The copied Lambda benchmark tables (tests/fixtures/perf/PROVENANCE.md), shared by the perf tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpuvalue.scrapers.lambda_bench import parse_lambda_csv
+
+PERF = Path(__file__).parent / "fixtures" / "perf"
+# PerfFigure source key -> (precision, fixture file name)
+FILES = {
+    "lambda-pytorch-2024-fp16": ("fp16", "lambda_dlb_pytorch_2024_train_throughput_fp16.csv"),
+    "lambda-pytorch-2024-fp32": ("fp32", "lambda_dlb_pytorch_2024_train_throughput_fp32.csv"),
+    "lambda-tf-2021-fp16": ("fp16", "lambda_tf_2021_train_throughput_fp16.csv"),
+    "lambda-tf-2021-fp32": ("fp32", "lambda_tf_2021_train_throughput_fp32.csv"),
+}
+
+
+def lambda_tables() -> list[tuple[str, str, list]]:
+    """(key, precision, rows) for every throughput table, as relative_perf_from_lambda takes them."""
+    return [(key, precision, parse_lambda_csv((PERF / name).read_bytes(), name)) for key, (precision, name) in FILES.items()]
