@@ -23,6 +23,7 @@ if __package__ in (None, ""):
 import duckdb
 
 from gpuvalue.warehouse.db import open_database
+from gpuvalue.warehouse.load import rebuild_price_observations
 
 REFERENCE = "Synthetic GPU 000"
 
@@ -132,6 +133,8 @@ def generate(con: duckdb.DuckDBPyConnection, spec: SynthSpec) -> None:
     )
     con.execute("DROP TABLE synth_listings")
     con.execute("DROP TABLE synth_models")
+    # A history written in bulk bypasses the load path, which keeps the observations current.
+    rebuild_price_observations(con)
 
 
 def build(path: Path, spec: SynthSpec) -> float:

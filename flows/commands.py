@@ -160,6 +160,7 @@ def rematch(db: DbOpt = None) -> None:
                 with load.transaction(con):
                     con.execute("UPDATE listings AS l SET model = r.model, match_reason = r.match_reason "
                                 "FROM rematched AS r WHERE l.source = r.source AND l.listing_id = r.listing_id")
+                    load.rebuild_price_observations(con)
                 con.unregister("rematched")
                 # Prices and rankings already materialized were built from the old matches.
                 days = [d for (d,) in con.execute("SELECT DISTINCT as_of FROM ranking_daily ORDER BY 1").fetchall()]

@@ -119,6 +119,7 @@ def _delete_page_rows(con, parsed: dict[str, list[ParsedSource]], settings: Sett
                 for s in sorted(sources):
                     con.execute("DELETE FROM listing_snapshots WHERE source = ?", [s])
                     con.execute("DELETE FROM listings WHERE source = ?", [s])
+        load.rebuild_price_observations(con)
 
 
 def reparse_database(

@@ -108,6 +108,7 @@ def _crafted_history(con) -> None:
         FROM listings WHERE NOT sold
         """
     )
+    load.rebuild_price_observations(con)  # written by hand, not through the load path
 
 
 def _day_by_day(con, start: date, end: date, precision: str = "fp16", reference: str = REF) -> None:
@@ -187,6 +188,7 @@ def test_backfill_counts_a_listing_seen_on_many_days_once_per_window(con):
         WHERE CAST(s.listing_id AS INTEGER) % 3 <> 0
         """
     )
+    load.rebuild_price_observations(con)
     _day_by_day(con, START, END)
     daily_prices, daily_ranking = _snapshot(con)
     con.execute("DELETE FROM prices_daily")

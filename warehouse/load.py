@@ -176,12 +176,30 @@ def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict] | pa.Tabl
         else:  # the common case: read the batch straight from Arrow, no copy
             con.execute("CREATE OR REPLACE TEMP VIEW incoming_listings AS SELECT * FROM incoming_raw")
         try:
-            _run_file(con, "upsert_listings")
+            # Which listings the warehouse knew before this batch decides how their observations
+            # are refreshed (see refresh_price_observations.sql).
+            con.execute("CREATE OR REPLACE TEMP TABLE touched_listings AS SELECT source, listing_id "
+                        "FROM incoming_listings SEMI JOIN listings USING (source, listing_id)")
+            try:
+                _run_file(con, "upsert_listings")
+                _run_file(con, "refresh_price_observations")
+            finally:
+                con.execute("DROP TABLE touched_listings")
         finally:
             con.execute(f"DROP {kind} incoming_listings")  # one of two constants
     finally:
         con.unregister("incoming_raw")
     return table.num_rows
+
+
+def rebuild_price_observations(con: duckdb.DuckDBPyConnection) -> int:
+    """Rebuild price_observations from listings and snapshots; returns the observations kept.
+
+    Loads keep the table current by themselves; whatever changes listings another way (a
+    re-match, a re-parse, rows written by hand) calls this before prices are materialized.
+    """
+    _run_file(con, "rebuild_price_observations")
+    return con.execute("SELECT count(*) FROM price_observations").fetchall()[0][0]
 
 
 def replace_perf(con: duckdb.DuckDBPyConnection, source: str, figures: Sequence[PerfFigure], loaded_at: datetime) -> int:
@@ -221,6 +239,20 @@ def replace_scaling(con: duckdb.DuckDBPyConnection, source: str, rows: Sequence[
     return len(rows)
 
 
+# The day before the oldest window the daily price of $as_of can use: a model without observations
+# in the trailing window falls back to the window ending on its newest one.
+EARLIEST_WINDOW_START = """
+SELECT min(CASE WHEN newest > CAST($as_of AS DATE) - $window_days THEN CAST($as_of AS DATE) ELSE newest END)
+       - $window_days
+FROM (SELECT max(obs_date) AS newest FROM price_observation_days WHERE obs_date <= $as_of GROUP BY model, kind)
+"""
+
+
+def _earliest_window_start(con: duckdb.DuckDBPyConnection, as_of: date, window_days: int) -> date:
+    since = con.execute(EARLIEST_WINDOW_START, {"as_of": as_of, "window_days": window_days}).fetchall()[0][0]
+    return since if since is not None else as_of
+
+
 def materialize_day(
     con: duckdb.DuckDBPyConnection,
     as_of: date,
@@ -247,6 +279,7 @@ def materialize_day(
         "min_count": min_count,
         "precision": precision,
         "reference": reference,
+        "since": _earliest_window_start(con, as_of, window_days),
     }
     with transaction(con):
         _run_file(con, "prices_daily", params)

@@ -9,29 +9,16 @@
 --
 -- A listing counts once per window, at its newest observation there. So observation j of a listing
 -- serves the windows ending on anchor days from its own date up to the day before the listing's
--- next observation, and at most $window_days of them: [obs_date, last_anchor].
+-- next observation (price_observations.next_date), and at most $window_days of them:
+-- [obs_date, last_anchor].
 DELETE FROM prices_daily WHERE as_of BETWEEN $start AND $end;
 
 CREATE OR REPLACE TEMP TABLE backfill_groups AS
-WITH sold AS (
-    SELECT model, 'sold' AS kind, CAST(sold_at AS DATE) AS obs_date, total_usd AS usd, CAST(NULL AS DATE) AS next_date
-    FROM listings
-    WHERE sold AND model IS NOT NULL AND total_usd > 0 AND coalesce(quantity, 1) = 1
-      AND condition_class IN ('used', 'refurbished', 'open_box') AND sold_at IS NOT NULL
-      AND CAST(sold_at AS DATE) <= $end
-),
-asking AS (
-    SELECT l.model, 'asking' AS kind, s.seen_date AS obs_date, s.total_usd AS usd,
-           lead(s.seen_date) OVER (PARTITION BY s.source, s.listing_id ORDER BY s.seen_date) AS next_date
-    FROM listing_snapshots AS s JOIN listings AS l USING (source, listing_id)
-    WHERE NOT l.sold AND l.model IS NOT NULL AND s.total_usd > 0 AND coalesce(l.quantity, 1) = 1
-      AND l.condition_class IN ('used', 'refurbished', 'open_box')
-      AND coalesce(l.buying_option, '') NOT LIKE '%AUCTION%' AND s.seen_date <= $end
-),
-spans AS (
+WITH spans AS (
     SELECT model, kind, obs_date, usd,
            least(obs_date + ($window_days - 1), coalesce(next_date - 1, obs_date + ($window_days - 1))) AS last_anchor
-    FROM (SELECT * FROM sold UNION ALL SELECT * FROM asking)
+    FROM price_observations
+    WHERE obs_date <= $end
 )
 -- One row per (model, kind, day, last anchor day): the unit a window is assembled from.
 SELECT model, kind, obs_date, last_anchor, list(usd) AS usds FROM spans GROUP BY ALL ORDER BY obs_date;

@@ -1,0 +1,201 @@
+"""price_observations: kept by the load path, equal to deriving prices from the whole history.
+
+The daily price reads a materialized, date-ordered table instead of every listing and snapshot.
+These tests hold that shortcut to the rule it replaces: the table equals its defining view after
+any sequence of loads, and the day's prices equal those computed from the raw tables directly.
+"""
+
+from __future__ import annotations
+
+import shutil
+from datetime import date, datetime, timedelta
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuvalue.flows.cli import app
+from gpuvalue.warehouse import load
+from gpuvalue.warehouse.db import open_database
+from test_backfill import END, MIN_COUNT, REF, START, WINDOW, _crafted_history
+
+runner = CliRunner()
+
+TABLE = "SELECT source, listing_id, model, kind, obs_date, next_date, usd FROM price_observations ORDER BY ALL"
+VIEW = "SELECT source, listing_id, model, kind, obs_date, next_date, usd FROM stg_price_observations ORDER BY ALL"
+DAYS = "SELECT model, kind, obs_date, n FROM price_observation_days ORDER BY ALL"
+RECOUNT = "SELECT model, kind, obs_date, count(*) FROM stg_price_observations GROUP BY ALL ORDER BY ALL"
+
+# The daily price as it was computed before the observations were materialized: straight from
+# listings and snapshots, every listing deduplicated per window. Kept here as the reference.
+PRICES_FROM_RAW_TABLES = """
+WITH obs AS (
+    SELECT source, listing_id, model, 'sold' AS kind, CAST(sold_at AS DATE) AS obs_date, total_usd AS usd
+    FROM listings
+    WHERE sold AND model IS NOT NULL AND total_usd > 0 AND coalesce(quantity, 1) = 1
+      AND condition_class IN ('used', 'refurbished', 'open_box') AND sold_at IS NOT NULL
+      AND sold_at < CAST($as_of AS DATE) + INTERVAL 1 DAY
+    UNION ALL
+    SELECT s.source, s.listing_id, l.model, 'asking', s.seen_date, s.total_usd
+    FROM listing_snapshots AS s JOIN listings AS l USING (source, listing_id)
+    WHERE NOT l.sold AND l.model IS NOT NULL AND s.total_usd > 0 AND coalesce(l.quantity, 1) = 1
+      AND l.condition_class IN ('used', 'refurbished', 'open_box')
+      AND coalesce(l.buying_option, '') NOT LIKE '%AUCTION%' AND s.seen_date <= $as_of
+),
+anchors AS (
+    SELECT model, kind, CASE WHEN max(obs_date) > CAST($as_of AS DATE) - $w THEN CAST($as_of AS DATE)
+                             ELSE max(obs_date) END AS anchor
+    FROM obs GROUP BY ALL
+),
+in_window AS (
+    SELECT o.*, ln(o.usd) AS lp FROM obs AS o JOIN anchors AS a USING (model, kind)
+    WHERE o.obs_date <= a.anchor AND o.obs_date > a.anchor - $w
+    QUALIFY row_number() OVER (PARTITION BY o.model, o.kind, o.source, o.listing_id ORDER BY o.obs_date DESC) = 1
+),
+centre AS (SELECT model, kind, median(lp) AS med FROM in_window GROUP BY ALL),
+spread AS (
+    SELECT w.model, w.kind, c.med, greatest(3 * 1.4826 * median(abs(w.lp - c.med)), ln(1.5)) AS tol
+    FROM in_window AS w JOIN centre AS c USING (model, kind) GROUP BY ALL
+),
+kept AS (SELECT w.* FROM in_window AS w JOIN spread AS s USING (model, kind) WHERE abs(w.lp - s.med) <= s.tol),
+stats AS (
+    SELECT model, kind, count(*) AS n, median(usd) AS med_usd, quantile_cont(usd, 0.25) AS q1,
+           quantile_cont(usd, 0.75) AS q3, max(obs_date) AS price_as_of
+    FROM kept GROUP BY ALL HAVING count(*) >= $min_count
+)
+SELECT model, round(CASE WHEN kind = 'sold' THEN med_usd ELSE q1 END, 2), kind, n, round(q1, 2), round(q3, 2), price_as_of
+FROM stats
+QUALIFY row_number() OVER (PARTITION BY model ORDER BY (price_as_of > CAST($as_of AS DATE) - $w) DESC,
+                           (kind = 'sold') DESC, price_as_of DESC) = 1
+ORDER BY model
+"""
+MATERIALIZED = ("SELECT model, price_usd, price_kind, price_n, price_q1, price_q3, price_as_of FROM prices_daily "
+                "WHERE as_of = ? ORDER BY model")
+
+
+@pytest.fixture
+def con():
+    c = open_database(":memory:")
+    c.execute(
+        "INSERT INTO gpus (model, vendor, segment, released, provenance, updated_at) VALUES "
+        "('Card A', 'NVIDIA', 'desktop', true, '{}', now()), ('Card B', 'NVIDIA', 'desktop', true, '{}', now())"
+    )
+    c.execute(
+        "INSERT INTO perf (model, precision, source, relative_perf, method, reference, measured, loaded_at) VALUES "
+        "('Card A', 'fp16', 'estimate', 1.0, 'test', 'Card A', false, now()), "
+        "('Card B', 'fp16', 'estimate', 0.5, 'test', 'Card A', false, now())"
+    )
+    yield c
+    c.close()
+
+
+def _listing(lid: str, day: date, usd: float, *, model: str | None = "Card A", sold: bool = False,
+             condition: str = "used", option: str = "FIXED_PRICE", quantity: int = 1) -> dict:
+    seen = datetime(day.year, day.month, day.day, 12)
+    return {
+        "source": "ebay-test", "listing_id": lid, "title": f"{model} card", "subtitle": None, "price": usd,
+        "shipping": 0.0, "currency": "USD", "total_usd": usd, "fx_source": "identity", "condition": condition,
+        "condition_class": condition, "buying_option": option, "bid_count": None, "quantity": quantity,
+        "sold": sold, "sold_at": seen if sold else None, "first_seen": seen, "last_seen": seen,
+        "status": "sold" if sold else "active", "url": None, "marketplace": "EBAY_US", "model": model,
+        "match_reason": "test",
+    }
+
+
+def _assert_current(con) -> None:
+    assert con.execute(TABLE).fetchall() == con.execute(VIEW).fetchall()
+    assert con.execute(DAYS).fetchall() == con.execute(RECOUNT).fetchall()
+
+
+def test_loads_keep_the_observations_equal_to_their_definition(con):
+    d0 = date(2026, 11, 1)
+    with load.transaction(con):
+        load.load_listings(con, [_listing(str(i), d0, 400 + i) for i in range(6)]
+                           + [_listing("s1", d0, 380, sold=True), _listing("auc", d0, 10, option="AUCTION"),
+                              _listing("lot", d0, 900, quantity=3), _listing("new", d0, 700, condition="new")])
+    _assert_current(con)
+    assert con.execute("SELECT count(*) FROM price_observations").fetchall() == [(7,)]
+
+    # Next day: re-seen at a new price (the old snapshot gets its next_date), one sells, one is
+    # re-matched to another model, one turns out to be for parts, a new listing appears.
+    d1 = d0 + timedelta(days=1)
+    with load.transaction(con):
+        load.load_listings(con, [_listing("0", d1, 390), _listing("1", d1, 410, sold=True),
+                                 _listing("2", d1, 402, model="Card B"), _listing("3", d1, 403, condition="parts"),
+                                 _listing("9", d1, 420)])
+    _assert_current(con)
+    rows = {(r[1], r[4]): r for r in con.execute(TABLE).fetchall()}
+    assert rows[("0", d0)][5] == d1 and rows[("0", d1)][5] is None  # superseded by the newer sighting
+    assert rows[("1", d1)][3] == "sold" and ("1", d0) not in rows     # a sold listing is one observation
+    assert rows[("2", d0)][2] == "Card B"                              # history follows the new match
+    assert not [k for k in rows if k[0] == "3"]                        # parts are never prices
+
+    # Reloading the same day changes nothing.
+    before = con.execute(TABLE).fetchall()
+    with load.transaction(con):
+        load.load_listings(con, [_listing("0", d1, 390), _listing("9", d1, 420)])
+    assert con.execute(TABLE).fetchall() == before
+
+
+def test_a_failed_load_leaves_the_observations_as_they_were(con):
+    day = date(2026, 11, 1)
+    with load.transaction(con):
+        load.load_listings(con, [_listing(str(i), day, 400 + i) for i in range(4)])
+    before = con.execute(TABLE).fetchall(), con.execute(DAYS).fetchall()
+    with pytest.raises(RuntimeError), load.transaction(con):
+        load.load_listings(con, [_listing("0", day + timedelta(days=1), 10), _listing("7", day, 500)])
+        raise RuntimeError("the source failed after its load")
+    assert (con.execute(TABLE).fetchall(), con.execute(DAYS).fetchall()) == before
+
+
+def test_daily_prices_equal_the_rule_computed_from_the_raw_tables(con):
+    """Every day of the crafted history (stale, asking-only, thin, auctions, parts, lots, listings
+    re-seen at changing prices): the materialized path gives what the raw tables give."""
+    con.execute("DELETE FROM gpus")
+    con.execute("DELETE FROM perf")
+    _crafted_history(con)
+    con.execute(
+        """
+        INSERT INTO listing_snapshots (source, listing_id, seen_date, price, shipping, currency, total_usd)
+        SELECT s.source, s.listing_id, s.seen_date + k, s.price, s.shipping, s.currency, round(s.total_usd * (1 + 0.04 * k), 2)
+        FROM listing_snapshots AS s, (VALUES (1), (3), (12), (33)) AS r(k)
+        WHERE CAST(s.listing_id AS INTEGER) % 4 = 1
+        """
+    )
+    load.rebuild_price_observations(con)
+    _assert_current(con)
+    checked = 0
+    day = START
+    while day <= END:
+        load.materialize_day(con, day, precision="fp16", reference=REF, window_days=WINDOW, min_count=MIN_COUNT)
+        expected = con.execute(PRICES_FROM_RAW_TABLES, {"as_of": day, "w": WINDOW, "min_count": MIN_COUNT}).fetchall()
+        assert con.execute(MATERIALIZED, [day]).fetchall() == expected, day
+        checked += len(expected)
+        day += timedelta(days=7)
+    assert checked > 50
+
+
+def test_an_empty_warehouse_prices_nothing(con):
+    assert load.materialize_day(con, date(2026, 11, 30), precision="fp16", reference="Card A",
+                                window_days=30, min_count=3) == 0
+
+
+def test_rematch_rebuilds_the_observations(replay_db, tmp_path):
+    db = tmp_path / "g.duckdb"
+    shutil.copy(replay_db, db)
+    c = open_database(db)
+    before = c.execute(TABLE).fetchall()
+    assert before
+    # What an older matcher might have left: every listing on one wrong model, observations too.
+    c.execute("UPDATE listings SET model = 'GeForce GTX 1080' WHERE model IS NOT NULL")
+    load.rebuild_price_observations(c)
+    c.close()
+
+    res = runner.invoke(app, ["rematch", "--db", str(db)])
+
+    assert res.exit_code == 0, res.output
+    c = open_database(db, read_only=True)
+    try:
+        assert c.execute(TABLE).fetchall() == before
+        _assert_current(c)
+    finally:
+        c.close()
