@@ -185,7 +185,7 @@ def local_figures(
                 source="local",
                 method=(
                     f"local: measured {compute:.1f} TFLOPS and {result.copy_bandwidth_gb_s:.0f} GB/s "
-                    f"through {MODEL_VERSION} "
+                    f"through {getattr(est, 'version', MODEL_VERSION)} "
                     f"(suite {result.suite}; raw training throughputs kept in the results file)"
                 ),
                 reference=est.reference,

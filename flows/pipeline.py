@@ -213,12 +213,17 @@ def load_measured_perf(con: duckdb.DuckDBPyConnection, measured, loaded_at: date
     for s in measured.scaling:
         d = s.model_dump() if hasattr(s, "model_dump") else dict(s.__dict__)
         scaling[d["source"]].append(d)
+    workloads: dict[str, list[dict]] = defaultdict(list)
+    for r in getattr(measured, "per_workload", None) or []:
+        workloads[r.source].append(r.model_dump())
     n = 0
     with load.transaction(con):
         for source, figs in by_source.items():
             n += load.replace_perf(con, source, figs, loaded_at)
         for source, rows in scaling.items():
             load.replace_scaling(con, source, rows)
+        for source in {*by_source, *workloads}:
+            load.replace_perf_workload(con, source, workloads.get(source, []))
     return n
 
 
@@ -236,8 +241,10 @@ def catalog_features(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
 
 def fitted_estimators(con: duckdb.DuckDBPyConnection) -> tuple[dict, dict[str, dict]]:
     """The spec model per precision, fitted on the benchmark figures in the warehouse (local
-    measurements excluded: they are what the model is applied to), and the catalog's features."""
+    measurements excluded: they are what the model is applied to) and the per-workload ratios
+    behind them, and the catalog's features."""
     from gpuvalue.models.perf_estimate import fit_estimator
+    from gpuvalue.models.perf_measured import WorkloadRatio
 
     features = catalog_features(con)
     rows = con.execute(
@@ -249,11 +256,15 @@ def fitted_estimators(con: duckdb.DuckDBPyConnection) -> tuple[dict, dict[str, d
                    measured=r[6], workloads=r[7] or 0, uncertainty=r[8], as_of=r[9])
         for r in rows
     ]
+    per_workload = [
+        WorkloadRatio(model=r[0], precision=r[1], source=r[2], workload=r[3], ratio=r[4])
+        for r in con.execute("SELECT model, precision, source, workload, ratio FROM perf_workload ORDER BY ALL").fetchall()
+    ]
     estimators = {}
     for precision in ("fp16", "fp32"):
         pm = [f for f in measured if f.precision == precision and f.model in features]
         if len(pm) >= 3:
-            estimators[precision] = fit_estimator(pm, features, precision)
+            estimators[precision] = fit_estimator(pm, features, precision, per_workload=per_workload)
     return estimators, features
 
 

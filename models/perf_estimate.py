@@ -35,11 +35,16 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gpuvalue.models.arch_tables import is_geforce, matrix_rate, tensor_fp16_tflops
 from gpuvalue.models.records import PerfFigure, Precision
+
+if TYPE_CHECKING:
+    from gpuvalue.models.perf_measured import WorkloadRatio
+    from gpuvalue.models.perf_workload import WorkloadEstimator
 
 MODEL_VERSION = "roofline v2"
 SHRINK = 1.0  # ridge strength on family offsets, in cards
@@ -522,6 +527,8 @@ class Estimator:
     cv_median_abs_error: float | None = None
     notes: list[str] = field(default_factory=list)
 
+    version = MODEL_VERSION
+
     @property
     def form(self) -> ModelForm:
         return self.fit.form
@@ -581,14 +588,52 @@ def fit_estimator(
     features: Mapping[str, Features],
     precision: Precision,
     forms: Sequence[ModelForm] = CANDIDATE_FORMS,
-) -> Estimator:
-    """Choose the form by leave-one-card-out on every usable measured card, fit it on
-    all of them; the attached uncertainty is the nested-CV median error (the honest
-    error for an unseen card, form choice included).
+    *,
+    per_workload: Sequence[WorkloadRatio] = (),
+) -> Estimator | WorkloadEstimator:
+    """The pipeline's spec estimator for one precision.
 
-    ``measured`` may hold several benchmark files' figures of one card (distinct
-    ``source``); all of them are fitted, with a per-file offset.
+    With the per-workload ratios behind every training figure (``per_workload``), the
+    per-workload model ("roofline v3", ``models/perf_workload.py``): its pre-registered
+    nested cross-validation beat roofline v2's median error at both precisions
+    (docs/performance.md). Without them (a warehouse loaded before they were kept,
+    hand-made figures), roofline v2 as below.
+
+    Roofline v2: choose the form by leave-one-card-out on every usable measured card,
+    fit it on all of them; the attached uncertainty is the nested-CV median error (the
+    honest error for an unseen card, form choice included). ``measured`` may hold
+    several benchmark files' figures of one card (distinct ``source``); all of them are
+    fitted, with a per-file offset.
     """
+    if per_workload and _has_every_ratio(measured, per_workload, features, precision):
+        from gpuvalue.models.perf_workload import fit_workload_estimator
+
+        headline = {}
+        for fig, _ in training_points(measured, features, precision):
+            headline.setdefault(fig.model, fig)
+        return fit_workload_estimator(list(headline.values()), per_workload, features, precision)
+    return _fit_v2(measured, features, precision, forms)
+
+
+def _has_every_ratio(
+    measured: Sequence[PerfFigure],
+    per_workload: Sequence[WorkloadRatio],
+    features: Mapping[str, Features],
+    precision: Precision,
+) -> bool:
+    """Whether every training figure's per-workload ratios are there (all or nothing:
+    the per-workload model predicts a card's figure from its ratios)."""
+    have = {(r.model, r.source) for r in per_workload if r.precision == precision}
+    pairs = training_points(measured, features, precision)
+    return bool(pairs) and all((fig.model, fig.source) in have for fig, _ in pairs)
+
+
+def _fit_v2(
+    measured: Sequence[PerfFigure],
+    features: Mapping[str, Features],
+    precision: Precision,
+    forms: Sequence[ModelForm],
+) -> Estimator:
     data, reference, pairs = _prepare(measured, features, precision, forms)
     everything = list(range(len(pairs)))
     form = select_form_index(data, everything, forms) if len(forms) > 1 else forms[0]

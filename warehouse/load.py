@@ -223,6 +223,23 @@ def replace_perf(con: duckdb.DuckDBPyConnection, source: str, figures: Sequence[
     return len(rows)
 
 
+def replace_perf_workload(con: duckdb.DuckDBPyConnection, source: str, rows: Sequence[dict]) -> int:
+    """A source's per-workload ratios replace its previous ones, like its figures."""
+    con.execute("DELETE FROM perf_workload WHERE source = ?", [source])
+    if not rows:
+        return 0
+    incoming_workload = pa.Table.from_pylist(list(rows))
+    con.register("incoming_workload", incoming_workload)
+    try:
+        con.execute(
+            "INSERT OR REPLACE INTO perf_workload BY NAME "
+            "SELECT model, precision, source, workload, ratio FROM incoming_workload"
+        )
+    finally:
+        con.unregister("incoming_workload")
+    return len(rows)
+
+
 def replace_scaling(con: duckdb.DuckDBPyConnection, source: str, rows: Sequence[dict]) -> int:
     con.execute("DELETE FROM perf_scaling WHERE source = ?", [source])
     if not rows:

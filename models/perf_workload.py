@@ -1,0 +1,455 @@
+"""Per-workload roofline ("roofline v3"): one compute/memory share per workload.
+
+A card's measured figure is the geometric mean over workloads of its throughput ratio to
+the reference, and those workloads sit at different points of the roofline: BERT and
+Transformer-XL spend their time in large matrix products (tensor-compute bound), NCF in
+embedding look-ups (bandwidth bound), the CNNs in between. Roofline v2 fits one share
+``alpha`` to the geomean, which cannot represent a mixture; here every workload ``w``
+gets its own ``alpha_w`` and the card's figure is predicted the way it is measured, as
+the geometric mean of the predicted per-workload ratios:
+
+    log r_cw = s + u_family(c) + o_source + beta * m_c
+               - log(alpha_w * C_ref / C_c + (1 - alpha_w) * B_ref / B_eff,c)
+
+Everything but ``alpha_w`` is shared across workloads and means what it means in
+roofline v2 (``models/perf_estimate.py``, whose features and forms this reuses). A
+workload is a (file, column) pair: the 2021 TensorFlow ResNet-50 ran another harness
+than the 2024 PyTorch one.
+
+The design and its four candidate forms were fixed before any cross-validation of it
+was run (docs/performance.md, "Roofline v3, per-workload"); the evaluation reports it
+with nested leave-one-card-out, the form chosen inside each outer fold.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gpuvalue.models.perf_estimate import (
+    ALPHA_GRID,
+    CANDIDATE_FORMS,
+    GAMMA_GRID,
+    LOW_CONFIDENCE_FACTOR,
+    MIN_UNCERTAINTY,
+    SHRINK,
+    Features,
+    HeldOutPrediction,
+    ModelForm,
+    _identifiable_sources,
+    _memory_x,
+    _point,
+    _Point,
+    _str,
+    family_of,
+    training_points,
+)
+from gpuvalue.models.perf_measured import WorkloadRatio
+from gpuvalue.models.records import PerfFigure, Precision
+
+MODEL_VERSION = "roofline v3 per-workload"
+# Family offsets are always on: architectures differ in achieved efficiency (Pascal has
+# no tensor cores at all). Order: simplest first, ties go to the earlier form.
+WORKLOAD_FORMS: tuple[ModelForm, ...] = tuple(f for f in CANDIDATE_FORMS if f.family_offsets)
+FIXED_FORM = ModelForm(full_rate_geforce=False, memory_term=False, family_offsets=True)
+MAX_SWEEPS = 50  # alternations of the alpha_w and linear steps; converges in a handful
+
+_ALPHAS = np.array(ALPHA_GRID)
+
+
+@dataclass(frozen=True)
+class _Figure:
+    """One card's figure in one file, with the per-workload ratios it averages."""
+
+    model: str
+    source: str
+    workloads: tuple[str, ...]  # workload keys "source/column"
+    log_ratios: tuple[float, ...]
+
+
+def workload_key(source: str, workload: str) -> str:
+    return f"{source}/{workload}"
+
+
+class _Problem:
+    """One form's per-workload points, with the log-denominator at every (gamma, alpha)
+    precomputed so that fits on cross-validation subsets are a few matrix products."""
+
+    def __init__(
+        self,
+        figures: Sequence[_Figure],
+        cards: Sequence[_Point],
+        ref: _Point,
+        form: ModelForm,
+        primary: str,
+        workloads: Sequence[str],
+    ):
+        self.form = form
+        self.ref = ref
+        self.primary = primary
+        self.workloads = list(workloads)
+        self.figures = list(figures)
+        self.cards = list(cards)  # one _Point per figure (source set)
+        wk = {w: i for i, w in enumerate(self.workloads)}
+        fig_of, work_of, y = [], [], []
+        for j, fig in enumerate(self.figures):
+            for w, v in zip(fig.workloads, fig.log_ratios, strict=True):
+                fig_of.append(j)
+                work_of.append(wk[w])
+                y.append(v)
+        self.fig_of = np.array(fig_of, dtype=int)
+        self.work_of = np.array(work_of, dtype=int)
+        self.y = np.array(y)
+        counts = np.bincount(self.fig_of, minlength=len(self.figures))
+        self.weight = 1.0 / counts[self.fig_of]  # each figure weighs 1 in total
+        self.log_den = _log_den_table([self.cards[j] for j in self.fig_of], ref)  # G x A x n
+        self.memory_x = np.array([_memory_x(self.cards[j], ref) for j in self.fig_of])
+
+    def fit(self, figure_idx: Sequence[int]) -> _WorkloadFit:
+        """Weighted least squares (ridge on family offsets) over the points of the given
+        figures; per gamma, alternate between the linear terms and the alpha_w."""
+        chosen = set(figure_idx)
+        rows = np.array([i for i, j in enumerate(self.fig_of) if j in chosen], dtype=int)
+        figs = [self.figures[j] for j in sorted(chosen)]
+        pts = [self.cards[j] for j in self.fig_of[rows]]
+        sources = _identifiable_sources(
+            [self.cards[j] for j in sorted(chosen)], self.primary
+        ) if len({f.source for f in figs}) > 1 else []
+        columns = [np.ones(len(rows))]
+        penalty = [0.0]
+        if self.form.memory_term:
+            columns.append(self.memory_x[rows])
+            penalty.append(0.0)
+        for s in sources:
+            columns.append(np.array([1.0 if p.source == s else 0.0 for p in pts]))
+            penalty.append(0.0)
+        families = sorted({p.family for p in pts}) if self.form.family_offsets else []
+        for f in families:
+            columns.append(np.array([1.0 if p.family == f else 0.0 for p in pts]))
+            penalty.append(SHRINK)
+        x = np.column_stack(columns)
+        w = self.weight[rows]
+        pen = np.diag(penalty) + 1e-9 * np.eye(len(penalty))
+        inv = np.linalg.inv(x.T @ (x * w[:, None]) + pen)
+        y = self.y[rows]
+        work = self.work_of[rows]
+        present = np.unique(work)
+        onehot = np.zeros((len(rows), len(self.workloads)))
+        onehot[np.arange(len(rows)), work] = w
+
+        best = None
+        for g in range(len(GAMMA_GRID)):
+            den = self.log_den[g][:, rows]  # A x n
+            # Start: the best single alpha shared by every workload (v2's fit, weighted).
+            resid = y[None, :] + den  # A x n
+            thetas = (inv @ (x.T @ (resid * w[None, :]).T)).T  # A x k
+            fitted = thetas @ x.T
+            obj = ((resid - fitted) ** 2 * w).sum(axis=1) + np.einsum("ak,kl,al->a", thetas, pen, thetas)
+            a0 = int(np.argmin(obj))
+            alpha_idx = np.full(len(self.workloads), a0)
+            theta = thetas[a0]
+            for _ in range(MAX_SWEEPS):
+                base = x @ theta
+                err = (y[None, :] + den - base[None, :]) ** 2 @ onehot  # A x workloads
+                new = alpha_idx.copy()
+                cand = np.argmin(err, axis=0)
+                better = err[cand, np.arange(len(self.workloads))] < err[alpha_idx, np.arange(len(self.workloads))] - 1e-15
+                new[better] = cand[better]
+                changed = not np.array_equal(new, alpha_idx)
+                alpha_idx = new
+                r = y + den[alpha_idx[work], np.arange(len(rows))]
+                theta = inv @ (x.T @ (r * w))
+                if not changed:
+                    break
+            r = y + den[alpha_idx[work], np.arange(len(rows))]
+            objective = float(((r - x @ theta) ** 2 * w).sum() + theta @ pen @ theta)
+            if best is None or objective < best[0] - 1e-12:
+                best = (objective, g, alpha_idx.copy(), theta.copy())
+        objective, g, alpha_idx, theta = best
+        k = 1
+        beta = 0.0
+        if self.form.memory_term:
+            beta, k = float(theta[1]), 2
+        source_offsets = {s: float(theta[k + j]) for j, s in enumerate(sources)}
+        k += len(sources)
+        family_offsets = {f: float(theta[k + j]) for j, f in enumerate(families)}
+        return _WorkloadFit(
+            form=self.form,
+            alphas={self.workloads[i]: float(_ALPHAS[alpha_idx[i]]) for i in present},
+            default_alpha=float(_ALPHAS[np.bincount(alpha_idx[present]).argmax()]),
+            gamma=float(GAMMA_GRID[g]),
+            scale=float(theta[0]),
+            memory_beta=beta,
+            source_offsets=source_offsets,
+            family_offsets=family_offsets,
+            objective=objective,
+        )
+
+
+def _log_den_table(points: Sequence[_Point], ref: _Point) -> np.ndarray:
+    """log(alpha C_ref/C + (1-alpha) B_ref/B_eff) for every gamma, alpha and point."""
+    comp = np.array([ref.compute / p.compute for p in points])
+    bw = np.array([ref.bandwidth / p.bandwidth for p in points])
+    l2 = np.array([p.l2 / ref.l2 for p in points])
+    a = _ALPHAS[:, None]
+    return np.stack(
+        [np.log(a * comp[None, :] + (1 - a) * (bw * l2 ** (-g))[None, :]) for g in GAMMA_GRID]
+    )
+
+
+@dataclass(frozen=True)
+class _WorkloadFit:
+    form: ModelForm
+    alphas: dict[str, float]  # workload key -> alpha_w
+    default_alpha: float  # for a workload no training card ran (the most common alpha_w)
+    gamma: float
+    scale: float
+    memory_beta: float
+    source_offsets: dict[str, float]
+    family_offsets: dict[str, float]
+    objective: float
+
+    def log_predict(self, p: _Point, ref: _Point, workloads: Sequence[str]) -> float:
+        """log of the geometric mean over ``workloads`` of the predicted ratios."""
+        out = self.scale + self.family_offsets.get(p.family, 0.0)
+        out += self.source_offsets.get(p.source, 0.0)
+        if self.form.memory_term:
+            out += self.memory_beta * _memory_x(p, ref)
+        b = ref.bandwidth / (p.bandwidth * (p.l2 / ref.l2) ** self.gamma)
+        c = ref.compute / p.compute
+        dens = [
+            math.log(a * c + (1 - a) * b)
+            for a in (self.alphas.get(w, self.default_alpha) for w in workloads)
+        ]
+        return out - statistics.fmean(dens)
+
+
+# --- data ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Data:
+    problems: dict[ModelForm, _Problem]
+    models: list[str]
+    target: dict[str, int]  # card -> index of its headline figure
+    members: dict[str, list[int]]  # card -> indices of all its figures
+    headline: dict[str, float]  # card -> measured headline figure
+    reference: str
+    primary: str
+
+
+def _prepare(
+    measured: Sequence[PerfFigure],
+    per_workload: Sequence[WorkloadRatio],
+    features: Mapping[str, Features],
+    precision: Precision,
+    forms: Sequence[ModelForm],
+    every_file: bool,
+) -> _Data:
+    """Training figures as roofline v2 takes them (``training_points``: one per card and
+    file, headline first); each brings its per-workload ratios from ``per_workload``.
+    Without ``every_file`` only the headline file's ratios of each card are used."""
+    ratios: dict[tuple[str, str], list[WorkloadRatio]] = {}
+    for r in per_workload:
+        if r.precision == precision:
+            ratios.setdefault((r.model, r.source), []).append(r)
+    pairs = training_points([*measured], features, precision)
+    models = list(dict.fromkeys(fig.model for fig, _ in pairs))
+    if len(models) < 3:
+        raise ValueError(f"need at least 3 measured {precision} cards with specs, got {len(models)}")
+    reference = pairs[0][0].reference
+    ref_feats = features.get(reference)
+    if ref_feats is None:
+        raise ValueError(f"no usable features for the reference card {reference!r}")
+    primary = next((fig.source for fig, _ in pairs if fig.model == reference), pairs[0][0].source)
+    headline: dict[str, float] = {}
+    kept = []
+    for fig, feats in pairs:
+        first = fig.model not in headline
+        if first:
+            headline[fig.model] = fig.relative_perf
+        elif not every_file:
+            continue
+        rs = ratios.get((fig.model, fig.source))
+        if not rs:
+            raise ValueError(f"no per-workload ratios for {fig.model} in {fig.source}")
+        kept.append((fig, feats, rs))
+    figures = [
+        _Figure(
+            model=fig.model,
+            source=fig.source,
+            workloads=tuple(workload_key(r.source, r.workload) for r in rs),
+            log_ratios=tuple(math.log(r.ratio) for r in rs),
+        )
+        for fig, _, rs in kept
+    ]
+    workloads = sorted({w for f in figures for w in f.workloads})
+    problems = {}
+    for form in forms:
+        ref = _point(ref_feats, precision, form)
+        cards = [_point(feats, precision, form, source=fig.source) for fig, feats, _ in kept]
+        problems[form] = _Problem(figures, cards, ref, form, primary, workloads)
+    target: dict[str, int] = {}
+    members: dict[str, list[int]] = {}
+    for i, f in enumerate(figures):
+        target.setdefault(f.model, i)
+        members.setdefault(f.model, []).append(i)
+    return _Data(problems, models, target, members, headline, reference, primary)
+
+
+def _without(data: _Data, idx: Sequence[int], model: str) -> list[int]:
+    drop = set(data.members[model])
+    return [i for i in idx if i not in drop]
+
+
+def _predict_headline(data: _Data, form: ModelForm, fit: _WorkloadFit, model: str) -> float:
+    """log of the predicted headline figure: over the workloads the card was measured on."""
+    problem = data.problems[form]
+    t = data.target[model]
+    return fit.log_predict(problem.cards[t], problem.ref, problem.figures[t].workloads)
+
+
+def _select_form(data: _Data, idx: Sequence[int], forms: Sequence[ModelForm]) -> ModelForm:
+    """Smallest leave-one-card-out mean absolute log error of the headline figures of
+    the cards in ``idx``; ties to the earlier form."""
+    present = set(idx)
+    inner = [m for m in data.models if data.target[m] in present]
+    best, best_score = forms[0], math.inf
+    for form in forms:
+        problem = data.problems[form]
+        errors = []
+        for m in inner:
+            fit = problem.fit(_without(data, idx, m))
+            errors.append(abs(_predict_headline(data, form, fit, m) - math.log(data.headline[m])))
+        score = statistics.fmean(errors)
+        if score < best_score - 1e-12:
+            best, best_score = form, score
+    return best
+
+
+def workload_loocv_predictions(
+    measured: Sequence[PerfFigure],
+    per_workload: Sequence[WorkloadRatio],
+    features: Mapping[str, Features],
+    precision: Precision,
+    form: ModelForm | None = None,
+    forms: Sequence[ModelForm] = WORKLOAD_FORMS,
+    every_file: bool = False,
+) -> list[HeldOutPrediction]:
+    """Each card's headline figure predicted without any of its figures or workloads.
+
+    With ``form``, plain leave-one-card-out of that form; without, nested: the form is
+    chosen inside each outer fold by leave-one-card-out on the remaining cards only.
+    """
+    used = [form] if form is not None else list(forms)
+    data = _prepare(measured, per_workload, features, precision, used, every_file)
+    everything = list(range(len(next(iter(data.problems.values())).figures)))
+    out = []
+    for model in data.models:
+        rest = _without(data, everything, model)
+        chosen = form if form is not None else _select_form(data, rest, used)
+        fit = data.problems[chosen].fit(rest)
+        out.append(
+            HeldOutPrediction(
+                model=model,
+                measured=data.headline[model],
+                predicted=math.exp(_predict_headline(data, chosen, fit, model)),
+                form=chosen,
+            )
+        )
+    return out
+
+
+# --- estimator -----------------------------------------------------------------------
+
+
+@dataclass
+class WorkloadEstimator:
+    """A fitted per-workload estimate for one precision; an unmeasured card is predicted
+    over the primary file's workloads (the file the reference card's figure comes from)."""
+
+    precision: Precision
+    reference: str
+    fit: _WorkloadFit
+    reference_point: _Point
+    workloads: tuple[str, ...]
+    trained_models: tuple[str, ...]
+    trained_families: frozenset[str]
+    cv_median_abs_error: float | None = None
+    notes: list[str] = field(default_factory=list)
+
+    version = MODEL_VERSION
+
+    @property
+    def form(self) -> ModelForm:
+        return self.fit.form
+
+    def predict(self, features: Features) -> float | None:
+        p = _point(features, self.precision, self.form)
+        if not (math.isfinite(p.compute) and math.isfinite(p.bandwidth)):
+            return None
+        return math.exp(self.fit.log_predict(p, self.reference_point, self.workloads))
+
+    def estimate(self, features: Features) -> PerfFigure | None:
+        """An estimated PerfFigure, or None when the card lacks the needed specs."""
+        value = self.predict(features)
+        if value is None:
+            return None
+        family = family_of(features)
+        amd = _str(features.get("vendor")).lower() == "amd"
+        low = amd or family not in self.trained_families
+        base = max(self.cv_median_abs_error or 0.0, MIN_UNCERTAINTY)
+        reasons = (["AMD"] if amd else []) + (
+            [f"no measured card of family {family}"] if family not in self.trained_families else []
+        )
+        alphas = sorted(self.fit.alphas.values())
+        method = (
+            f"estimate: {MODEL_VERSION} ({self.form.label}; alpha_w {alphas[0]:.3f}-{alphas[-1]:.3f} "
+            f"over {len(self.workloads)} workloads, gamma={self.fit.gamma:.2f}; "
+            f"{len(self.trained_models)} measured cards)"
+        )
+        if low:
+            method += f"; low confidence: {', '.join(reasons)}"
+        return PerfFigure(
+            model=_str(features.get("model")),
+            precision=self.precision,
+            relative_perf=round(value, 4),
+            source="estimate",
+            method=method,
+            reference=self.reference,
+            measured=False,
+            uncertainty=round(base * LOW_CONFIDENCE_FACTOR if low else base, 4),
+        )
+
+
+def fit_workload_estimator(
+    measured: Sequence[PerfFigure],
+    per_workload: Sequence[WorkloadRatio],
+    features: Mapping[str, Features],
+    precision: Precision,
+    forms: Sequence[ModelForm] = WORKLOAD_FORMS,
+) -> WorkloadEstimator:
+    """Choose the form by leave-one-card-out on every measured card, fit it on all of
+    them; the uncertainty is the nested-CV median error (form choice included)."""
+    data = _prepare(measured, per_workload, features, precision, forms, every_file=False)
+    everything = list(range(len(next(iter(data.problems.values())).figures)))
+    form = _select_form(data, everything, forms) if len(forms) > 1 else forms[0]
+    problem = data.problems[form]
+    fit = problem.fit(everything)
+    primary = tuple(w for w in problem.workloads if w.startswith(data.primary + "/"))
+    est = WorkloadEstimator(
+        precision=precision,
+        reference=data.reference,
+        fit=fit,
+        reference_point=problem.ref,
+        workloads=primary,
+        trained_models=tuple(data.models),
+        trained_families=frozenset(p.family for p in problem.cards),
+    )
+    cv = workload_loocv_predictions(measured, per_workload, features, precision, forms=forms)
+    est.cv_median_abs_error = statistics.median(abs(h.predicted / h.measured - 1) for h in cv)
+    return est
