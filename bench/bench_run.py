@@ -53,8 +53,18 @@ def main(argv: list[str] | None = None) -> list[str]:
         out = ["[run] " + cli.line(), "[run] " + flow.line().split(" stages=")[0]]
         stages = flow.info.get("stages", {})
         total = flow.seconds
+        # catalog, match, estimate and rank run inside the load stage: shown indented under it.
+        inner = ("catalog", "match", "estimate", "rank")
         for name, s in sorted(stages.items(), key=lambda kv: -kv[1]):
-            out.append(f"[run]   stage {name:<14} {s:7.2f} s  {100 * s / total:5.1f}% of the flow")
+            if name in inner:
+                continue
+            label = f"{name} (all)" if name == "load" else name
+            out.append(f"[run]   stage {label:<14} {s:7.2f} s  {100 * s / total:5.1f}% of the flow")
+            if name == "load":
+                for sub in sorted((k for k in stages if k in inner), key=lambda k: -stages[k]):
+                    out.append(f"[run]     of which {sub:<10} {stages[sub]:7.2f} s  {100 * stages[sub] / total:5.1f}% of the flow")
+                rest = s - sum(stages.get(k, 0.0) for k in inner)
+                out.append(f"[run]     of which writing  {rest:7.2f} s  {100 * rest / total:5.1f}% of the flow")
         out.append(f"[run]   outside stages (Prefect start-up, task orchestration, artifacts) "
                    f"{total - sum(v for k, v in stages.items() if k in ('fetch+parse', 'archive', 'load', 'export')):.2f} s")
         return out
