@@ -451,5 +451,8 @@ def fit_workload_estimator(
         trained_families=frozenset(p.family for p in problem.cards),
     )
     cv = workload_loocv_predictions(measured, per_workload, features, precision, forms=forms)
-    est.cv_median_abs_error = statistics.median(abs(h.predicted / h.measured - 1) for h in cv)
+    # Over the cards the published table scores: the reference is 1.0 by definition, and
+    # counting it would quote a smaller error than `gpuvalue perf --evaluate` shows.
+    scored = [h for h in cv if h.model != est.reference] or cv
+    est.cv_median_abs_error = statistics.median(abs(h.predicted / h.measured - 1) for h in scored)
     return est
