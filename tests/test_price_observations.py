@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 from datetime import date, datetime, timedelta
 
+import duckdb
 import pytest
 from typer.testing import CliRunner
 
@@ -196,6 +197,37 @@ def test_rematch_rebuilds_the_observations(replay_db, tmp_path):
     c = open_database(db, read_only=True)
     try:
         assert c.execute(TABLE).fetchall() == before
+        _assert_current(c)
+    finally:
+        c.close()
+
+
+def test_upgrading_a_schema_v4_warehouse_builds_the_observations(tmp_path):
+    """A warehouse from before schema v5 has listings but no observations: opening it for
+    writing migrates it, and the migration derives them from what is there."""
+    from gpuvalue.warehouse.db import migrations
+
+    path = tmp_path / "old.duckdb"
+    raw = duckdb.connect(str(path))
+    raw.execute("CREATE TABLE schema_version (version INTEGER NOT NULL, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)")
+    for version, name, sql in migrations():
+        if version <= 4:
+            raw.execute(sql)
+            raw.execute("INSERT INTO schema_version VALUES (?, ?, now())", [version, name])
+    day = date(2026, 11, 1)
+    rows = [_listing("a", day, 400), _listing("b", day, 410, sold=True), _listing("c", day, 5, condition="parts")]
+    for r in rows:
+        raw.execute(f"INSERT INTO listings ({', '.join(r)}) VALUES ({', '.join('?' * len(r))})", list(r.values()))
+    raw.execute("INSERT INTO listing_snapshots (source, listing_id, seen_date, total_usd) VALUES "
+                "('ebay-test', 'a', DATE '2026-11-01', 400), ('ebay-test', 'a', DATE '2026-11-03', 395)")
+    raw.close()
+
+    c = open_database(path)
+    try:
+        got = c.execute("SELECT listing_id, kind, obs_date, next_date, usd FROM price_observations ORDER BY ALL").fetchall()
+        assert got == [("a", "asking", date(2026, 11, 1), date(2026, 11, 3), 400.0),
+                       ("a", "asking", date(2026, 11, 3), None, 395.0),
+                       ("b", "sold", day, None, 410.0)]
         _assert_current(c)
     finally:
         c.close()
