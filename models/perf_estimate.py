@@ -552,35 +552,46 @@ class Estimator:
         value = self.predict(features)
         if value is None:
             return None
-        family = family_of(features)
-        amd = _str(features.get("vendor")).lower() == "amd"
-        low = amd or family not in self.trained_families
-        base = max(self.cv_median_abs_error or 0.0, MIN_UNCERTAINTY)
-        uncertainty = base * LOW_CONFIDENCE_FACTOR if low else base
-        reasons = []
-        if amd:
-            reasons.append("AMD")
-        if family not in self.trained_families:
-            reasons.append(f"no measured card of family {family}")
         terms = f"alpha={self.alpha:.3f}, gamma={self.gamma:.2f}"
         if self.form.memory_term:
             terms += f", memory beta={self.fit.memory_beta:.2f}"
-        method = (
-            f"estimate: {MODEL_VERSION} ({self.form.label}; {terms}; "
-            f"{len(self.trained_models)} measured cards)"
+        return estimate_record(
+            features, value, self.precision, self.reference, self.trained_families, self.cv_median_abs_error,
+            f"{MODEL_VERSION} ({self.form.label}; {terms}; {len(self.trained_models)} measured cards)",
         )
-        if low:
-            method += f"; low confidence: {', '.join(reasons)}"
-        return PerfFigure(
-            model=_str(features.get("model")),
-            precision=self.precision,
-            relative_perf=round(value, 4),
-            source="estimate",
-            method=method,
-            reference=self.reference,
-            measured=False,
-            uncertainty=round(uncertainty, 4),
-        )
+
+
+def estimate_record(
+    features: Features,
+    value: float,
+    precision: Precision,
+    reference: str,
+    trained_families: frozenset[str],
+    cv_median_abs_error: float | None,
+    description: str,
+) -> PerfFigure:
+    """An estimate as the warehouse stores it, whichever model made it: the uncertainty is the
+    model's honest (nested-CV) error, widened and flagged where no measurement backs the card's
+    vendor or family."""
+    family = family_of(features)
+    amd = _str(features.get("vendor")).lower() == "amd"
+    unseen = family not in trained_families
+    low = amd or unseen
+    base = max(cv_median_abs_error or 0.0, MIN_UNCERTAINTY)
+    reasons = (["AMD"] if amd else []) + ([f"no measured card of family {family}"] if unseen else [])
+    method = f"estimate: {description}"
+    if low:
+        method += f"; low confidence: {', '.join(reasons)}"
+    return PerfFigure(
+        model=_str(features.get("model")),
+        precision=precision,
+        relative_perf=round(value, 4),
+        source="estimate",
+        method=method,
+        reference=reference,
+        measured=False,
+        uncertainty=round(base * LOW_CONFIDENCE_FACTOR if low else base, 4),
+    )
 
 
 def fit_estimator(

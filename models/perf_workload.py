@@ -34,8 +34,6 @@ from gpuvalue.models.perf_estimate import (
     ALPHA_GRID,
     CANDIDATE_FORMS,
     GAMMA_GRID,
-    LOW_CONFIDENCE_FACTOR,
-    MIN_UNCERTAINTY,
     SHRINK,
     Features,
     HeldOutPrediction,
@@ -44,8 +42,7 @@ from gpuvalue.models.perf_estimate import (
     _memory_x,
     _point,
     _Point,
-    _str,
-    family_of,
+    estimate_record,
     training_points,
 )
 from gpuvalue.models.perf_measured import WorkloadRatio
@@ -399,30 +396,12 @@ class WorkloadEstimator:
         value = self.predict(features)
         if value is None:
             return None
-        family = family_of(features)
-        amd = _str(features.get("vendor")).lower() == "amd"
-        low = amd or family not in self.trained_families
-        base = max(self.cv_median_abs_error or 0.0, MIN_UNCERTAINTY)
-        reasons = (["AMD"] if amd else []) + (
-            [f"no measured card of family {family}"] if family not in self.trained_families else []
-        )
         alphas = sorted(self.fit.alphas.values())
-        method = (
-            f"estimate: {MODEL_VERSION} ({self.form.label}; alpha_w {alphas[0]:.3f}-{alphas[-1]:.3f} "
+        return estimate_record(
+            features, value, self.precision, self.reference, self.trained_families, self.cv_median_abs_error,
+            f"{MODEL_VERSION} ({self.form.label}; alpha_w {alphas[0]:.3f}-{alphas[-1]:.3f} "
             f"over {len(self.workloads)} workloads, gamma={self.fit.gamma:.2f}; "
-            f"{len(self.trained_models)} measured cards)"
-        )
-        if low:
-            method += f"; low confidence: {', '.join(reasons)}"
-        return PerfFigure(
-            model=_str(features.get("model")),
-            precision=self.precision,
-            relative_perf=round(value, 4),
-            source="estimate",
-            method=method,
-            reference=self.reference,
-            measured=False,
-            uncertainty=round(base * LOW_CONFIDENCE_FACTOR if low else base, 4),
+            f"{len(self.trained_models)} measured cards)",
         )
 
 

@@ -223,37 +223,36 @@ def replace_perf(con: duckdb.DuckDBPyConnection, source: str, figures: Sequence[
     return len(rows)
 
 
-def replace_perf_workload(con: duckdb.DuckDBPyConnection, source: str, rows: Sequence[dict]) -> int:
-    """A source's per-workload ratios replace its previous ones, like its figures."""
-    con.execute("DELETE FROM perf_workload WHERE source = ?", [source])
+# Tables a benchmark source's load replaces whole, with the columns it writes. Keys and names are
+# constants: SQL below is built from them only.
+_PER_SOURCE_TABLES = {
+    "perf_workload": ("model", "precision", "source", "workload", "ratio"),
+    "perf_scaling": ("model", "precision", "source", "num_gpu", "efficiency"),
+}
+
+
+def _replace_source_rows(con: duckdb.DuckDBPyConnection, table: str, source: str, rows: Sequence[dict]) -> int:
+    """A source's rows replace its previous ones: a re-import is the new truth for that source."""
+    columns = ", ".join(_PER_SOURCE_TABLES[table])
+    con.execute(f"DELETE FROM {table} WHERE source = ?", [source])
     if not rows:
         return 0
-    incoming_workload = pa.Table.from_pylist(list(rows))
-    con.register("incoming_workload", incoming_workload)
+    incoming = pa.Table.from_pylist(list(rows))
+    con.register("incoming_source_rows", incoming)
     try:
-        con.execute(
-            "INSERT OR REPLACE INTO perf_workload BY NAME "
-            "SELECT model, precision, source, workload, ratio FROM incoming_workload"
-        )
+        con.execute(f"INSERT OR REPLACE INTO {table} BY NAME SELECT {columns} FROM incoming_source_rows")
     finally:
-        con.unregister("incoming_workload")
+        con.unregister("incoming_source_rows")
     return len(rows)
+
+
+def replace_perf_workload(con: duckdb.DuckDBPyConnection, source: str, rows: Sequence[dict]) -> int:
+    """A source's per-workload ratios replace its previous ones, like its figures."""
+    return _replace_source_rows(con, "perf_workload", source, rows)
 
 
 def replace_scaling(con: duckdb.DuckDBPyConnection, source: str, rows: Sequence[dict]) -> int:
-    con.execute("DELETE FROM perf_scaling WHERE source = ?", [source])
-    if not rows:
-        return 0
-    incoming_scaling = pa.Table.from_pylist(list(rows))
-    con.register("incoming_scaling", incoming_scaling)
-    try:
-        con.execute(
-            "INSERT OR REPLACE INTO perf_scaling BY NAME "
-            "SELECT model, precision, source, num_gpu, efficiency FROM incoming_scaling"
-        )
-    finally:
-        con.unregister("incoming_scaling")
-    return len(rows)
+    return _replace_source_rows(con, "perf_scaling", source, rows)
 
 
 # The day before the oldest window the daily price of $as_of can use: a model without observations
