@@ -231,3 +231,27 @@ def test_upgrading_a_schema_v4_warehouse_builds_the_observations(tmp_path):
         _assert_current(c)
     finally:
         c.close()
+
+
+def test_the_readme_queries_run_on_a_replayed_warehouse(replay_db):
+    """The queries the README offers users are real SQL on the real schema."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("useful queries", 1)[1].split("```sql", 1)[1].split("```", 1)[0]
+    queries = [q.strip() for q in block.split(";") if re.sub(r"--[^\n]*", "", q).strip()]
+    assert len(queries) == 6
+    c = open_database(replay_db, read_only=True)
+    try:
+        results = [c.execute(q).fetchall() for q in queries]
+        # The replay has no RTX 3090 price: ask the per-card queries about the best-ranked card.
+        top = c.execute("SELECT model FROM ranking_latest WHERE rank = 1").fetchall()[0][0]
+        history, behind = (c.execute(queries[i].replace("'GeForce RTX 3090'", "?"), [top]).fetchall() for i in (1, 5))
+        price = c.execute("SELECT price_kind, price_n FROM ranking_latest WHERE rank = 1").fetchall()[0]
+    finally:
+        c.close()
+    assert results[0] and results[3]
+    assert history
+    assert behind and all(row[1] == price[0] and row[2] > 0 for row in behind)
+    assert len(behind) >= price[1]  # every kept observation is among them
