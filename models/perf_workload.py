@@ -105,11 +105,21 @@ class _Problem:
         self.weight = 1.0 / counts[self.fig_of]  # each figure weighs 1 in total
         self.log_den = _log_den_table([self.cards[j] for j in self.fig_of], ref)  # G x A x n
         self.memory_x = np.array([_memory_x(self.cards[j], ref) for j in self.fig_of])
+        self._fits: dict[frozenset[int], _WorkloadFit] = {}
 
     def fit(self, figure_idx: Sequence[int]) -> _WorkloadFit:
         """Weighted least squares (ridge on family offsets) over the points of the given
-        figures; per gamma, alternate between the linear terms and the alpha_w."""
-        chosen = set(figure_idx)
+        figures; per gamma, alternate between the linear terms and the alpha_w.
+
+        A fit depends only on the set of figures, and nested cross-validation asks for each
+        set twice (leaving out i then j, or j then i): each set is fitted once.
+        """
+        chosen = frozenset(figure_idx)
+        if chosen not in self._fits:
+            self._fits[chosen] = self._fit(chosen)
+        return self._fits[chosen]
+
+    def _fit(self, chosen: frozenset[int]) -> _WorkloadFit:
         rows = np.array([i for i, j in enumerate(self.fig_of) if j in chosen], dtype=int)
         figs = [self.figures[j] for j in sorted(chosen)]
         pts = [self.cards[j] for j in self.fig_of[rows]]
@@ -344,6 +354,10 @@ def workload_loocv_predictions(
     """
     used = [form] if form is not None else list(forms)
     data = _prepare(measured, per_workload, features, precision, used, every_file)
+    return _loocv(data, form, used)
+
+
+def _loocv(data: _Data, form: ModelForm | None, used: Sequence[ModelForm]) -> list[HeldOutPrediction]:
     everything = list(range(len(next(iter(data.problems.values())).figures)))
     out = []
     for model in data.models:
@@ -429,7 +443,8 @@ def fit_workload_estimator(
         trained_models=tuple(data.models),
         trained_families=frozenset(p.family for p in problem.cards),
     )
-    cv = workload_loocv_predictions(measured, per_workload, features, precision, forms=forms)
+    # The same problems as the fit above, so the folds reuse its fits of the same card sets.
+    cv = _loocv(data, None, list(forms))
     # Over the cards the published table scores: the reference is 1.0 by definition, and
     # counting it would quote a smaller error than `gpuvalue perf --evaluate` shows.
     scored = [h for h in cv if h.model != est.reference] or cv
