@@ -350,7 +350,7 @@ def match(
     sys.stdout.flush()
 
 
-PARSERS = ("techpowerup", "wikipedia-gpus", "ebay-browse", "ebay-html", "hardwareswap", "lambda")
+PARSERS = ("techpowerup", "wikipedia-gpus", "ebay-browse", "ebay-html", "hardwareswap", "lambda", "llamacpp")
 
 
 @app.command()

@@ -51,11 +51,17 @@ def perf(
     precision: Annotated[str, typer.Option("--precision", help="fp16 (mixed) or fp32 (tf32 on Ampere+).")] = "fp16",
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines.")] = False,
     evaluate: Annotated[bool, typer.Option("--evaluate", help="Print the leave-one-card-out accuracy table against both baselines.")] = False,
+    inference: Annotated[bool, typer.Option("--inference", help="LLM inference speed (llama.cpp tokens/s, one card) instead: not training speed, not ranked.")] = False,
     db: DbOpt = None,
 ) -> None:
     """Relative training performance per catalog GPU (measured where it exists, else estimated)."""
     if precision not in ("fp16", "fp32"):
         _fail("--precision must be fp16 or fp32")
+    if inference:
+        if estimate or evaluate or precision != "fp16":
+            _fail("--inference shows measured tokens/s; --estimate, --evaluate and --precision apply to training figures")
+        _perf_inference(db, as_json)
+        return
     if evaluate:
         from gpuvalue.flows.pipeline import make_client
         from gpuvalue.models.perf_eval import evaluation_report
@@ -95,6 +101,27 @@ def perf(
             out.file.write(json.dumps(r) + "\n")
         return
     _print_table(cols, [tuple(r.values()) for r in rows])
+
+
+def _perf_inference(db, as_json: bool) -> None:
+    """Inference figures come from their own table: they never mix with the training figures above."""
+    from gpuvalue.warehouse.sql_files import statements
+
+    con = _reader(db)
+    try:
+        cur = con.execute(statements("perf_inference_single")[0])
+        cols = [d[0] for d in cur.description]
+        rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    finally:
+        con.close()
+    if as_json:
+        for r in rows:
+            out.file.write(json.dumps({k: _jsonable(v) for k, v in r.items()}) + "\n")
+        return
+    if not rows:
+        err.print("no inference figures yet: the daily run loads them from the llamacpp source")
+    _print_table(["model", "workload", "phase", "tokens/s", "source", "as of"], [tuple(r.values()) for r in rows],
+                 title="LLM inference speed, one card, batch 1 (llama.cpp; not training speed, not in the ranking)")
 
 
 @import_app.command("listings")

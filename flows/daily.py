@@ -180,6 +180,11 @@ def _load_all(con, settings: Settings, summary: P.RunSummary, results: dict[str,
         n_est = P.estimate_perf(con, now)
     logger.info("estimated performance for %d (model, precision) pairs", n_est)
 
+    # Inference figures (LLM tokens/s): their own table, never perf, so never the ranking.
+    for name, parsed in results.items():
+        if parsed.kind == "inference":
+            _load_one(con, summary, name, parsed, lambda p: P.load_inference(con, p, now), logger)
+
     with P.StageTimer(summary, "rank"):
         summary.ranked = load.materialize_day(
             con, summary.as_of, precision=settings.precision, reference=settings.reference_gpu,

@@ -40,4 +40,8 @@ def parse_saved_page(source: str, body: bytes, url: str) -> tuple[list[dict], li
 
         rows = parse_lambda_csv(body, url)
         return [r.model_dump(mode="json") if hasattr(r, "model_dump") else dict(r.__dict__) for r in rows], warnings
+    if source == "llamacpp":
+        from gpuvalue.scrapers.llamacpp_bench import parse_llamacpp_readme
+
+        return [c.model_dump(mode="json") for c in parse_llamacpp_readme(body, url)], warnings
     raise ValueError(source)

@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 
 from gpuvalue.flows.settings import Settings
-from gpuvalue.models.records import FetchedPage, Listing, PerfFigure
+from gpuvalue.models.records import FetchedPage, InferenceFigure, Listing, PerfFigure
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.sources import SOURCES, FetchPlanContext, ParsedSource, SourceFetch
 from gpuvalue.warehouse import load
@@ -225,6 +225,28 @@ def load_measured_perf(con: duckdb.DuckDBPyConnection, measured, loaded_at: date
         for source in {*by_source, *workloads}:
             load.replace_perf_workload(con, source, workloads.get(source, []))
     return n
+
+
+CATALOG_MODELS = "SELECT model FROM gpus"
+
+
+def load_inference(con: duckdb.DuckDBPyConnection, parsed: ParsedSource, loaded_at: datetime) -> int:
+    """An inference source's figures into perf_inference (never perf): each source's rows replaced.
+
+    A figure whose model the catalog does not hold is dropped with a warning on the source, so a
+    renamed catalog model shows up in the run summary instead of leaving an orphan row."""
+    known = {m for (m,) in con.execute(CATALOG_MODELS).fetchall()}
+    by_source: dict[str, list[InferenceFigure]] = defaultdict(list)
+    missing: set[str] = set()
+    for f in parsed.inference:
+        if f.model in known:
+            by_source[f.source].append(f)
+        else:
+            missing.add(f.model)
+    if missing:
+        parsed.warnings.append(f"{parsed.source}: not in the catalog, dropped: {', '.join(sorted(missing))}")
+    with load.transaction(con):
+        return sum(load.replace_perf_inference(con, source, figs, loaded_at) for source, figs in by_source.items())
 
 
 FEATURE_COLUMNS = (

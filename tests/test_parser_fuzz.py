@@ -64,6 +64,10 @@ def _lambda(body: bytes) -> object:
     return _module("lambda_bench").parse_lambda_csv(body, "https://raw.githubusercontent.com/x/y/z.csv")
 
 
+def _llamacpp(body: bytes) -> object:
+    return _module("llamacpp_bench").parse_llamacpp_readme(body, "https://raw.githubusercontent.com/x/y/z/README.md")
+
+
 def _listing_csv(body: bytes) -> object:
     # The CLI reads the file as text first; what cannot be decoded never reaches the parser.
     return _module("listing_csv").parse_listing_csv(body.decode("latin-1"), "import:fuzz", NOW)
@@ -78,6 +82,7 @@ def _real_pages() -> dict[str, bytes]:
         "techpowerup": _recorded("techpowerup"),
         "ebay-browse": _recorded("ebay-browse"),
         "lambda": _recorded("lambda"),
+        "llamacpp": _recorded("llamacpp"),
         "ebay-html": gzip.decompress((FIXTURES / "listings" / "ebay_srp_scard_sold_2026-07_seller_auctionetl.html.gz").read_bytes()),
         "listing-csv": (FIXTURES / "listings" / "ebay_sold_2020_rtx3090_driscoll42_excerpt200.csv").read_bytes(),
     }
@@ -90,6 +95,7 @@ PARSERS = {
     "hardwareswap-json": _reddit,
     "hardwareswap-atom": _atom,
     "lambda": _lambda,
+    "llamacpp": _llamacpp,
     "listing-csv": _listing_csv,
     "wikipedia": _wikipedia,
 }

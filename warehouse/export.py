@@ -349,6 +349,12 @@ SOURCE_CATALOG: dict[str, tuple[str, str, str]] = {
         "Training benchmarks: Lambda (lambdalabs.com GPU benchmarks)",
         "Lambda benchmark data; figures cited with attribution",
     ),
+    # Shown by `gpuvalue perf --inference` only; never part of the ranking, hence "other".
+    "llamacpp": (
+        "other",
+        "LLM inference benchmarks (not in the ranking): XiongjieDai/GPU-Benchmarks-on-LLM-Inference (llama.cpp)",
+        "no licence stated; figures cited with attribution",
+    ),
     "local": ("perf", "Training benchmarks measured locally with gpuvalue", "MIT"),
     "estimate": ("perf", "Performance estimated from specifications by gpuvalue", "MIT"),
     "fx": ("fx", "Exchange rates", "as published by the rate provider"),

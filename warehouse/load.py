@@ -14,7 +14,7 @@ from datetime import date, datetime, timezone
 import duckdb
 import pyarrow as pa
 
-from gpuvalue.models.records import GpuSpec, PerfFigure
+from gpuvalue.models.records import GpuSpec, InferenceFigure, PerfFigure
 from gpuvalue.warehouse.sql_files import statements
 
 
@@ -249,6 +249,38 @@ def _replace_source_rows(con: duckdb.DuckDBPyConnection, table: str, source: str
 def replace_perf_workload(con: duckdb.DuckDBPyConnection, source: str, rows: Sequence[dict]) -> int:
     """A source's per-workload ratios replace its previous ones, like its figures."""
     return _replace_source_rows(con, "perf_workload", source, rows)
+
+
+DELETE_PERF_INFERENCE = "DELETE FROM perf_inference WHERE source = ?"
+INSERT_PERF_INFERENCE = (
+    "INSERT INTO perf_inference BY NAME SELECT model, source, workload, phase, gpu_count, tokens_per_s, as_of, "
+    "loaded_at FROM incoming_inference"
+)
+
+
+def replace_perf_inference(con: duckdb.DuckDBPyConnection, source: str, figures: Sequence[InferenceFigure],
+                           loaded_at: datetime) -> int:
+    """A source's inference figures replace its previous ones, like ``replace_perf``; they go to
+    perf_inference only, never to perf, so they cannot reach the ranking."""
+    others = sorted({f.source for f in figures} - {source})
+    if others:
+        raise ValueError(f"figures of {', '.join(others)} passed as {source}'s")
+    con.execute(DELETE_PERF_INFERENCE, [source])
+    keyed = {(f.model, f.workload, f.phase, f.gpu_count): f for f in figures}
+    if not keyed:
+        return 0
+    incoming_inference = pa.Table.from_pylist(
+        [{**f.model_dump(), "loaded_at": _naive_utc(loaded_at)} for f in keyed.values()],
+        schema=pa.schema([("model", pa.string()), ("source", pa.string()), ("workload", pa.string()),
+                          ("phase", pa.string()), ("tokens_per_s", pa.float64()), ("gpu_count", pa.int32()),
+                          ("as_of", pa.date32()), ("loaded_at", pa.timestamp("us"))]),
+    )
+    con.register("incoming_inference", incoming_inference)
+    try:
+        con.execute(INSERT_PERF_INFERENCE)
+    finally:
+        con.unregister("incoming_inference")
+    return len(keyed)
 
 
 def replace_scaling(con: duckdb.DuckDBPyConnection, source: str, rows: Sequence[dict]) -> int:
