@@ -89,6 +89,17 @@ def _jsonable(v):
     return v
 
 
+def _write_json_lines(rows) -> None:
+    """One JSON object per row on stdout: what `--json` promises scripts."""
+    for r in rows:
+        out.file.write(json.dumps({k: _jsonable(v) for k, v in r.items()}) + "\n")
+
+
+def _dict_rows(cur) -> list[dict]:
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+
 RANK_COLUMNS = ("rank", "model", "memory_gb", "price_usd", "price_kind", "price_n", "price_q1", "price_q3",
                 "price_as_of", "stale", "relative_perf", "perf_source", "perf_per_dollar")
 RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price as of", "stale", "rel. perf",
@@ -239,8 +250,7 @@ def rank(
     finally:
         con.close()
     if as_json:
-        for r in rows:
-            out.file.write(json.dumps({k: _jsonable(v) for k, v in r.items()}) + "\n")
+        _write_json_lines(rows)
         return
     if not rows:
         out.print("No ranked GPUs match those filters.")

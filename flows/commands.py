@@ -10,7 +10,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from gpuvalue.flows.cli import DbOpt, _fail, _jsonable, _print_table, _reader, _settings, app, err, import_app, out
+from gpuvalue.flows.cli import (
+    DbOpt, _dict_rows, _fail, _print_table, _reader, _settings, _write_json_lines, app, err, import_app, out,
+)
 
 
 @app.command()
@@ -28,14 +30,11 @@ def gpus(
             "desktop_usable, released, provenance FROM gpus WHERE $q IS NULL OR contains(lower(model), lower($q)) ORDER BY model",
             {"q": query},
         )
-        cols = [d[0] for d in cur.description]
-        rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+        rows = _dict_rows(cur)
     finally:
         con.close()
     if as_json:
-        for r in rows:
-            r["provenance"] = json.loads(r["provenance"]) if r["provenance"] else {}
-            out.file.write(json.dumps({k: _jsonable(v) for k, v in r.items()}) + "\n")
+        _write_json_lines({**r, "provenance": json.loads(r["provenance"]) if r["provenance"] else {}} for r in rows)
         return
     show = ("model", "vendor", "architecture", "segment", "release_date", "memory_gb", "bandwidth_gb_s",
             "fp32_tflops", "compute_capability", "launch_price_usd")
@@ -109,14 +108,11 @@ def _perf_inference(db, as_json: bool) -> None:
 
     con = _reader(db)
     try:
-        cur = con.execute(statements("perf_inference_single")[0])
-        cols = [d[0] for d in cur.description]
-        rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+        rows = _dict_rows(con.execute(statements("perf_inference_single")[0]))
     finally:
         con.close()
     if as_json:
-        for r in rows:
-            out.file.write(json.dumps({k: _jsonable(v) for k, v in r.items()}) + "\n")
+        _write_json_lines(rows)
         return
     if not rows:
         err.print("no inference figures yet: the daily run loads them from the llamacpp source")
