@@ -34,7 +34,7 @@ import itertools
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -514,24 +514,29 @@ def loocv_predictions(
 # --- estimator -----------------------------------------------------------------------
 
 
-@dataclass
-class Estimator:
-    """A fitted spec-based estimate of relative training speed for one precision."""
+@dataclass(kw_only=True)
+class FittedEstimate:
+    """What every fitted spec model carries: what it was fitted on and its honest error."""
 
     precision: Precision
     reference: str
-    fit: _Fit
     reference_point: _Point
     trained_models: tuple[str, ...]
     trained_families: frozenset[str]
-    cv_median_abs_error: float | None = None
-    notes: list[str] = field(default_factory=list)
-
-    version = MODEL_VERSION
+    cv_median_abs_error: float | None = None  # nested-CV median error; None when not cross-validated
 
     @property
     def form(self) -> ModelForm:
-        return self.fit.form
+        return self.fit.form  # type: ignore[attr-defined]
+
+
+@dataclass(kw_only=True)
+class Estimator(FittedEstimate):
+    """A fitted roofline v2 estimate of relative training speed for one precision."""
+
+    fit: _Fit
+
+    version = MODEL_VERSION
 
     @property
     def alpha(self) -> float:
@@ -601,8 +606,13 @@ def fit_estimator(
     forms: Sequence[ModelForm] = CANDIDATE_FORMS,
     *,
     per_workload: Sequence[WorkloadRatio] = (),
+    cross_validate: bool = True,
 ) -> Estimator | WorkloadEstimator:
     """The pipeline's spec estimator for one precision.
+
+    ``cross_validate=False`` skips the nested cross-validation behind the attached
+    uncertainty (most of the cost) for callers that only predict, such as the held-out
+    check, which reports its own errors.
 
     With the per-workload ratios behind every training figure (``per_workload``), the
     per-workload model ("roofline v3", ``models/perf_workload.py``): its pre-registered
@@ -622,8 +632,9 @@ def fit_estimator(
         headline = {}
         for fig, _ in training_points(measured, features, precision):
             headline.setdefault(fig.model, fig)
-        return fit_workload_estimator(list(headline.values()), per_workload, features, precision)
-    return _fit_v2(measured, features, precision, forms)
+        return fit_workload_estimator(list(headline.values()), per_workload, features, precision,
+                                      cross_validate=cross_validate)
+    return _fit_v2(measured, features, precision, forms, cross_validate)
 
 
 def _has_every_ratio(
@@ -644,6 +655,7 @@ def _fit_v2(
     features: Mapping[str, Features],
     precision: Precision,
     forms: Sequence[ModelForm],
+    cross_validate: bool = True,
 ) -> Estimator:
     data, reference, pairs = _prepare(measured, features, precision, forms)
     everything = list(range(len(pairs)))
@@ -657,9 +669,14 @@ def _fit_v2(
         trained_models=tuple(data.models),
         trained_families=frozenset(p.family for p in problem.points),
     )
-    cv = loocv_predictions(measured, features, precision, forms=forms)
-    # Over the cards the published table scores: the reference is 1.0 by definition, and
-    # counting it would quote a smaller error than `gpuvalue perf --evaluate` shows.
-    scored = [h for h in cv if h.model != est.reference] or cv
-    est.cv_median_abs_error = statistics.median(abs(h.predicted / h.measured - 1) for h in scored)
+    if cross_validate:
+        est.cv_median_abs_error = scored_median_error(loocv_predictions(measured, features, precision, forms=forms),
+                                                      reference)
     return est
+
+
+def scored_median_error(cv: Sequence[HeldOutPrediction], reference: str) -> float:
+    """Median absolute error over the cards the published table scores: the reference is
+    1.0 by definition, and counting it would quote less than `gpuvalue perf --evaluate`."""
+    scored = [h for h in cv if h.model != reference] or list(cv)
+    return statistics.median(abs(h.predicted / h.measured - 1) for h in scored)

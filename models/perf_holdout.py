@@ -58,7 +58,7 @@ def evaluate_holdout(
     """The estimator fitted on ``measured`` (as the pipeline fits it) against the held-out
     file's cards that ``measured`` does not contain, beside the two naive rules."""
     training = [f for f in measured if f.precision == precision]
-    estimator = fit_estimator(training, features, precision, per_workload=per_workload)
+    estimator = fit_estimator(training, features, precision, per_workload=per_workload, cross_validate=False)
     reference = estimator.reference
     seen = {f.model for f in training}
     ref = features[reference]

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from gpuvalue.models.perf_estimate import (
     GAMMA_GRID,
     SHRINK,
     Features,
+    FittedEstimate,
     HeldOutPrediction,
     ModelForm,
     _identifiable_sources,
@@ -43,6 +44,7 @@ from gpuvalue.models.perf_estimate import (
     _point,
     _Point,
     estimate_record,
+    scored_median_error,
     training_points,
 )
 from gpuvalue.models.perf_measured import WorkloadRatio
@@ -378,26 +380,15 @@ def _loocv(data: _Data, form: ModelForm | None, used: Sequence[ModelForm]) -> li
 # --- estimator -----------------------------------------------------------------------
 
 
-@dataclass
-class WorkloadEstimator:
+@dataclass(kw_only=True)
+class WorkloadEstimator(FittedEstimate):
     """A fitted per-workload estimate for one precision; an unmeasured card is predicted
     over the primary file's workloads (the file the reference card's figure comes from)."""
 
-    precision: Precision
-    reference: str
     fit: _WorkloadFit
-    reference_point: _Point
     workloads: tuple[str, ...]
-    trained_models: tuple[str, ...]
-    trained_families: frozenset[str]
-    cv_median_abs_error: float | None = None
-    notes: list[str] = field(default_factory=list)
 
     version = MODEL_VERSION
-
-    @property
-    def form(self) -> ModelForm:
-        return self.fit.form
 
     def predict(self, features: Features) -> float | None:
         p = _point(features, self.precision, self.form)
@@ -425,6 +416,8 @@ def fit_workload_estimator(
     features: Mapping[str, Features],
     precision: Precision,
     forms: Sequence[ModelForm] = WORKLOAD_FORMS,
+    *,
+    cross_validate: bool = True,
 ) -> WorkloadEstimator:
     """Choose the form by leave-one-card-out on every measured card, fit it on all of
     them; the uncertainty is the nested-CV median error (form choice included)."""
@@ -443,10 +436,7 @@ def fit_workload_estimator(
         trained_models=tuple(data.models),
         trained_families=frozenset(p.family for p in problem.cards),
     )
-    # The same problems as the fit above, so the folds reuse its fits of the same card sets.
-    cv = _loocv(data, None, list(forms))
-    # Over the cards the published table scores: the reference is 1.0 by definition, and
-    # counting it would quote a smaller error than `gpuvalue perf --evaluate` shows.
-    scored = [h for h in cv if h.model != est.reference] or cv
-    est.cv_median_abs_error = statistics.median(abs(h.predicted / h.measured - 1) for h in scored)
+    if cross_validate:
+        # The same problems as the fit above, so the folds reuse its fits of the same card sets.
+        est.cv_median_abs_error = scored_median_error(_loocv(data, None, list(forms)), est.reference)
     return est
