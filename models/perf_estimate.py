@@ -415,11 +415,21 @@ def select_form_index(data: _Data, idx: Sequence[int], forms: Sequence[ModelForm
     return best
 
 
+# Measured cards that no fit of the spec estimate may see, whatever the benchmark files
+# hold: they are the held-out check's cards (``models/perf_holdout.py``, docs/performance.md),
+# and the check only means something while no fit and no cross-validation uses them. They are
+# still measured figures in the ranking.
+HELD_OUT_MODELS: frozenset[str] = frozenset(
+    {"TITAN RTX", "Quadro RTX 6000", "Quadro RTX 5000", "A100 SXM4 40 GB"}
+)
+
+
 def training_points(
     measured: Sequence[PerfFigure], features: Mapping[str, Features], precision: Precision
 ) -> list[tuple[PerfFigure, Features]]:
     """Measured figures usable for fitting: this precision, specs known, not mobile
-    (laptop power limits vary by machine, so a laptop figure does not describe the model).
+    (laptop power limits vary by machine, so a laptop figure does not describe the model),
+    not one of the held-out check's cards (``HELD_OUT_MODELS``).
 
     One figure per card and benchmark file; a card's first listed figure is its headline
     figure, the one cross-validation predicts.
@@ -427,7 +437,7 @@ def training_points(
     out = []
     seen = set()
     for fig in measured:
-        if fig.precision != precision or (fig.model, fig.source) in seen:
+        if fig.precision != precision or (fig.model, fig.source) in seen or fig.model in HELD_OUT_MODELS:
             continue
         feats = features.get(fig.model)
         if feats is None or _str(feats.get("segment")) == "mobile" or not _usable(feats, precision):
@@ -566,6 +576,15 @@ class Estimator(FittedEstimate):
         )
 
 
+@dataclass(frozen=True)
+class FamilyMiss:
+    """How far a fitted model is from a family's measured cards, predicting them as it predicts
+    a card without a benchmark: geometric mean of measured / predicted."""
+
+    ratio: float
+    models: tuple[str, ...]
+
+
 def estimate_record(
     features: Features,
     value: float,
@@ -574,16 +593,27 @@ def estimate_record(
     trained_families: frozenset[str],
     cv_median_abs_error: float | None,
     description: str,
+    family_misses: Mapping[str, FamilyMiss] | None = None,
 ) -> PerfFigure:
     """An estimate as the warehouse stores it, whichever model made it: the uncertainty is the
     model's honest (nested-CV) error, widened and flagged where no measurement backs the card's
-    vendor or family."""
+    vendor or family, or where the model misses the family's own measured cards (``family_misses``)
+    by more than twice that error: the cross-validated error is a median over families and says
+    nothing about a family the model is known to get wrong."""
     family = family_of(features)
     amd = _str(features.get("vendor")).lower() == "amd"
     unseen = family not in trained_families
-    low = amd or unseen
     base = max(cv_median_abs_error or 0.0, MIN_UNCERTAINTY)
+    miss = (family_misses or {}).get(family)
+    missed = miss is not None and abs(miss.ratio - 1) > 2 * base
+    low = amd or unseen or missed
     reasons = (["AMD"] if amd else []) + ([f"no measured card of family {family}"] if unseen else [])
+    uncertainty = base * LOW_CONFIDENCE_FACTOR if low else base
+    if missed:
+        direction = "low" if miss.ratio > 1 else "high"
+        reasons.append(f"the model puts this family's measured {', '.join(miss.models)} at "
+                       f"{1 / miss.ratio:.2f}x the measured figure, so its estimates are likely {direction}")
+        uncertainty = max(uncertainty, abs(miss.ratio - 1))
     method = f"estimate: {description}"
     if low:
         method += f"; low confidence: {', '.join(reasons)}"
@@ -595,7 +625,7 @@ def estimate_record(
         method=method,
         reference=reference,
         measured=False,
-        uncertainty=round(base * LOW_CONFIDENCE_FACTOR if low else base, 4),
+        uncertainty=round(uncertainty, 4),
     )
 
 

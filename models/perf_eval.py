@@ -34,7 +34,7 @@ from gpuvalue.models.perf_estimate import (
     training_points,
 )
 from gpuvalue.models.perf_measured import DEFAULT_REFERENCE, WorkloadRatio
-from gpuvalue.models.perf_workload import FIXED_FORM, workload_loocv_predictions
+from gpuvalue.models.perf_workload import FIXED_FORM, workload_loocv_both, workload_loocv_predictions
 from gpuvalue.models.perf_workload import MODEL_VERSION as WORKLOAD_VERSION
 from gpuvalue.models.records import PerfFigure, Precision
 
@@ -45,6 +45,7 @@ OPTIMISTIC = "best single form, optimistic"
 WORKLOAD_NESTED = f"{WORKLOAD_VERSION} (nested CV)"
 WORKLOAD_FIXED = f"{WORKLOAD_VERSION}, {FIXED_FORM.code} fixed a priori"
 WORKLOAD_EVERY_FILE = f"{WORKLOAD_VERSION}, every file's workloads (nested CV)"
+WORKLOAD_ANCHORED = "roofline v3 anchored to measured siblings (nested CV)"
 
 
 @dataclass(frozen=True)
@@ -151,9 +152,9 @@ def evaluate_loocv(
         predictions[NESTED_PER_FILE] = _kept(both, keep)
     predictions[V1_FIXED] = _kept(loocv_predictions(measured, features, precision, form=V1_FORM), keep)
     if per_workload:
-        predictions[WORKLOAD_NESTED] = _kept(
-            workload_loocv_predictions(measured, per_workload, features, precision), keep
-        )
+        plain, anchored = workload_loocv_both(measured, per_workload, features, precision)
+        predictions[WORKLOAD_NESTED] = _kept(plain, keep)
+        predictions[WORKLOAD_ANCHORED] = _kept(anchored, keep)
         predictions[WORKLOAD_FIXED] = _kept(
             workload_loocv_predictions(measured, per_workload, features, precision, form=FIXED_FORM), keep
         )

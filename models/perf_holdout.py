@@ -1,9 +1,10 @@
 """A held-out check of the spec estimate on cards that no fit or design decision ever saw.
 
 Cross-validation reuses, for every design choice made before it ran, the same fifteen cards
-it scores. Lambda's first PyTorch tables (shipped in ``models/data/``, never loaded into the
-warehouse) measured four cards that neither pinned training file has: TITAN RTX, Quadro RTX
-6000, Quadro RTX 5000 and A100 SXM4 40 GB. Predicting them with the estimator exactly as the
+it scores. Lambda's first PyTorch tables (a copy ships in ``models/data/``) measured four
+cards that the other training files lack: TITAN RTX, Quadro RTX 6000, Quadro RTX 5000 and
+A100 SXM4 40 GB. Those tables are now a measured source too, but no fit of the estimate ever
+sees these four cards (``HELD_OUT_MODELS``). Predicting them with the estimator exactly as the
 pipeline fits it gives an error figure nothing was tuned on. The protocol is in
 docs/performance.md ("Held-out check").
 """
@@ -14,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
-from gpuvalue.models.perf_estimate import Features, _str, fit_estimator
+from gpuvalue.models.perf_estimate import HELD_OUT_MODELS, Features, _str, fit_estimator
 from gpuvalue.models.perf_eval import ROW_HEADER, EvalRow, _row, format_grid, row_cells
 from gpuvalue.models.perf_measured import WorkloadRatio, relative_perf_from_lambda
 from gpuvalue.models.records import PerfFigure, Precision
@@ -30,6 +31,7 @@ HOLDOUT_ORIGIN = {
     "fp32": "lambdal/deeplearning-benchmark@84fd0478d071ef3f572c2024ab71f6baee4fd839:pytorch-train-throughput-fp32.csv",
 }
 SHIPPED = "shipped estimator, fitted on the training cards"
+ANCHORED = "shipped estimator anchored to measured siblings"
 BANDWIDTH_ONLY = "bandwidth only"
 FP32_ONLY = "fp32 TFLOPS only"
 
@@ -60,22 +62,30 @@ def evaluate_holdout(
     training = [f for f in measured if f.precision == precision]
     estimator = fit_estimator(training, features, precision, per_workload=per_workload, cross_validate=False)
     reference = estimator.reference
-    seen = {f.model for f in training}
+    seen = {f.model for f in training if f.model not in HELD_OUT_MODELS}
     ref = features[reference]
-    shipped, bandwidth, fp32 = [], [], []
+    headline: dict[str, PerfFigure] = {}
+    for fig in training:
+        headline.setdefault(fig.model, fig)
+    siblings = [(fig.relative_perf, features[m]) for m, fig in headline.items()
+                if m in estimator.trained_models and m in features]
+    shipped, anchored, bandwidth, fp32 = [], [], [], []
     for fig in holdout_figures(precision, reference):
         f = features.get(fig.model)
-        if fig.model in seen or f is None or _str(f.get("segment")) == "mobile":
+        if fig.model in seen or fig.model not in HELD_OUT_MODELS or f is None or _str(f.get("segment")) == "mobile":
             continue
         predicted = estimator.predict(f)
         if predicted is None:
             continue
         shipped.append((fig.model, fig.relative_perf, predicted))
+        if hasattr(estimator, "predict_anchored"):
+            anchored.append((fig.model, fig.relative_perf, estimator.predict_anchored(f, siblings)))
         bandwidth.append((fig.model, fig.relative_perf, float(f["bandwidth_gb_s"]) / float(ref["bandwidth_gb_s"])))
         fp32.append((fig.model, fig.relative_perf, float(f["fp32_tflops"]) / float(ref["fp32_tflops"])))
     if not shipped:
         raise ValueError(f"no held-out {precision} card has the specs the estimate needs")
-    predictions = {SHIPPED: shipped, BANDWIDTH_ONLY: bandwidth, FP32_ONLY: fp32}
+    predictions = {SHIPPED: shipped, **({ANCHORED: anchored} if anchored else {}),
+                   BANDWIDTH_ONLY: bandwidth, FP32_ONLY: fp32}
     return HoldoutTable(
         precision=precision,
         reference=reference,
@@ -87,11 +97,12 @@ def evaluate_holdout(
 def format_holdout_tables(tables: Sequence[HoldoutTable], markdown: bool = False) -> str:
     """The summary rows, then every card: what was measured and what each method predicted."""
     summary = format_grid(ROW_HEADER, [row_cells(r) for t in tables for r in t.rows], markdown)
-    methods = (SHIPPED, BANDWIDTH_ONLY, FP32_ONLY)
+    methods = tuple(dict.fromkeys(m for t in tables for m in t.predictions))
     lines = []
     for t in tables:
-        by_method = {m: {card: p for card, _, p in t.predictions[m]} for m in methods}
+        by_method = {m: {card: p for card, _, p in t.predictions.get(m, [])} for m in methods}
         for card, measured, _ in t.predictions[SHIPPED]:
-            lines.append([t.precision, card, f"{measured:.3f}"] + [f"{by_method[m][card]:.3f}" for m in methods])
+            cells = [f"{by_method[m][card]:.3f}" if card in by_method[m] else "-" for m in methods]
+            lines.append([t.precision, card, f"{measured:.3f}", *cells])
     cards = format_grid(["precision", "card", "measured", *methods], lines, markdown)
     return "\n".join([summary, "", cards])

@@ -14,9 +14,10 @@ Choices worth knowing:
 - A file without the reference card is chained through cards it shares with files
   already resolved: its figures are scaled by the geometric mean of (known figure /
   local figure) over those shared cards.
-- Per precision, a card in both the 2024 PyTorch and 2021 TensorFlow files keeps the
-  newer file's figure (current software stack, more workloads); the older value is kept
-  in the ``method`` text and in ``per_file``.
+- Per precision, a card in several files keeps one headline figure: PyTorch files first,
+  newest first, then TensorFlow. The reference file is PyTorch, and a figure from the
+  same framework and workloads compares with it; the TensorFlow file measures six CNNs
+  only. The other values are kept in the ``method`` text and in ``per_file``.
 - Lambda's V100 rows: "V100 16GB" ran on Lambda Cloud's V100 instances, which are SXM2
   boards (the table gives 300 W per GPU, the SXM2 TDP; the PCIe card is 250 W), so it maps
   to ``Tesla V100 SXM2 16 GB``. The 2021 "V100 32GB" row gives 250 W per GPU, the PCIe
@@ -188,13 +189,13 @@ def _source_of(key: str) -> str:
     return re.sub(r"-(fp16|fp32)$", "", key)
 
 
-def _file_rank(key: str, order: int) -> tuple[int, int]:
-    """Newer first; among equals, the order given."""
+def _file_rank(key: str, order: int) -> tuple[int, int, int]:
+    """PyTorch before TensorFlow, newer first; among equals, the order given."""
     for f in LAMBDA_FILES:
         if f.key == key:
-            return (-f.year, order)
+            return (int(f.framework != "pytorch"), -f.year, order)
     years = re.findall(r"(?:19|20)\d\d", key)
-    return (-int(years[0]) if years else 0, order)
+    return (int("-tf-" in key), -int(years[0]) if years else 0, order)
 
 
 def _as_of(key: str) -> date | None:

@@ -23,6 +23,7 @@ with nested leave-one-card-out, the form chosen inside each outer fold.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 from collections.abc import Mapping, Sequence
@@ -35,6 +36,7 @@ from gpuvalue.models.perf_estimate import (
     CANDIDATE_FORMS,
     GAMMA_GRID,
     SHRINK,
+    FamilyMiss,
     Features,
     FittedEstimate,
     HeldOutPrediction,
@@ -348,33 +350,88 @@ def workload_loocv_predictions(
     form: ModelForm | None = None,
     forms: Sequence[ModelForm] = WORKLOAD_FORMS,
     every_file: bool = False,
+    *,
+    anchored: bool = False,
 ) -> list[HeldOutPrediction]:
     """Each card's headline figure predicted without any of its figures or workloads.
 
     With ``form``, plain leave-one-card-out of that form; without, nested: the form is
     chosen inside each outer fold by leave-one-card-out on the remaining cards only.
+    With ``anchored``, each prediction is anchored on the card's measured siblings among
+    the fold's training cards (``anchor_log``), as the pipeline anchors its estimates.
     """
+    plain, anchored_preds = workload_loocv_both(measured, per_workload, features, precision, form, forms, every_file)
+    return anchored_preds if anchored else plain
+
+
+def workload_loocv_both(
+    measured: Sequence[PerfFigure],
+    per_workload: Sequence[WorkloadRatio],
+    features: Mapping[str, Features],
+    precision: Precision,
+    form: ModelForm | None = None,
+    forms: Sequence[ModelForm] = WORKLOAD_FORMS,
+    every_file: bool = False,
+) -> tuple[list[HeldOutPrediction], list[HeldOutPrediction]]:
+    """Plain and anchored leave-one-card-out predictions from the same fold fits (the
+    nested form choice is most of the cost)."""
     used = [form] if form is not None else list(forms)
     data = _prepare(measured, per_workload, features, precision, used, every_file)
     return _loocv(data, form, used)
 
 
-def _loocv(data: _Data, form: ModelForm | None, used: Sequence[ModelForm]) -> list[HeldOutPrediction]:
+def _unmeasured(p: _Point) -> _Point:
+    """The point as for a card without a benchmark (no file offset)."""
+    return dataclasses.replace(p, source="", log_perf=None)
+
+
+def anchor_log(fit: _WorkloadFit, card: _Point, ref: _Point, workloads: Sequence[str],
+               siblings: Sequence[tuple[float, _Point]]) -> float | None:
+    """log of the card's estimate anchored on measured cards of its family: the geometric
+    mean over siblings of measured(s) * p(card) / p(s), every p over the same workloads.
+    Whatever the model's family term gets wrong cancels in the ratio. None without siblings."""
+    if not siblings:
+        return None
+    own = fit.log_predict(_unmeasured(card), ref, workloads)
+    return statistics.fmean(
+        math.log(measured) + own - fit.log_predict(_unmeasured(s), ref, workloads) for measured, s in siblings
+    )
+
+
+def _primary_workloads(data: _Data, problem: _Problem) -> tuple[str, ...]:
+    return tuple(w for w in problem.workloads if w.startswith(data.primary + "/"))
+
+
+def _siblings(data: _Data, problem: _Problem, model: str, among: Sequence[str]) -> list[tuple[float, _Point]]:
+    family = problem.cards[data.target[model]].family
+    return [
+        (data.headline[m], problem.cards[data.target[m]])
+        for m in among
+        if m != model and problem.cards[data.target[m]].family == family
+    ]
+
+
+def _loocv(
+    data: _Data, form: ModelForm | None, used: Sequence[ModelForm]
+) -> tuple[list[HeldOutPrediction], list[HeldOutPrediction]]:
+    """Plain and sibling-anchored predictions of every card, from the same fold fits."""
     everything = list(range(len(next(iter(data.problems.values())).figures)))
-    out = []
+    plain, anchored = [], []
     for model in data.models:
         rest = _without(data, everything, model)
         chosen = form if form is not None else _select_form(data, rest, used)
-        fit = data.problems[chosen].fit(rest)
-        out.append(
-            HeldOutPrediction(
-                model=model,
-                measured=data.headline[model],
-                predicted=math.exp(_predict_headline(data, chosen, fit, model)),
-                form=chosen,
-            )
-        )
-    return out
+        problem = data.problems[chosen]
+        fit = problem.fit(rest)
+        own = _predict_headline(data, chosen, fit, model)
+        plain.append(HeldOutPrediction(model=model, measured=data.headline[model], predicted=math.exp(own),
+                                       form=chosen))
+        others = [m for m in data.models if m != model]
+        log_anchored = anchor_log(fit, problem.cards[data.target[model]], problem.ref,
+                                  _primary_workloads(data, problem), _siblings(data, problem, model, others))
+        anchored.append(HeldOutPrediction(
+            model=model, measured=data.headline[model],
+            predicted=math.exp(own if log_anchored is None else log_anchored), form=chosen))
+    return plain, anchored
 
 
 # --- estimator -----------------------------------------------------------------------
@@ -387,6 +444,7 @@ class WorkloadEstimator(FittedEstimate):
 
     fit: _WorkloadFit
     workloads: tuple[str, ...]
+    family_misses: dict[str, FamilyMiss] = dataclasses.field(default_factory=dict)
 
     version = MODEL_VERSION
 
@@ -395,6 +453,20 @@ class WorkloadEstimator(FittedEstimate):
         if not (math.isfinite(p.compute) and math.isfinite(p.bandwidth)):
             return None
         return math.exp(self.fit.log_predict(p, self.reference_point, self.workloads))
+
+    def predict_anchored(self, features: Features, measured: Sequence[tuple[float, Features]]) -> float | None:
+        """The prediction anchored on the measured cards of the card's family among
+        ``measured`` (figure, features); the plain prediction when there are none."""
+        p = _point(features, self.precision, self.form)
+        if not (math.isfinite(p.compute) and math.isfinite(p.bandwidth)):
+            return None
+        siblings = []
+        for value, feats in measured:
+            s = _point(feats, self.precision, self.form)
+            if s.family == p.family and s.model != p.model and math.isfinite(s.compute) and math.isfinite(s.bandwidth):
+                siblings.append((value, s))
+        log_value = anchor_log(self.fit, p, self.reference_point, self.workloads, siblings)
+        return self.predict(features) if log_value is None else math.exp(log_value)
 
     def estimate(self, features: Features) -> PerfFigure | None:
         """An estimated PerfFigure, or None when the card lacks the needed specs."""
@@ -407,7 +479,25 @@ class WorkloadEstimator(FittedEstimate):
             f"{MODEL_VERSION} ({self.form.label}; alpha_w {alphas[0]:.3f}-{alphas[-1]:.3f} "
             f"over {len(self.workloads)} workloads, gamma={self.fit.gamma:.2f}; "
             f"{len(self.trained_models)} measured cards)",
+            self.family_misses,
         )
+
+
+def _family_misses(
+    data: _Data, problem: _Problem, fit: _WorkloadFit, workloads: Sequence[str]
+) -> dict[str, FamilyMiss]:
+    """Per family, how far the fit is from its measured cards when it predicts them as it
+    predicts a card without a benchmark (over ``workloads``)."""
+    logs: dict[str, list[tuple[str, float]]] = {}
+    for model in data.models:
+        card = problem.cards[data.target[model]]
+        predicted = fit.log_predict(_unmeasured(card), problem.ref, workloads)
+        logs.setdefault(card.family, []).append((model, math.log(data.headline[model]) - predicted))
+    return {
+        family: FamilyMiss(ratio=math.exp(statistics.fmean(v for _, v in pairs)),
+                           models=tuple(m for m, _ in pairs))
+        for family, pairs in logs.items()
+    }
 
 
 def fit_workload_estimator(
@@ -435,8 +525,9 @@ def fit_workload_estimator(
         workloads=primary,
         trained_models=tuple(data.models),
         trained_families=frozenset(p.family for p in problem.cards),
+        family_misses=_family_misses(data, problem, fit, primary),
     )
     if cross_validate:
         # The same problems as the fit above, so the folds reuse its fits of the same card sets.
-        est.cv_median_abs_error = scored_median_error(_loocv(data, None, list(forms)), est.reference)
+        est.cv_median_abs_error = scored_median_error(_loocv(data, None, list(forms))[0], est.reference)
     return est

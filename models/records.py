@@ -105,7 +105,7 @@ class PerfFigure(Record):
     model: str
     precision: Precision
     relative_perf: float  # 1.0 == the reference card
-    source: str  # "lambda-pytorch-2024", "lambda-tf-2021", "local", "estimate"
+    source: str  # "lambda-pytorch-2024", "lambda-pytorch-v1", "lambda-tf-2021", "local", "estimate"
     method: str  # "measured: geomean of 9 workloads", "estimate: roofline v1", ...
     reference: str  # canonical name of the reference card
     measured: bool

@@ -23,6 +23,13 @@ _PYTORCH_COMMIT = "aa5addb6a53675a649a80036dad548f1c27cbcc4"
 _TF_REPO = "LambdaColdStorage/lambda-tensorflow-benchmark"
 _TF_COMMIT = "e086e0e7d88a19991642d0774793693d4b7cbe46"
 _PYTORCH_DATE = date(2024, 7, 24)  # last change of the pinned files
+# Lambda's first PyTorch tables, at the repository root before the results moved under
+# pytorch/; the fp16 and fp32 tables were last changed in different commits.
+_PYTORCH_V1_FP16_COMMIT = "000bc82d31cbad9fc52fa3c1dadce9a4034790f9"
+_PYTORCH_V1_FP32_COMMIT = "84fd0478d071ef3f572c2024ab71f6baee4fd839"
+# The newest run behind these tables (the RTX 3090's, in the repository's results folder) is
+# dated 2021-02-05; the commit dates themselves are not recorded here.
+_PYTORCH_V1_DATE = date(2021, 2, 5)
 _TF_DATE = date(2021, 10, 30)
 
 
@@ -59,6 +66,22 @@ LAMBDA_FILES: list[LambdaFile] = [
         2024,
         _raw_url(_PYTORCH_REPO, _PYTORCH_COMMIT, "pytorch/pytorch-train-throughput-fp32.csv"),
         _PYTORCH_DATE,
+    ),
+    LambdaFile(
+        "lambda-pytorch-v1-fp16",
+        "fp16",
+        "pytorch",
+        2021,
+        _raw_url(_PYTORCH_REPO, _PYTORCH_V1_FP16_COMMIT, "pytorch-train-throughput-fp16.csv"),
+        _PYTORCH_V1_DATE,
+    ),
+    LambdaFile(
+        "lambda-pytorch-v1-fp32",
+        "fp32",
+        "pytorch",
+        2021,
+        _raw_url(_PYTORCH_REPO, _PYTORCH_V1_FP32_COMMIT, "pytorch-train-throughput-fp32.csv"),
+        _PYTORCH_V1_DATE,
     ),
     LambdaFile(
         "lambda-tf-2021-fp16",

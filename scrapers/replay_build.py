@@ -12,6 +12,7 @@ import json
 import shutil
 import sys
 from datetime import datetime, timezone
+from importlib import resources
 from pathlib import Path
 
 from gpuvalue.flows.settings import DEFAULT_EBAY_QUERIES
@@ -63,6 +64,9 @@ _TPU_COMMIT = "279bceca3d26ecc118043d36d531f1a79cc2a467"
 _LAMBDA = {
     "lambda-pytorch-2024-fp16": ("perf/lambda_dlb_pytorch_2024_train_throughput_fp16.csv", "lambdal/deeplearning-benchmark@aa5addb6a53675a649a80036dad548f1c27cbcc4:pytorch/pytorch-train-throughput-fp16.csv (2024-07-24)"),
     "lambda-pytorch-2024-fp32": ("perf/lambda_dlb_pytorch_2024_train_throughput_fp32.csv", "lambdal/deeplearning-benchmark@aa5addb6a53675a649a80036dad548f1c27cbcc4:pytorch/pytorch-train-throughput-fp32.csv (2024-07-24)"),
+    # Lambda's first PyTorch tables: the copies shipped in models/data (not in the fixtures).
+    "lambda-pytorch-v1-fp16": ("package:lambda_pytorch_v1_train_throughput_fp16.csv", "lambdal/deeplearning-benchmark@000bc82d31cbad9fc52fa3c1dadce9a4034790f9:pytorch-train-throughput-fp16.csv (newest run 2021-02-05)"),
+    "lambda-pytorch-v1-fp32": ("package:lambda_pytorch_v1_train_throughput_fp32.csv", "lambdal/deeplearning-benchmark@84fd0478d071ef3f572c2024ab71f6baee4fd839:pytorch-train-throughput-fp32.csv (newest run 2021-02-05)"),
     "lambda-tf-2021-fp16": ("perf/lambda_tf_2021_train_throughput_fp16.csv", "LambdaColdStorage/lambda-tensorflow-benchmark@e086e0e7d88a19991642d0774793693d4b7cbe46:tf-train-throughput-fp16.csv (2021-10-30)"),
     "lambda-tf-2021-fp32": ("perf/lambda_tf_2021_train_throughput_fp32.csv", "LambdaColdStorage/lambda-tensorflow-benchmark@e086e0e7d88a19991642d0774793693d4b7cbe46:tf-train-throughput-fp32.csv (2021-10-30)"),
 }
@@ -116,7 +120,10 @@ def build(fixtures: Path, out: Path) -> Archive:
 
     for f in LAMBDA_FILES:
         rel, prov = _LAMBDA[f.key]
-        body = (fixtures / rel).read_bytes()
+        if rel.startswith("package:"):
+            body = resources.files("gpuvalue.models").joinpath("data", rel.removeprefix("package:")).read_bytes()
+        else:
+            body = (fixtures / rel).read_bytes()
         _put(archive, "lambda", f.url, body, datetime.combine(f.content_date, datetime.min.time(), timezone.utc),
              "text/plain; charset=utf-8", prov)
 

