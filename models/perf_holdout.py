@@ -11,11 +11,13 @@ docs/performance.md ("Held-out check").
 
 from __future__ import annotations
 
+import math
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
-from gpuvalue.models.perf_estimate import HELD_OUT_MODELS, Features, _str, fit_estimator
+from gpuvalue.models.perf_estimate import FIRST_HELD_OUT, FRESH_HELD_OUT, Features, _str, fit_estimator
 from gpuvalue.models.perf_eval import ROW_HEADER, EvalRow, _row, format_grid, row_cells
 from gpuvalue.models.perf_measured import WorkloadRatio, relative_perf_from_lambda
 from gpuvalue.models.records import PerfFigure, Precision
@@ -30,10 +32,44 @@ HOLDOUT_ORIGIN = {
     "fp16": "lambdal/deeplearning-benchmark@000bc82d31cbad9fc52fa3c1dadce9a4034790f9:pytorch-train-throughput-fp16.csv",
     "fp32": "lambdal/deeplearning-benchmark@84fd0478d071ef3f572c2024ab71f6baee4fd839:pytorch-train-throughput-fp32.csv",
 }
+FRESH_KEY = "lambda-pytorch-2021mid-holdout"
+FRESH_FILES: dict[str, str] = {
+    "fp16": "lambda_pytorch_2021mid_train_throughput_fp16.csv",
+    "fp32": "lambda_pytorch_2021mid_train_throughput_fp32.csv",
+}
+FRESH_ORIGIN = {
+    "fp16": "lambdal/deeplearning-benchmark@b177e19c7405fd9b1d562363f53538081972973c:pytorch/pytorch-train-throughput-fp16.csv",
+    "fp32": "lambdal/deeplearning-benchmark@71b30158fb0b46ff392ab7157d2035823dfc6a30:pytorch/pytorch-train-throughput-fp32.csv",
+}
+# A workload ratio this many times away from the card's median ratio is a broken cell (the
+# second check's protocol; the RTX A4000's fp16 WaveGlow is 25x below its other ratios).
+BROKEN_CELL_FACTOR = 4.0
 SHIPPED = "shipped estimator, fitted on the training cards"
 ANCHORED = "shipped estimator anchored to measured siblings"
 BANDWIDTH_ONLY = "bandwidth only"
 FP32_ONLY = "fp32 TFLOPS only"
+
+
+@dataclass(frozen=True)
+class HoldoutSet:
+    """One held-out check: its tables (shipped in models/data), its cards, and whether broken
+    cells are dropped from the measured values (fixed in its protocol before computing)."""
+
+    key: str
+    files: Mapping[str, str]
+    origin: Mapping[str, str]
+    cards: frozenset[str]
+    drop_broken_cells: bool
+    title: str
+
+
+FIRST = HoldoutSet(HOLDOUT_KEY, HOLDOUT_FILES, HOLDOUT_ORIGIN, FIRST_HELD_OUT, False,
+                   "Held-out cards: Lambda's first PyTorch tables, cards no fit or design decision saw "
+                   '(docs/performance.md, "Held-out check")')
+FRESH = HoldoutSet(FRESH_KEY, FRESH_FILES, FRESH_ORIGIN, FRESH_HELD_OUT, True,
+                   "Second held-out check: four cards nothing has seen, from Lambda's mid-2021 PyTorch tables "
+                   '(docs/performance.md, "Second held-out check")')
+HOLDOUT_SETS = (FIRST, FRESH)
 
 
 @dataclass(frozen=True)
@@ -44,11 +80,26 @@ class HoldoutTable:
     predictions: dict[str, list[tuple[str, float, float]]]  # method -> (model, measured, predicted)
 
 
-def holdout_figures(precision: Precision, reference: str) -> list[PerfFigure]:
-    """Every single-GPU card's figure in the held-out file, relative to ``reference`` there."""
-    body = resources.files("gpuvalue.models").joinpath("data", HOLDOUT_FILES[precision]).read_bytes()
-    rows = parse_lambda_csv(body, HOLDOUT_ORIGIN[precision])
-    return relative_perf_from_lambda([(f"{HOLDOUT_KEY}-{precision}", precision, rows)], reference).figures
+def holdout_figures(precision: Precision, reference: str, which: HoldoutSet = FIRST) -> list[PerfFigure]:
+    """Every single-GPU card's figure in a held-out file, relative to ``reference`` there."""
+    body = resources.files("gpuvalue.models").joinpath("data", which.files[precision]).read_bytes()
+    rows = parse_lambda_csv(body, which.origin[precision])
+    result = relative_perf_from_lambda([(f"{which.key}-{precision}", precision, rows)], reference)
+    if not which.drop_broken_cells:
+        return result.figures
+    ratios: dict[str, list[float]] = {}
+    for r in result.per_workload:
+        ratios.setdefault(r.model, []).append(r.ratio)
+    return [fig.model_copy(update=without_broken_cells(ratios[fig.model])) if fig.model in ratios else fig
+            for fig in result.figures]
+
+
+def without_broken_cells(ratios: Sequence[float]) -> dict[str, float | int]:
+    """The geometric mean of a card's workload ratios without the ones more than
+    ``BROKEN_CELL_FACTOR`` times away from their median, and how many were kept."""
+    middle = statistics.median(ratios)
+    kept = [r for r in ratios if 1 / BROKEN_CELL_FACTOR <= r / middle <= BROKEN_CELL_FACTOR]
+    return {"relative_perf": math.exp(statistics.fmean(math.log(r) for r in kept)), "workloads": len(kept)}
 
 
 def evaluate_holdout(
@@ -56,13 +107,15 @@ def evaluate_holdout(
     features: Mapping[str, Features],
     precision: Precision,
     per_workload: Sequence[WorkloadRatio] = (),
+    which: HoldoutSet = FIRST,
 ) -> HoldoutTable:
-    """The estimator fitted on ``measured`` (as the pipeline fits it) against the held-out
-    file's cards that ``measured`` does not contain, beside the two naive rules."""
+    """The estimator fitted on ``measured`` (as the pipeline fits it; the held-out cards never
+    enter a fit) against a held-out check's cards, beside the anchored variant and the two
+    naive rules."""
     training = [f for f in measured if f.precision == precision]
     estimator = fit_estimator(training, features, precision, per_workload=per_workload, cross_validate=False)
     reference = estimator.reference
-    seen = {f.model for f in training if f.model not in HELD_OUT_MODELS}
+    seen = set(estimator.trained_models)
     ref = features[reference]
     headline: dict[str, PerfFigure] = {}
     for fig in training:
@@ -70,9 +123,9 @@ def evaluate_holdout(
     siblings = [(fig.relative_perf, features[m]) for m, fig in headline.items()
                 if m in estimator.trained_models and m in features]
     shipped, anchored, bandwidth, fp32 = [], [], [], []
-    for fig in holdout_figures(precision, reference):
+    for fig in holdout_figures(precision, reference, which):
         f = features.get(fig.model)
-        if fig.model in seen or fig.model not in HELD_OUT_MODELS or f is None or _str(f.get("segment")) == "mobile":
+        if fig.model in seen or fig.model not in which.cards or f is None or _str(f.get("segment")) == "mobile":
             continue
         predicted = estimator.predict(f)
         if predicted is None:

@@ -45,6 +45,10 @@ DEFAULT_REFERENCE = "GeForce RTX 3090"
 # A multi-GPU run more than this much faster than n single cards is a broken cell (some
 # host-specific NCF cells are 50x n single cards), not superlinear scaling.
 MAX_PLAUSIBLE_EFFICIENCY = 1.25
+# A card's workload ratio this many times away from its median ratio in the same file is a
+# broken cell, not a property of the card (the mid-2021 RTX A4000 fp16 WaveGlow cell is 25x
+# below its other ratios); it is dropped. No other cell of the pinned files is even 5x away.
+MAX_CELL_DEVIATION = 10.0
 
 
 class ScalingFigure(Record):
@@ -108,6 +112,7 @@ _MODEL_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^h100 (80) ?gb pcie$"), "H100 PCIe {0} GB"),
     (re.compile(r"^h100 (64|80|94|96) ?gb sxm5?$"), "H100 SXM5 {0} GB"),
     (re.compile(r"^a10$"), "A10 PCIe"),
+    (re.compile(r"^(?:rtx )?a40$"), "A40 PCIe"),  # Lambda writes "RTX A40"
     (re.compile(r"^a10g$"), "A10G"),
     (re.compile(r"^(?:tesla )?t4$"), "Tesla T4"),
     (re.compile(r"^l40s$"), "L40S"),
@@ -174,8 +179,12 @@ def _single_gpu_throughputs(rows: Sequence[LambdaRow]) -> dict[str, dict[str, fl
 
 
 def _workload_ratios(card: dict[str, float], anchor: dict[str, float]) -> dict[str, float]:
-    """Per workload both ran, the card's throughput over the anchor's."""
-    return {w: card[w] / anchor[w] for w in sorted(set(card) & set(anchor))}
+    """Per workload both ran, the card's throughput over the anchor's, broken cells dropped."""
+    ratios = {w: card[w] / anchor[w] for w in sorted(set(card) & set(anchor))}
+    if len(ratios) >= 3:
+        middle = statistics.median(ratios.values())
+        ratios = {w: r for w, r in ratios.items() if 1 / MAX_CELL_DEVIATION <= r / middle <= MAX_CELL_DEVIATION}
+    return ratios
 
 
 def _ratio(card: dict[str, float], anchor: dict[str, float]) -> tuple[float, int] | None:

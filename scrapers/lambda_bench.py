@@ -30,6 +30,12 @@ _PYTORCH_V1_FP32_COMMIT = "84fd0478d071ef3f572c2024ab71f6baee4fd839"
 # The newest run behind these tables (the RTX 3090's, in the repository's results folder) is
 # dated 2021-02-05; the commit dates themselves are not recorded here.
 _PYTORCH_V1_DATE = date(2021, 2, 5)
+# The same tables in mid-2021, after four more cards were added (RTX 3070, RTX A5000, RTX A4000,
+# A40); again the fp16 and fp32 files were last stored at different commits. Newest run behind
+# them: the RTX A4000's re-runs of 2021-06-28.
+_PYTORCH_2021MID_FP16_COMMIT = "b177e19c7405fd9b1d562363f53538081972973c"
+_PYTORCH_2021MID_FP32_COMMIT = "71b30158fb0b46ff392ab7157d2035823dfc6a30"
+_PYTORCH_2021MID_DATE = date(2021, 6, 28)
 _TF_DATE = date(2021, 10, 30)
 
 
@@ -82,6 +88,22 @@ LAMBDA_FILES: list[LambdaFile] = [
         2021,
         _raw_url(_PYTORCH_REPO, _PYTORCH_V1_FP32_COMMIT, "pytorch-train-throughput-fp32.csv"),
         _PYTORCH_V1_DATE,
+    ),
+    LambdaFile(
+        "lambda-pytorch-2021mid-fp16",
+        "fp16",
+        "pytorch",
+        2021,
+        _raw_url(_PYTORCH_REPO, _PYTORCH_2021MID_FP16_COMMIT, "pytorch/pytorch-train-throughput-fp16.csv"),
+        _PYTORCH_2021MID_DATE,
+    ),
+    LambdaFile(
+        "lambda-pytorch-2021mid-fp32",
+        "fp32",
+        "pytorch",
+        2021,
+        _raw_url(_PYTORCH_REPO, _PYTORCH_2021MID_FP32_COMMIT, "pytorch/pytorch-train-throughput-fp32.csv"),
+        _PYTORCH_2021MID_DATE,
     ),
     LambdaFile(
         "lambda-tf-2021-fp16",

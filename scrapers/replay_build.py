@@ -67,6 +67,8 @@ _LAMBDA = {
     # Lambda's first PyTorch tables: the copies shipped in models/data (not in the fixtures).
     "lambda-pytorch-v1-fp16": ("package:lambda_pytorch_v1_train_throughput_fp16.csv", "lambdal/deeplearning-benchmark@000bc82d31cbad9fc52fa3c1dadce9a4034790f9:pytorch-train-throughput-fp16.csv (newest run 2021-02-05)"),
     "lambda-pytorch-v1-fp32": ("package:lambda_pytorch_v1_train_throughput_fp32.csv", "lambdal/deeplearning-benchmark@84fd0478d071ef3f572c2024ab71f6baee4fd839:pytorch-train-throughput-fp32.csv (newest run 2021-02-05)"),
+    "lambda-pytorch-2021mid-fp16": ("package:lambda_pytorch_2021mid_train_throughput_fp16.csv", "lambdal/deeplearning-benchmark@b177e19c7405fd9b1d562363f53538081972973c:pytorch/pytorch-train-throughput-fp16.csv (newest run 2021-06-28)"),
+    "lambda-pytorch-2021mid-fp32": ("package:lambda_pytorch_2021mid_train_throughput_fp32.csv", "lambdal/deeplearning-benchmark@71b30158fb0b46ff392ab7157d2035823dfc6a30:pytorch/pytorch-train-throughput-fp32.csv (newest run 2021-06-28)"),
     "lambda-tf-2021-fp16": ("perf/lambda_tf_2021_train_throughput_fp16.csv", "LambdaColdStorage/lambda-tensorflow-benchmark@e086e0e7d88a19991642d0774793693d4b7cbe46:tf-train-throughput-fp16.csv (2021-10-30)"),
     "lambda-tf-2021-fp32": ("perf/lambda_tf_2021_train_throughput_fp32.csv", "LambdaColdStorage/lambda-tensorflow-benchmark@e086e0e7d88a19991642d0774793693d4b7cbe46:tf-train-throughput-fp32.csv (2021-10-30)"),
 }

