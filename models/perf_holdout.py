@@ -23,24 +23,25 @@ from gpuvalue.models.perf_measured import WorkloadRatio, relative_perf_from_lamb
 from gpuvalue.models.records import PerfFigure, Precision
 from gpuvalue.scrapers.lambda_bench import parse_lambda_csv
 
+_REPO = "lambdal/deeplearning-benchmark"
+
+
+def _copies(stem: str) -> dict[str, str]:
+    return {p: f"lambda_pytorch_{stem}_train_throughput_{p}.csv" for p in ("fp16", "fp32")}
+
+
+def _origins(folder: str, commits: Mapping[str, str]) -> dict[str, str]:
+    return {p: f"{_REPO}@{commit}:{folder}pytorch-train-throughput-{p}.csv" for p, commit in commits.items()}
+
+
 HOLDOUT_KEY = "lambda-pytorch-v1-holdout"
-HOLDOUT_FILES: dict[str, str] = {
-    "fp16": "lambda_pytorch_v1_train_throughput_fp16.csv",
-    "fp32": "lambda_pytorch_v1_train_throughput_fp32.csv",
-}
-HOLDOUT_ORIGIN = {
-    "fp16": "lambdal/deeplearning-benchmark@000bc82d31cbad9fc52fa3c1dadce9a4034790f9:pytorch-train-throughput-fp16.csv",
-    "fp32": "lambdal/deeplearning-benchmark@84fd0478d071ef3f572c2024ab71f6baee4fd839:pytorch-train-throughput-fp32.csv",
-}
+HOLDOUT_FILES = _copies("v1")
+HOLDOUT_ORIGIN = _origins("", {"fp16": "000bc82d31cbad9fc52fa3c1dadce9a4034790f9",
+                               "fp32": "84fd0478d071ef3f572c2024ab71f6baee4fd839"})
 FRESH_KEY = "lambda-pytorch-2021mid-holdout"
-FRESH_FILES: dict[str, str] = {
-    "fp16": "lambda_pytorch_2021mid_train_throughput_fp16.csv",
-    "fp32": "lambda_pytorch_2021mid_train_throughput_fp32.csv",
-}
-FRESH_ORIGIN = {
-    "fp16": "lambdal/deeplearning-benchmark@b177e19c7405fd9b1d562363f53538081972973c:pytorch/pytorch-train-throughput-fp16.csv",
-    "fp32": "lambdal/deeplearning-benchmark@71b30158fb0b46ff392ab7157d2035823dfc6a30:pytorch/pytorch-train-throughput-fp32.csv",
-}
+FRESH_FILES = _copies("2021mid")
+FRESH_ORIGIN = _origins("pytorch/", {"fp16": "b177e19c7405fd9b1d562363f53538081972973c",
+                                     "fp32": "71b30158fb0b46ff392ab7157d2035823dfc6a30"})
 # A workload ratio this many times away from the card's median ratio is a broken cell (the
 # second check's protocol; the RTX A4000's fp16 WaveGlow is 25x below its other ratios).
 BROKEN_CELL_FACTOR = 4.0

@@ -342,25 +342,11 @@ def _select_form(data: _Data, idx: Sequence[int], forms: Sequence[ModelForm]) ->
     return best
 
 
-def workload_loocv_predictions(
-    measured: Sequence[PerfFigure],
-    per_workload: Sequence[WorkloadRatio],
-    features: Mapping[str, Features],
-    precision: Precision,
-    form: ModelForm | None = None,
-    forms: Sequence[ModelForm] = WORKLOAD_FORMS,
-    every_file: bool = False,
-    *,
-    anchored: bool = False,
-) -> list[HeldOutPrediction]:
-    """Each card's headline figure predicted without any of its figures or workloads.
-
-    With ``form``, plain leave-one-card-out of that form; without, nested: the form is
-    chosen inside each outer fold by leave-one-card-out on the remaining cards only.
-    With ``anchored``, each prediction is anchored on the card's measured siblings among
-    the fold's training cards (``anchor_log``), as the pipeline anchors its estimates.
-    """
-    plain, anchored_preds = workload_loocv_both(measured, per_workload, features, precision, form, forms, every_file)
+def workload_loocv_predictions(*args: object, anchored: bool = False, **kwargs: object) -> list[HeldOutPrediction]:
+    """Each card's headline figure predicted without any of its figures or workloads; the
+    arguments are ``workload_loocv_both``'s. With ``anchored``, the sibling-anchored variant
+    (``anchor_log``), which was evaluated and not adopted."""
+    plain, anchored_preds = workload_loocv_both(*args, **kwargs)  # type: ignore[arg-type]
     return anchored_preds if anchored else plain
 
 
@@ -373,8 +359,11 @@ def workload_loocv_both(
     forms: Sequence[ModelForm] = WORKLOAD_FORMS,
     every_file: bool = False,
 ) -> tuple[list[HeldOutPrediction], list[HeldOutPrediction]]:
-    """Plain and anchored leave-one-card-out predictions from the same fold fits (the
-    nested form choice is most of the cost)."""
+    """Plain and sibling-anchored leave-one-card-out predictions from the same fold fits (the
+    nested form choice is most of the cost).
+
+    With ``form``, plain leave-one-card-out of that form; without, nested: the form is
+    chosen inside each outer fold by leave-one-card-out on the remaining cards only."""
     used = [form] if form is not None else list(forms)
     data = _prepare(measured, per_workload, features, precision, used, every_file)
     return _loocv(data, form, used)
