@@ -99,6 +99,25 @@ def price_confidence(row: dict[str, Any]) -> tuple[str, str]:
     return "low", f"{n} {kind} price{'s' if n != 1 else ''}{when}"
 
 
+def perf_provenance(row: dict[str, Any]) -> str:
+    """Where a card's speed figure comes from, in a few words: a recommendation must not
+    present an estimate (let alone a low-confidence one) as if it were measured."""
+    source, method = row.get("perf_source"), str(row.get("perf_method") or "")
+    if not source:
+        return ""
+    if source == "local":
+        return "speed measured on this machine"
+    if source != "estimate":
+        return f"speed measured ({source})"
+    if "low confidence" not in method:
+        return "speed estimated from specs"
+    if "likely low" in method:
+        return "speed estimated from specs, low confidence (likely too low)"
+    if "likely high" in method:
+        return "speed estimated from specs, low confidence (likely too high)"
+    return "speed estimated from specs, low confidence"
+
+
 def scaling_efficiency(model: str, gpus: int, scaling: dict | None) -> tuple[float, str | None]:
     """Per-card efficiency for N cards: measured when known, else the stated data-parallel assumption."""
     if gpus == 1:
@@ -150,7 +169,9 @@ def _pick(
     else:
         fit = f"{memory:g} GB ({memory_class(memory)})"
     setup = f" ({gpus} cards)" if gpus > 1 else ""
-    reason = f"{value:.2f} perf per $1k{setup}; {fit}; price {level} confidence: {price_words}"
+    speed = perf_provenance(row)
+    speed = f"; {speed}" if speed else ""
+    reason = f"{value:.2f} perf per $1k{setup}; {fit}{speed}; price {level} confidence: {price_words}"
     return Pick(
         model=row["model"], gpus=gpus, price_usd=row["price_usd"], cost_usd=cost,
         relative_perf=row["relative_perf"], throughput=throughput, value=value, memory_gb=memory,

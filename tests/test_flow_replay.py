@@ -172,6 +172,7 @@ def test_price_history_keeps_both_days_and_readers_use_the_latest(two_day_db):
     res = runner.invoke(app, ["recommend", "--db", str(two_day_db), "--budget", "800", "--use-case", "kaggle"])
     assert res.exit_code == 0, res.output
     assert "kaggle" in res.output and "$" in res.output
+    assert "speed estimated from specs" in res.output or "speed measured (" in res.output  # every speed says its source
     res = runner.invoke(app, ["recommend", "--db", str(two_day_db), "--budget", "5"])
     assert res.exit_code == 0  # nothing in budget is an answer, not an error
 

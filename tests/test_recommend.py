@@ -6,6 +6,7 @@ from gpuvalue.models.recommend import (
     USE_CASES,
     Pick,
     format_recommendation,
+    perf_provenance,
     price_confidence,
     recommend,
     scaling_efficiency,
@@ -26,7 +27,7 @@ def test_kaggle_budget_picks_best_value_with_enough_memory_and_a_stretch_option(
         model="GeForce RTX 3060 12 GB", gpus=1, price_usd=230.0, cost_usd=230.0, relative_perf=0.45,
         throughput=0.45, value=0.45 / 230.0 * 1000, memory_gb=12.0, price_kind="sold", price_n=57,
         price_as_of=date(2024, 5, 8), stale=False, confidence="high",
-        reason="1.96 perf per $1k; 12 GB meets the kaggle minimum of 12 GB; "
+        reason="1.96 perf per $1k; 12 GB meets the kaggle minimum of 12 GB; speed estimated from specs; "
         "price high confidence: median of 57 sold listings as of 2024-05-08",
         scaling_efficiency=1.0, scaling_note=None, tdp_w=170,
     )
@@ -68,7 +69,7 @@ def test_nothing_fits_is_a_message_not_an_error():
         "Budget $150 for beginner, at least 8 GB",
         "Nothing fits $150: the cheapest card with at least 8 GB is GeForce RTX 3050 8 GB at $170.",
         "For $30 more: GeForce GTX 1080 Ti at $180 (2.11 perf per $1k; 11 GB meets the beginner minimum of 8 GB; "
-        "price high confidence: median of 25 sold listings as of 2024-05-08).",
+        "speed measured (lambda-tf-2021); price high confidence: median of 25 sold listings as of 2024-05-08).",
     ]
     nothing = recommend(ROWS, budget_usd=500, min_memory_gb=200)
     assert (nothing.picks, nothing.stretch, nothing.message) == ([], None, "No ranked card with at least 200 GB is usable today.")
@@ -166,3 +167,20 @@ def test_nothing_fits_for_several_cards_names_the_setup():
     rec = recommend(ROWS, budget_usd=300, gpus=2, min_memory_gb=24)
     assert rec.message == "Nothing fits $300: the cheapest 2-card setup with at least 24 GB is 2x Radeon RX 7900 XTX at $1,200."
     assert rec.multi_gpu.verdict == "Neither a multi-GPU setup nor a single card fits the budget."
+
+
+def test_every_pick_says_where_its_speed_comes_from():
+    """A recommendation never shows an estimate, or a low-confidence one, as if it were measured."""
+    assert perf_provenance({"perf_source": "lambda-pytorch-2024", "perf_method": "measured: ..."}) == (
+        "speed measured (lambda-pytorch-2024)")
+    assert perf_provenance({"perf_source": "local", "perf_method": "local: ..."}) == "speed measured on this machine"
+    assert perf_provenance({"perf_source": "estimate", "perf_method": "estimate: roofline v3"}) == "speed estimated from specs"
+    pascal = {"perf_source": "estimate", "perf_method": "estimate: roofline v3; low confidence: the model puts this "
+              "family's measured GeForce GTX 1080 Ti at 0.49x the measured figure, so its estimates are likely low"}
+    assert perf_provenance(pascal) == "speed estimated from specs, low confidence (likely too low)"
+    amd = {"perf_source": "estimate", "perf_method": "estimate: roofline v3; low confidence: AMD"}
+    assert perf_provenance(amd) == "speed estimated from specs, low confidence"
+    assert perf_provenance({}) == ""
+    rows = [dict(r, **(pascal if r["model"] == "GeForce RTX 3060 12 GB" else {})) for r in ROWS]
+    pick = recommend(rows, budget_usd=500, use_case="kaggle").picks[0]
+    assert pick.model == "GeForce RTX 3060 12 GB" and "low confidence (likely too low)" in pick.reason
