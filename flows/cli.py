@@ -116,13 +116,22 @@ def _print_ranking(rows: list[dict], title: str) -> None:
     def name(r: dict) -> str:
         return r["model"] + (" †" if r.get("framework_supported") is False else "")
 
+    def low(r: dict) -> bool:
+        return "low confidence" in str(r.get("perf_method") or "")
+
+    def source(r: dict) -> str:
+        return f"{r['perf_source']} *" if low(r) else r["perf_source"]
+
     _print_table(RANK_HEADERS, [
         (r["rank"], name(r), r["memory_gb"], r["price_usd"], r["price_kind"], r["price_n"], q(r),
-         r["price_as_of"], r["stale"], r["relative_perf"], r["perf_source"], r["perf_per_dollar"])
+         r["price_as_of"], r["stale"], r["relative_perf"], source(r), r["perf_per_dollar"])
         for r in rows
     ], title=title)
     if any(r.get("framework_supported") is False for r in rows):
         out.print("† current PyTorch builds (CUDA or ROCm) no longer support this card; --supported-only hides it.")
+    if any(low(r) for r in rows):
+        out.print("* low-confidence estimate (AMD, a family with no measured card, or one the model misses); "
+                  "`gpuvalue perf --json` says why.")
 
 
 @app.command()

@@ -102,6 +102,21 @@ def test_rank_json_reads_the_latest_ranking_with_filters(replay_db):
             "perf_source", "perf_per_dollar"} <= rows[0].keys()
 
 
+def test_rank_table_marks_low_confidence_estimates(replay_db):
+    res = runner.invoke(app, ["rank", "--db", str(replay_db), "--top", "40"], terminal_width=250)
+    assert res.exit_code == 0, res.output
+    con = duckdb.connect(str(replay_db), read_only=True)
+    low = con.execute("SELECT count(*) FROM ranking_latest WHERE perf_method LIKE '%low confidence%'").fetchone()[0]
+    con.close()
+    assert low > 0  # Pascal estimates (likely too low) and families with no measured card
+    assert "estimate *" in res.output and "* low-confidence estimate" in res.output
+    # The JSON keeps perf_source as stored: the mark is for the terminal only.
+    rows = [json.loads(line) for line in runner.invoke(
+        app, ["rank", "--db", str(replay_db), "--json", "--top", "40"]).stdout.splitlines()]
+    assert {r["perf_source"] for r in rows} <= {"estimate", "lambda-pytorch-2024", "lambda-pytorch-v1",
+                                                "lambda-pytorch-2021mid", "local"}
+
+
 def test_rank_max_price_filter(replay_db):
     res = runner.invoke(app, ["rank", "--db", str(replay_db), "--json", "--max-price", "300"])
     assert res.exit_code == 0
