@@ -13,6 +13,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from gpuvalue.models.perf_label import is_low_confidence
 
 app = typer.Typer(
     name="gpuvalue",
@@ -116,11 +117,8 @@ def _print_ranking(rows: list[dict], title: str) -> None:
     def name(r: dict) -> str:
         return r["model"] + (" †" if r.get("framework_supported") is False else "")
 
-    def low(r: dict) -> bool:
-        return "low confidence" in str(r.get("perf_method") or "")
-
     def source(r: dict) -> str:
-        return f"{r['perf_source']} *" if low(r) else r["perf_source"]
+        return f"{r['perf_source']} *" if is_low_confidence(r) else r["perf_source"]
 
     _print_table(RANK_HEADERS, [
         (r["rank"], name(r), r["memory_gb"], r["price_usd"], r["price_kind"], r["price_n"], q(r),
@@ -129,7 +127,7 @@ def _print_ranking(rows: list[dict], title: str) -> None:
     ], title=title)
     if any(r.get("framework_supported") is False for r in rows):
         out.print("† current PyTorch builds (CUDA or ROCm) no longer support this card; --supported-only hides it.")
-    if any(low(r) for r in rows):
+    if any(is_low_confidence(r) for r in rows):
         out.print("* low-confidence estimate (AMD, a family with no measured card, or one the model misses); "
                   "`gpuvalue perf --json` says why.")
 

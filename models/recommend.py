@@ -12,6 +12,7 @@ from datetime import date
 from typing import Any
 
 from gpuvalue.models.memory_class import memory_class
+from gpuvalue.models.perf_label import is_low_confidence
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ def perf_provenance(row: dict[str, Any]) -> str:
         return "speed measured on this machine"
     if source != "estimate":
         return f"speed measured ({source})"
-    if "low confidence" not in method:
+    if not is_low_confidence(row):
         return "speed estimated from specs"
     if "likely low" in method:
         return "speed estimated from specs, low confidence (likely too low)"

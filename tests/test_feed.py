@@ -2,7 +2,7 @@ import json
 from datetime import date
 
 import pytest
-from conftest_exports import RANKING_DAYS, make_ranking_database, ranking_for
+from conftest_exports import LATEST_DAY, RANKING_DAYS, make_ranking_database, ranking_for
 from gpuvalue.models.memory_class import memory_class
 from gpuvalue.warehouse.export import export_feed as reexported_export_feed
 from gpuvalue.warehouse.feed import class_leaders, export_feed, leader_changes, price_drops
@@ -109,3 +109,17 @@ def test_class_leaders_skip_cards_a_buyer_cannot_use():
 )
 def test_memory_classes(memory, label):
     assert memory_class(memory) == label
+
+
+def test_a_low_confidence_estimate_says_so_in_the_daily_item():
+    from gpuvalue.warehouse.feed import daily_item
+
+    rows = [dict(r) for r in ranking_for(LATEST_DAY)]
+    amd = next(r for r in rows if r["perf_source"] == "estimate" and r["vendor"] == "AMD")
+    amd["perf_method"] = "estimate: roofline v3 per-workload (...); low confidence: AMD"
+    item = daily_item(LATEST_DAY, rows)
+    line = next(x for x in item["content_text"].splitlines() if amd["model"] in x)
+    assert line.endswith("(estimate, low confidence)")
+    assert "(estimate, low confidence)</li>" in item["content_html"]
+    measured = next(x for x in item["content_text"].splitlines() if "(lambda-" in x)
+    assert "low confidence" not in measured

@@ -17,6 +17,7 @@ from typing import Any
 
 import duckdb
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
+from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.warehouse.export import ExportError, write_text_atomic
 
 JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1"
@@ -134,7 +135,7 @@ def daily_item(day: date, rows: list[dict[str, Any]], *, home_page_url: str | No
     reference = top[0]["reference_gpu"] if top else "the reference GPU"
     lines = [
         f"{row['rank']}. {row['model']}: {format_usd(row['price_usd'])} ({describe_price(row)}), "
-        f"{row['perf_per_dollar']:.2f} perf per $1k, perf {row['relative_perf']:.2f}x ({row['perf_source']})"
+        f"{row['perf_per_dollar']:.2f} perf per $1k, perf {row['relative_perf']:.2f}x ({perf_source_label(row)})"
         for row in top
     ]
     text = f"Top {len(top)} GPUs by training speed per dollar on {day.isoformat()} (perf relative to {reference}):\n"
@@ -142,7 +143,7 @@ def daily_item(day: date, rows: list[dict[str, Any]], *, home_page_url: str | No
     html_rows = "".join(
         f"<li><strong>{escape(row['model'])}</strong>: {escape(format_usd(row['price_usd']))} "
         f"({escape(describe_price(row))}), {row['perf_per_dollar']:.2f} perf per $1k, "
-        f"perf {row['relative_perf']:.2f}&times; ({escape(str(row['perf_source']))})</li>"
+        f"perf {row['relative_perf']:.2f}&times; ({escape(perf_source_label(row))})</li>"
         for row in top
     )
     html = (

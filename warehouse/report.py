@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.warehouse.export import (
     ExportError,
@@ -99,7 +100,7 @@ def row_tip(row: dict[str, Any]) -> str:
     lines = [
         f"#{row['rank']} {row['model']}",
         f"{usd(row['price_usd'])} ({price_words(row)})",
-        f"perf {row['relative_perf']:.2f}x {row['reference_gpu']} ({row['perf_source']})",
+        f"perf {row['relative_perf']:.2f}x {row['reference_gpu']} ({perf_source_label(row)})",
         f"{row['perf_per_dollar']:.2f} perf per $1k",
     ]
     if row.get("memory_gb") is not None:
