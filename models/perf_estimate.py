@@ -430,7 +430,7 @@ def training_points(
 ) -> list[tuple[PerfFigure, Features]]:
     """Measured figures usable for fitting: this precision, specs known, not mobile
     (laptop power limits vary by machine, so a laptop figure does not describe the model),
-    not one of the held-out check's cards (``HELD_OUT_MODELS``).
+    not one of the held-out checks' cards (``HELD_OUT_MODELS``).
 
     One figure per card and benchmark file; a card's first listed figure is its headline
     figure, the one cross-validation predicts.
