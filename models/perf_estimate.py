@@ -341,13 +341,7 @@ class _Problem:
         objective = (resid**2).sum(axis=0) - (xtr * (inv @ xtr)).sum(axis=0)
         best = int(np.argmin(objective))
         theta = inv @ xtr[:, best]
-        k = 1
-        beta = 0.0
-        if self.form.memory_term:
-            beta, k = float(theta[1]), 2
-        source_offsets = {s: float(theta[k + j]) for j, s in enumerate(sources)}
-        k += len(sources)
-        family_offsets = {f: float(theta[k + j]) for j, f in enumerate(families)}
+        beta, source_offsets, family_offsets = linear_terms(theta, self.form, sources, families)
         return _Fit(
             form=self.form,
             alpha=float(_GRID[best, 0]),
@@ -358,6 +352,20 @@ class _Problem:
             family_offsets=family_offsets,
             objective=float(objective[best]),
         )
+
+
+def linear_terms(
+    theta: Sequence[float], form: ModelForm, sources: Sequence[str], families: Sequence[str]
+) -> tuple[float, dict[str, float], dict[str, float]]:
+    """The memory beta, file offsets and family offsets out of a solved coefficient vector laid
+    out as both roofline fits build their design matrix: scale, [beta], files, families."""
+    k, beta = 1, 0.0
+    if form.memory_term:
+        beta, k = float(theta[1]), 2
+    source_offsets = {s: float(theta[k + j]) for j, s in enumerate(sources)}
+    k += len(sources)
+    family_offsets = {f: float(theta[k + j]) for j, f in enumerate(families)}
+    return beta, source_offsets, family_offsets
 
 
 def _identifiable_sources(points: Sequence[_Point], primary: str) -> list[str]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpuvalue.models.perf_estimate import (
     CANDIDATE_FORMS,
@@ -69,7 +69,7 @@ class EvalTable:
     reference: str
     rows: list[EvalRow]
     predictions: dict[str, list[tuple[str, float, float]]]  # method -> (model, measured, predicted)
-    nested_forms: dict[str, str]  # held-out card -> form code chosen without it
+    nested_forms: dict[str, str] = field(default_factory=dict)  # held-out card -> form chosen without it
 
 
 def _ranks(values: Sequence[float]) -> list[float]:

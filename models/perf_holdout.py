@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from gpuvalue.models.perf_estimate import FIRST_HELD_OUT, FRESH_HELD_OUT, Features, _str, fit_estimator
-from gpuvalue.models.perf_eval import ROW_HEADER, EvalRow, _row, format_grid, row_cells
+from gpuvalue.models.perf_eval import ROW_HEADER, EvalTable, _row, format_grid, row_cells
 from gpuvalue.models.perf_measured import WorkloadRatio, relative_perf_from_lambda
 from gpuvalue.models.records import PerfFigure, Precision
 from gpuvalue.scrapers.lambda_bench import parse_lambda_csv
@@ -73,14 +73,6 @@ FRESH = HoldoutSet(FRESH_KEY, FRESH_FILES, FRESH_ORIGIN, FRESH_HELD_OUT, True,
 HOLDOUT_SETS = (FIRST, FRESH)
 
 
-@dataclass(frozen=True)
-class HoldoutTable:
-    precision: Precision
-    reference: str
-    rows: list[EvalRow]
-    predictions: dict[str, list[tuple[str, float, float]]]  # method -> (model, measured, predicted)
-
-
 def holdout_figures(precision: Precision, reference: str, which: HoldoutSet = FIRST) -> list[PerfFigure]:
     """Every single-GPU card's figure in a held-out file, relative to ``reference`` there."""
     body = resources.files("gpuvalue.models").joinpath("data", which.files[precision]).read_bytes()
@@ -109,7 +101,7 @@ def evaluate_holdout(
     precision: Precision,
     per_workload: Sequence[WorkloadRatio] = (),
     which: HoldoutSet = FIRST,
-) -> HoldoutTable:
+) -> EvalTable:
     """The estimator fitted on ``measured`` (as the pipeline fits it; the held-out cards never
     enter a fit) against a held-out check's cards, beside the anchored variant and the two
     naive rules."""
@@ -140,7 +132,7 @@ def evaluate_holdout(
         raise ValueError(f"no held-out {precision} card has the specs the estimate needs")
     predictions = {SHIPPED: shipped, **({ANCHORED: anchored} if anchored else {}),
                    BANDWIDTH_ONLY: bandwidth, FP32_ONLY: fp32}
-    return HoldoutTable(
+    return EvalTable(
         precision=precision,
         reference=reference,
         rows=[_row(method, precision, preds) for method, preds in predictions.items()],
@@ -148,7 +140,7 @@ def evaluate_holdout(
     )
 
 
-def format_holdout_tables(tables: Sequence[HoldoutTable], markdown: bool = False) -> str:
+def format_holdout_tables(tables: Sequence[EvalTable], markdown: bool = False) -> str:
     """The summary rows, then every card: what was measured and what each method predicted."""
     summary = format_grid(ROW_HEADER, [row_cells(r) for t in tables for r in t.rows], markdown)
     methods = tuple(dict.fromkeys(m for t in tables for m in t.predictions))

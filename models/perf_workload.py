@@ -46,6 +46,7 @@ from gpuvalue.models.perf_estimate import (
     _point,
     _Point,
     estimate_record,
+    linear_terms,
     scored_median_error,
     training_points,
 )
@@ -181,13 +182,7 @@ class _Problem:
             if best is None or objective < best[0] - 1e-12:
                 best = (objective, g, alpha_idx.copy(), theta.copy())
         objective, g, alpha_idx, theta = best
-        k = 1
-        beta = 0.0
-        if self.form.memory_term:
-            beta, k = float(theta[1]), 2
-        source_offsets = {s: float(theta[k + j]) for j, s in enumerate(sources)}
-        k += len(sources)
-        family_offsets = {f: float(theta[k + j]) for j, f in enumerate(families)}
+        beta, source_offsets, family_offsets = linear_terms(theta, self.form, sources, families)
         return _WorkloadFit(
             form=self.form,
             alphas={self.workloads[i]: float(_ALPHAS[alpha_idx[i]]) for i in present},
