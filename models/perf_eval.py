@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gpuvalue.models.perf_estimate import (
@@ -127,12 +127,19 @@ def evaluate_loocv(
     *,
     per_file: Sequence[PerfFigure] = (),
     per_workload: Sequence[WorkloadRatio] = (),
+    without: Collection[str] = (),
 ) -> EvalTable:
     """The estimator (nested CV), reference forms and the two naive rules, on the same
     held-out measured cards: each card's figure in ``measured`` (one per card, as the
     pipeline stores them). ``per_file`` adds a row fitted on every benchmark file's
     figures of the other cards, still scored on the same headline figures;
-    ``per_workload`` (the ratios behind the figures) adds the per-workload model's rows."""
+    ``per_workload`` (the ratios behind the figures) adds the per-workload model's rows.
+    ``without`` leaves those cards out of everything, fits and scores alike (the table as it
+    stood before the held-out checks' cards joined the fit)."""
+    if without:
+        measured = [f for f in measured if f.model not in without]
+        per_file = [f for f in per_file if f.model not in without]
+        per_workload = [r for r in per_workload if r.model not in without]
     pairs = training_points(measured, features, precision)
     if len({fig.model for fig, _ in pairs}) < 4:
         raise ValueError(f"need at least 4 measured {precision} cards with specs")

