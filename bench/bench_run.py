@@ -1,4 +1,6 @@
-"""The whole offline run (`gpuvalue run --replay`): wall time, peak memory, time per stage.
+"""The whole offline run (`gpuvalue run --replay`): wall time, peak memory, time per stage;
+then the next day's run on the same warehouse, which reuses the spec estimate's stored
+cross-validated error (table perf_estimate_cv), against the first run's estimate stage.
 
     uv run python bench/bench_run.py
 """
@@ -19,13 +21,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.measure import emit, run_child, run_command  # noqa: E402
 
 REPLAY_DATE = "2026-11-30"
+NEXT_DATE = "2026-12-01"
 
 
-def child(db: str) -> None:
+def child(db: str, day: str = REPLAY_DATE) -> None:
     from gpuvalue.flows.daily import daily_flow
 
     t0 = time.perf_counter()
-    summary = daily_flow(as_of=date.fromisoformat(REPLAY_DATE), replay=True, db=db)
+    summary = daily_flow(as_of=date.fromisoformat(day), replay=True, db=db)
     emit(seconds=time.perf_counter() - t0, ranked=summary.ranked,
          stages={k: round(v, 2) for k, v in summary.stage_seconds.items()},
          failed=summary.failed)
@@ -38,7 +41,7 @@ def main(argv: list[str] | None = None) -> list[str]:
     ap.add_argument("rest", nargs="*")
     args = ap.parse_args(argv)
     if args.child:
-        child(args.rest[0])
+        child(*args.rest)
         return []
     tmp = Path(tempfile.mkdtemp(prefix="gpuvalue-bench-"))
     try:
@@ -67,6 +70,11 @@ def main(argv: list[str] | None = None) -> list[str]:
                 out.append(f"[run]     of which writing  {rest:7.2f} s  {100 * rest / total:5.1f}% of the flow")
         out.append(f"[run]   outside stages (Prefect start-up, task orchestration, artifacts) "
                    f"{total - sum(v for k, v in stages.items() if k in ('fetch+parse', 'archive', 'load', 'export')):.2f} s")
+        again = run_child("next day, same warehouse", "bench_run", str(tmp / "flow" / "g.duckdb"), NEXT_DATE)
+        first, reused = stages.get("estimate", 0.0), again.info.get("stages", {}).get("estimate", 0.0)
+        out.append(f"[run] next day on the same warehouse: flow {again.seconds:.2f} s, estimate stage {reused:.2f} s "
+                   f"= {100 * reused / first if first else 0:.0f}% of the first run's {first:.2f} s "
+                   "(stored cross-validated error reused)")
         return out
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

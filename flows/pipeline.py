@@ -261,12 +261,20 @@ def catalog_features(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
     return {r[0]: dict(zip(FEATURE_COLUMNS, r)) for r in cur.fetchall()}
 
 
-def fitted_estimators(con: duckdb.DuckDBPyConnection) -> tuple[dict, dict[str, dict]]:
+def fitted_estimators(
+    con: duckdb.DuckDBPyConnection, *, computed_at: datetime | None = None
+) -> tuple[dict, dict[str, dict]]:
     """The spec model per precision, fitted on the benchmark figures in the warehouse (local
     measurements excluded: they are what the model is applied to) and the per-workload ratios
-    behind them, and the catalog's features."""
+    behind them, and the catalog's features.
+
+    Each fit's cross-validated error is read from ``perf_estimate_cv`` when a fit on the same
+    inputs computed it; otherwise it is computed, and stored when ``computed_at`` is given
+    (a writing connection)."""
+    from gpuvalue.models.perf_digest import estimate_inputs_digest
     from gpuvalue.models.perf_estimate import fit_estimator
     from gpuvalue.models.perf_measured import WorkloadRatio
+    from gpuvalue.warehouse.estimate_cv import store_cv_error, stored_cv_error
 
     features = catalog_features(con)
     rows = con.execute(
@@ -285,14 +293,21 @@ def fitted_estimators(con: duckdb.DuckDBPyConnection) -> tuple[dict, dict[str, d
     estimators = {}
     for precision in ("fp16", "fp32"):
         pm = [f for f in measured if f.precision == precision and f.model in features]
-        if len(pm) >= 3:
-            estimators[precision] = fit_estimator(pm, features, precision, per_workload=per_workload)
+        if len(pm) < 3:
+            continue
+        digest = estimate_inputs_digest(pm, features, precision, per_workload)
+        known = stored_cv_error(con, digest)
+        est = fit_estimator(pm, features, precision, per_workload=per_workload, known_cv_error=known)
+        if known is None and computed_at is not None and est.cv_median_abs_error is not None:
+            store_cv_error(con, digest, precision, est.version, len(est.trained_models), est.cv_median_abs_error,
+                           computed_at)
+        estimators[precision] = est
     return estimators, features
 
 
 def estimate_perf(con: duckdb.DuckDBPyConnection, loaded_at: datetime) -> int:
     """Fit the spec model on what was measured and estimate every catalog card with a bandwidth."""
-    estimators, features = fitted_estimators(con)
+    estimators, features = fitted_estimators(con, computed_at=loaded_at)
     figures: list[PerfFigure] = []
     for est in estimators.values():
         for feat in features.values():

@@ -635,12 +635,15 @@ def fit_estimator(
     *,
     per_workload: Sequence[WorkloadRatio] = (),
     cross_validate: bool = True,
+    known_cv_error: float | None = None,
 ) -> Estimator | WorkloadEstimator:
     """The pipeline's spec estimator for one precision.
 
     ``cross_validate=False`` skips the nested cross-validation behind the attached
     uncertainty (most of the cost) for callers that only predict, such as the held-out
-    check, which reports its own errors.
+    check, which reports its own errors. ``known_cv_error`` skips it too and attaches that
+    error instead: the one a previous fit on the same inputs computed (the pipeline keys
+    it by ``models.perf_digest.estimate_inputs_digest``).
 
     With the per-workload ratios behind every training figure (``per_workload``), the
     per-workload model ("roofline v3", ``models/perf_workload.py``): its pre-registered
@@ -654,15 +657,20 @@ def fit_estimator(
     several benchmark files' figures of one card (distinct ``source``); all of them are
     fitted, with a per-file offset.
     """
+    validate = cross_validate and known_cv_error is None
     if per_workload and _has_every_ratio(measured, per_workload, features, precision):
         from gpuvalue.models.perf_workload import fit_workload_estimator
 
         headline = {}
         for fig, _ in training_points(measured, features, precision):
             headline.setdefault(fig.model, fig)
-        return fit_workload_estimator(list(headline.values()), per_workload, features, precision,
-                                      cross_validate=cross_validate)
-    return _fit_v2(measured, features, precision, forms, cross_validate)
+        est: Estimator | WorkloadEstimator = fit_workload_estimator(
+            list(headline.values()), per_workload, features, precision, cross_validate=validate)
+    else:
+        est = _fit_v2(measured, features, precision, forms, validate)
+    if known_cv_error is not None:
+        est.cv_median_abs_error = known_cv_error
+    return est
 
 
 def _has_every_ratio(
