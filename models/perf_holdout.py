@@ -76,11 +76,11 @@ class HoldoutSet:
 
 
 FIRST = HoldoutSet(HOLDOUT_KEY, HOLDOUT_FILES, HOLDOUT_ORIGIN, FIRST_HELD_OUT, False,
-                   "Held-out cards: Lambda's first PyTorch tables, cards no fit or design decision saw "
-                   '(docs/performance.md, "Held-out check")')
+                   "Held-out check: Lambda's first PyTorch tables, four cards predicted by a fit without the eight "
+                   'held-out cards, as when it was computed (docs/performance.md, "Held-out check")')
 FRESH = HoldoutSet(FRESH_KEY, FRESH_FILES, FRESH_ORIGIN, FRESH_HELD_OUT, True,
-                   "Second held-out check: four cards nothing has seen, from Lambda's mid-2021 PyTorch tables "
-                   '(docs/performance.md, "Second held-out check")')
+                   "Second held-out check: four cards from Lambda's mid-2021 PyTorch tables that nothing had seen, "
+                   'predicted by the same fit (docs/performance.md, "Second held-out check")')
 HOLDOUT_SETS = (FIRST, FRESH)
 
 
