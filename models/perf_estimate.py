@@ -320,21 +320,9 @@ class _Problem:
     def fit(self, idx: Sequence[int]) -> _Fit:
         """Least squares (plus ridge on family offsets) over the points in ``idx``."""
         pts = [self.points[i] for i in idx]
-        columns: list[np.ndarray] = [np.ones(len(pts))]
-        penalty = [0.0]
-        if self.form.memory_term:
-            columns.append(self.memory_x[list(idx)])
-            penalty.append(0.0)
         sources = _identifiable_sources(pts, self.primary)
-        for s in sources:
-            columns.append(np.array([1.0 if p.source == s else 0.0 for p in pts]))
-            penalty.append(0.0)
-        families = sorted({p.family for p in pts}) if self.form.family_offsets else []
-        for f in families:
-            columns.append(np.array([1.0 if p.family == f else 0.0 for p in pts]))
-            penalty.append(SHRINK)
-        x = np.column_stack(columns)
-        gram = x.T @ x + np.diag(penalty) + 1e-9 * np.eye(len(penalty))
+        x, penalty, families = design_matrix(pts, self.memory_x[list(idx)], self.form, sources)
+        gram = x.T @ x + penalty
         inv = np.linalg.inv(gram)
         resid = self.log_perf[list(idx)][:, None] + self.log_den[list(idx)]  # n x grid
         xtr = x.T @ resid
@@ -352,6 +340,28 @@ class _Problem:
             family_offsets=family_offsets,
             objective=float(objective[best]),
         )
+
+
+def design_matrix(
+    pts: Sequence[_Point], memory_x: np.ndarray, form: ModelForm, sources: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The linear part of both rooflines: columns scale, memory term (if the form has it), one
+    per file offset and one per family offset (if the form has them), in the order
+    ``linear_terms`` reads them back; the ridge penalty matrix (family offsets only, plus a
+    tiny jitter so the system stays invertible); and the families, in column order."""
+    columns: list[np.ndarray] = [np.ones(len(pts))]
+    penalty = [0.0]
+    if form.memory_term:
+        columns.append(memory_x)
+        penalty.append(0.0)
+    for s in sources:
+        columns.append(np.array([1.0 if p.source == s else 0.0 for p in pts]))
+        penalty.append(0.0)
+    families = sorted({p.family for p in pts}) if form.family_offsets else []
+    for f in families:
+        columns.append(np.array([1.0 if p.family == f else 0.0 for p in pts]))
+        penalty.append(SHRINK)
+    return np.column_stack(columns), np.diag(penalty) + 1e-9 * np.eye(len(penalty)), families
 
 
 def linear_terms(

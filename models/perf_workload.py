@@ -35,7 +35,6 @@ from gpuvalue.models.perf_estimate import (
     ALPHA_GRID,
     CANDIDATE_FORMS,
     GAMMA_GRID,
-    SHRINK,
     FamilyMiss,
     Features,
     FittedEstimate,
@@ -45,6 +44,7 @@ from gpuvalue.models.perf_estimate import (
     _memory_x,
     _point,
     _Point,
+    design_matrix,
     estimate_record,
     linear_terms,
     scored_median_error,
@@ -131,21 +131,8 @@ class _Problem:
         sources = _identifiable_sources(
             [self.cards[j] for j in sorted(chosen)], self.primary
         ) if len({f.source for f in figs}) > 1 else []
-        columns = [np.ones(len(rows))]
-        penalty = [0.0]
-        if self.form.memory_term:
-            columns.append(self.memory_x[rows])
-            penalty.append(0.0)
-        for s in sources:
-            columns.append(np.array([1.0 if p.source == s else 0.0 for p in pts]))
-            penalty.append(0.0)
-        families = sorted({p.family for p in pts}) if self.form.family_offsets else []
-        for f in families:
-            columns.append(np.array([1.0 if p.family == f else 0.0 for p in pts]))
-            penalty.append(SHRINK)
-        x = np.column_stack(columns)
+        x, pen, families = design_matrix(pts, self.memory_x[rows], self.form, sources)
         w = self.weight[rows]
-        pen = np.diag(penalty) + 1e-9 * np.eye(len(penalty))
         inv = np.linalg.inv(x.T @ (x * w[:, None]) + pen)
         y = self.y[rows]
         work = self.work_of[rows]
