@@ -281,10 +281,13 @@ def _memory_x(p: _Point, ref: _Point) -> float:
     return math.log(min(p.memory, ref.memory) / ref.memory)
 
 
-@dataclass(frozen=True)
-class _Fit:
+@dataclass(frozen=True, kw_only=True)
+class FittedTerms:
+    """What both rooflines fit besides their compute shares: the linear terms of the log
+    prediction (``design_matrix`` lays them out, ``linear_terms`` reads them back), ``gamma``
+    and the objective reached."""
+
     form: ModelForm
-    alpha: float
     gamma: float
     scale: float
     memory_beta: float
@@ -292,12 +295,20 @@ class _Fit:
     family_offsets: dict[str, float]
     objective: float
 
-    def log_predict(self, p: _Point, ref: _Point) -> float:
+    def log_linear(self, p: _Point, ref: _Point) -> float:
         out = self.scale + self.family_offsets.get(p.family, 0.0)
         out += self.source_offsets.get(p.source, 0.0)
         if self.form.memory_term:
             out += self.memory_beta * _memory_x(p, ref)
-        return out - _log_denominator(p, ref, self.alpha, self.gamma)
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Fit(FittedTerms):
+    alpha: float
+
+    def log_predict(self, p: _Point, ref: _Point) -> float:
+        return self.log_linear(p, ref) - _log_denominator(p, ref, self.alpha, self.gamma)
 
 
 class _Problem:

@@ -38,6 +38,7 @@ from gpuvalue.models.perf_estimate import (
     FamilyMiss,
     Features,
     FittedEstimate,
+    FittedTerms,
     HeldOutPrediction,
     ModelForm,
     _identifiable_sources,
@@ -194,24 +195,14 @@ def _log_den_table(points: Sequence[_Point], ref: _Point) -> np.ndarray:
     )
 
 
-@dataclass(frozen=True)
-class _WorkloadFit:
-    form: ModelForm
+@dataclass(frozen=True, kw_only=True)
+class _WorkloadFit(FittedTerms):
     alphas: dict[str, float]  # workload key -> alpha_w
     default_alpha: float  # for a workload no training card ran (the most common alpha_w)
-    gamma: float
-    scale: float
-    memory_beta: float
-    source_offsets: dict[str, float]
-    family_offsets: dict[str, float]
-    objective: float
 
     def log_predict(self, p: _Point, ref: _Point, workloads: Sequence[str]) -> float:
         """log of the geometric mean over ``workloads`` of the predicted ratios."""
-        out = self.scale + self.family_offsets.get(p.family, 0.0)
-        out += self.source_offsets.get(p.source, 0.0)
-        if self.form.memory_term:
-            out += self.memory_beta * _memory_x(p, ref)
+        out = self.log_linear(p, ref)
         b = ref.bandwidth / (p.bandwidth * (p.l2 / ref.l2) ** self.gamma)
         c = ref.compute / p.compute
         dens = [
