@@ -1,0 +1,110 @@
+"""What a source declares about itself: the one place a new source describes its name, kind,
+attribution, settings, fetching, parsing, replay recording and title vocabulary.
+
+Every list that names sources (settings' choices, ``gpuvalue parse``, export attributions, the replay
+build, fuzzing, reparse) reads the registry (``gpuvalue.scrapers.registry``), which collects the
+``SOURCE`` declared by each module of ``gpuvalue.scrapers.sources``. A source only yields records;
+where they are stored is chosen by the flow, per kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from gpuvalue.models.records import FetchedPage
+from gpuvalue.models.source_batches import ParsedSource, SourceFetch
+
+# Open set: a new kind needs a loader for it in the flow, nothing else.
+KNOWN_KINDS = ("spec", "listing", "benchmark", "inference", "price_index", "rental")
+
+
+@dataclass
+class FetchContext:
+    """What a fetch function may use; built fresh inside each fetch task (it does not pickle)."""
+
+    client: Any  # gpuvalue.scrapers.http.PoliteClient (replay swaps only its transport)
+    settings: Any  # the flow's Settings: core fields plus every source's own
+    replay: bool
+    progress: Callable[[str], None] | None = None  # one line per page on long fetches
+    shopping_list: tuple[str, ...] = ()  # listing sources: the searches the coverage rule derived
+
+    def report(self, message: str) -> None:
+        if self.progress is not None:
+            self.progress(message)
+
+
+@dataclass(frozen=True)
+class Recording:
+    """One page of the shipped replay archive: stored under the exact URL the live fetch requests,
+    with its capture time as ``fetched_at`` so a replay never presents old data as today's."""
+
+    page: FetchedPage
+    provenance: str  # where the saved file came from (repository, commit, path, capture date)
+
+
+@dataclass(frozen=True)
+class TitleVocabulary:
+    """Words a source's listings use that the shared rules do not know (its language, its jargon).
+
+    ``condition_words`` maps a phrase to a condition class ("parts", "used", "new", ...);
+    ``junk_words`` are phrases that make a title no single working card (labelled by reason)."""
+
+    condition_words: dict[str, str] = field(default_factory=dict)
+    junk_words: dict[str, str] = field(default_factory=dict)  # phrase -> reason label, e.g. "parts"
+
+
+@dataclass(frozen=True)
+class Source:
+    """A source, as its module declares it.
+
+    ``fetch`` is None for an embedded source (its data ships with gpuvalue; ``load_embedded`` reads
+    it). ``parse`` turns one page into records and is pure: page in, records out. ``replay`` yields
+    the recordings of the shipped archive from a folder of saved pages (None: nothing to record).
+    ``spec_precedence`` orders spec sources when they disagree (lower wins)."""
+
+    name: str
+    kind: str
+    attribution: str
+    licence: str
+    fetch: Callable[[FetchContext], SourceFetch] | None = None
+    parse: Callable[[FetchedPage], ParsedSource] | None = None
+    load_embedded: Callable[[], ParsedSource] | None = None
+    settings: type[BaseModel] | None = None  # its own settings fields (GPUVALUE_<FIELD>), merged into Settings
+    spec_precedence: int | None = None
+    replay: Callable[[Path], Iterable[Recording]] | None = None
+    vocabulary: TitleVocabulary | None = None
+    default: bool = True  # read by a default run; False: opt-in through GPUVALUE_SOURCES
+    aliases: tuple[str, ...] = ()  # former names, still accepted where a user names a source
+    fixtures: tuple[str, ...] = ()  # recorded pages under tests/fixtures/ that its parser test reads
+    export_kind: str | None = None  # the word exports and the feed use for its kind (stable since v1)
+    as_of: Callable[[FetchedPage], date | None] | None = None  # the data's own date when not the capture date
+
+    def __post_init__(self) -> None:
+        if self.kind not in KNOWN_KINDS:
+            raise ValueError(f"source {self.name}: unknown kind {self.kind!r}; known: {', '.join(KNOWN_KINDS)}")
+        if self.fetch is None and self.load_embedded is None:
+            raise ValueError(f"source {self.name}: neither fetch nor load_embedded")
+        if self.fetch is not None and self.parse is None:
+            raise ValueError(f"source {self.name}: fetches pages but has no parse")
+
+    @property
+    def embedded(self) -> bool:
+        return self.fetch is None
+
+    def parse_pages(self, pages: Iterable[FetchedPage]) -> ParsedSource:
+        """All pages of this source into one batch; any page that does not parse fails the source."""
+        if self.embedded:
+            assert self.load_embedded is not None
+            return self.load_embedded()
+        assert self.parse is not None
+        merged = ParsedSource(self.name, self.kind)
+        for page in pages:
+            merged.extend(self.parse(page))
+        return merged
+
