@@ -21,7 +21,7 @@ from gpuvalue.flows import pipeline as P
 from gpuvalue.flows.settings import Settings
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.errors import FetchError, NotRecordedError, ParseError
-from gpuvalue.scrapers.sources import SOURCES, ParsedSource, SourceFetch, parse_pages
+from gpuvalue.scrapers.registry import SOURCES, ParsedSource, SourceFetch, parse_pages
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import RunLock, open_database
 from gpuvalue.warehouse.sql_files import statements

@@ -19,7 +19,7 @@ import duckdb
 from gpuvalue.flows.settings import Settings
 from gpuvalue.models.records import FetchedPage, InferenceFigure, Listing, PerfFigure
 from gpuvalue.scrapers.archive import Archive
-from gpuvalue.scrapers.sources import SOURCES, FetchPlanContext, ParsedSource, SourceFetch
+from gpuvalue.scrapers.registry import SOURCES, FetchPlanContext, ParsedSource, SourceFetch
 from gpuvalue.warehouse import load
 
 log = logging.getLogger("gpuvalue.pipeline")

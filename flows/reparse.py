@@ -26,7 +26,7 @@ from gpuvalue.flows.cli import DbOpt, _fail, _parse_date, _settings, app, err, o
 from gpuvalue.flows.settings import Settings
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.scrapers.archive import Archive, ArchiveEntry
-from gpuvalue.scrapers.sources import SOURCES, ParsedSource, parse_pages
+from gpuvalue.scrapers.registry import SOURCES, ParsedSource, parse_pages
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
 

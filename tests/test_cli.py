@@ -137,7 +137,7 @@ def test_wikipedia_live_source_reads_the_parse_api_json():
     from datetime import datetime, timezone
 
     from gpuvalue.models.records import FetchedPage
-    from gpuvalue.scrapers.sources import SOURCES, wikipedia_parse_api_url
+    from gpuvalue.scrapers.registry import SOURCES, wikipedia_parse_api_url
 
     html = (FIX / "specs" / "wikipedia_list_of_nvidia_gpus_handwritten.html").read_text(encoding="utf-8")
     body = json.dumps({"parse": {"title": "List of Nvidia graphics processing units", "text": html}}).encode()
@@ -151,7 +151,7 @@ def test_wikipedia_live_source_reads_the_parse_api_json():
 def test_hardwareswap_uses_app_credentials_through_the_token_endpoint():
     from gpuvalue.flows.settings import Settings
     from gpuvalue.scrapers.http import PoliteClient
-    from gpuvalue.scrapers.sources import SOURCES, FetchPlanContext
+    from gpuvalue.scrapers.registry import SOURCES, FetchPlanContext
 
     listing = (FIX / "listings" / "reddit_canadianhardwareswap_new_2026-02-23.json").read_bytes()
     seen = []

@@ -18,7 +18,7 @@ from gpuvalue.models.perf_inference import LLAMACPP_MODELS, inference_figures, l
 from gpuvalue.models.records import InferenceFigure
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.llamacpp_bench import CONTENT_DATE, WORKLOADS, parse_llamacpp_readme
-from gpuvalue.scrapers.sources import LLAMACPP_SOURCE_KEY, ParsedSource
+from gpuvalue.scrapers.registry import LLAMACPP_SOURCE_KEY, ParsedSource
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database
 
