@@ -29,11 +29,11 @@ def pages() -> dict[str, list[tuple[str, bytes]]]:
 
 def project_parse(source: str, body: bytes, name: str) -> int:
     if source == "ebay-html":
-        from gpuvalue.scrapers.ebay_html import parse_ebay_results
+        from gpuvalue.scrapers.sources.ebay_html import parse_ebay_results
 
         site = "www.ebay.de" if "ebayde" in name else "www.ebay.co.uk" if "_uk_" in name else "www.ebay.com"
         return len(parse_ebay_results(body, f"https://{site}/sch/i.html?_nkw=x", datetime.now(timezone.utc)).listings)
-    from gpuvalue.scrapers.techpowerup import parse_techpowerup_listing
+    from gpuvalue.scrapers.sources.techpowerup import parse_techpowerup_listing
 
     return len(parse_techpowerup_listing(body, "https://www.techpowerup.com/gpu-specs/", captured_on=date(2023, 1, 9)).rows)
 

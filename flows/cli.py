@@ -367,12 +367,15 @@ def match(
     sys.stdout.flush()
 
 
-PARSERS = ("techpowerup", "wikipedia-gpus", "ebay-browse", "ebay-html", "hardwareswap", "lambda", "llamacpp")
+def _parsers() -> tuple[str, ...]:
+    from gpuvalue.scrapers import registry
+
+    return registry.parsers()
 
 
 @app.command()
 def parse(
-    source: Annotated[str, typer.Argument(help=f"One of: {', '.join(PARSERS)}.")],
+    source: Annotated[str, typer.Argument(help=f"One of: {', '.join(_parsers())}.")],
     file: Annotated[Path, typer.Argument(help="A saved page.")],
     url: Annotated[Optional[str], typer.Option("--url", help="The page's URL (for messages and relative links).")] = None,
 ) -> None:
@@ -380,8 +383,13 @@ def parse(
     from gpuvalue.flows.parse_cli import parse_saved_page
     from gpuvalue.scrapers.errors import ParseError
 
-    if source not in PARSERS:
-        _fail(f"unknown source {source!r}; choose one of {', '.join(PARSERS)}")
+    from gpuvalue.scrapers import registry
+
+    try:
+        if registry.canonical(source) not in _parsers():
+            raise KeyError(source)
+    except KeyError:
+        _fail(f"unknown source {source!r}; choose one of {', '.join(_parsers())}")
     if not file.is_file():
         _fail(f"no such file: {file}")
     try:

@@ -139,19 +139,27 @@ def import_listings(
         listings = parse_listing_csv(file.read_text(encoding="utf-8-sig"), f"import:{source}", datetime.now(timezone.utc))
     except (ParseError, UnicodeDecodeError) as exc:
         _fail(str(exc))
+    from gpuvalue.flows import stages as S
+    from gpuvalue.models.source_batches import ParsedSource
+
+    name = f"import:{source}"
     try:
         with RunLock(settings.db):
             con = open_database(settings.db)
             try:
-                matcher = P.catalog_matcher(con)
-                rows = P.listing_rows(listings, matcher)
-                n = P.load_listings(con, rows)
+                ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow())
+                days = S.ranked_days(con)
+                done = S.rerank_after(ctx, {name: [ParsedSource(name, "listing", listings=listings)]},
+                                      stages=("match", "rank"), days=days)
             finally:
                 con.close()
     except WarehouseError as exc:
         _fail(str(exc))
-    matched = sum(1 for r in rows if r["model"])
-    out.print(f"imported {n} listings from {file} as import:{source}; {matched} matched to one GPU model")
+    result = done["match"]
+    if name in result.failed:
+        _fail(f"{file}: {result.failed[name]}")
+    out.print(f"imported {result.rows.get(name, 0)} listings from {file} as {name}; "
+              f"{result.matched.get(name, 0)} matched to one GPU model; re-ranked {len(days)} day(s)")
 
 
 @app.command()
@@ -160,7 +168,8 @@ def rematch(db: DbOpt = None) -> None:
     import pyarrow as pa
 
     from gpuvalue.flows import pipeline as P
-    from gpuvalue.warehouse import load
+    from gpuvalue.flows import stages as S
+    from gpuvalue.warehouse import load, queries
     from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
 
     settings = _settings(db)
@@ -171,7 +180,7 @@ def rematch(db: DbOpt = None) -> None:
             con = open_database(settings.db)
             try:
                 matcher = P.catalog_matcher(con)
-                rows = con.execute("SELECT source, listing_id, title, subtitle, condition, model FROM listings").fetchall()
+                rows = queries.listings_to_rematch(con)
                 results = [matcher.match(title, subtitle, condition) for _, _, title, subtitle, condition, _ in rows]
                 changed = sum(1 for row, r in zip(rows, results) if row[5] != r.model)
                 rematched = pa.table({
@@ -179,17 +188,13 @@ def rematch(db: DbOpt = None) -> None:
                     "model": [r.model for r in results], "match_reason": [r.reason for r in results],
                 }, schema=pa.schema([("source", pa.string()), ("listing_id", pa.string()),
                                      ("model", pa.string()), ("match_reason", pa.string())]))
-                con.register("rematched", rematched)
                 with load.transaction(con):
-                    con.execute("UPDATE listings AS l SET model = r.model, match_reason = r.match_reason "
-                                "FROM rematched AS r WHERE l.source = r.source AND l.listing_id = r.listing_id")
+                    queries.apply_rematch(con, rematched)
                     load.rebuild_price_observations(con)
-                con.unregister("rematched")
                 # Prices and rankings already materialized were built from the old matches.
-                days = [d for (d,) in con.execute("SELECT DISTINCT as_of FROM ranking_daily ORDER BY 1").fetchall()]
-                for day in days:
-                    load.materialize_day(con, day, precision=settings.precision, reference=settings.reference_gpu,
-                                         window_days=settings.price_window_days, min_count=settings.price_min_count)
+                ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow())
+                days = S.ranked_days(con)
+                S.rerank_after(ctx, {}, stages=("rank",), days=days)
             finally:
                 con.close()
     except WarehouseError as exc:

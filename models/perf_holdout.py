@@ -23,7 +23,7 @@ from gpuvalue.models.perf_estimate import Features, _str, fit_estimator
 from gpuvalue.models.perf_eval import ROW_HEADER, EvalTable, _row, format_grid, row_cells
 from gpuvalue.models.perf_measured import WorkloadRatio, relative_perf_from_lambda
 from gpuvalue.models.records import PerfFigure, Precision
-from gpuvalue.scrapers.lambda_bench import parse_lambda_csv
+from gpuvalue.scrapers.sources.lambda_bench import parse_lambda_csv
 
 _REPO = "lambdal/deeplearning-benchmark"
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from datetime import date
 
 from gpuvalue.models.records import InferenceFigure
-from gpuvalue.scrapers.llamacpp_bench import LlamaCppCell
+from gpuvalue.scrapers.sources.llamacpp import LlamaCppCell
 
 # Lower-cased table name (memory included, as the benchmark gives it) -> catalog model.
 LLAMACPP_MODELS: dict[str, str] = {

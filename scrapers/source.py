@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, time, timezone
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +83,9 @@ class Source:
     aliases: tuple[str, ...] = ()  # former names, still accepted where a user names a source
     fixtures: tuple[str, ...] = ()  # recorded pages under tests/fixtures/ that its parser test reads
     export_kind: str | None = None  # the word exports and the feed use for its kind (stable since v1)
-    as_of: Callable[[FetchedPage], date | None] | None = None  # the data's own date when not the capture date
+    live_when: Callable[[Any], bool] | None = None  # with both fetch and load_embedded: settings -> fetch live?
+    sample_url: str | None = None  # a URL its parser accepts: `gpuvalue parse` without --url, fuzzing
+    inspect: Callable[[bytes, str], tuple[list[Any], list[str]]] | None = None  # what `gpuvalue parse` prints, when not parse's records
 
     def __post_init__(self) -> None:
         if self.kind not in KNOWN_KINDS:
@@ -95,12 +97,26 @@ class Source:
 
     @property
     def embedded(self) -> bool:
+        """Never fetched: its data ships with gpuvalue."""
         return self.fetch is None
 
-    def parse_pages(self, pages: Iterable[FetchedPage]) -> ParsedSource:
-        """All pages of this source into one batch; any page that does not parse fails the source."""
-        if self.embedded:
-            assert self.load_embedded is not None
+    @property
+    def parses_pages(self) -> bool:
+        return self.parse is not None
+
+    def reads_embedded(self, settings: Any) -> bool:
+        """Whether a run reads the shipped data rather than fetching (a source may offer both)."""
+        if self.fetch is None:
+            return True
+        if self.load_embedded is None:
+            return False
+        return not (self.live_when is not None and self.live_when(settings))
+
+    def parse_pages(self, pages: Iterable[FetchedPage] | None) -> ParsedSource:
+        """All pages of this source into one batch (None: read the embedded data); any page that does
+        not parse fails the source."""
+        if pages is None:
+            assert self.load_embedded is not None, f"{self.name} has no embedded data"
             return self.load_embedded()
         assert self.parse is not None
         merged = ParsedSource(self.name, self.kind)
@@ -108,3 +124,29 @@ class Source:
             merged.extend(self.parse(page))
         return merged
 
+
+
+def get_page(ctx: FetchContext, out: SourceFetch, url: str, *, headers: dict | None = None) -> FetchedPage | None:
+    """One page, or None when robots.txt disallows it: such a page is skipped with the reason logged,
+    never fetched, and never counted as a failure of the source."""
+    from gpuvalue.scrapers.http import RobotsDisallowed
+
+    try:
+        return ctx.client.get(url, source=out.source, headers=headers)
+    except RobotsDisallowed as exc:
+        out.warnings.append(f"{out.source}: skipped, robots.txt disallows it: {exc}")
+        ctx.report(out.warnings[-1])
+        return None
+
+
+def page_from_file(source: str, body: bytes, url: str, fetched_at: datetime | None = None,
+                   content_type: str | None = None) -> FetchedPage:
+    """A saved file as the page a fetch would have returned (``gpuvalue parse``, the replay build, tests)."""
+    import hashlib
+
+    return FetchedPage(source=source, url=url, status=200, fetched_at=fetched_at or datetime.now(timezone.utc),
+                       sha256=hashlib.sha256(body).hexdigest(), body=body, content_type=content_type)
+
+
+def at_midnight_utc(day: date) -> datetime:
+    return datetime.combine(day, time.min, timezone.utc)

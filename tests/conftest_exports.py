@@ -153,6 +153,9 @@ def fill_sources(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def make_ranking_database(path: str | Path = ":memory:") -> duckdb.DuckDBPyConnection:
+    from gpuvalue.flows.stages import register_sources
+
     con = open_test_database(path)
+    register_sources(con)  # as every run does: the registry's description of each source
     fill_ranking_database(con)
     return con

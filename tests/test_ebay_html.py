@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpuvalue.models.records import Listing
-from gpuvalue.scrapers.ebay_html import ebay_search_url, parse_ebay_results, parse_money
+from gpuvalue.scrapers.sources.ebay_html import ebay_search_url, parse_ebay_results, parse_money
 from gpuvalue.scrapers.errors import ParseError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "listings"

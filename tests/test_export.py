@@ -161,7 +161,9 @@ def test_sources_are_derived_from_runs_and_data(con):
 
 def test_unknown_and_imported_sources_are_still_named():
     assert export.normalize_source({"name": "import:shop-export"})["attribution"] == "Imported listings: shop-export"
-    assert export.normalize_source({"name": "nvidia-cuda"})["kind"] == "specs"
+    from gpuvalue.scrapers import registry
+
+    assert export.normalize_source({"name": "nvidia-cuda"}, registry.catalog())["kind"] == "specs"
     odd = export.normalize_source({"name": "mystery", "status": "ok"})
     assert (odd["kind"], odd["attribution"], odd["licence"]) == ("other", "Data source: mystery", "unknown")
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from gpuvalue.models.records import Listing
 from gpuvalue.scrapers.errors import ParseError
-from gpuvalue.scrapers.hardwareswap import (
+from gpuvalue.scrapers.sources.hardwareswap import (
     hardwareswap_new_url,
     have_part,
     parse_hardwareswap_atom,

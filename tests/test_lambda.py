@@ -6,7 +6,7 @@ import pytest
 
 from gpuvalue.models.perf_measured import lambda_name_to_model
 from gpuvalue.scrapers.errors import ParseError
-from gpuvalue.scrapers.lambda_bench import LAMBDA_BATCHSIZE_FILES, LAMBDA_FILES, LambdaRow, parse_lambda_csv
+from gpuvalue.scrapers.sources.lambda_bench import LAMBDA_BATCHSIZE_FILES, LAMBDA_FILES, LambdaRow, parse_lambda_csv
 
 PERF = Path(__file__).parent / "fixtures" / "perf"
 FILES = {

@@ -17,8 +17,8 @@ from gpuvalue.flows.cli import app
 from gpuvalue.models.perf_inference import LLAMACPP_MODELS, inference_figures, llamacpp_name_to_model
 from gpuvalue.models.records import InferenceFigure
 from gpuvalue.scrapers.errors import ParseError
-from gpuvalue.scrapers.llamacpp_bench import CONTENT_DATE, WORKLOADS, parse_llamacpp_readme
-from gpuvalue.scrapers.registry import LLAMACPP_SOURCE_KEY, ParsedSource
+from gpuvalue.models.source_batches import ParsedSource
+from gpuvalue.scrapers.sources.llamacpp import CONTENT_DATE, LLAMACPP_SOURCE_KEY, WORKLOADS, parse_llamacpp_readme
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database
 

@@ -16,56 +16,35 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpuvalue.scrapers.archive import Archive
+from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.errors import ParseError
-from gpuvalue.scrapers.replay import packaged_replay_dir
+from gpuvalue.scrapers.source import page_from_file
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-def _recorded(source: str) -> bytes:
-    archive = Archive(packaged_replay_dir())
-    entry = next(e for e in archive.entries() if e.source == source)
-    return archive.read_body(entry.sha256)
-
-
 def _module(name: str):
-    try:
-        return importlib.import_module(f"gpuvalue.scrapers.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name == f"gpuvalue.scrapers.{name}":
-            pytest.skip(f"scrapers/{name}.py is not written yet")
-        raise
+    return importlib.import_module(f"gpuvalue.scrapers.{name}")
 
 
-def _techpowerup(body: bytes) -> object:
-    return _module("techpowerup").parse_techpowerup_listing(body, "https://www.techpowerup.com/gpu-specs/?released=2020&sort=name")
+def _registry_parser(name: str):
+    """A registered source's parse, as the flow calls it, on a page of the given bytes."""
+    src = registry.get(name)
+
+    url = src.sample_url or "https://example.invalid/"
+
+    def parse(body: bytes) -> object:
+        if src.inspect is not None:  # what `gpuvalue parse` reads: the content whatever the URL
+            src.inspect(body, url)
+        return src.parse(page_from_file(name, body, url, NOW))
+
+    return parse
 
 
 def _browse(body: bytes) -> object:
-    return _module("ebay_browse").parse_browse_search(body, "https://api.ebay.com/buy/browse/v1/item_summary/search?q=x", NOW)
-
-
-def _ebay_html(body: bytes) -> object:
-    return _module("ebay_html").parse_ebay_results(body, "https://www.ebay.com/sch/i.html?_nkw=rtx", NOW)
-
-
-def _reddit(body: bytes) -> object:
-    return _module("hardwareswap").parse_reddit_listing(body, "https://www.reddit.com/r/hardwareswap/new.json", NOW)
-
-
-def _atom(body: bytes) -> object:
-    return _module("hardwareswap").parse_hardwareswap_atom(body, "https://www.reddit.com/r/hardwareswap/new/.rss", NOW)
-
-
-def _lambda(body: bytes) -> object:
-    return _module("lambda_bench").parse_lambda_csv(body, "https://raw.githubusercontent.com/x/y/z.csv")
-
-
-def _llamacpp(body: bytes) -> object:
-    return _module("llamacpp_bench").parse_llamacpp_readme(body, "https://raw.githubusercontent.com/x/y/z/README.md")
+    return _module("sources.ebay_browse").parse_browse_search(body, "https://api.ebay.com/buy/browse/v1/item_summary/search?q=x", NOW)
 
 
 def _listing_csv(body: bytes) -> object:
@@ -73,33 +52,18 @@ def _listing_csv(body: bytes) -> object:
     return _module("listing_csv").parse_listing_csv(body.decode("latin-1"), "import:fuzz", NOW)
 
 
-def _wikipedia(body: bytes) -> object:
-    return _module("wikipedia").parse_wikipedia_gpu_list(body, "https://en.wikipedia.org/wiki/List_of_Nvidia_graphics_processing_units")
+def _fixture(rel: str) -> bytes:
+    body = (FIXTURES / rel).read_bytes()
+    return gzip.decompress(body) if rel.endswith(".gz") else body
 
 
-def _real_pages() -> dict[str, bytes]:
-    return {
-        "techpowerup": _recorded("techpowerup"),
-        "ebay-browse": _recorded("ebay-browse"),
-        "lambda": _recorded("lambda"),
-        "llamacpp": _recorded("llamacpp"),
-        "ebay-html": gzip.decompress((FIXTURES / "listings" / "ebay_srp_scard_sold_2026-07_seller_auctionetl.html.gz").read_bytes()),
-        "listing-csv": (FIXTURES / "listings" / "ebay_sold_2020_rtx3090_driscoll42_excerpt200.csv").read_bytes(),
-    }
-
-
-PARSERS = {
-    "techpowerup": _techpowerup,
-    "ebay-browse": _browse,
-    "ebay-html": _ebay_html,
-    "hardwareswap-json": _reddit,
-    "hardwareswap-atom": _atom,
-    "lambda": _lambda,
-    "llamacpp": _llamacpp,
-    "listing-csv": _listing_csv,
-    "wikipedia": _wikipedia,
-}
-REAL = _real_pages()
+# Every registered source that parses pages, from the registry (a new source is fuzzed without
+# editing this file), plus the CSV importer, which is no fetched source.
+PARSERS = {name: _registry_parser(name) for name, src in registry.all_sources().items() if src.parse is not None}
+PARSERS["listing-csv"] = _listing_csv
+REAL = {name: _fixture(src.fixtures[0]) for name, src in registry.all_sources().items()
+        if src.parse is not None and src.fixtures}
+REAL["listing-csv"] = (FIXTURES / "listings" / "ebay_sold_2020_rtx3090_driscoll42_excerpt200.csv").read_bytes()
 
 
 def _only_parse_error(parser, body: bytes) -> None:

@@ -21,7 +21,7 @@ from gpuvalue.models.perf_eval import (
 )
 from gpuvalue.models.perf_measured import relative_perf_from_lambda
 from gpuvalue.models.perf_workload import workload_loocv_predictions
-from gpuvalue.scrapers.lambda_bench import LAMBDA_FILES
+from gpuvalue.scrapers.sources.lambda_bench import LAMBDA_FILES
 from lambda_fixtures import FILES, PERF, fixture_path, lambda_tables
 
 

@@ -21,7 +21,7 @@ from gpuvalue.models.perf_holdout import (
     holdout_figures,
 )
 from gpuvalue.models.perf_measured import lambda_name_to_model, relative_perf_from_lambda
-from gpuvalue.scrapers.lambda_bench import parse_lambda_csv
+from gpuvalue.scrapers.sources.lambda_bench import parse_lambda_csv
 from lambda_fixtures import lambda_tables
 
 HELD_OUT = {"TITAN RTX", "Quadro RTX 6000", "Quadro RTX 5000", "A100 SXM4 40 GB"}

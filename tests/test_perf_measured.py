@@ -7,7 +7,7 @@ import statistics
 import pytest
 from gpuvalue.models.perf_measured import ScalingFigure, relative_perf_from_lambda
 from gpuvalue.models.records import PerfFigure
-from gpuvalue.scrapers.lambda_bench import LambdaRow
+from gpuvalue.scrapers.sources.lambda_bench import LambdaRow
 from lambda_fixtures import FILES, fixture_path, lambda_tables
 
 

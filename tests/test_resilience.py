@@ -23,10 +23,10 @@ from typer.testing import CliRunner
 from gpuvalue.flows import daily
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows.cli import app
-from gpuvalue.scrapers import ebay_browse as eb
+from gpuvalue.scrapers.sources import ebay_browse as eb
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.http import PoliteClient
-from gpuvalue.scrapers.lambda_bench import LAMBDA_FILES
+from gpuvalue.scrapers.sources.lambda_bench import LAMBDA_FILES
 from gpuvalue.scrapers.replay import ReplayTransport, packaged_replay_dir
 
 YESTERDAY = date(2026, 11, 30)  # the day replay_db ranked

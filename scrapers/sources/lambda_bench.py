@@ -10,13 +10,19 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
+from importlib import resources
+from pathlib import Path
+from typing import Any
 
-from gpuvalue.models.records import Precision, Record
+from gpuvalue.models.records import FetchedPage, Precision, Record
+from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, get_page, page_from_file
 
-SOURCE = "lambda-bench"
+NAME = "lambda"
 
 _PYTORCH_REPO = "lambdal/deeplearning-benchmark"
 _PYTORCH_COMMIT = "aa5addb6a53675a649a80036dad548f1c27cbcc4"
@@ -184,9 +190,9 @@ def _number(text: str, what: str, url: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise ParseError(SOURCE, url, f"{what}: not a number: {text!r}") from None
+        raise ParseError(NAME, url, f"{what}: not a number: {text!r}") from None
     if not math.isfinite(value) or value < 0:
-        raise ParseError(SOURCE, url, f"{what}: not a usable number: {text!r}")
+        raise ParseError(NAME, url, f"{what}: not a usable number: {text!r}")
     return value
 
 
@@ -199,34 +205,34 @@ def parse_lambda_csv(body: bytes, url: str) -> list[LambdaRow]:
     try:
         text = body.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise ParseError(SOURCE, url, "not UTF-8 text") from None
+        raise ParseError(NAME, url, "not UTF-8 text") from None
     try:
         rows = list(csv.reader(io.StringIO(text)))
     except csv.Error as exc:
-        raise ParseError(SOURCE, url, f"not CSV: {exc}") from None
+        raise ParseError(NAME, url, f"not CSV: {exc}") from None
     rows = [r for r in rows if any(cell.strip() for cell in r)]
     if not rows:
-        raise ParseError(SOURCE, url, "empty table")
+        raise ParseError(NAME, url, "empty table")
     header = [h.strip() for h in rows[0]]
     fixed = len(_FIXED_COLUMNS) if tuple(header[:4]) == _FIXED_COLUMNS else len(_FIXED_COLUMNS_V1)
     if tuple(header[:2]) != _FIXED_COLUMNS_V1 or {"watt", "price"} & set(header[fixed:]) or len(header) <= fixed:
-        raise ParseError(SOURCE, url, f"unexpected header {header[:6]!r}")
+        raise ParseError(NAME, url, f"unexpected header {header[:6]!r}")
     workloads = header[fixed:]
     if len(set(workloads)) != len(workloads) or any(not w for w in workloads):
-        raise ParseError(SOURCE, url, "duplicate or empty workload column")
+        raise ParseError(NAME, url, "duplicate or empty workload column")
     if len(rows) < 2:
-        raise ParseError(SOURCE, url, "no data rows")
+        raise ParseError(NAME, url, "no data rows")
 
     parsed: list[LambdaRow] = []
     for line_no, cells in enumerate(rows[1:], start=2):
         if len(cells) != len(header):
-            raise ParseError(SOURCE, url, f"line {line_no}: {len(cells)} cells, expected {len(header)}")
+            raise ParseError(NAME, url, f"line {line_no}: {len(cells)} cells, expected {len(header)}")
         name = cells[0].strip()
         if not name:
-            raise ParseError(SOURCE, url, f"line {line_no}: empty GPU name")
+            raise ParseError(NAME, url, f"line {line_no}: empty GPU name")
         gpus = _number(cells[1], f"line {line_no} num_gpu", url)
         if gpus < 1 or gpus != int(gpus):
-            raise ParseError(SOURCE, url, f"line {line_no}: num_gpu {cells[1]!r} is not a whole count")
+            raise ParseError(NAME, url, f"line {line_no}: num_gpu {cells[1]!r} is not a whole count")
         throughputs = {}
         for workload, cell in zip(workloads, cells[fixed:], strict=True):
             value = _optional_number(cell, f"line {line_no} {workload}", url)
@@ -243,3 +249,65 @@ def parse_lambda_csv(body: bytes, url: str) -> list[LambdaRow]:
             )
         )
     return parsed
+
+
+# ---- the source ------------------------------------------------------------------------------
+
+# Where each recorded table was saved (a fixtures path, or "package:" for the copies shipped in
+# models/data) and its provenance.
+_RECORDED = {
+    "lambda-pytorch-2024-fp16": ("perf/lambda_dlb_pytorch_2024_train_throughput_fp16.csv", f"{_PYTORCH_REPO}@{_PYTORCH_COMMIT}:pytorch/pytorch-train-throughput-fp16.csv (2024-07-24)"),
+    "lambda-pytorch-2024-fp32": ("perf/lambda_dlb_pytorch_2024_train_throughput_fp32.csv", f"{_PYTORCH_REPO}@{_PYTORCH_COMMIT}:pytorch/pytorch-train-throughput-fp32.csv (2024-07-24)"),
+    "lambda-pytorch-v1-fp16": ("package:lambda_pytorch_v1_train_throughput_fp16.csv", f"{_PYTORCH_REPO}@{_PYTORCH_V1_FP16_COMMIT}:pytorch-train-throughput-fp16.csv (newest run 2021-02-05)"),
+    "lambda-pytorch-v1-fp32": ("package:lambda_pytorch_v1_train_throughput_fp32.csv", f"{_PYTORCH_REPO}@{_PYTORCH_V1_FP32_COMMIT}:pytorch-train-throughput-fp32.csv (newest run 2021-02-05)"),
+    "lambda-pytorch-2021mid-fp16": ("package:lambda_pytorch_2021mid_train_throughput_fp16.csv", f"{_PYTORCH_REPO}@{_PYTORCH_2021MID_FP16_COMMIT}:pytorch/pytorch-train-throughput-fp16.csv (newest run 2021-06-28)"),
+    "lambda-pytorch-2021mid-fp32": ("package:lambda_pytorch_2021mid_train_throughput_fp32.csv", f"{_PYTORCH_REPO}@{_PYTORCH_2021MID_FP32_COMMIT}:pytorch/pytorch-train-throughput-fp32.csv (newest run 2021-06-28)"),
+    "lambda-tf-2021-fp16": ("perf/lambda_tf_2021_train_throughput_fp16.csv", f"{_TF_REPO}@{_TF_COMMIT}:tf-train-throughput-fp16.csv (2021-10-30)"),
+    "lambda-tf-2021-fp32": ("perf/lambda_tf_2021_train_throughput_fp32.csv", f"{_TF_REPO}@{_TF_COMMIT}:tf-train-throughput-fp32.csv (2021-10-30)"),
+}
+
+
+def _fetch(ctx: FetchContext) -> SourceFetch:
+    out = SourceFetch(NAME)
+    for f in LAMBDA_FILES:
+        page = get_page(ctx, out, f.url)
+        if page is not None:
+            out.pages.append(page)
+    return out
+
+
+def _parse(page: FetchedPage) -> ParsedSource:
+    for f in LAMBDA_FILES:
+        if f.url == page.url:
+            return ParsedSource(NAME, "benchmark", perf_tables=[(f.key, f.precision, parse_lambda_csv(page.body, page.url))])
+    raise ParseError(NAME, page.url, "not one of the known Lambda benchmark files")
+
+
+def _inspect(body: bytes, url: str) -> tuple[list[Any], list[str]]:
+    return list(parse_lambda_csv(body, url)), []
+
+
+def _replay(fixtures: Path) -> Iterator[Recording]:
+    for f in LAMBDA_FILES:
+        rel, provenance = _RECORDED[f.key]
+        if rel.startswith("package:"):
+            body = resources.files("gpuvalue.models").joinpath("data", rel.removeprefix("package:")).read_bytes()
+        else:
+            body = (fixtures / rel).read_bytes()
+        yield Recording(page_from_file(NAME, body, f.url, at_midnight_utc(f.content_date), "text/plain; charset=utf-8"),
+                        provenance)
+
+
+SOURCE = Source(
+    name=NAME,
+    kind="benchmark",
+    export_kind="perf",
+    attribution="Training benchmarks: Lambda (lambdalabs.com GPU benchmarks)",
+    licence="Lambda benchmark data; figures cited with attribution",
+    fetch=_fetch,
+    parse=_parse,
+    inspect=_inspect,
+    replay=_replay,
+    sample_url="https://raw.githubusercontent.com/x/y/z.csv",
+    fixtures=("perf/lambda_dlb_pytorch_2024_train_throughput_fp16.csv", "perf/lambda_tf_2021_train_throughput_fp32.csv"),
+)

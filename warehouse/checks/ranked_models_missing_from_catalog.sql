@@ -1,0 +1,1 @@
+SELECT count(*) FROM ranking_daily r ANTI JOIN gpus g USING (model);

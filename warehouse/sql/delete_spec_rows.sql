@@ -1,0 +1,1 @@
+DELETE FROM gpu_specs WHERE source = $source;

@@ -1,0 +1,1 @@
+SELECT source, listing_id, title, subtitle, condition, model FROM listings;

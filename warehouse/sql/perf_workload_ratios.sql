@@ -1,0 +1,1 @@
+SELECT model, precision, source, workload, ratio FROM perf_workload ORDER BY ALL;

@@ -1,0 +1,1 @@
+SELECT name, export_kind, attribution, licence FROM sources ORDER BY name;
