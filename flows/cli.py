@@ -402,6 +402,26 @@ def parse(
         sys.stdout.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
 
 
+@app.command()
+def check(db: DbOpt = None) -> None:
+    """Run the warehouse's integrity checks (they also run after every load); exit 1 when one fails."""
+    from gpuvalue.warehouse.checks import run_checks
+
+    con = _reader(db)
+    try:
+        results = run_checks(con)
+    finally:
+        con.close()
+    for r in results:
+        out.print(f"{'ok    ' if r.ok else 'FAILED'} {r.name.replace('_', ' ')}" + ("" if r.ok else f": {r.offending} rows"),
+                  highlight=False)
+    failed = [r for r in results if not r.ok]
+    if failed:
+        err.print(f"[red]{len(failed)} of {len(results)} integrity checks failed[/red]")
+        raise typer.Exit(1)
+    out.print(f"all {len(results)} integrity checks passed")
+
+
 def main() -> None:
     # Offline-friendly defaults: the temporary Prefect server must not try to phone home.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")

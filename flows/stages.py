@@ -71,8 +71,14 @@ def _load_specs(ctx: StageContext, name: str, batches: list[ParsedSource]) -> in
 
 def _load_listings(ctx: StageContext, name: str, batches: list[ParsedSource], result: StageResult) -> int:
     n = matched = 0
+    try:
+        vocabulary = registry.get(name).vocabulary
+    except KeyError:  # a CSV import brings no vocabulary of its own
+        vocabulary = None
+    matcher = ctx.matcher().with_vocabulary(vocabulary.junk_words if vocabulary else None)
+    words = vocabulary.condition_words if vocabulary else None
     for b in batches:
-        rows = P.listing_rows(b.listings, ctx.matcher())
+        rows = P.listing_rows(b.listings, matcher, words)
         n += P.load_listings(ctx.con, rows)
         matched += sum(1 for r in rows if r["model"])
     result.matched[name] = matched

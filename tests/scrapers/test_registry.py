@@ -1,0 +1,81 @@
+"""The registry is the one list of sources: every module of scrapers/sources declares one, every
+declared source has a recorded fixture and a parser test, and every list that names sources agrees."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from gpuvalue.scrapers import registry
+from gpuvalue.scrapers.source import KNOWN_KINDS, Source
+
+TESTS = Path(__file__).resolve().parents[1]
+FIXTURES = TESTS / "fixtures"
+
+
+def _test_texts() -> dict[Path, str]:
+    return {p: p.read_text(encoding="utf-8") for p in TESTS.rglob("test_*.py")}
+
+
+def test_every_source_module_declares_a_source():
+    for module in registry.source_modules():
+        assert isinstance(getattr(module, "SOURCE", None), Source), f"{module.__name__} declares no SOURCE"
+
+
+def test_names_are_unique_and_kinds_known():
+    sources = registry.all_sources()
+    aliases = [a for s in sources.values() for a in s.aliases]
+    assert len(aliases) == len(set(aliases)) and not set(aliases) & set(sources)
+    assert all(s.kind in KNOWN_KINDS for s in sources.values())
+
+
+@pytest.mark.parametrize("name", registry.all_sources())
+def test_every_source_has_a_fixture_and_a_parser_test(name):
+    src = registry.get(name)
+    module = src.parse.__module__ if src.parse else src.load_embedded.__module__  # type: ignore[union-attr]
+    short = module.rsplit(".", 1)[1]
+    if src.parse is not None:
+        assert src.fixtures, f"{name}: no recorded fixture declared"
+        for rel in src.fixtures:
+            assert (FIXTURES / rel).is_file(), f"{name}: declared fixture tests/fixtures/{rel} is missing"
+    mention = re.compile(rf"scrapers\.sources\.{short}\b|scrapers\.sources import [^\n]*\b{short}\b")
+    testing = [p for p, text in _test_texts().items() if mention.search(text)]
+    assert testing, f"{name}: no test imports gpuvalue.scrapers.sources.{short}"
+
+
+def test_every_list_that_names_sources_reads_the_registry():
+    from gpuvalue.flows.cli import _parsers
+    from gpuvalue.flows.settings import ALL_SOURCES, Settings
+
+    sources = registry.all_sources()
+    assert set(ALL_SOURCES) == {n for n, s in sources.items() if s.default}
+    assert set(_parsers()) == {n for n, s in sources.items() if s.parse or s.inspect}
+    assert set(registry.catalog()) == set(sources)
+    spec = [n for n, s in sources.items() if s.kind == "spec"]
+    assert set(registry.spec_precedence()) == set(spec)
+    assert all(sources[n].spec_precedence is not None for n in spec), "a spec source without a precedence"
+    # Each source's own settings are fields of the run's settings.
+    fields = Settings.model_fields
+    for s in sources.values():
+        if s.settings is not None:
+            assert set(s.settings.model_fields) <= set(fields), s.name
+
+
+def test_former_names_still_resolve():
+    assert registry.canonical("wikipedia-live") == "wikipedia"
+    assert registry.canonical("wikipedia-gpus") == "wikipedia"
+    with pytest.raises(KeyError, match="unknown source 'craigslist'"):
+        registry.get("craigslist")
+
+
+def test_the_replay_archive_is_what_the_sources_record():
+    """Every recording in the shipped archive belongs to a registered source with a replay builder."""
+    from gpuvalue.scrapers.archive import Archive
+    from gpuvalue.scrapers.replay import packaged_replay_dir
+
+    recorded = Archive(packaged_replay_dir()).sources()
+    sources = registry.all_sources()
+    assert recorded <= set(sources)
+    assert all(sources[n].replay is not None for n in recorded)
