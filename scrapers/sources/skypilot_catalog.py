@@ -1,0 +1,248 @@
+"""SkyPilot's VM catalogs: what a GPU instance costs per hour at vast, Lambda and RunPod, as SkyPilot publishes it.
+
+SkyPilot keeps one CSV per cloud in ``skypilot-org/skypilot-catalog`` and refreshes them from the
+providers' APIs; reading them gives today's on-demand (and, where there is one, spot) prices without
+a client per provider. The three files cover a marketplace (vast, prices move with supply), a fixed
+price list (Lambda) and RunPod.
+
+The files differ in column order and in schema version (v8 for vast and Lambda, v6 for RunPod), so the
+parser is driven by the header: a file whose header lacks a required column is refused, naming the
+column, rather than read out of place. ``GpuInfo`` is a Python dict literal, read with
+``ast.literal_eval`` (never ``eval``); RunPod writes a bare name there instead. Rows without an
+accelerator (CPU instances) are skipped.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import math
+import re
+from collections.abc import Iterator
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from gpuvalue.models.cloud_names import match_cloud_gpu
+from gpuvalue.models.records import FetchedPage
+from gpuvalue.models.rental import RentalOffer
+from gpuvalue.models.source_batches import ParsedSource, SourceFetch
+from gpuvalue.scrapers.archive import sha256_hex
+from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.source import FetchContext, Recording, Source
+
+NAME = "skypilot-catalog"
+
+_REPO = "skypilot-org/skypilot-catalog"
+# The repository's default branch is master (SkyPilot's own HOSTED_CATALOG_DIR_URL reads it).
+_RAW = f"https://raw.githubusercontent.com/{_REPO}/master/"
+
+REQUIRED_COLUMNS = ("InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "SpotPrice")
+OPTIONAL_COLUMNS = ("vCPUs", "MemoryGiB", "GpuInfo", "Region")
+
+
+class CatalogFile:
+    """One catalog file: where it lives upstream, and the saved copy replay serves for it."""
+
+    def __init__(self, path: str, fixture: str, as_of: date, blob: str, dated_by: str) -> None:
+        self.path = path
+        self.url = _RAW + path
+        self.fixture = fixture
+        self.as_of = as_of
+        self.blob = blob
+        self.dated_by = dated_by
+
+
+# The saved copies' commit dates are unknown, so each is dated by the newest GPU it lists: the
+# earliest day its content can be from, so a replay never presents these prices as newer than that.
+CATALOG_FILES = (
+    CatalogFile("catalogs/v8/vast/vms.csv", "cloud/skypilot-catalog/v8_vast_vms.csv", date(2025, 3, 18),
+                "01b8cdda287814b30ff0acb49746cca19fbd4355", "RTX PRO 6000 Blackwell announced"),
+    CatalogFile("catalogs/v8/lambda/vms.csv", "cloud/skypilot-catalog/v8_lambda_vms.csv", date(2024, 3, 18),
+                "0f4070387edc953d7004cff197940e1918a1d6aa", "B200 announced"),
+    CatalogFile("catalogs/v6/runpod/vms.csv", "cloud/skypilot-catalog/v6_runpod_vms.csv", date(2023, 8, 9),
+                "098741e70562f65d7af1cceb81e33b284f742604", "RTX 4000 Ada Generation released"),
+)
+
+# How each provider's GpuInfo states memory. SkyPilot's documented format gives one GPU's memory in
+# MemoryInfo.SizeInMiB (Lambda follows it); its vast fetcher writes the instance's total
+# (gpu_total_ram) there instead (skypilot-org/skypilot, sky/catalog/data_fetchers/fetch_vast.py).
+_MEMORY_IS_TOTAL = {"vast": True}
+
+
+_SAVED_NAME = re.compile(r"^(?:v\d+_)?([a-z0-9][a-z0-9-]*)_vms\.csv$", re.IGNORECASE)
+
+
+def provider_from_url(url: str) -> str:
+    """The provider a catalog file is about: the folder above ``vms.csv`` (``catalogs/v8/vast/vms.csv``),
+    or, for a saved copy, the file name (``v8_vast_vms.csv``, ``vast_vms.csv``)."""
+    parts = [p for p in url.split("?")[0].split("#")[0].split("/") if p]
+    if len(parts) >= 2 and parts[-1] == "vms.csv":
+        return parts[-2].casefold()
+    saved = _SAVED_NAME.match(parts[-1]) if parts else None
+    if saved:
+        return saved.group(1).casefold()
+    raise ParseError(NAME, url, "cannot tell the provider: expected …/<provider>/vms.csv or <version>_<provider>_vms.csv")
+
+
+def _float(value: str, what: str, url: str, line: int) -> float | None:
+    text = value.strip()
+    if not text:
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        raise ParseError(NAME, url, f"line {line}: {what} {value!r} is not a number") from None
+    if not math.isfinite(number):
+        raise ParseError(NAME, url, f"line {line}: {what} {value!r} is not a number")
+    return number
+
+
+def _gpu_info(text: str, url: str, line: int) -> dict[str, Any] | None:
+    """The GpuInfo dict, or None when the cell is blank or a bare name (RunPod)."""
+    text = text.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        raise ParseError(NAME, url, f"line {line}: GpuInfo is not a Python literal") from None
+    if not isinstance(value, dict):
+        raise ParseError(NAME, url, f"line {line}: GpuInfo is not a dict")
+    return value
+
+
+def _gpu_memory_gb(info: dict[str, Any] | None, provider: str, count: int) -> float | None:
+    """Memory per GPU in GiB (the catalog's MiB / 1024), or None when the file does not say."""
+    if info is None:
+        return None
+    gpus = info.get("Gpus")
+    if not isinstance(gpus, list) or not gpus or not isinstance(gpus[0], dict):
+        return None
+    memory_info = gpus[0].get("MemoryInfo")
+    mib = memory_info.get("SizeInMiB") if isinstance(memory_info, dict) else None
+    if not isinstance(mib, (int, float)) or isinstance(mib, bool) or mib <= 0:
+        return None
+    if _MEMORY_IS_TOTAL.get(provider, False):
+        mib = mib / count
+    return round(mib / 1024, 1)
+
+
+def parse_skypilot_catalog(body: bytes, url: str, as_of: date) -> list[RentalOffer]:
+    """One offer per GPU row of a catalog file, in file order. Raises only ParseError."""
+    provider = provider_from_url(url)
+    try:
+        text = body.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ParseError(NAME, url, "not UTF-8 text") from None
+    if "\x00" in text:
+        raise ParseError(NAME, url, "binary content, not a CSV file")
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise ParseError(NAME, url, "empty file") from None
+    except csv.Error as exc:
+        raise ParseError(NAME, url, f"not CSV: {exc}") from None
+    header = [h.strip() for h in header]
+    for column in REQUIRED_COLUMNS:
+        if column not in header:
+            raise ParseError(NAME, url, f"column {column!r} missing from the header (has {', '.join(header)})")
+    col = {name: header.index(name) for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS) if name in header}
+
+    offers: list[RentalOffer] = []
+    try:
+        rows = list(reader)
+    except csv.Error as exc:
+        raise ParseError(NAME, url, f"not CSV: {exc}") from None
+    for line, row in enumerate(rows, start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise ParseError(NAME, url, f"line {line}: {len(row)} cells for {len(header)} columns")
+
+        def cell(name: str) -> str:
+            return row[col[name]].strip() if name in col else ""
+
+        gpu_name = cell("AcceleratorName")
+        if not gpu_name:
+            continue  # a CPU instance
+        count_value = _float(cell("AcceleratorCount"), "AcceleratorCount", url, line)
+        if count_value is None or count_value < 1 or count_value != int(count_value):
+            raise ParseError(NAME, url, f"line {line}: AcceleratorCount {cell('AcceleratorCount')!r} is not a GPU count")
+        count = int(count_value)
+        price = _float(cell("Price"), "Price", url, line)
+        spot = _float(cell("SpotPrice"), "SpotPrice", url, line)
+        if spot is not None and spot == 0:
+            spot = None  # vast writes 0.00 for "no spot price"
+        if price is None and spot is None:
+            raise ParseError(NAME, url, f"line {line}: neither Price nor SpotPrice")
+        instance_type = cell("InstanceType") or None
+        memory = _gpu_memory_gb(_gpu_info(cell("GpuInfo"), url, line), provider, count)
+        match = match_cloud_gpu(gpu_name, memory_gb=memory, provider=provider, instance_type=instance_type)
+        try:
+            offers.append(
+                RentalOffer(
+                    source=NAME,
+                    provider=provider,
+                    instance_type=instance_type,
+                    gpu_name=gpu_name,
+                    model=match.model,
+                    match_reason=match.reason,
+                    gpu_count=count,
+                    usd_per_hour=price,
+                    usd_per_gpu_hour=None if price is None else round(price / count, 6),
+                    spot_usd_per_hour=spot,
+                    spot_usd_per_gpu_hour=None if spot is None else round(spot / count, 6),
+                    region=cell("Region") or None,
+                    vcpus=_float(cell("vCPUs"), "vCPUs", url, line),
+                    memory_gib=_float(cell("MemoryGiB"), "MemoryGiB", url, line),
+                    gpu_memory_gb=memory,
+                    as_of=as_of,
+                )
+            )
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
+            raise ParseError(NAME, url, f"line {line}: {exc}") from None
+    return offers
+
+
+def _fetch(ctx: FetchContext) -> SourceFetch:
+    out = SourceFetch(NAME)
+    for f in CATALOG_FILES:
+        ctx.report(f"{NAME}: {f.path}")
+        out.pages.append(ctx.client.get(f.url, source=NAME))
+    return out
+
+
+def _parse(page: FetchedPage) -> ParsedSource:
+    return ParsedSource(NAME, "rental", records=parse_skypilot_catalog(page.body, page.url, page.fetched_at.date()))
+
+
+def _replay(fixtures: Path) -> Iterator[Recording]:
+    for f in CATALOG_FILES:
+        body = (fixtures / f.fixture).read_bytes()
+        yield Recording(
+            FetchedPage(
+                source=NAME,
+                url=f.url,
+                status=200,
+                fetched_at=datetime(f.as_of.year, f.as_of.month, f.as_of.day, tzinfo=timezone.utc),
+                sha256=sha256_hex(body),
+                body=body,
+                content_type="text/csv",
+            ),
+            provenance=f"{_REPO}@blob {f.blob}:{f.path} (commit date unknown; dated {f.as_of}: {f.dated_by})",
+        )
+
+
+SOURCE = Source(
+    name=NAME,
+    kind="rental",
+    attribution="GPU instance prices from SkyPilot's VM catalogs (skypilot-org/skypilot-catalog)",
+    licence="no licence file in the repository; prices are facts published by the providers",
+    fetch=_fetch,
+    parse=_parse,
+    replay=_replay,
+    fixtures=tuple(f.fixture for f in CATALOG_FILES),
+)
