@@ -9,6 +9,10 @@ from gpuvalue.scrapers.source import page_from_file
 
 
 def _plain(record: Any) -> dict:
+    from gpuvalue.models.rental import RentalOffer, offer_json
+
+    if isinstance(record, RentalOffer):  # the public fields first, in the documented order
+        return offer_json(record)
     if hasattr(record, "model_dump"):
         return record.model_dump(mode="json")
     return dict(record.__dict__)

@@ -62,7 +62,7 @@ def _fixture(rel: str) -> bytes:
 PARSERS = {name: _registry_parser(name) for name, src in registry.all_sources().items() if src.parse is not None}
 PARSERS["listing-csv"] = _listing_csv
 REAL = {name: _fixture(src.fixtures[0]) for name, src in registry.all_sources().items()
-        if src.parse is not None and src.fixtures}
+        if src.parse is not None and src.fixtures and (FIXTURES / src.fixtures[0]).is_file()}
 REAL["listing-csv"] = (FIXTURES / "listings" / "ebay_sold_2020_rtx3090_driscoll42_excerpt200.csv").read_bytes()
 
 

@@ -39,7 +39,7 @@ def test_every_source_has_a_fixture_and_a_parser_test(name):
     if src.parse is not None:
         assert src.fixtures, f"{name}: no recorded fixture declared"
         for rel in src.fixtures:
-            assert (FIXTURES / rel).is_file(), f"{name}: declared fixture tests/fixtures/{rel} is missing"
+            assert (FIXTURES / rel).exists(), f"{name}: declared fixture tests/fixtures/{rel} is missing"
     mention = re.compile(rf"scrapers\.sources\.{short}\b|scrapers\.sources import [^\n]*\b{short}\b")
     testing = [p for p, text in _test_texts().items() if mention.search(text)]
     assert testing, f"{name}: no test imports gpuvalue.scrapers.sources.{short}"
