@@ -7,7 +7,7 @@ import json
 import os
 import re
 import sys
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -150,6 +150,9 @@ def run(
     from gpuvalue.warehouse.db import RunLockedError, WarehouseError
 
     as_of = _parse_date(date_)
+    today = datetime.now(timezone.utc).date()
+    if as_of is not None and as_of > today:
+        _fail(f"--date {as_of} is after today ({today}, UTC); a day can be ranked once it has come")
     settings = _settings(db)
     task_runner = task_runner or settings.task_runner
     dask_address = dask_address or settings.dask_address
