@@ -42,6 +42,22 @@ def _settings(db: Path | None = None):
         _fail(f"invalid settings: {exc}")
 
 
+def _check_db_path(path: Path) -> None:
+    """Refuse a database path that cannot become a DuckDB file, before anything is written beside it."""
+    if str(path) == ":memory:":
+        return
+    if path.is_dir():
+        _fail(f"the database path {path} is a directory; give a file in it, e.g. {path / 'gpuvalue.duckdb'} "
+              "(--db or GPUVALUE_DB)")
+    if path.exists() and not path.is_file():
+        _fail(f"the database path {path} is not a regular file (--db or GPUVALUE_DB)")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        _fail(f"the database path {path} is inside {folder}, which is not a directory (--db or GPUVALUE_DB)")
+
+
 def _fail(message: str, code: int = 2):
     err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
@@ -154,6 +170,7 @@ def run(
     if as_of is not None and as_of > today:
         _fail(f"--date {as_of} is after today ({today}, UTC); a day can be ranked once it has come")
     settings = _settings(db)
+    _check_db_path(settings.db)
     task_runner = task_runner or settings.task_runner
     dask_address = dask_address or settings.dask_address
     if task_runner not in ("thread", "dask"):

@@ -119,6 +119,8 @@ def open_database(path: str | Path, *, read_only: bool = False, wait_s: float = 
         migrate(con)
         return con
     path = Path(path)
+    if path.is_dir():
+        raise WarehouseError(f"{path} is a directory, not a DuckDB database file: give a file path (--db or GPUVALUE_DB)")
     if read_only:
         if not path.exists():
             raise WarehouseError(f"no database at {path}: run `gpuvalue run` (or `gpuvalue run --replay`) first")
@@ -135,7 +137,10 @@ def open_database(path: str | Path, *, read_only: bool = False, wait_s: float = 
                 f"{path} has schema version {have}; run `gpuvalue run` once to upgrade it to {supported}"
             )
         return con
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WarehouseError(f"cannot create the folder of {path}: {exc.strerror or exc}") from None
     con = _connect(path, False, wait_s)
     try:
         migrate(con)
