@@ -21,18 +21,30 @@ def gpus(
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines, one object per model.")] = False,
     db: DbOpt = None,
 ) -> None:
-    """Show catalog rows (all without QUERY) with the source of each value."""
+    """Show catalog rows (all without QUERY) with the source of each value.
+
+    QUERY is first a substring of the model name; when no name contains it, it is read like a
+    listing title (as `gpuvalue match` does), so "rtx3090" finds the GeForce RTX 3090.
+    """
+    sql = ("SELECT model, vendor, architecture, segment, release_date, memory_gb, bandwidth_gb_s, fp32_tflops, "
+           "fp16_tflops, tensor_fp16_tflops, compute_capability, form_factor, launch_price_usd, framework_supported, "
+           "desktop_usable, released, provenance FROM gpus WHERE {where} ORDER BY model")
     con = _reader(db)
     try:
-        cur = con.execute(
-            "SELECT model, vendor, architecture, segment, release_date, memory_gb, bandwidth_gb_s, fp32_tflops, "
-            "fp16_tflops, tensor_fp16_tflops, compute_capability, form_factor, launch_price_usd, framework_supported, "
-            "desktop_usable, released, provenance FROM gpus WHERE $q IS NULL OR contains(lower(model), lower($q)) ORDER BY model",
-            {"q": query},
-        )
+        cur = con.execute(sql.format(where="$q IS NULL OR contains(lower(model), lower($q))"), {"q": query})
         rows = _dict_rows(cur)
+        reason = None
+        if query is not None and not rows:
+            from gpuvalue.flows.pipeline import catalog_matcher
+
+            found = catalog_matcher(con).match(query)
+            reason = found.reason
+            if found.model is not None:
+                rows = _dict_rows(con.execute(sql.format(where="model = $m"), {"m": found.model}))
     finally:
         con.close()
+    if query is not None and not rows:
+        _fail(f"no GPU matches {query!r} ({reason}); `gpuvalue gpus` lists the catalog", code=1)
     if as_json:
         _write_json_lines({**r, "provenance": json.loads(r["provenance"]) if r["provenance"] else {}} for r in rows)
         return
