@@ -59,7 +59,10 @@ def _check_db_path(path: Path) -> None:
 
 
 def _fail(message: str, code: int = 2):
-    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    from rich.markup import escape
+
+    # Messages quote user input (titles like "[USA-CA] [H] ..."): never read it as markup.
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 

@@ -54,7 +54,8 @@ def test_a_query_the_title_matcher_understands(db, query, model):
     assert table.exit_code == 0 and model.split()[0] in table.stdout  # the table folds long names
 
 
-@pytest.mark.parametrize("args", [["UNKNOWN"], ["UNKNOWN", "--json"], ["[H] rtx 9999 [W] paypal"]])
+@pytest.mark.parametrize("args", [["UNKNOWN"], ["UNKNOWN", "--json"], ["[H] rtx 9999 [W] paypal"],
+                                  ["[usa-ca] [h] rtx 9999 [/w]"]])
 def test_no_match_is_one_line_and_exit_1(db, args):
     res = runner.invoke(app, ["gpus", *args, "--db", str(db)])
     assert res.exit_code == 1, res.output
