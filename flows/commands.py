@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -262,8 +263,15 @@ def recommend(
 
     if use_case is not None and use_case not in USE_CASES:
         _fail(f"--use-case must be one of {', '.join(USE_CASES)}")
-    if budget <= 0:
-        _fail("--budget must be positive")
+    # Written as `not (ok)` so that nan, which fails every comparison, is refused too.
+    if not (math.isfinite(budget) and budget > 0):
+        _fail(f"--budget must be a positive number of USD, not {budget:g}")
+    if min_memory is not None and not (math.isfinite(min_memory) and min_memory >= 0):
+        _fail(f"--min-memory must be 0 GB or more, not {min_memory:g}")
+    if kwh_price is not None and not (math.isfinite(kwh_price) and kwh_price >= 0):
+        _fail(f"--kwh-price must be 0 or more USD per kWh, not {kwh_price:g}")
+    if hours_per_day is not None and not (0 <= hours_per_day <= 24):
+        _fail(f"--hours-per-day must be between 0 and 24, not {hours_per_day:g}")
     if gpus < 1:
         _fail("--gpus must be at least 1")
     if (kwh_price is None) != (hours_per_day is None):
