@@ -24,8 +24,7 @@ def gpus(
 ) -> None:
     """Show catalog rows (all without QUERY) with the source of each value.
 
-    QUERY is first a substring of the model name; when no name contains it, it is read like a
-    listing title (as `gpuvalue match` does), so "rtx3090" finds the GeForce RTX 3090.
+    QUERY is first a substring of the model name; when no name contains it, it is read like a listing title (as `gpuvalue match` does), so "rtx3090" finds the GeForce RTX 3090.
     """
     sql = ("SELECT model, vendor, architecture, segment, release_date, memory_gb, bandwidth_gb_s, fp32_tflops, "
            "fp16_tflops, tensor_fp16_tflops, compute_capability, form_factor, launch_price_usd, framework_supported, "
