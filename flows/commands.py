@@ -56,8 +56,20 @@ def gpus(
     ])
 
 
+# The cards a deep-learning buyer looks at; the rest of the catalog (1990s cards, laptop chips,
+# 1 GB cards, consoles) is thousands of lines nobody reads. The help below states the same rule.
+RELEVANT_PERF_CARD = """(
+    EXISTS (SELECT 1 FROM perf AS m WHERE m.model = best.model AND m.measured)
+    OR (g.release_date >= DATE '2016-01-01' AND g.memory_gb >= 4
+        AND g.segment IN ('desktop', 'workstation', 'datacenter'))
+    OR best.model = $ref
+)"""
+
+
 @app.command()
 def perf(
+    query: Annotated[Optional[str], typer.Argument(metavar="MODEL", help="Only models whose name contains this (or that the title matcher reads it as, e.g. rtx3090).")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Every catalog card in the table, back to the 1990s.")] = False,
     estimate: Annotated[bool, typer.Option("--estimate", help="The spec-based estimate for every card, ignoring measurements.")] = False,
     precision: Annotated[str, typer.Option("--precision", help="fp16 (mixed) or fp32 (tf32 on Ampere+).")] = "fp16",
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines.")] = False,
@@ -65,7 +77,10 @@ def perf(
     inference: Annotated[bool, typer.Option("--inference", help="LLM inference speed (llama.cpp tokens/s, one card) instead: not training speed, not ranked.")] = False,
     db: DbOpt = None,
 ) -> None:
-    """Relative training performance per catalog GPU (measured where it exists, else estimated)."""
+    """Relative training performance per catalog GPU (measured where it exists, else estimated).
+
+    The table shows the cards that matter for deep learning: every card with a measured figure, and catalog cards released in 2016 or later with at least 4 GB in the desktop, workstation or datacenter segment (plus the reference card). --all shows every card; --json and a MODEL query always cover the whole catalog.
+    """
     if precision not in ("fp16", "fp32"):
         _fail("--precision must be fp16 or fp32")
     if inference:
@@ -89,23 +104,43 @@ def perf(
     try:
         # With --estimate: the spec estimate for every card; else the figure the ranking uses.
         table = "(SELECT * FROM perf WHERE source = 'estimate')" if estimate else "perf_best"
-        cur = con.execute(
-            f"""
-            WITH best AS (SELECT * FROM {table} WHERE precision = $p),
-                 ref AS (SELECT relative_perf AS r FROM best WHERE model = $ref)
-            SELECT model, relative_perf / coalesce((SELECT r FROM ref), 1.0) AS relative_perf, source, method,
-                   $ref AS reference, precision
-            FROM best ORDER BY relative_perf DESC, model
-            """,  # `table` is one of two constants above
+
+        def select(where: str, **params):
+            cur = con.execute(
+                f"""
+                WITH best AS (SELECT * FROM {table} WHERE precision = $p),
+                     ref AS (SELECT relative_perf AS r FROM best WHERE model = $ref)
+                SELECT best.model, relative_perf / coalesce((SELECT r FROM ref), 1.0) AS relative_perf, source, method,
+                       $ref AS reference, precision
+                FROM best LEFT JOIN gpus AS g USING (model)
+                WHERE {where}
+                ORDER BY relative_perf DESC, best.model
+                """,  # `table` and `where` are constants of this function
+                {"p": precision, "ref": settings.reference_gpu, **params},
+            )
+            cols = [d[0] for d in cur.description]
+            return cols, [dict(zip(cols, r)) for r in cur.fetchall()]
+
+        has_reference, has_any = con.execute(
+            f"SELECT count(*) FILTER (WHERE model = $ref) > 0, count(*) > 0 FROM {table} WHERE precision = $p",
             {"p": precision, "ref": settings.reference_gpu},
-        )
-        cols = [d[0] for d in cur.description]
-        rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+        ).fetchone()
+        if query is not None:
+            cols, rows = select("contains(lower(best.model), lower($q))", q=query)
+            if not rows:
+                from gpuvalue.flows.pipeline import catalog_matcher
+
+                found = catalog_matcher(con).match(query)
+                cols, rows = select("best.model = $m", m=found.model or "")
+        else:
+            cols, rows = select("true" if all_ or as_json else RELEVANT_PERF_CARD)
     finally:
         con.close()
-    if rows and not any(r["model"] == settings.reference_gpu for r in rows):
+    if has_any and not has_reference:
         _fail(f"the reference GPU {settings.reference_gpu!r} has no {precision} figure; "
               "set GPUVALUE_REFERENCE_GPU to a catalog model name")
+    if query is not None and not rows:
+        _fail(f"no GPU with a {precision} figure matches {query!r}", code=1)
     if as_json:
         for r in rows:
             r["relative_perf"] = round(r["relative_perf"], 4)
