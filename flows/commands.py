@@ -174,18 +174,24 @@ def import_listings(
     db: DbOpt = None,
 ) -> None:
     """Import historical sold listings through the same matching and cleaning as live data."""
+    from rich.markup import escape
+
     from gpuvalue.flows import pipeline as P
     from gpuvalue.scrapers.errors import ParseError
-    from gpuvalue.scrapers.listing_csv import parse_listing_csv
+    from gpuvalue.scrapers.listing_csv import read_listing_csv
     from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
 
     if not file.is_file():
         _fail(f"no such file: {file}")
     settings = _settings(db)
     try:
-        listings = parse_listing_csv(file.read_text(encoding="utf-8-sig"), f"import:{source}", datetime.now(timezone.utc))
-    except (ParseError, UnicodeDecodeError) as exc:
+        batch = read_listing_csv(file.read_text(encoding="utf-8-sig"), f"import:{source}", datetime.now(timezone.utc),
+                                 url=str(file))
+    except ParseError as exc:
         _fail(str(exc))
+    except UnicodeDecodeError as exc:
+        _fail(f"{file} is not UTF-8 text (byte {exc.start}: {exc.reason})")
+    listings = batch.listings
     try:
         with RunLock(settings.db):
             con = open_database(settings.db)
@@ -198,7 +204,13 @@ def import_listings(
     except WarehouseError as exc:
         _fail(str(exc))
     matched = sum(1 for r in rows if r["model"])
-    out.print(f"imported {n} listings from {file} as import:{source}; {matched} matched to one GPU model")
+    skipped = f"; skipped {len(batch.rejected)} row(s) with an absurd price" if batch.rejected else ""
+    out.print(f"imported {n} listings from {file} as import:{source}; {matched} matched to one GPU model{skipped}",
+              soft_wrap=True)
+    for row_number, reason in batch.rejected[:10]:
+        err.print(f"[yellow]skipped:[/yellow] row {row_number}: {escape(reason)}", highlight=False, soft_wrap=True)
+    if len(batch.rejected) > 10:
+        err.print(f"[yellow]skipped:[/yellow] {len(batch.rejected) - 10} more row(s) like these", highlight=False)
 
 
 @app.command()
