@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -41,8 +42,27 @@ def _settings(db: Path | None = None):
         _fail(f"invalid settings: {exc}")
 
 
+def _check_db_path(path: Path) -> None:
+    """Refuse a database path that cannot become a DuckDB file, before anything is written beside it."""
+    if str(path) == ":memory:":
+        return
+    if path.is_dir():
+        _fail(f"the database path {path} is a directory; give a file in it, e.g. {path / 'gpuvalue.duckdb'} "
+              "(--db or GPUVALUE_DB)")
+    if path.exists() and not path.is_file():
+        _fail(f"the database path {path} is not a regular file (--db or GPUVALUE_DB)")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        _fail(f"the database path {path} is inside {folder}, which is not a directory (--db or GPUVALUE_DB)")
+
+
 def _fail(message: str, code: int = 2):
-    err.print(f"[red]error:[/red] {message}", highlight=False)
+    from rich.markup import escape
+
+    # Messages quote user input (titles like "[USA-CA] [H] ..."): never read it as markup.
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -149,7 +169,11 @@ def run(
     from gpuvalue.warehouse.db import RunLockedError, WarehouseError
 
     as_of = _parse_date(date_)
+    today = datetime.now(timezone.utc).date()
+    if as_of is not None and as_of > today:
+        _fail(f"--date {as_of} is after today ({today}, UTC); a day can be ranked once it has come")
     settings = _settings(db)
+    _check_db_path(settings.db)
     task_runner = task_runner or settings.task_runner
     dask_address = dask_address or settings.dask_address
     if task_runner not in ("thread", "dask"):
@@ -303,40 +327,98 @@ def export(
     out.print(f"wrote {n} rows to {out_path}")
 
 
-@app.command()
+# A query may begin with a `-- comment` (the README's examples do): click would read that word as an
+# option, so unknown options are passed through as the query and a mistyped flag is caught below.
+@app.command(context_settings={"ignore_unknown_options": True})
 def sql(
-    query: Annotated[str, typer.Argument(help="A SELECT (or other read-only) statement.")],
-    as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")] = False,
+    query: Annotated[Optional[str], typer.Argument(help="The SQL (it may start with a -- comment); - or nothing reads it from stdin.")] = None,
+    file: Annotated[Optional[Path], typer.Option("--file", "-f", help="Read the SQL from this file.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table (one statement only).")] = False,
     db: DbOpt = None,
 ) -> None:
-    """Run ad-hoc SQL on a read-only connection (no writes, no ATTACH, no file access)."""
+    """Run ad-hoc SQL on a read-only connection (no writes, no ATTACH, no file access).
+
+    Several statements separated by ; run in order, and each result is shown under its own title.
+    """
     import duckdb
 
     from gpuvalue.warehouse.db import WarehouseError, open_sandboxed_reader
 
+    text = _sql_text(query, file)
     settings = _settings(db)
     try:
         con = open_sandboxed_reader(settings.db)
     except WarehouseError as exc:
         _fail(str(exc))
+    results: list[tuple[str, list[str] | None, list[tuple]]] = []
     try:
-        cur = con.execute(query)
-        if cur.description is None:
-            return
-        cols = [d[0] for d in cur.description]
-        rows = cur.fetchall()
-    except duckdb.Error as exc:
-        msg = str(exc)
-        if "read-only" in msg.lower() or "read only" in msg.lower() or "external access" in msg.lower() or "lock_configuration" in msg.lower():
-            _fail(f"gpuvalue sql is read-only: {msg.splitlines()[0]}")
-        _fail(msg.splitlines()[0])
+        try:
+            statements = con.extract_statements(text)
+        except duckdb.Error as exc:
+            _fail(_exc_line(exc))
+        if not statements:
+            _fail("the query has no SQL statement (empty, or only comments)")
+        if as_json and len(statements) > 1:
+            _fail(f"--json takes one statement, this query has {len(statements)}: run them one at a time")
+        for number, statement in enumerate(statements, start=1):
+            try:
+                cur = con.execute(statement)
+                cols = [d[0] for d in cur.description] if cur.description is not None else None
+                rows = cur.fetchall() if cols is not None else []
+            except duckdb.Error as exc:
+                where = f"statement {number} of {len(statements)}: " if len(statements) > 1 else ""
+                _fail(where + _sql_error(exc))
+            results.append((statement.query, cols, rows))
     finally:
         con.close()
     if as_json:
-        for r in rows:
+        _, cols, rows = results[0]
+        for r in rows if cols is not None else []:
             out.file.write(json.dumps({c: _jsonable(v) for c, v in zip(cols, r)}, default=str) + "\n")
-    else:
-        _print_table(cols, rows)
+        return
+    for number, (statement_text, cols, rows) in enumerate(results, start=1):
+        title = None
+        if len(results) > 1:
+            first = next((line.strip() for line in statement_text.splitlines() if line.strip()), "")
+            title = f"{number}/{len(results)}: {first[:100]}"
+        if title:
+            # Above the table rather than as its title, which would wrap to the table's width.
+            out.print(title + ("" if cols is not None else " (no result)"), style="bold", markup=False,
+                      highlight=False, soft_wrap=True)
+        if cols is not None:
+            _print_table(cols, rows)
+
+
+def _exc_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _sql_error(exc: Exception) -> str:
+    msg = _exc_line(exc)
+    low = str(exc).lower()
+    if "read-only" in low or "read only" in low or "external access" in low or "lock_configuration" in low:
+        return f"gpuvalue sql is read-only: {msg}"
+    return msg
+
+
+def _sql_text(query: str | None, file: Path | None) -> str:
+    """The SQL from the argument, -f FILE or stdin; a mistyped option is not taken for SQL."""
+    if query is not None and file is not None:
+        _fail("give the SQL as an argument or with -f FILE, not both")
+    if file is not None:
+        if not file.is_file():
+            _fail(f"no such file: {file}")
+        try:
+            return file.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            _fail(f"cannot read {file}: {exc}")
+    if query is not None and query != "-":
+        if re.fullmatch(r"--?[A-Za-z][\w-]*(=\S*)?", query):
+            _fail(f"no such option: {query.split('=', 1)[0]}")
+        return query
+    if sys.stdin is None or sys.stdin.isatty():
+        _fail('give the SQL as an argument (gpuvalue sql "SELECT ..."), with -f FILE, or on stdin')
+    return sys.stdin.read()
 
 
 @app.command()

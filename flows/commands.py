@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -21,18 +22,29 @@ def gpus(
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines, one object per model.")] = False,
     db: DbOpt = None,
 ) -> None:
-    """Show catalog rows (all without QUERY) with the source of each value."""
+    """Show catalog rows (all without QUERY) with the source of each value.
+
+    QUERY is first a substring of the model name; when no name contains it, it is read like a listing title (as `gpuvalue match` does), so "rtx3090" finds the GeForce RTX 3090.
+    """
+    sql = ("SELECT model, vendor, architecture, segment, release_date, memory_gb, bandwidth_gb_s, fp32_tflops, "
+           "fp16_tflops, tensor_fp16_tflops, compute_capability, form_factor, launch_price_usd, framework_supported, "
+           "desktop_usable, released, provenance FROM gpus WHERE {where} ORDER BY model")
     con = _reader(db)
     try:
-        cur = con.execute(
-            "SELECT model, vendor, architecture, segment, release_date, memory_gb, bandwidth_gb_s, fp32_tflops, "
-            "fp16_tflops, tensor_fp16_tflops, compute_capability, form_factor, launch_price_usd, framework_supported, "
-            "desktop_usable, released, provenance FROM gpus WHERE $q IS NULL OR contains(lower(model), lower($q)) ORDER BY model",
-            {"q": query},
-        )
+        cur = con.execute(sql.format(where="$q IS NULL OR contains(lower(model), lower($q))"), {"q": query})
         rows = _dict_rows(cur)
+        reason = None
+        if query is not None and not rows:
+            from gpuvalue.flows.pipeline import catalog_matcher
+
+            found = catalog_matcher(con).match(query)
+            reason = found.reason
+            if found.model is not None:
+                rows = _dict_rows(con.execute(sql.format(where="model = $m"), {"m": found.model}))
     finally:
         con.close()
+    if query is not None and not rows:
+        _fail(f"no GPU matches {query!r} ({reason}); `gpuvalue gpus` lists the catalog", code=1)
     if as_json:
         _write_json_lines({**r, "provenance": json.loads(r["provenance"]) if r["provenance"] else {}} for r in rows)
         return
@@ -44,8 +56,20 @@ def gpus(
     ])
 
 
+# The cards a deep-learning buyer looks at; the rest of the catalog (1990s cards, laptop chips,
+# 1 GB cards, consoles) is thousands of lines nobody reads. The help below states the same rule.
+RELEVANT_PERF_CARD = """(
+    EXISTS (SELECT 1 FROM perf AS m WHERE m.model = best.model AND m.measured)
+    OR (g.release_date >= DATE '2016-01-01' AND g.memory_gb >= 4
+        AND g.segment IN ('desktop', 'workstation', 'datacenter'))
+    OR best.model = $ref
+)"""
+
+
 @app.command()
 def perf(
+    query: Annotated[Optional[str], typer.Argument(metavar="MODEL", help="Only models whose name contains this (or that the title matcher reads it as, e.g. rtx3090).")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Every catalog card in the table, back to the 1990s.")] = False,
     estimate: Annotated[bool, typer.Option("--estimate", help="The spec-based estimate for every card, ignoring measurements.")] = False,
     precision: Annotated[str, typer.Option("--precision", help="fp16 (mixed) or fp32 (tf32 on Ampere+).")] = "fp16",
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines.")] = False,
@@ -53,7 +77,10 @@ def perf(
     inference: Annotated[bool, typer.Option("--inference", help="LLM inference speed (llama.cpp tokens/s, one card) instead: not training speed, not ranked.")] = False,
     db: DbOpt = None,
 ) -> None:
-    """Relative training performance per catalog GPU (measured where it exists, else estimated)."""
+    """Relative training performance per catalog GPU (measured where it exists, else estimated).
+
+    The table shows the cards that matter for deep learning: every card with a measured figure, and catalog cards released in 2016 or later with at least 4 GB in the desktop, workstation or datacenter segment (plus the reference card). --all shows every card; --json and a MODEL query always cover the whole catalog.
+    """
     if precision not in ("fp16", "fp32"):
         _fail("--precision must be fp16 or fp32")
     if inference:
@@ -77,23 +104,43 @@ def perf(
     try:
         # With --estimate: the spec estimate for every card; else the figure the ranking uses.
         table = "(SELECT * FROM perf WHERE source = 'estimate')" if estimate else "perf_best"
-        cur = con.execute(
-            f"""
-            WITH best AS (SELECT * FROM {table} WHERE precision = $p),
-                 ref AS (SELECT relative_perf AS r FROM best WHERE model = $ref)
-            SELECT model, relative_perf / coalesce((SELECT r FROM ref), 1.0) AS relative_perf, source, method,
-                   $ref AS reference, precision
-            FROM best ORDER BY relative_perf DESC, model
-            """,  # `table` is one of two constants above
+
+        def select(where: str, **params):
+            cur = con.execute(
+                f"""
+                WITH best AS (SELECT * FROM {table} WHERE precision = $p),
+                     ref AS (SELECT relative_perf AS r FROM best WHERE model = $ref)
+                SELECT best.model, relative_perf / coalesce((SELECT r FROM ref), 1.0) AS relative_perf, source, method,
+                       $ref AS reference, precision
+                FROM best LEFT JOIN gpus AS g USING (model)
+                WHERE {where}
+                ORDER BY relative_perf DESC, best.model
+                """,  # `table` and `where` are constants of this function
+                {"p": precision, "ref": settings.reference_gpu, **params},
+            )
+            cols = [d[0] for d in cur.description]
+            return cols, [dict(zip(cols, r)) for r in cur.fetchall()]
+
+        has_reference, has_any = con.execute(
+            f"SELECT count(*) FILTER (WHERE model = $ref) > 0, count(*) > 0 FROM {table} WHERE precision = $p",
             {"p": precision, "ref": settings.reference_gpu},
-        )
-        cols = [d[0] for d in cur.description]
-        rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+        ).fetchone()
+        if query is not None:
+            cols, rows = select("contains(lower(best.model), lower($q))", q=query)
+            if not rows:
+                from gpuvalue.flows.pipeline import catalog_matcher
+
+                found = catalog_matcher(con).match(query)
+                cols, rows = select("best.model = $m", m=found.model or "")
+        else:
+            cols, rows = select("true" if all_ or as_json else RELEVANT_PERF_CARD)
     finally:
         con.close()
-    if rows and not any(r["model"] == settings.reference_gpu for r in rows):
+    if has_any and not has_reference:
         _fail(f"the reference GPU {settings.reference_gpu!r} has no {precision} figure; "
               "set GPUVALUE_REFERENCE_GPU to a catalog model name")
+    if query is not None and not rows:
+        _fail(f"no GPU with a {precision} figure matches {query!r}", code=1)
     if as_json:
         for r in rows:
             r["relative_perf"] = round(r["relative_perf"], 4)
@@ -127,18 +174,24 @@ def import_listings(
     db: DbOpt = None,
 ) -> None:
     """Import historical sold listings through the same matching and cleaning as live data."""
+    from rich.markup import escape
+
     from gpuvalue.flows import pipeline as P
     from gpuvalue.scrapers.errors import ParseError
-    from gpuvalue.scrapers.listing_csv import parse_listing_csv
+    from gpuvalue.scrapers.listing_csv import read_listing_csv
     from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
 
     if not file.is_file():
         _fail(f"no such file: {file}")
     settings = _settings(db)
     try:
-        listings = parse_listing_csv(file.read_text(encoding="utf-8-sig"), f"import:{source}", datetime.now(timezone.utc))
-    except (ParseError, UnicodeDecodeError) as exc:
+        batch = read_listing_csv(file.read_text(encoding="utf-8-sig"), f"import:{source}", datetime.now(timezone.utc),
+                                 url=str(file))
+    except ParseError as exc:
         _fail(str(exc))
+    except UnicodeDecodeError as exc:
+        _fail(f"{file} is not UTF-8 text (byte {exc.start}: {exc.reason})")
+    listings = batch.listings
     from gpuvalue.flows import stages as S
     from gpuvalue.models.source_batches import ParsedSource
 
@@ -158,8 +211,14 @@ def import_listings(
     result = done["match"]
     if name in result.failed:
         _fail(f"{file}: {result.failed[name]}")
+    skipped = f"; skipped {len(batch.rejected)} row(s) with an absurd price" if batch.rejected else ""
     out.print(f"imported {result.rows.get(name, 0)} listings from {file} as {name}; "
-              f"{result.matched.get(name, 0)} matched to one GPU model; re-ranked {len(days)} day(s)")
+              f"{result.matched.get(name, 0)} matched to one GPU model{skipped}; re-ranked {len(days)} day(s)",
+              soft_wrap=True)
+    for row_number, reason in batch.rejected[:10]:
+        err.print(f"[yellow]skipped:[/yellow] row {row_number}: {escape(reason)}", highlight=False, soft_wrap=True)
+    if len(batch.rejected) > 10:
+        err.print(f"[yellow]skipped:[/yellow] {len(batch.rejected) - 10} more row(s) like these", highlight=False)
 
 
 @app.command()
@@ -255,8 +314,15 @@ def recommend(
 
     if use_case is not None and use_case not in USE_CASES:
         _fail(f"--use-case must be one of {', '.join(USE_CASES)}")
-    if budget <= 0:
-        _fail("--budget must be positive")
+    # Written as `not (ok)` so that nan, which fails every comparison, is refused too.
+    if not (math.isfinite(budget) and budget > 0):
+        _fail(f"--budget must be a positive number of USD, not {budget:g}")
+    if min_memory is not None and not (math.isfinite(min_memory) and min_memory >= 0):
+        _fail(f"--min-memory must be 0 GB or more, not {min_memory:g}")
+    if kwh_price is not None and not (math.isfinite(kwh_price) and kwh_price >= 0):
+        _fail(f"--kwh-price must be 0 or more USD per kWh, not {kwh_price:g}")
+    if hours_per_day is not None and not (0 <= hours_per_day <= 24):
+        _fail(f"--hours-per-day must be between 0 and 24, not {hours_per_day:g}")
     if gpus < 1:
         _fail("--gpus must be at least 1")
     if (kwh_price is None) != (hours_per_day is None):

@@ -14,9 +14,11 @@ import hashlib
 import io
 import math
 import re
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from gpuvalue.models.conditions import classify_condition
+from gpuvalue.models.fx import to_usd
 from gpuvalue.models.records import Listing
 from gpuvalue.scrapers.ebay_links import item_id_from_link, link_without_query, marketplace_of
 from gpuvalue.scrapers.errors import ParseError
@@ -25,6 +27,17 @@ REQUIRED_COLUMNS = ("title", "price", "sold_date")
 _NEW_LISTING_PREFIX = re.compile(r"^\s*(?:New Listing|Neues Angebot)\s*", re.IGNORECASE)
 _INVISIBLE = dict.fromkeys(map(ord, "\u200e\u200f\u200b\ufeff"), None)
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
+# No single GPU sells used for more than this (an H100 is about a third of it): a higher price
+# is a typo, a placeholder or a whole server, and one such row would move a median for weeks.
+MAX_PRICE_USD = 100_000.0
+
+
+@dataclass
+class CsvImport:
+    """The listings read from an export, and the rows left out with the reason for each."""
+
+    listings: list[Listing] = field(default_factory=list)
+    rejected: list[tuple[int, str]] = field(default_factory=list)  # (CSV row number, reason)
 
 
 def clean_title(raw: str) -> str:
@@ -44,7 +57,7 @@ def _number(cell: str, column: str, row_number: int, source: str, *, required: b
         value = float(text)
     except ValueError:
         raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40}") from None
-    if not math.isfinite(value) or value < 0:
+    if value < 0:  # nan and inf are returned: the caller leaves such a row out with its reason
         raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40}")
     return value
 
@@ -79,8 +92,26 @@ def _condition_from_subtitle(subtitle: str | None) -> str | None:
     return first if classify_condition(first) != "unknown" else None
 
 
-def parse_listing_csv(text: str, source: str, imported_at: datetime) -> list[Listing]:
+def parse_listing_csv(text: str, source: str, imported_at: datetime, *, url: str | None = None) -> list[Listing]:
     """Sold listings from an export; every row is a sale, ``seen_at`` is the import time."""
+    return read_listing_csv(text, source, imported_at, url=url).listings
+
+
+def read_listing_csv(text: str, source: str, imported_at: datetime, *, url: str | None = None) -> CsvImport:
+    """Like ``parse_listing_csv``, and also the rows left out for an absurd price.
+
+    ``url`` names the file in errors. A malformed file raises ParseError; a row whose price is
+    not a finite number or above ``MAX_PRICE_USD`` (price plus shipping, in USD) is left out.
+    """
+    try:
+        return _read_listing_csv(text, source, imported_at)
+    except ParseError as exc:
+        if url is None or exc.url is not None:
+            raise
+        raise ParseError(exc.source, url, exc.what) from None
+
+
+def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImport:
     if not isinstance(text, str):
         raise ParseError(source, None, "CSV text must be str")
     if "\x00" in text:
@@ -97,7 +128,8 @@ def parse_listing_csv(text: str, source: str, imported_at: datetime) -> list[Lis
     if missing:
         raise ParseError(source, None, f"CSV lacks required column(s): {', '.join(missing)}")
 
-    listings: list[Listing] = []
+    result = CsvImport()
+    listings = result.listings
     try:
         for row_number, raw in enumerate(reader, start=2):
             if None in raw:
@@ -116,6 +148,10 @@ def parse_listing_csv(text: str, source: str, imported_at: datetime) -> list[Lis
             currency = (row.get("currency") or "").strip().upper() or "USD"
             if not _CURRENCY.match(currency):
                 raise ParseError(source, None, f"row {row_number}: bad currency {currency!r:.20}")
+            absurd = _absurd_price(price, shipping, currency, sold_at.date(), row)
+            if absurd:
+                result.rejected.append((row_number, absurd))
+                continue
             link = (row.get("link") or "").strip()
             subtitle = " ".join(row.get("subtitle", "").replace("\xa0", " ").split()) or None
             listings.append(
@@ -138,4 +174,17 @@ def parse_listing_csv(text: str, source: str, imported_at: datetime) -> list[Lis
             )
     except csv.Error as exc:
         raise ParseError(source, None, f"malformed CSV near row {reader.line_num}: {exc}") from None
-    return listings
+    return result
+
+
+def _absurd_price(price: float, shipping: float | None, currency: str, on: date, row: dict[str, str]) -> str | None:
+    """Why a row's price cannot be a GPU's, or None."""
+    for column, value in (("price", price), ("shipping", shipping)):
+        if value is not None and not math.isfinite(value):
+            return f"{column} {row[column].strip()!r:.40} is not a finite number"
+    total = price + (shipping or 0.0)
+    usd = to_usd(total, currency, on)  # None for a currency without a rate: the pipeline flags it later
+    if usd is not None and usd.usd > MAX_PRICE_USD:
+        shown = f"${total:,.0f}" if currency == "USD" else f"{total:,.0f} {currency} (${usd.usd:,.0f})"
+        return f"price {shown} is above ${MAX_PRICE_USD:,.0f}"
+    return None

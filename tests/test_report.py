@@ -1,3 +1,5 @@
+import html
+import json
 import re
 import shutil
 import subprocess
@@ -46,6 +48,16 @@ def test_each_chart_is_present_with_its_marks(page, chart_id, expected_marks):
     assert int(svg["data-points"]) == len(marks) == expected_marks
     assert svg.find("title").get_text()  # a chart title for screen readers
     assert all(mark.get("data-tip") for mark in marks)
+
+
+@pytest.mark.parametrize("chart_id", CHART_IDS)
+def test_each_chart_has_a_phone_layout_with_the_same_marks(page, chart_id):
+    wide, narrow = page.find("svg", id=chart_id), page.find("svg", id=f"{chart_id}-narrow")
+    assert narrow is not None and "narrow" in narrow["class"]
+    assert narrow["data-points"] == wide["data-points"]
+    assert sorted(m["data-tip"] for m in narrow.select(".mark")) == sorted(m["data-tip"] for m in wide.select(".mark"))
+    assert (narrow.get("viewBox") or narrow["viewbox"]).split()[2] == "360"
+    assert narrow.find_parent(class_="narrow-only") and wide.find_parent(class_="wide-only")
 
 
 def test_scatter_draws_and_labels_the_value_frontier(page):
@@ -167,6 +179,72 @@ def test_report_renders_in_a_headless_browser(report, tmp_path):
     assert taken.returncode == 0, taken.stderr[-2000:]
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert shot.stat().st_size > 100_000  # a blank page of that size compresses to a few KB
+
+
+# Measures the page as laid out: the smallest text as shown on screen (SVG text scaled by its
+# chart), whether the page is wider than the window, and which charts and tables are visible.
+LAYOUT_PROBE = """<script>
+(function () {
+  function shown(el) { var r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; }
+  var texts = [];
+  var all = document.body.querySelectorAll("*");
+  for (var i = 0; i < all.length; i++) {
+    var el = all[i], tag = el.tagName.toLowerCase();
+    if (tag === "script" || tag === "style" || tag === "title" || tag === "desc" || el.closest("#tooltip")) { continue; }
+    var own = Array.prototype.some.call(el.childNodes, function (n) { return n.nodeType === 3 && n.textContent.trim(); });
+    if (!own || !shown(el)) { continue; }
+    var size = parseFloat(getComputedStyle(el).fontSize);
+    var text = el.closest("text");
+    if (text) { var m = text.getScreenCTM(); size *= Math.hypot(m.a, m.b); }
+    texts.push([Math.round(size * 100) / 100, el.textContent.trim().slice(0, 40)]);
+  }
+  texts.sort(function (a, b) { return a[0] - b[0]; });
+  var charts = [], tables = [];
+  document.querySelectorAll("svg.chart").forEach(function (svg) {
+    if (shown(svg)) { charts.push([svg.id, svg.getBoundingClientRect().right]); }
+  });
+  document.querySelectorAll(".table-wrap").forEach(function (wrap) {
+    tables.push([wrap.getBoundingClientRect().right, wrap.scrollWidth > wrap.clientWidth]);
+  });
+  parent.document.body.setAttribute("data-probe", JSON.stringify({
+    viewport: window.innerWidth, page: document.documentElement.scrollWidth, texts: texts.length,
+    smallest: texts.slice(0, 5), charts: charts, tables: tables
+  }));
+})();
+</script>"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width, layout", [(400, "narrow"), (1200, "wide")])
+def test_report_is_readable_in_a_browser_on_a_phone_and_a_desktop(report, tmp_path, width, layout):
+    binary = chromium()
+    # --dump-dom lays a page out at least 500 px wide whatever --window-size says, so the page is
+    # shown in a frame of the width under test, and the probe reports to the page around it.
+    page = report.read_text(encoding="utf-8").replace("</body>", LAYOUT_PROBE + "</body>")
+    probed = tmp_path / "frame.html"
+    probed.write_text(f'<!DOCTYPE html><html><body style="margin:0"><iframe style="width:{width}px;height:900px;border:0" '
+                      f'srcdoc="{html.escape(page, quote=True)}"></iframe></body></html>', encoding="utf-8")
+    dumped = run_chromium(binary, tmp_path / "profile", f"--window-size={width + 100},1000", "--dump-dom",
+                          probed.as_uri())
+    assert dumped.returncode == 0, dumped.stderr[-2000:]
+    probe = json.loads(BeautifulSoup(dumped.stdout, "lxml").body["data-probe"])
+    assert probe["viewport"] == width, probe
+    assert probe["page"] <= width, probe  # nothing widens the page: no sideways scrolling of the whole page
+    assert probe["texts"] > 200 and probe["smallest"][0][0] >= 11, probe["smallest"]
+    shown = [chart_id for chart_id, _ in probe["charts"]]
+    assert shown == [f"{c}-narrow" if layout == "narrow" else c for c in CHART_IDS], probe["charts"]
+    assert all(right <= width for _, right in probe["charts"]), probe["charts"]
+    # The tables keep their columns and scroll inside their own box on a phone.
+    assert len(probe["tables"]) == 2 and all(right <= width for right, _ in probe["tables"]), probe["tables"]
+    if layout == "narrow":
+        assert probe["tables"][0][1], "the ranking table should scroll sideways within its box"
+        shot = tmp_path / "phone.png"
+        taken = run_chromium(binary, tmp_path / "profile2", f"--window-size={width},2400", f"--screenshot={shot}",
+                             report.resolve().as_uri())
+        assert taken.returncode == 0, taken.stderr[-2000:]
+        png = shot.read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(png[16:20], "big") == width
+        assert shot.stat().st_size > 100_000
 
 
 def test_history_of_a_single_day_is_centred_not_empty():

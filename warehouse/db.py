@@ -4,6 +4,10 @@ DuckDB lets one process hold a database for writing. The pipeline therefore hold
 connection only while it loads, guards the whole run with a lock file that records its process
 id, and readers that meet a running load wait briefly and then refuse with a clear message
 instead of reading a half-written day.
+
+Migrating a file has two steps, both when it is opened for writing: its storage format (a file
+a newer DuckDB wrote in a format older clients refuse is copied into ``STORAGE_VERSION``, see
+``migrate_storage``), then its schema (the numbered SQL files in ``migrations/``).
 """
 
 from __future__ import annotations
@@ -23,6 +27,15 @@ import duckdb
 
 MIGRATIONS_PACKAGE = "gpuvalue.warehouse"
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
+
+# The storage format the warehouse is written in. People open it with whatever DuckDB their
+# CLI, notebook or BI tool ships, and DuckDB 2.x by default writes its own 2.0 format, which
+# DuckDB 1.5 and the 1.4 LTS refuse ("... created with a newer version of DuckDB"). v1.4.0 is
+# the newest format the 1.4 LTS line reads: every DuckDB from 1.4.0 on (1.4 LTS, 1.5, 2.x) opens
+# the file, and it keeps the storage improvements up to 1.4. An older format would only add
+# DuckDB releases that are out of support, at the cost of those improvements.
+STORAGE_VERSION = "v1.4.0"
+_VERSION_NUMBERS = re.compile(r"v?(\d+)\.(\d+)\.(\d+)")
 
 
 class WarehouseError(RuntimeError):
@@ -97,11 +110,38 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
     return schema_version_supported()
 
 
+def _version_tuple(text: str | None) -> tuple[int, int, int] | None:
+    found = _VERSION_NUMBERS.match(text or "")
+    return tuple(int(part) for part in found.groups()) if found else None  # type: ignore[return-value]
+
+
+def storage_config() -> dict[str, str]:
+    """The connection settings that make DuckDB write a new file in ``STORAGE_VERSION``.
+
+    DuckDB before 1.4 does not know that version, and writes an older format anyway.
+    """
+    running = _version_tuple(duckdb.__version__)
+    if running is None or running < _version_tuple(STORAGE_VERSION):
+        return {}
+    return {"storage_compatibility_version": STORAGE_VERSION}
+
+
+def storage_version(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The storage format of the connection's database, as DuckDB reports it (e.g. 'v1.4.0+')."""
+    try:
+        row = con.execute(
+            "SELECT tags['storage_version'] FROM duckdb_databases() WHERE database_name = current_database()"
+        ).fetchone()
+    except duckdb.Error:  # a DuckDB that does not report it
+        return None
+    return row[0] if row else None
+
+
 def _connect(path: Path, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConnection:
     deadline = time.monotonic() + wait_s
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only)
+            return duckdb.connect(str(path), read_only=read_only, config={} if read_only else storage_config())
         except duckdb.IOException as exc:
             if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
                 if "lock" in str(exc).lower():
@@ -119,6 +159,8 @@ def open_database(path: str | Path, *, read_only: bool = False, wait_s: float = 
         migrate(con)
         return con
     path = Path(path)
+    if path.is_dir():
+        raise WarehouseError(f"{path} is a directory, not a DuckDB database file: give a file path (--db or GPUVALUE_DB)")
     if read_only:
         if not path.exists():
             raise WarehouseError(f"no database at {path}: run `gpuvalue run` (or `gpuvalue run --replay`) first")
@@ -135,14 +177,90 @@ def open_database(path: str | Path, *, read_only: bool = False, wait_s: float = 
                 f"{path} has schema version {have}; run `gpuvalue run` once to upgrade it to {supported}"
             )
         return con
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WarehouseError(f"cannot create the folder of {path}: {exc.strerror or exc}") from None
     con = _connect(path, False, wait_s)
     try:
+        con = migrate_storage(con, path, wait_s)
         migrate(con)
     except Exception:
         con.close()
         raise
     return con
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _table_counts(con: duckdb.DuckDBPyConnection, database: str) -> dict[str, int]:
+    tables = con.execute(
+        "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY ALL", [database]
+    ).fetchall()
+    return {
+        f"{schema}.{table}": con.execute(
+            f"SELECT count(*) FROM {_ident(database)}.{_ident(schema)}.{_ident(table)}"
+        ).fetchone()[0]
+        for schema, table in tables
+    }
+
+
+def _view_names(con: duckdb.DuckDBPyConnection, database: str) -> list[str]:
+    return [name for (name,) in con.execute(
+        "SELECT view_name FROM duckdb_views() WHERE database_name = ? AND NOT internal ORDER BY 1", [database]
+    ).fetchall()]
+
+
+def migrate_storage(con: duckdb.DuckDBPyConnection, path: Path, wait_s: float = 10.0) -> duckdb.DuckDBPyConnection:
+    """Rewrite a file stored in a format newer than ``STORAGE_VERSION``; return a connection to it.
+
+    The copy is made beside the file through the connection that holds it, so no other
+    process can write to it meanwhile (every table, view and constraint, with ATTACH and COPY
+    FROM DATABASE), is checked table by table against it, and then replaces it in one rename:
+    a failure at any point leaves the original as it was.
+    """
+    have, target = _version_tuple(storage_version(con)), _version_tuple(STORAGE_VERSION)
+    if have is None or not storage_config() or have <= target:
+        return con
+    tmp = path.with_name(path.name + ".storage-tmp")
+    leftovers = (tmp, Path(str(tmp) + ".wal"))
+    for leftover in leftovers:
+        leftover.unlink(missing_ok=True)
+    copy = "gpuvalue_storage_copy"
+    try:
+        try:
+            source = con.execute("SELECT current_database()").fetchone()[0]
+            con.execute(f"ATTACH {_literal(str(tmp))} AS {copy} (STORAGE_VERSION {_literal(STORAGE_VERSION)})")
+            con.execute(f"COPY FROM DATABASE {_ident(source)} TO {copy}")
+            same = (_table_counts(con, source) == _table_counts(con, copy)
+                    and _view_names(con, source) == _view_names(con, copy))
+            con.execute(f"CHECKPOINT {copy}")
+            con.execute(f"DETACH {copy}")
+            if not same:
+                raise WarehouseError(f"the copy of {path} in DuckDB storage {STORAGE_VERSION} differs from it; "
+                                     "the original is unchanged")
+            con.execute("CHECKPOINT")  # the original has nothing left in a WAL that would outlive it
+        finally:
+            con.close()
+        for wal in (Path(str(path) + ".wal"), leftovers[1]):
+            if wal.exists():
+                raise WarehouseError(f"cannot convert {path} to DuckDB storage {STORAGE_VERSION}: {wal} remains; "
+                                     "the original is unchanged")
+        os.replace(tmp, path)
+    except Exception as exc:
+        for leftover in leftovers:
+            leftover.unlink(missing_ok=True)
+        if isinstance(exc, duckdb.Error):
+            raise WarehouseError(f"cannot convert {path} to DuckDB storage {STORAGE_VERSION}: "
+                                 f"{str(exc).splitlines()[0]}; the original is unchanged") from None
+        raise
+    return _connect(path, False, wait_s)
 
 
 @contextlib.contextmanager

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import duckdb
 
-from gpuvalue.warehouse.db import open_database
+from gpuvalue.warehouse.db import open_database, storage_config
 
 
 def _quoted_path(path: Path) -> str:
@@ -31,7 +31,7 @@ def restore_database(from_dir: Path, db_path: Path) -> None:
     if db_path.exists():
         raise ValueError(f"{db_path} exists; restore into a new database file")
     db_path.parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(db_path))
+    con = duckdb.connect(str(db_path), config=storage_config())  # in the format every DuckDB client reads
     try:
         con.execute(f"IMPORT DATABASE {_quoted_path(from_dir)}")
         con.close()

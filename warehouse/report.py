@@ -44,6 +44,11 @@ LINE_DASHES = ("", "6 3", "2 3", "8 3 2 3", "", "6 3")
 HISTORY_LINES = len(LINE_COLOURS)
 BARS_PER_CLASS = 5
 CHAR_WIDTH = 7.1  # average glyph width of 12 px semibold text, for placing labels without measuring
+# Phones get their own layout of each chart, drawn this wide with 13-14 px text (report.css), so
+# that it shows at about its own size on a 360-420 px screen instead of the desktop chart
+# shrunk to a third, with 4 px text.
+NARROW_WIDTH = 360
+NARROW_CHAR_WIDTH = 7.8  # 13 px semibold
 
 
 @dataclass(frozen=True)
@@ -188,6 +193,7 @@ def place_labels(
     bounds: tuple[float, float, float, float],
     avoid: list[tuple[float, float]] = (),
     obstacles: list[tuple[float, float, float, float]] = (),
+    char_width: float = CHAR_WIDTH,
 ) -> list[tuple[float, float, str, str] | None]:
     """Greedy label placement beside points: right, left, above, below; None when all collide.
 
@@ -198,7 +204,7 @@ def place_labels(
     placed += list(obstacles)
     result: list[tuple[float, float, str, str] | None] = []
     for x, y, text in anchors:
-        width = len(text) * CHAR_WIDTH
+        width = len(text) * char_width
         candidates = [
             (x + 8, y + 4, "start", (x + 8, y - 10, x + 8 + width, y + 4)),
             (x - 8, y + 4, "end", (x - 8 - width, y - 10, x - 8, y + 4)),
@@ -227,9 +233,10 @@ def _fmt(value: float) -> str:
     return f"{value:.1f}".rstrip("0").rstrip(".")
 
 
-def _svg_open(chart_id: str, width: int, height: int, marks: int, title: str, description: str) -> str:
+def _svg_open(chart_id: str, width: int, height: int, marks: int, title: str, description: str,
+              narrow: bool = False) -> str:
     return (
-        f'<svg id="{chart_id}" class="chart" data-points="{marks}" viewBox="0 0 {width} {height}" '
+        f'<svg id="{chart_id}" class="chart{" narrow" if narrow else ""}" data-points="{marks}" viewBox="0 0 {width} {height}" '
         f'width="{width}" height="{height}" role="img" aria-labelledby="{chart_id}-title {chart_id}-desc">'
         f'<title id="{chart_id}-title">{escape(title)}</title><desc id="{chart_id}-desc">{escape(description)}</desc>'
     )
@@ -338,7 +345,8 @@ def scatter_chart(rows: list[dict[str, Any]]) -> str:
 # --- chart (b): performance per dollar, grouped by memory class ---------------------------------------
 
 
-def ppd_chart(rows: list[dict[str, Any]]) -> str:
+def _ppd_groups(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The best cards of each memory class, usable ones first."""
     groups: list[tuple[str, list[dict[str, Any]]]] = []
     for label in MEMORY_CLASS_LABELS:
         members = sorted(
@@ -350,6 +358,11 @@ def ppd_chart(rows: list[dict[str, Any]]) -> str:
     unknown = [row for row in rows if memory_class(row.get("memory_gb")) is None][:BARS_PER_CLASS]
     if unknown:
         groups.append(("memory unknown", unknown))
+    return groups
+
+
+def ppd_chart(rows: list[dict[str, Any]]) -> str:
+    groups = _ppd_groups(rows)
 
     width, left, right, top = 1040, 230, 80, 34
     bar, gap, group_gap = 20, 6, 30
@@ -483,6 +496,197 @@ def history_chart(history: list[dict[str, Any]], models: list[str]) -> str:
     return _svg_open("chart-history", width, height, marks, title, description) + "".join(parts) + "</svg>"
 
 
+# --- the same three charts laid out for a phone -------------------------------------------------------
+
+
+def _legend_entry(x: float, y: float, swatch: str, label: str) -> str:
+    return swatch + f'<text class="legend" x="{_fmt(x + 20)}" y="{_fmt(y + 5)}">{escape(label)}</text>'
+
+
+def scatter_chart_narrow(rows: list[dict[str, Any]]) -> str:
+    """Chart (a) for a narrow screen: square-ish plot, fewer labelled ticks, the legend below."""
+    width, left, right, top, plot = NARROW_WIDTH, 48, 12, 14, 300
+    axis_y = top + plot
+    prices = [row["price_usd"] for row in rows]
+    perfs = [row["relative_perf"] for row in rows]
+    x = Axis(min(prices) / 1.35, max(prices) * 1.35, left, width - right, log=True)
+    y_ticks = nice_ticks(0.0, max(perfs) * 1.08, 5)
+    y = Axis(y_ticks[0], y_ticks[-1], axis_y, top)
+    reference = rows[0]["reference_gpu"] if rows else "the reference"
+
+    parts = []
+    x_ticks = log_ticks(x.low, x.high)
+    decades = [tick for tick in x_ticks if f"{tick:g}".lstrip("0.").startswith("1")]
+    labelled = decades if len(decades) >= 2 else x_ticks
+    for tick in x_ticks:
+        px = x(tick)
+        parts.append(f'<line class="grid" x1="{_fmt(px)}" y1="{top}" x2="{_fmt(px)}" y2="{axis_y}"/>')
+        if tick in labelled:
+            parts.append(f'<text class="tick" x="{_fmt(px)}" y="{axis_y + 18}" text-anchor="middle">{usd_tick(tick)}</text>')
+    for tick in y_ticks:
+        py = y(tick)
+        parts.append(f'<line class="grid" x1="{left}" y1="{_fmt(py)}" x2="{width - right}" y2="{_fmt(py)}"/>')
+        parts.append(f'<text class="tick" x="{left - 6}" y="{_fmt(py + 4)}" text-anchor="end">{tick:g}x</text>')
+    parts.append(f'<line class="axis" x1="{left}" y1="{axis_y}" x2="{width - right}" y2="{axis_y}"/>')
+    parts.append(f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{axis_y}"/>')
+    parts.append(f'<text class="axis-label" x="{(left + width - right) / 2}" y="{axis_y + 40}" text-anchor="middle">'
+                 "Price (USD, log scale)</text>")
+    parts.append(f'<text class="axis-label" transform="translate(14 {(top + axis_y) / 2}) rotate(-90)" '
+                 f'text-anchor="middle">Speed (1 = {escape(short_name(reference))})</text>')
+
+    candidates = [i for i, row in enumerate(rows) if usable(row)]
+    frontier = [candidates[i] for i in value_frontier([(prices[i], perfs[i]) for i in candidates])]
+    if len(frontier) > 1:
+        steps = [f"{_fmt(x(prices[frontier[0]]))},{_fmt(y(perfs[frontier[0]]))}"]
+        for previous, current in zip(frontier, frontier[1:]):
+            steps.append(f"{_fmt(x(prices[current]))},{_fmt(y(perfs[previous]))}")
+            steps.append(f"{_fmt(x(prices[current]))},{_fmt(y(perfs[current]))}")
+        parts.append(f'<polyline points="{" ".join(steps)}" fill="none" stroke="#1d2330" stroke-width="1.6" '
+                     f'stroke-dasharray="5 4" opacity="0.75"/>')
+    marks = 0
+    for index, row in enumerate(rows):
+        colour = CLASS_COLOURS.get(memory_class(row.get("memory_gb")), UNKNOWN_CLASS_COLOUR)
+        style = (f'fill="{colour}" stroke="#fff" stroke-width="1.5"' if usable(row)
+                 else f'fill="#fff" stroke="{colour}" stroke-width="2"')
+        parts.append(
+            f'<circle class="mark" cx="{_fmt(x(row["price_usd"]))}" cy="{_fmt(y(row["relative_perf"]))}" '
+            f'r="{6 if index in frontier else 5}" {style} data-tip="{escape(row_tip(row))}">'
+            f"<title>{escape(row_tip(row))}</title></circle>"
+        )
+        marks += 1
+    # Only the frontier is labelled: a phone has room for the point of the chart, not for every card.
+    anchors = [(x(prices[i]), y(perfs[i]), short_name(rows[i]["model"])) for i in frontier]
+    every_point = [(x(p), y(q)) for p, q in zip(prices, perfs)]
+    for placement in place_labels(anchors, (left, top, width - right, axis_y), every_point,
+                                  char_width=NARROW_CHAR_WIDTH):
+        if placement is not None:
+            tx, ty, anchor, text = placement
+            parts.append(f'<text class="point-label" x="{_fmt(tx)}" y="{_fmt(ty)}" text-anchor="{anchor}">'
+                         f"{escape(text)}</text>")
+
+    legend_top = axis_y + 62
+    entries = [(f'<circle cx="{{x}}" cy="{{y}}" r="6" fill="{CLASS_COLOURS[label]}"/>', label)
+               for label in MEMORY_CLASS_LABELS]
+    entries.append(('<line x1="{x0}" y1="{y}" x2="{x1}" y2="{y}" stroke="#1d2330" stroke-width="1.6" '
+                    'stroke-dasharray="5 4"/>', "value frontier"))
+    entries.append(('<circle cx="{x}" cy="{y}" r="5" fill="#fff" stroke="#7f7f7f" stroke-width="2"/>', "not usable"))
+    columns, row_height = 2, 22
+    for number, (swatch, label) in enumerate(entries):
+        ex = 12 + (number % columns) * (width - 24) / columns
+        ey = legend_top + (number // columns) * row_height
+        parts.append(_legend_entry(ex, ey, swatch.format(x=_fmt(ex + 7), y=_fmt(ey), x0=_fmt(ex), x1=_fmt(ex + 14)),
+                                   label))
+    height = legend_top + math.ceil(len(entries) / columns) * row_height
+
+    title = "Training speed against price"
+    description = f"{marks} cards; the dashed line joins cards that no other card beats on both price and speed."
+    return _svg_open("chart-scatter-narrow", width, height, marks, title, description, narrow=True) + "".join(parts) + "</svg>"
+
+
+def ppd_chart_narrow(rows: list[dict[str, Any]]) -> str:
+    """Chart (b) for a narrow screen: each card's name above its bar instead of beside it."""
+    groups = _ppd_groups(rows)
+    width, left, right, top = NARROW_WIDTH, 8, 44, 30
+    name_height, bar, gap, group_label, group_gap = 17, 14, 9, 22, 10
+    values = [row["perf_per_dollar"] for _, members in groups for row in members] or [1.0]
+    ticks = nice_ticks(0.0, max(values) * 1.05, 4)
+    x = Axis(0.0, ticks[-1], left, width - right)
+    bottom = top + sum(group_label + len(m) * (name_height + bar + gap) + group_gap for _, m in groups)
+    height = bottom + 24
+
+    parts = [f'<text class="axis-label" x="{left}" y="{top - 14}">Relative training speed per $1,000</text>']
+    for tick in ticks:
+        px = x(tick)
+        parts.append(f'<line class="grid" x1="{_fmt(px)}" y1="{top - 6}" x2="{_fmt(px)}" y2="{bottom}"/>')
+        parts.append(f'<text class="tick" x="{_fmt(px)}" y="{bottom + 17}" text-anchor="middle">{tick:g}</text>')
+    marks = 0
+    cursor = top
+    for label, members in groups:
+        colour = CLASS_COLOURS.get(label, UNKNOWN_CLASS_COLOUR)
+        parts.append(f'<text class="group-label" x="{left}" y="{cursor + 15}" fill="{colour}">{escape(label)}</text>')
+        cursor += group_label
+        for row in members:
+            name = short_name(row["model"]) + ("" if usable(row) else " \u2020")
+            length = x(row["perf_per_dollar"]) - left
+            faded = "" if usable(row) else ' fill-opacity="0.35" stroke-dasharray="3 2"'
+            bar_top = cursor + name_height
+            parts.append(f'<text class="bar-label" x="{left}" y="{cursor + 13}">{escape(name)}</text>')
+            parts.append(
+                f'<rect class="mark" x="{left}" y="{bar_top}" width="{_fmt(max(length, 1.0))}" height="{bar}" rx="3" '
+                f'fill="{colour}" stroke="{colour}"{faded} data-tip="{escape(row_tip(row))}">'
+                f"<title>{escape(row_tip(row))}</title></rect>"
+            )
+            parts.append(f'<text class="bar-value" x="{_fmt(left + length + 5)}" y="{bar_top + bar - 2}">'
+                         f"{row['perf_per_dollar']:.2f}</text>")
+            marks += 1
+            cursor += name_height + bar + gap
+        cursor += group_gap
+
+    title = "Performance per dollar by memory class"
+    description = f"{marks} bars: the best {BARS_PER_CLASS} cards of each memory class by speed per $1,000."
+    return _svg_open("chart-ppd-narrow", width, height, marks, title, description, narrow=True) + "".join(parts) + "</svg>"
+
+
+def history_chart_narrow(history: list[dict[str, Any]], models: list[str]) -> str:
+    """Chart (c) for a narrow screen: fewer date ticks, and a legend below instead of end labels."""
+    width, left, right, top, plot = NARROW_WIDTH, 48, 14, 14, 230
+    axis_y = top + plot
+    series = {model: sorted((p for p in history if p["model"] == model), key=lambda p: p["as_of"]) for model in models}
+    series = {model: points for model, points in series.items() if points}
+    marks = sum(len(points) for points in series.values())
+    if not series:
+        return _svg_open("chart-history-narrow", width, 60, 0, "Price history", "No price history yet.", narrow=True) + (
+            '<text x="8" y="34" class="axis-label">No price history recorded yet.</text></svg>'
+        )
+    days = [p["as_of"] for points in series.values() for p in points]
+    prices = [p["price_usd"] for points in series.values() for p in points]
+    first, last = min(days), max(days)
+    span = (last - first).days
+    x = Axis(-1.0, 1.0, left, width - right) if span == 0 else Axis(0.0, float(span), left, width - right)
+    y_ticks = nice_ticks(min(prices) * 0.9, max(prices) * 1.05, 5)
+    y = Axis(y_ticks[0], y_ticks[-1], axis_y, top)
+
+    def px(day: date) -> float:
+        return x(float((day - first).days))
+
+    parts = []
+    for tick in y_ticks:
+        py = y(tick)
+        parts.append(f'<line class="grid" x1="{left}" y1="{_fmt(py)}" x2="{width - right}" y2="{_fmt(py)}"/>')
+        parts.append(f'<text class="tick" x="{left - 6}" y="{_fmt(py + 4)}" text-anchor="end">{usd_tick(tick)}</text>')
+    for tick in date_ticks(first, last, 3) if span else [first]:
+        parts.append(f'<line class="grid" x1="{_fmt(px(tick))}" y1="{top}" x2="{_fmt(px(tick))}" y2="{axis_y}"/>')
+        parts.append(f'<text class="tick" x="{_fmt(px(tick))}" y="{axis_y + 18}" text-anchor="middle">'
+                     f"{tick:%b} {tick.day}</text>")
+    parts.append(f'<line class="axis" x1="{left}" y1="{axis_y}" x2="{width - right}" y2="{axis_y}"/>')
+    parts.append(f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{axis_y}"/>')
+    # No rotated axis title: the dollar ticks say what the axis is, and it would touch them here.
+
+    legend_top, row_height = axis_y + 44, 22
+    for number, (model, points) in enumerate(series.items()):
+        colour = LINE_COLOURS[number % len(LINE_COLOURS)]
+        dash = LINE_DASHES[number % len(LINE_DASHES)]
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+        path = " ".join(f"{_fmt(px(p['as_of']))},{_fmt(y(p['price_usd']))}" for p in points)
+        parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2.2"{dash_attr} '
+                     'stroke-linejoin="round"/>')
+        for p in points:
+            tip = f"{model}\n{p['as_of'].isoformat()}: {usd(p['price_usd'])} ({p['price_kind']}, n={p['price_n']})"
+            parts.append(
+                f'<circle class="mark" cx="{_fmt(px(p["as_of"]))}" cy="{_fmt(y(p["price_usd"]))}" r="3" '
+                f'fill="{colour}" data-tip="{escape(tip)}"><title>{escape(tip)}</title></circle>'
+            )
+        ly = legend_top + number * row_height
+        swatch = (f'<line x1="8" y1="{ly}" x2="30" y2="{ly}" stroke="{colour}" stroke-width="2.6"{dash_attr}/>')
+        parts.append(swatch + f'<text class="legend" x="38" y="{ly + 5}">{escape(short_name(model))} '
+                     f'<tspan class="legend-value">{usd(points[-1]["price_usd"])}</tspan></text>')
+    height = legend_top + len(series) * row_height - 4
+
+    title = "Price history of the top cards"
+    description = f"Daily prices of {len(series)} cards, {marks} observations from {first} to {last}."
+    return _svg_open("chart-history-narrow", width, height, marks, title, description, narrow=True) + "".join(parts) + "</svg>"
+
+
 # --- table, facts and footer --------------------------------------------------------------------------
 
 
@@ -548,13 +752,18 @@ def sources_footer(data: ReportData) -> str:
     credits = "".join(f"<li>{escape(line)}</li>" for line in attribution_lines(data.sources))
     return (
         "<footer><h2>Sources and freshness</h2>"
-        "<table><tr><th>Source</th><th>Kind</th><th>Last run</th><th>Last fetched</th><th>Data as of</th>"
-        f"<th>Attribution</th><th>Licence</th></tr>{rows}</table>"
+        '<div class="table-wrap"><table><tr><th>Source</th><th>Kind</th><th>Last run</th><th>Last fetched</th>'
+        f"<th>Data as of</th><th>Attribution</th><th>Licence</th></tr>{rows}</table></div>"
         f"<h2>Attribution</h2><ul>{credits}</ul>"
         f"<p>Ranking of {data.as_of.isoformat()}; speeds are training throughput relative to "
         f"{escape(data.rows[0]['reference_gpu'])}; prices include shipping, in USD. "
         f"Generated {data.generated_at.astimezone(timezone.utc):%Y-%m-%d %H:%M} UTC by gpuvalue.</p></footer>"
     )
+
+
+def _both_layouts(wide: str, narrow: str) -> str:
+    """Both layouts of a chart; report.css shows the one that suits the screen and hides the other."""
+    return f'<div class="wide-only">{wide}</div><div class="narrow-only">{narrow}</div>'
 
 
 def render_report(data: ReportData, *, top_n: int = 20) -> str:
@@ -573,24 +782,25 @@ def render_report(data: ReportData, *, top_n: int = 20) -> str:
             f"Each dot is a card at its current price. Cards on the dashed value frontier are not beaten on both "
             f"price and speed by any other card. Speed is relative to {reference}; hover a dot for its price date "
             f"and speed source.",
-            scatter_chart(data.rows),
+            _both_layouts(scatter_chart(data.rows), scatter_chart_narrow(data.rows)),
         ),
         (
             "Performance per dollar, by memory class",
             f"Relative training speed per $1,000, the best {BARS_PER_CLASS} per memory class. "
             "\u2020 marks cards you cannot use on a desktop or with current frameworks.",
-            ppd_chart(data.rows),
+            _both_layouts(ppd_chart(data.rows), ppd_chart_narrow(data.rows)),
         ),
         (
             "Price history of the top cards",
             f"Daily median price of the {len(top_models)} best-value usable cards, {span}.",
-            history_chart(data.history, top_models),
+            _both_layouts(history_chart(data.history, top_models), history_chart_narrow(data.history, top_models)),
         ),
         (
             f"Ranking: top {min(top_n, len(data.rows))} of {len(data.rows)}",
             "Price basis: sold = median of sold listings, asking = lower quartile of fixed-price asking prices, launch = launch price "
             "(no market data). Stale prices are older than the price window.",
-            ranking_table(data.rows[:top_n]),
+            '<p class="narrow-only small">Swipe the table sideways for every column.</p>'
+            f'<div class="table-wrap">{ranking_table(data.rows[:top_n])}</div>',
         ),
     ]
     body = "".join(

@@ -1,0 +1,84 @@
+"""`gpuvalue import listings` names the file in its errors and leaves out rows with an absurd price, saying which."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from gpuvalue.flows.cli import app
+from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.listing_csv import MAX_PRICE_USD, parse_listing_csv, read_listing_csv
+
+runner = CliRunner()
+IMPORTED = datetime(2021, 6, 1, 9, 0, tzinfo=UTC)
+HEADER = "title,subtitle,price,shipping,total_price,sold_date,link\n"
+GOOD = "NVIDIA GeForce RTX 3090 24GB Founders Edition,,700,10,710,2020-12-01,https://www.ebay.com/itm/1234567890\n"
+
+
+def _csv(*rows: str) -> str:
+    return HEADER + GOOD + "".join(rows)
+
+
+@pytest.mark.parametrize("row, reason", [
+    ("RTX 3090,,1e9,0,0,2020-12-02,https://www.ebay.com/itm/1234567891", "price $1,000,000,000 is above $100,000"),
+    ("RTX 3090,,99990,20,0,2020-12-02,https://www.ebay.com/itm/1234567891", "price $100,010 is above $100,000"),
+    ("RTX 3090,,nan,0,0,2020-12-02,https://www.ebay.com/itm/1234567891", "price 'nan' is not a finite number"),
+    ("RTX 3090,,inf,0,0,2020-12-02,https://www.ebay.com/itm/1234567891", "price 'inf' is not a finite number"),
+    ("RTX 3090,,700,Infinity,0,2020-12-02,https://www.ebay.com/itm/1234567891", "shipping 'Infinity' is not a finite number"),
+])
+def test_an_absurd_price_leaves_its_row_out_with_a_reason(row, reason):
+    got = read_listing_csv(_csv(row + "\n"), "import:t", IMPORTED)
+    assert [listing.price for listing in got.listings] == [700.0]
+    assert got.rejected == [(3, reason)]
+    assert parse_listing_csv(_csv(row + "\n"), "import:t", IMPORTED) == got.listings
+
+
+def test_the_limit_is_in_usd():
+    rows = ("RTX 3090,,90000,0,0,2020-12-02,https://www.ebay.com/itm/1234567891,USD\n"
+            "RTX 3090,,95000,0,0,2020-12-03,https://www.ebay.com/itm/1234567892,JPY\n"  # about $900
+            "RTX 3090,,95000,0,0,2020-12-04,https://www.ebay.com/itm/1234567893,GBP\n")  # above $100,000
+    got = read_listing_csv(HEADER.replace("link\n", "link,currency\n") + rows, "import:t", IMPORTED)
+    assert [listing.price for listing in got.listings] == [90000.0, 95000.0]
+    assert len(got.rejected) == 1 and got.rejected[0][0] == 4
+    assert got.rejected[0][1].startswith("price 95,000 GBP ($1") and got.rejected[0][1].endswith(f"is above ${MAX_PRICE_USD:,.0f}")
+
+
+def test_errors_name_the_file():
+    bad = _csv("RTX 3090,,abc,0,0,2020-12-02,https://www.ebay.com/itm/1234567891\n")
+    with pytest.raises(ParseError) as err:
+        read_listing_csv(bad, "import:t", IMPORTED, url="sold-2020.csv")
+    assert str(err.value) == "import:t: cannot parse sold-2020.csv: row 3: bad price 'abc'"
+    with pytest.raises(ParseError, match="cannot parse sold-2020.csv: CSV lacks required column"):
+        parse_listing_csv("title,price\nx,1\n", "import:t", IMPORTED, url="sold-2020.csv")
+
+
+def test_the_command_names_the_file_in_its_error(tmp_path):
+    path = tmp_path / "sold.csv"
+    path.write_text(_csv("RTX 3090,,abc,0,0,2020-12-02,https://www.ebay.com/itm/1234567891\n"))
+    res = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(tmp_path / "g.duckdb")])
+    assert res.exit_code == 2, res.output
+    assert res.output.strip() == f"error: import:t: cannot parse {path}: row 3: bad price 'abc'"
+    assert "<unknown url>" not in res.output
+    path.write_bytes(HEADER.encode() + b"RTX 3090 \xff\xfe,,700,0,700,2020-12-02,\n")
+    res = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(tmp_path / "g.duckdb")])
+    assert res.exit_code == 2 and res.output.startswith(f"error: {path} is not UTF-8 text"), res.output
+
+
+def test_the_command_counts_and_reports_skipped_rows(tmp_path):
+    path = tmp_path / "sold.csv"
+    path.write_text(_csv("RTX 3090,,1e9,0,0,2020-12-02,https://www.ebay.com/itm/1234567891\n",
+                         "RTX 3080,,nan,0,0,2020-12-02,https://www.ebay.com/itm/1234567892\n"))
+    db = tmp_path / "g.duckdb"
+    res = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert "imported 1 listings" in res.stdout and "skipped 2 row(s) with an absurd price" in res.stdout
+    assert res.stderr.splitlines() == ["skipped: row 3: price $1,000,000,000 is above $100,000",
+                                       "skipped: row 4: price 'nan' is not a finite number"]
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT max(total_usd), count(*) FROM listings").fetchone() == (710.0, 1)
+    finally:
+        con.close()

@@ -1,0 +1,46 @@
+"""`gpuvalue recommend` refuses budgets, memory, hours and prices that make no sense, in one line, before reading the database."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuvalue.flows.cli import app
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--budget", "nan"], "--budget must be a positive number"),
+        (["--budget", "inf"], "--budget must be a positive number"),
+        (["--budget", "-100"], "--budget must be a positive number"),
+        (["--budget", "0"], "--budget must be a positive number"),
+        (["--budget", "800", "--min-memory", "-3"], "--min-memory must be 0 GB or more, not -3"),
+        (["--budget", "800", "--min-memory", "nan"], "--min-memory must be 0 GB or more"),
+        (["--budget", "800", "--kwh-price", "0.3", "--hours-per-day", "30"], "--hours-per-day must be between 0 and 24, not 30"),
+        (["--budget", "800", "--kwh-price", "0.3", "--hours-per-day", "-1"], "--hours-per-day must be between 0 and 24"),
+        (["--budget", "800", "--kwh-price", "0.3", "--hours-per-day", "nan"], "--hours-per-day must be between 0 and 24"),
+        (["--budget", "800", "--kwh-price", "-1", "--hours-per-day", "8"], "--kwh-price must be 0 or more USD per kWh, not -1"),
+        (["--budget", "800", "--kwh-price", "inf", "--hours-per-day", "8"], "--kwh-price must be 0 or more"),
+    ],
+)
+def test_bad_numbers_are_one_line_errors(tmp_path, args, message):
+    res = runner.invoke(app, ["recommend", *args, "--db", str(tmp_path / "none.duckdb")])
+    assert res.exit_code == 2, res.output
+    lines = [line for line in res.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0], res.output
+    assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("args", [
+    ["--budget", "800"],
+    ["--budget", "800", "--min-memory", "0"],
+    ["--budget", "800", "--kwh-price", "0", "--hours-per-day", "0"],
+    ["--budget", "800", "--kwh-price", "0.3", "--hours-per-day", "24"],
+])
+def test_edge_values_are_accepted(tmp_path, args):
+    # Past validation, the next complaint is the missing database.
+    res = runner.invoke(app, ["recommend", *args, "--db", str(tmp_path / "none.duckdb")])
+    assert res.exit_code == 2 and "no database at" in res.output, res.output
