@@ -1,4 +1,4 @@
--- Schema version 9: what each source is and whom it credits, written by every run from the
+-- Schema version 10: what each source is and whom it credits, written by every run from the
 -- source registry, so exports, the feed and ad-hoc SQL name a source's kind, attribution and
 -- licence from the warehouse itself.
 CREATE TABLE sources (
