@@ -27,7 +27,8 @@ DAYS = "SELECT model, kind, obs_date, n FROM price_observation_days ORDER BY ALL
 RECOUNT = "SELECT model, kind, obs_date, count(*) FROM stg_price_observations GROUP BY ALL ORDER BY ALL"
 
 # The daily price as it was computed before the observations were materialized: straight from
-# listings and snapshots, every listing deduplicated per window. Kept here as the reference.
+# listings and snapshots, every listing deduplicated per window, every candidate window judged
+# (the trailing one and one ending on each observation day before it). Kept here as the reference.
 PRICES_FROM_RAW_TABLES = """
 WITH obs AS (
     SELECT source, listing_id, model, 'sold' AS kind, CAST(sold_at AS DATE) AS obs_date, total_usd AS usd
@@ -43,28 +44,29 @@ WITH obs AS (
       AND coalesce(l.buying_option, '') NOT LIKE '%AUCTION%' AND s.seen_date <= $as_of
 ),
 anchors AS (
-    SELECT model, kind, CASE WHEN max(obs_date) > CAST($as_of AS DATE) - $w THEN CAST($as_of AS DATE)
-                             ELSE max(obs_date) END AS anchor
-    FROM obs GROUP BY ALL
+    SELECT DISTINCT model, kind, CAST($as_of AS DATE) AS anchor FROM obs WHERE obs_date > CAST($as_of AS DATE) - $w
+    UNION
+    SELECT DISTINCT model, kind, obs_date FROM obs WHERE obs_date <= CAST($as_of AS DATE) - $w
 ),
 in_window AS (
-    SELECT o.*, ln(o.usd) AS lp FROM obs AS o JOIN anchors AS a USING (model, kind)
+    SELECT o.*, a.anchor, ln(o.usd) AS lp FROM obs AS o JOIN anchors AS a USING (model, kind)
     WHERE o.obs_date <= a.anchor AND o.obs_date > a.anchor - $w
-    QUALIFY row_number() OVER (PARTITION BY o.model, o.kind, o.source, o.listing_id ORDER BY o.obs_date DESC) = 1
+    QUALIFY row_number() OVER (PARTITION BY o.model, o.kind, a.anchor, o.source, o.listing_id ORDER BY o.obs_date DESC) = 1
 ),
-centre AS (SELECT model, kind, median(lp) AS med FROM in_window GROUP BY ALL),
+centre AS (SELECT model, kind, anchor, median(lp) AS med FROM in_window GROUP BY ALL),
 spread AS (
-    SELECT w.model, w.kind, c.med, greatest(3 * 1.4826 * median(abs(w.lp - c.med)), ln(1.5)) AS tol
-    FROM in_window AS w JOIN centre AS c USING (model, kind) GROUP BY ALL
+    SELECT w.model, w.kind, w.anchor, c.med, greatest(3 * 1.4826 * median(abs(w.lp - c.med)), ln(1.5)) AS tol
+    FROM in_window AS w JOIN centre AS c USING (model, kind, anchor) GROUP BY ALL
 ),
-kept AS (SELECT w.* FROM in_window AS w JOIN spread AS s USING (model, kind) WHERE abs(w.lp - s.med) <= s.tol),
-stats AS (
-    SELECT model, kind, count(*) AS n, median(usd) AS med_usd, quantile_cont(usd, 0.25) AS q1,
+kept AS (SELECT w.* FROM in_window AS w JOIN spread AS s USING (model, kind, anchor) WHERE abs(w.lp - s.med) <= s.tol),
+counted AS (
+    SELECT model, kind, anchor, count(*) AS n, median(usd) AS med_usd, quantile_cont(usd, 0.25) AS q1,
            quantile_cont(usd, 0.75) AS q3, max(obs_date) AS price_as_of
-    FROM kept GROUP BY ALL HAVING count(*) >= $min_count
-)
+    FROM kept GROUP BY model, kind, anchor HAVING count(*) >= $min_count
+),
+newest AS (SELECT * FROM counted QUALIFY row_number() OVER (PARTITION BY model, kind ORDER BY anchor DESC) = 1)
 SELECT model, round(CASE WHEN kind = 'sold' THEN med_usd ELSE q1 END, 2), kind, n, round(q1, 2), round(q3, 2), price_as_of
-FROM stats
+FROM newest
 QUALIFY row_number() OVER (PARTITION BY model ORDER BY (price_as_of > CAST($as_of AS DATE) - $w) DESC,
                            (kind = 'sold') DESC, price_as_of DESC) = 1
 ORDER BY model
