@@ -18,7 +18,7 @@ WITH spans AS (
     SELECT model, kind, obs_date, usd,
            least(obs_date + ($window_days - 1), coalesce(next_date - 1, obs_date + ($window_days - 1))) AS last_anchor
     FROM price_observations
-    WHERE obs_date <= $end
+    WHERE kind IN ('sold', 'asking') AND obs_date <= $end
 )
 -- One row per (model, kind, day, last anchor day): the unit a window is assembled from.
 SELECT model, kind, obs_date, last_anchor, list(usd) AS usds FROM spans GROUP BY ALL ORDER BY obs_date;

@@ -12,7 +12,8 @@
 -- window never hides a full older one: a card with 13 sales a year ago and one sale last month
 -- keeps the price of those 13 sales, stale, instead of dropping out of the ranking.
 -- Price: median of sold listings when a sold window counts, else the lower quartile of asking
--- prices (flagged asking), else no price; a fresh price beats a stale one of either kind.
+-- prices (flagged asking), else no price; a fresh price beats a stale one of either kind. Only the
+-- own kinds, sold and asking, make a price: a published index (kind 'index') never does.
 DELETE FROM prices_daily WHERE as_of = $as_of;
 
 -- The windows judged, one row each: (model, kind, window end, day before the window's start).
@@ -55,7 +56,8 @@ FROM kept;
 -- First the trailing window of every model and kind observed in it.
 INSERT INTO price_anchors
 SELECT DISTINCT model, kind, CAST($as_of AS DATE), CAST($as_of AS DATE) - $window_days
-FROM price_observation_days WHERE obs_date <= $as_of AND obs_date > CAST($as_of AS DATE) - $window_days;
+FROM price_observation_days
+WHERE kind IN ('sold', 'asking') AND obs_date <= $as_of AND obs_date > CAST($as_of AS DATE) - $window_days;
 
 INSERT INTO price_windows SELECT * FROM price_window_stats;
 
@@ -69,7 +71,7 @@ WITH days AS (
     SELECT model, kind, obs_date,
            sum(n) OVER (PARTITION BY model, kind ORDER BY obs_date - DATE '1970-01-01'
                         RANGE BETWEEN $window_days - 1 PRECEDING AND CURRENT ROW) AS raw_n
-    FROM price_observation_days WHERE obs_date <= CAST($as_of AS DATE) - $window_days
+    FROM price_observation_days WHERE kind IN ('sold', 'asking') AND obs_date <= CAST($as_of AS DATE) - $window_days
 )
 SELECT d.model, d.kind, d.obs_date, d.obs_date - $window_days
 FROM days AS d
