@@ -69,7 +69,8 @@ def load_price_index(con: duckdb.DuckDBPyConnection, points: Iterable[PriceIndex
 def price_index_alarms(con: duckdb.DuckDBPyConnection, *, max_rel_diff: float = ALARM_MAX_REL_DIFF,
                        min_own: int = ALARM_MIN_OWN) -> list[dict]:
     """Model-months where the index and the own sold median disagree by more than ``max_rel_diff``."""
-    cursor = con.execute(statements("quality_price_index_alarms")[0], {"max_rel_diff": max_rel_diff, "min_own": min_own})
+    params = {"max_rel_diff": max_rel_diff, "min_own": min_own}
+    cursor = con.execute(statements("quality_price_index_alarms")[0], params)
     names = [column[0] for column in cursor.description]
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 

@@ -11,7 +11,7 @@ import pytest
 from gpuvalue.warehouse import backfill as bf
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database
-from test_price_observations import MATERIALIZED, PRICES_FROM_RAW_TABLES
+from price_rule_reference import MATERIALIZED, PRICES_FROM_RAW_TABLES
 
 AS_OF = date(2026, 11, 30)
 WINDOW, MIN_COUNT = 30, 3
