@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from gpuvalue.flows.cli import app
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database
+from price_rule_reference import MATERIALIZED, PRICES_FROM_RAW_TABLES
 from test_backfill import END, MIN_COUNT, REF, START, WINDOW, _crafted_history
 
 runner = CliRunner()
@@ -25,52 +26,6 @@ TABLE = "SELECT source, listing_id, model, kind, obs_date, next_date, usd FROM p
 VIEW = "SELECT source, listing_id, model, kind, obs_date, next_date, usd FROM stg_price_observations ORDER BY ALL"
 DAYS = "SELECT model, kind, obs_date, n FROM price_observation_days ORDER BY ALL"
 RECOUNT = "SELECT model, kind, obs_date, count(*) FROM stg_price_observations GROUP BY ALL ORDER BY ALL"
-
-# The daily price as it was computed before the observations were materialized: straight from
-# listings and snapshots, every listing deduplicated per window. Kept here as the reference.
-PRICES_FROM_RAW_TABLES = """
-WITH obs AS (
-    SELECT source, listing_id, model, 'sold' AS kind, CAST(sold_at AS DATE) AS obs_date, total_usd AS usd
-    FROM listings
-    WHERE sold AND model IS NOT NULL AND total_usd > 0 AND coalesce(quantity, 1) = 1
-      AND condition_class IN ('used', 'refurbished', 'open_box') AND sold_at IS NOT NULL
-      AND sold_at < CAST($as_of AS DATE) + INTERVAL 1 DAY
-    UNION ALL
-    SELECT s.source, s.listing_id, l.model, 'asking', s.seen_date, s.total_usd
-    FROM listing_snapshots AS s JOIN listings AS l USING (source, listing_id)
-    WHERE NOT l.sold AND l.model IS NOT NULL AND s.total_usd > 0 AND coalesce(l.quantity, 1) = 1
-      AND l.condition_class IN ('used', 'refurbished', 'open_box')
-      AND coalesce(l.buying_option, '') NOT LIKE '%AUCTION%' AND s.seen_date <= $as_of
-),
-anchors AS (
-    SELECT model, kind, CASE WHEN max(obs_date) > CAST($as_of AS DATE) - $w THEN CAST($as_of AS DATE)
-                             ELSE max(obs_date) END AS anchor
-    FROM obs GROUP BY ALL
-),
-in_window AS (
-    SELECT o.*, ln(o.usd) AS lp FROM obs AS o JOIN anchors AS a USING (model, kind)
-    WHERE o.obs_date <= a.anchor AND o.obs_date > a.anchor - $w
-    QUALIFY row_number() OVER (PARTITION BY o.model, o.kind, o.source, o.listing_id ORDER BY o.obs_date DESC) = 1
-),
-centre AS (SELECT model, kind, median(lp) AS med FROM in_window GROUP BY ALL),
-spread AS (
-    SELECT w.model, w.kind, c.med, greatest(3 * 1.4826 * median(abs(w.lp - c.med)), ln(1.5)) AS tol
-    FROM in_window AS w JOIN centre AS c USING (model, kind) GROUP BY ALL
-),
-kept AS (SELECT w.* FROM in_window AS w JOIN spread AS s USING (model, kind) WHERE abs(w.lp - s.med) <= s.tol),
-stats AS (
-    SELECT model, kind, count(*) AS n, median(usd) AS med_usd, quantile_cont(usd, 0.25) AS q1,
-           quantile_cont(usd, 0.75) AS q3, max(obs_date) AS price_as_of
-    FROM kept GROUP BY ALL HAVING count(*) >= $min_count
-)
-SELECT model, round(CASE WHEN kind = 'sold' THEN med_usd ELSE q1 END, 2), kind, n, round(q1, 2), round(q3, 2), price_as_of
-FROM stats
-QUALIFY row_number() OVER (PARTITION BY model ORDER BY (price_as_of > CAST($as_of AS DATE) - $w) DESC,
-                           (kind = 'sold') DESC, price_as_of DESC) = 1
-ORDER BY model
-"""
-MATERIALIZED = ("SELECT model, price_usd, price_kind, price_n, price_q1, price_q3, price_as_of FROM prices_daily "
-                "WHERE as_of = ? ORDER BY model")
 
 
 @pytest.fixture

@@ -24,9 +24,15 @@ MONTHS_PER_BATCH = 3
 def _anchor_batches(con: duckdb.DuckDBPyConnection, months: int = MONTHS_PER_BATCH) -> list[tuple[date, date]]:
     """First and last needed window end of each run of `months` calendar months, oldest first."""
     return con.execute(
-        "SELECT min(anchor), max(anchor) FROM backfill_anchors "
+        "SELECT min(anchor), max(anchor) FROM backfill_needed "
         "GROUP BY (year(anchor) * 12 + month(anchor) - 1) // ? ORDER BY 1", [months]
     ).fetchall()
+
+
+def _judge_needed_windows(con: duckdb.DuckDBPyConnection, params: dict) -> None:
+    """Statistics of every window in backfill_needed, into backfill_stats, a batch of months at a time."""
+    for a0, a1 in _anchor_batches(con):
+        _run_file(con, "backfill_prices_windows", {**params, "a0": a0, "a1": a1})
 
 
 def backfill_prices(con: duckdb.DuckDBPyConnection, start: date, end: date, window_days: int, min_count: int) -> int:
@@ -38,8 +44,9 @@ def backfill_prices(con: duckdb.DuckDBPyConnection, start: date, end: date, wind
         raise ValueError(f"backfill range is empty: {start} > {end}")
     params = {"start": start, "end": end, "window_days": window_days, "min_count": min_count}
     _run_file(con, "backfill_prices", params)
-    for a0, a1 in _anchor_batches(con):
-        _run_file(con, "backfill_prices_windows", {**params, "a0": a0, "a1": a1})
+    _judge_needed_windows(con, params)  # each day's trailing window
+    _run_file(con, "backfill_prices_fallback", params)
+    _judge_needed_windows(con, params)  # the earlier windows of days whose trailing one does not count
     _run_file(con, "backfill_prices_resolve", params)
     return con.execute("SELECT count(*) FROM prices_daily WHERE as_of BETWEEN ? AND ?", [start, end]).fetchall()[0][0]
 

@@ -255,8 +255,10 @@ def feed_inputs(con: duckdb.DuckDBPyConnection) -> tuple[dict[date, list[dict[st
     days: dict[date, list[dict[str, Any]]] = defaultdict(list)
     for row in _dicts(con.execute("SELECT * FROM ranking_daily ORDER BY as_of, rank, model")):
         days[row["as_of"]].append(row)
+    # The own price kinds only: a published index's months (kind 'index') are no price moves.
     history = _dicts(
-        con.execute("SELECT as_of, model, price_usd, price_kind, price_n FROM price_history ORDER BY model, as_of")
+        con.execute("SELECT as_of, model, price_usd, price_kind, price_n FROM price_history "
+                    "WHERE price_kind IN ('sold', 'asking', 'launch') ORDER BY model, as_of")
     )
     return dict(days), history
 

@@ -287,20 +287,6 @@ def replace_scaling(con: duckdb.DuckDBPyConnection, source: str, rows: Sequence[
     return _replace_source_rows(con, "perf_scaling", source, rows)
 
 
-# The day before the oldest window the daily price of $as_of can use: a model without observations
-# in the trailing window falls back to the window ending on its newest one.
-EARLIEST_WINDOW_START = """
-SELECT min(CASE WHEN newest > CAST($as_of AS DATE) - $window_days THEN CAST($as_of AS DATE) ELSE newest END)
-       - $window_days
-FROM (SELECT max(obs_date) AS newest FROM price_observation_days WHERE obs_date <= $as_of GROUP BY model, kind)
-"""
-
-
-def _earliest_window_start(con: duckdb.DuckDBPyConnection, as_of: date, window_days: int) -> date:
-    since = con.execute(EARLIEST_WINDOW_START, {"as_of": as_of, "window_days": window_days}).fetchall()[0][0]
-    return since if since is not None else as_of
-
-
 def materialize_day(
     con: duckdb.DuckDBPyConnection,
     as_of: date,
@@ -327,7 +313,6 @@ def materialize_day(
         "min_count": min_count,
         "precision": precision,
         "reference": reference,
-        "since": _earliest_window_start(con, as_of, window_days),
     }
     with transaction(con):
         _run_file(con, "prices_daily", params)

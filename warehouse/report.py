@@ -821,7 +821,9 @@ def render_report(data: ReportData, *, top_n: int = 20) -> str:
 
 def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None = None) -> ReportData:
     rows = ranking_rows(con)
-    cursor = con.execute("SELECT as_of, model, price_usd, price_kind, price_n FROM price_history ORDER BY model, as_of")
+    # The own price kinds only: the chart draws the ranking's prices, not a published index.
+    cursor = con.execute("SELECT as_of, model, price_usd, price_kind, price_n FROM price_history "
+                         "WHERE price_kind IN ('sold', 'asking', 'launch') ORDER BY model, as_of")
     names = [column[0] for column in cursor.description]
     history = [dict(zip(names, values)) for values in cursor.fetchall()]
     return ReportData(

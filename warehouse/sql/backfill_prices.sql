@@ -1,5 +1,5 @@
--- Prices for every as_of date from $start to $end at once, step 1 of 3 ($start, $end, $window_days):
--- the observations and, for each day, the window its price comes from.
+-- Prices for every as_of date from $start to $end at once, step 1 of 4 ($start, $end, $window_days):
+-- the observations and, for each day, the trailing window its price comes from when that counts.
 --
 -- The result equals prices_daily.sql run once per day, row for row. prices_daily.sql judges each
 -- window afresh (median and MAD of the window, then the kept prices' median and quartiles), so the
@@ -18,13 +18,14 @@ WITH spans AS (
     SELECT model, kind, obs_date, usd,
            least(obs_date + ($window_days - 1), coalesce(next_date - 1, obs_date + ($window_days - 1))) AS last_anchor
     FROM price_observations
-    WHERE obs_date <= $end
+    WHERE kind IN ('sold', 'asking') AND obs_date <= $end
 )
 -- One row per (model, kind, day, last anchor day): the unit a window is assembled from.
 SELECT model, kind, obs_date, last_anchor, list(usd) AS usds FROM spans GROUP BY ALL ORDER BY obs_date;
 
--- The daily rule's window for each day: the trailing window ending that day when the model has an
--- observation in it, else the one ending on its newest observation (a stale price).
+-- The daily rule's first choice for each day: the trailing window ending that day, for every model
+-- and kind observed in it. Step 2 judges these windows, and the days whose trailing window does not
+-- count then look for an earlier one (backfill_prices_fallback.sql).
 CREATE OR REPLACE TEMP TABLE backfill_anchors AS
 WITH obs_days AS (
     SELECT DISTINCT model, kind, obs_date FROM backfill_groups
@@ -35,10 +36,13 @@ series AS (
 days AS (
     SELECT CAST(d AS DATE) AS as_of FROM range(CAST($start AS DATE), CAST($end AS DATE) + 1, INTERVAL 1 DAY) AS r(d)
 )
-SELECT s.model, s.kind, d.as_of,
-       CASE WHEN o.obs_date > d.as_of - $window_days THEN d.as_of ELSE o.obs_date END AS anchor
+SELECT s.model, s.kind, d.as_of, d.as_of AS anchor
 FROM series AS s CROSS JOIN days AS d
-ASOF JOIN obs_days AS o ON o.model = s.model AND o.kind = s.kind AND o.obs_date <= d.as_of;
+ASOF JOIN obs_days AS o ON o.model = s.model AND o.kind = s.kind AND o.obs_date <= d.as_of
+WHERE o.obs_date > d.as_of - $window_days;
+
+-- The windows step 2 judges next (this table, then the fallback's).
+CREATE OR REPLACE TEMP TABLE backfill_needed AS SELECT DISTINCT model, kind, anchor FROM backfill_anchors;
 
 CREATE OR REPLACE TEMP TABLE backfill_stats (
     model VARCHAR, kind VARCHAR, anchor DATE, n BIGINT, quartiles DOUBLE[], price_as_of DATE

@@ -1,9 +1,26 @@
--- Prices for every as_of date, step 3 of 3 ($start, $end, $window_days, $min_count): each day takes its window's
--- statistics, then the daily rule's choice between sold and asking.
+-- Prices for every as_of date, step 4 of 4 ($start, $end, $window_days, $min_count): each day takes,
+-- per model and kind, its trailing window when that counts, else the newest earlier window that
+-- counts (step 3), then the daily rule's choice between sold and asking.
 INSERT INTO prices_daily BY NAME
-WITH resolved AS (
+WITH fresh AS (
     SELECT a.as_of, s.* FROM backfill_anchors AS a JOIN backfill_stats AS s USING (model, kind, anchor)
     WHERE s.n >= $min_count
+),
+-- Windows ending on an observation day: a trailing window of a day without observations is no
+-- candidate for a later day's fallback, as in the daily rule.
+obs_days AS (
+    SELECT DISTINCT model, kind, obs_date AS anchor FROM backfill_groups
+),
+counted AS (
+    SELECT s.* FROM backfill_stats AS s SEMI JOIN obs_days AS o USING (model, kind, anchor)
+    WHERE s.n >= $min_count
+),
+fallback AS (
+    SELECT f.as_of, c.* FROM backfill_fallback_days AS f
+    ASOF JOIN counted AS c ON c.model = f.model AND c.kind = f.kind AND c.anchor <= f.last_anchor
+),
+resolved AS (
+    SELECT * FROM fresh UNION ALL SELECT * FROM fallback
 ),
 chosen AS (
     SELECT *, row_number() OVER (
@@ -21,5 +38,7 @@ SELECT as_of, model,
 FROM chosen WHERE pick = 1;
 
 DROP TABLE backfill_stats;
+DROP TABLE backfill_needed;
+DROP TABLE backfill_fallback_days;
 DROP TABLE backfill_anchors;
 DROP TABLE backfill_groups;

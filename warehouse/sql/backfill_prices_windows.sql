@@ -1,5 +1,6 @@
--- Prices for every as_of date, step 2 of 3 ($a0, $a1, $window_days): the price statistics
--- of every needed window ending from $a0 to $a1, run once per month of anchors to bound memory.
+-- Prices for every as_of date, step 2 of 4 ($a0, $a1, $window_days): the price statistics
+-- of every needed window (backfill_needed) ending from $a0 to $a1, run once per three months of
+-- anchors to bound memory; run for the trailing windows, then again for the fallback's.
 --
 -- A RANGE frame over the day groups collects each window's groups as a list of lists; groups whose
 -- listings were seen again before the anchor (last_anchor) drop out. Then, on the window's prices,
@@ -8,7 +9,7 @@
 -- newest day with a kept price without recomputing logs.
 INSERT INTO backfill_stats
 WITH needed AS (
-    SELECT DISTINCT model, kind, anchor FROM backfill_anchors WHERE anchor BETWEEN $a0 AND $a1
+    SELECT DISTINCT model, kind, anchor FROM backfill_needed WHERE anchor BETWEEN $a0 AND $a1
 ),
 -- Only the groups inside some needed window: every frame evaluated at a needed anchor is complete.
 context AS (

@@ -1,0 +1,41 @@
+"""A published used-market price index: one card's average sold price over one calendar month.
+
+An index is somebody else's average (an editor's, after removing junk listings), so it is kept
+apart from the pipeline's own observations: it checks them (``price_index_vs_own``) and prices a
+card that has none, but it never enters the own sold or asking medians.
+
+Two dates, because an article published in one month may report another month's sales (the
+November 2023 article of Tom's Hardware's index reports October): ``month`` is what the prices
+are for, ``published`` the article they were read from.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from pydantic import Field, model_validator
+
+from gpuvalue.models.records import Record
+
+
+class PriceIndexPoint(Record):
+    """One row of a price index, as published, with the catalog model it names (or why none)."""
+
+    source: str
+    gpu_name: str  # as published, e.g. "GeForce RTX 3060 12GB"
+    model: str | None  # catalog model; None when the name is not exactly one (a wrong model is worse than none)
+    match_reason: str
+    month: date  # first day of the month the prices are for
+    avg_sold_usd: float = Field(gt=0)
+    quantity_sold: int | None = Field(default=None, ge=0)  # None when not given (or not a count)
+    published: date  # first day of the month of the article or file the row comes from
+    table: str  # which published file, e.g. "gpu_time_series.csv" or "data/2023-11/table_0.csv"
+
+    @model_validator(mode="after")
+    def _months(self) -> PriceIndexPoint:
+        for name in ("month", "published"):
+            if getattr(self, name).day != 1:
+                raise ValueError(f"{name} must be the first day of its month: {getattr(self, name)}")
+        if self.month > self.published:
+            raise ValueError(f"prices for {self.month} cannot be published in {self.published}")
+        return self

@@ -1,0 +1,82 @@
+"""Loading published price indexes and reading what they say about the pipeline's own prices.
+
+The index goes to its own table (migration 009), never into the observations the own medians are
+made of; views compare the two, and price_history shows it as the kind 'index'.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timezone
+
+import duckdb
+import pyarrow as pa
+
+from gpuvalue.models.price_index import PriceIndexPoint
+from gpuvalue.warehouse.sql_files import statements
+
+# Alarm when the own sold median and the index's average differ by more than this, either way.
+ALARM_MAX_REL_DIFF = 0.25
+# ... and only with this many own sales behind the median: fewer make no price either (price_min_count).
+ALARM_MIN_OWN = 3
+
+_SCHEMA = pa.schema([
+    ("source", pa.string()), ("gpu_name", pa.string()), ("model", pa.string()), ("match_reason", pa.string()),
+    ("month", pa.date32()), ("avg_sold_usd", pa.float64()), ("quantity_sold", pa.int32()), ("published", pa.date32()),
+    ("loaded_at", pa.timestamp("us")),
+])
+_COLUMNS = ", ".join(_SCHEMA.names)  # constants: SQL below is built from them only
+
+
+def _naive_utc(value: datetime) -> datetime:
+    return value.astimezone(timezone.utc).replace(tzinfo=None) if value.tzinfo is not None else value
+
+
+def load_price_index(con: duckdb.DuckDBPyConnection, points: Iterable[PriceIndexPoint], loaded_at: datetime, *,
+                     source: str | None = None) -> int:
+    """Replace each source's rows with its points; returns the rows written.
+
+    A re-import is the new truth for its source, as with performance figures, so rows a source no
+    longer publishes go. Give ``source`` to replace a source that returned no points (and to refuse
+    another source's points). Where one batch holds a name's month twice (a later article revising
+    an earlier one), the newest article wins. The caller owns the transaction.
+    """
+    points = list(points)
+    sources = {p.source for p in points}
+    if source is not None:
+        others = sorted(sources - {source})
+        if others:
+            raise ValueError(f"points of {', '.join(others)} passed as {source}'s")
+        sources.add(source)
+    keyed: dict[tuple[str, str, object], PriceIndexPoint] = {}
+    for p in sorted(points, key=lambda p: p.published):
+        keyed[(p.source, p.gpu_name, p.month)] = p
+    for name in sorted(sources):
+        con.execute("DELETE FROM price_index_monthly WHERE source = ?", [name])
+    if not keyed:
+        return 0
+    stamp = _naive_utc(loaded_at)
+    incoming = pa.Table.from_pylist(
+        [{**p.model_dump(exclude={"table"}), "loaded_at": stamp} for p in keyed.values()], schema=_SCHEMA)
+    con.register("incoming_price_index", incoming)
+    try:
+        con.execute(f"INSERT INTO price_index_monthly ({_COLUMNS}) SELECT {_COLUMNS} FROM incoming_price_index")
+    finally:
+        con.unregister("incoming_price_index")
+    return len(keyed)
+
+
+def price_index_alarms(con: duckdb.DuckDBPyConnection, *, max_rel_diff: float = ALARM_MAX_REL_DIFF,
+                       min_own: int = ALARM_MIN_OWN) -> list[dict]:
+    """Model-months where the index and the own sold median disagree by more than ``max_rel_diff``."""
+    params = {"max_rel_diff": max_rel_diff, "min_own": min_own}
+    cursor = con.execute(statements("quality_price_index_alarms")[0], params)
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def price_index_latest(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
+    """Each model's newest index month (average, quantity, month), by model."""
+    cursor = con.execute("SELECT * FROM price_index_latest ORDER BY model")
+    names = [column[0] for column in cursor.description]
+    return {row[0]: dict(zip(names, row)) for row in cursor.fetchall()}
