@@ -98,8 +98,19 @@ def _load_inference(ctx: StageContext, name: str, batches: list[ParsedSource]) -
     return P.load_inference(ctx.con, batches[-1], ctx.loaded_at)
 
 
-# Kinds the issues beside the core ones bring register their loader here.
-EXTRA_LOADERS: dict[str, Callable[[StageContext, str, list[ParsedSource]], int]] = {}
+def _load_price_index(ctx: StageContext, name: str, batches: list[ParsedSource]) -> int:
+    """A third kind of price: stored apart (price_index_monthly), never mixed into own medians."""
+    from gpuvalue.warehouse.price_index import load_price_index
+
+    points = [p for b in batches for p in b.records]
+    with load.transaction(ctx.con):
+        return load_price_index(ctx.con, points, ctx.loaded_at, source=name)
+
+
+# Kinds beyond the ranking's first four, each with its loader (a kind without one fails its source).
+EXTRA_LOADERS: dict[str, Callable[[StageContext, str, list[ParsedSource]], int]] = {
+    "price_index": _load_price_index,
+}
 
 
 def _store(ctx: StageContext, kind: str, name: str, batches: list[ParsedSource], result: StageResult) -> int:
