@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from gpuvalue.flows.cli import (
+from gpuvalue.flows.cli_app import (
     DbOpt, _dict_rows, _fail, _print_table, _reader, _settings, _write_json_lines, app, err, import_app, out,
 )
 

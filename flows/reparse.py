@@ -22,7 +22,7 @@ from typing import Annotated, Optional
 import typer
 
 from gpuvalue.flows import pipeline as P
-from gpuvalue.flows.cli import DbOpt, _fail, _parse_date, _settings, app, err, out
+from gpuvalue.flows.cli_app import DbOpt, _fail, _parse_date, _settings, app, err, out
 from gpuvalue.flows.settings import Settings
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.scrapers.archive import Archive, ArchiveEntry

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from gpuvalue.flows.cli import DbOpt, _fail, _settings, app, err
+from gpuvalue.flows.cli_app import DbOpt, _fail, _settings, app, err
 
 DEPLOYMENT_NAME = "gpuvalue-daily"
 FLOW_NAME = "gpuvalue-daily"
