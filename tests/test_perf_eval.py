@@ -13,13 +13,12 @@ from gpuvalue.models.perf_eval import (
     WORKLOAD_EVERY_FILE,
     WORKLOAD_FIXED,
     WORKLOAD_NESTED,
-    EvalRow,
     evaluate_loocv,
     evaluation_report,
     format_eval_table,
-    spearman,
 )
 from gpuvalue.models.perf_measured import relative_perf_from_lambda
+from gpuvalue.models.perf_scores import EvalRow, spearman
 from gpuvalue.models.perf_workload import workload_loocv_predictions
 from gpuvalue.scrapers.lambda_bench import LAMBDA_FILES
 from lambda_fixtures import FILES, PERF, fixture_path, lambda_tables
