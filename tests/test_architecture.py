@@ -21,6 +21,10 @@ on the way are not edges of their own.
 from __future__ import annotations
 
 import ast
+import re
+import subprocess
+import sys
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -384,3 +388,65 @@ def test_models_reach_no_io_library_through_other_modules():
     if problems:
         pytest.fail("models/ does no I/O, not even through the modules it imports:\n" + "\n".join(problems),
                     pytrace=False)
+
+
+# --- what a type checker sees ------------------------------------------------------------------
+
+_MYPY_LINE = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<message>.*?)(?:  \[(?P<code>[a-z-]+)\])?$")
+_UNRESOLVED_CODES = {"import-not-found", "import-untyped"}
+_QUOTED_MODULE = re.compile(r'"([\w.]+)"')
+
+
+def unresolved_project_imports(mypy_output: str) -> list[str]:
+    """mypy's errors about a ``gpuvalue.*`` import it could not resolve or would not analyse."""
+    found = []
+    for line in mypy_output.splitlines():
+        m = _MYPY_LINE.match(line)
+        if not m:
+            continue
+        about_imports = m["code"] in _UNRESOLVED_CODES or "Cannot find implementation or library stub" in m["message"]
+        modules = _QUOTED_MODULE.findall(m["message"])
+        if about_imports and any(name == PACKAGE or name.startswith(PACKAGE + ".") for name in modules):
+            found.append(line)
+    return found
+
+
+def test_unresolved_project_imports_are_recognised_in_mypy_output():
+    output = "\n".join([
+        'flows/cli.py:16: error: Skipping analyzing "gpuvalue.models.perf_label": module is installed, but missing '
+        "library stubs or py.typed marker  [import-untyped]",
+        'gpuvalue/flows/x.py:3: error: Cannot find implementation or library stub for module named "gpuvalue.nope"'
+        "  [import-not-found]",
+        'gpuvalue/scrapers/ebay_html.py:30: error: Library stubs not installed for "lxml"  [import-untyped]',
+        'gpuvalue/flows/cli.py:49: error: Missing return statement  [return]',
+    ])
+    assert [line.split(":")[0] for line in unresolved_project_imports(output)] == ["flows/cli.py", "gpuvalue/flows/x.py"]
+
+
+@pytest.mark.e2e
+def test_mypy_resolves_every_project_import(tmp_path):
+    """mypy, configured in pyproject.toml, sees every module of the package and resolves every
+    gpuvalue.* import. Its other findings are reported, not asserted: typing the code is a
+    separate job."""
+    pytest.importorskip("mypy")
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "mypy_cache")],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    elapsed = time.monotonic() - started
+    output = result.stdout + result.stderr
+    assert result.returncode in (0, 1), f"mypy did not run to the end (exit {result.returncode}):\n{output}"
+    assert "found twice" not in output and "Duplicate module" not in output, output
+    unresolved = unresolved_project_imports(output)
+    assert not unresolved, "mypy cannot resolve these project imports:\n" + "\n".join(unresolved)
+    summary = re.search(r"(?:checked|in) (\d+) source files?\)?$", output.strip())
+    assert summary, output[-2000:]
+    # At least every module of the four folders and gpuvalue/__init__.py (mypy also counts the data
+    # folders, as namespace packages): the package's code is seen, not only its __init__, which is
+    # all mypy saw while the package path was rewritten at run time.
+    assert int(summary[1]) >= len(project_sources()) + 1, summary[0]
+    reported = {line.split(":", 1)[0] for line in output.splitlines() if _MYPY_LINE.match(line)}
+    assert all(path.startswith(f"{PACKAGE}/") for path in reported), sorted(reported)
+    other = sum(1 for line in output.splitlines() if _MYPY_LINE.match(line))
+    print(f"mypy: {elapsed:.0f} s, no unresolved project import, {other} other errors")
