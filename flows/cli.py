@@ -12,117 +12,14 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 from rich.table import Table
+
+from gpuvalue.flows.cli_app import (
+    DbOpt, _check_db_path, _fail, _jsonable, _parse_date, _print_table, _reader, _settings, _write_json_lines, app, err,
+    out,
+)
 from gpuvalue.models.perf_label import is_low_confidence
 
-app = typer.Typer(
-    name="gpuvalue",
-    help="Which GPU gives the most deep-learning training speed per dollar, today.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-import_app = typer.Typer(help="Import historical data (e.g. sold listings from a CSV).", no_args_is_help=True)
-app.add_typer(import_app, name="import")
-
-# Outside a terminal (pipes, cron mail, CI logs) a wide table reads better than a folded one.
-out = Console(width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
-
-DbOpt = Annotated[Optional[Path], typer.Option("--db", help="DuckDB file (default data/gpuvalue.duckdb, or $GPUVALUE_DB).")]
-
-
-def _settings(db: Path | None = None):
-    from gpuvalue.flows.settings import Settings
-
-    try:
-        return Settings(**({"db": db} if db else {}))
-    except Exception as exc:
-        _fail(f"invalid settings: {exc}")
-
-
-def _check_db_path(path: Path) -> None:
-    """Refuse a database path that cannot become a DuckDB file, before anything is written beside it."""
-    if str(path) == ":memory:":
-        return
-    if path.is_dir():
-        _fail(f"the database path {path} is a directory; give a file in it, e.g. {path / 'gpuvalue.duckdb'} "
-              "(--db or GPUVALUE_DB)")
-    if path.exists() and not path.is_file():
-        _fail(f"the database path {path} is not a regular file (--db or GPUVALUE_DB)")
-    folder = path.parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        _fail(f"the database path {path} is inside {folder}, which is not a directory (--db or GPUVALUE_DB)")
-
-
-def _fail(message: str, code: int = 2):
-    from rich.markup import escape
-
-    # Messages quote user input (titles like "[USA-CA] [H] ..."): never read it as markup.
-    err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
-    raise typer.Exit(code)
-
-
-def _parse_date(value: str | None, flag: str = "--date") -> date | None:
-    if value is None:
-        return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        _fail(f"{flag} must be a date like 2026-11-30, not {value!r}")
-
-
-def _reader(db: Path | None):
-    from gpuvalue.warehouse.db import WarehouseError, open_database
-
-    settings = _settings(db)
-    try:
-        return open_database(settings.db, read_only=True)
-    except WarehouseError as exc:
-        _fail(str(exc))
-
-
-def _fmt(v) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return f"{v:,.2f}" if abs(v) >= 10 else f"{v:.3f}"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    return str(v)
-
-
-def _print_table(cols: list[str], rows: list[tuple], title: str | None = None) -> None:
-    t = Table(title=title, show_lines=False, header_style="bold")
-    for c in cols:
-        t.add_column(c, overflow="fold")
-    for r in rows:
-        t.add_row(*[_fmt(v) for v in r])
-    out.print(t)
-
-
-def _jsonable(v):
-    if isinstance(v, (date, datetime)):
-        return v.isoformat()
-    return v
-
-
-def _write_json_lines(rows) -> None:
-    """One JSON object per row on stdout: what `--json` promises scripts."""
-    for r in rows:
-        out.file.write(json.dumps({k: _jsonable(v) for k, v in r.items()}) + "\n")
-
-
-def _dict_rows(cur) -> list[dict]:
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur.fetchall()]
-
-
-RANK_COLUMNS = ("rank", "model", "memory_gb", "price_usd", "price_kind", "price_n", "price_q1", "price_q3",
-                "price_as_of", "stale", "relative_perf", "perf_source", "perf_per_dollar")
 RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price as of", "stale", "rel. perf",
                 "perf source", "perf per $1k"]
 
@@ -522,14 +419,14 @@ def main() -> None:
     app()
 
 
-# The remaining commands register themselves on `app` when imported.
+# The remaining commands register themselves on `app` (flows/cli_app.py) when imported; imported
+# last so that `gpuvalue --help` lists the commands above first.
 from gpuvalue.flows import commands as _commands  # noqa: E402,F401
 from gpuvalue.flows import reparse as _reparse  # noqa: E402,F401
 from gpuvalue.flows import serve as _serve  # noqa: E402,F401
 
 
 if __name__ == "__main__":
-    # Run as a module, this file is __main__ and the commands registered on gpuvalue.flows.cli.app.
-    from gpuvalue.flows.cli import main as _main
-
-    _main()
+    # Run as a module (python -m gpuvalue.flows.cli), this file is __main__; every command is on
+    # the one app in cli_app, so no second copy of this module is needed.
+    main()

@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from gpuvalue.flows.cli import (
+from gpuvalue.flows.cli_app import (
     DbOpt, _dict_rows, _fail, _print_table, _reader, _settings, _write_json_lines, app, err, import_app, out,
 )
 
@@ -91,13 +91,17 @@ def perf(
     if evaluate:
         from gpuvalue.flows.pipeline import make_client
         from gpuvalue.models.perf_eval import evaluation_report
+        from gpuvalue.models.perf_measured import relative_perf_from_lambda
+        from gpuvalue.scrapers.sources.lambda_bench import fetch_lambda_tables
 
         # The Lambda tables come through the replay archive: the evaluation is reproducible offline.
         client = make_client(_settings(db), replay=True)
         try:
-            out.print(evaluation_report(client=client), highlight=False)
+            lambda_perf = relative_perf_from_lambda(fetch_lambda_tables(client))
         finally:
             client.close()
+        out.print(evaluation_report(lambda_perf.figures, per_file=lambda_perf.per_file,
+                                    per_workload=lambda_perf.per_workload), highlight=False)
         return
     settings = _settings(db)
     con = _reader(db)

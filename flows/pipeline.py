@@ -214,7 +214,7 @@ def fitted_estimators(
     inputs computed it; otherwise it is computed, and stored when ``computed_at`` is given
     (a writing connection)."""
     from gpuvalue.models.perf_digest import estimate_inputs_digest
-    from gpuvalue.models.perf_estimate import fit_estimator
+    from gpuvalue.models.perf_workload import fit_estimator
     from gpuvalue.models.perf_measured import WorkloadRatio
     from gpuvalue.warehouse.estimate_cv import store_cv_error, stored_cv_error
 

@@ -23,7 +23,7 @@ import typer
 
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows import stages as S
-from gpuvalue.flows.cli import DbOpt, _fail, _parse_date, _settings, app, err, out
+from gpuvalue.flows.cli_app import DbOpt, _fail, _parse_date, _settings, app, err, out
 from gpuvalue.flows.settings import Settings
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource

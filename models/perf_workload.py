@@ -19,6 +19,9 @@ than the 2024 PyTorch one.
 The design and its four candidate forms were fixed before any cross-validation of it
 was run (docs/performance.md, "Roofline v3, per-workload"); the evaluation reports it
 with nested leave-one-card-out, the form chosen inside each outer fold.
+
+``fit_estimator`` (at the end) is the estimator the pipeline fits: this model when every
+training figure's per-workload ratios are known, else roofline v2.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from gpuvalue.models.perf_estimate import (
     ALPHA_GRID,
     CANDIDATE_FORMS,
     GAMMA_GRID,
+    Estimator,
     FamilyMiss,
     Features,
     FittedEstimate,
@@ -47,6 +51,7 @@ from gpuvalue.models.perf_estimate import (
     _Point,
     design_matrix,
     estimate_record,
+    fit_v2_estimator,
     linear_terms,
     scored_median_error,
     training_points,
@@ -493,3 +498,62 @@ def fit_workload_estimator(
         # The same problems as the fit above, so the folds reuse its fits of the same card sets.
         est.cv_median_abs_error = scored_median_error(_loocv(data, None, list(forms))[0], est.reference)
     return est
+
+
+# --- the pipeline's estimator: this model, or roofline v2 without the ratios -------------
+
+
+def fit_estimator(
+    measured: Sequence[PerfFigure],
+    features: Mapping[str, Features],
+    precision: Precision,
+    forms: Sequence[ModelForm] = CANDIDATE_FORMS,
+    *,
+    per_workload: Sequence[WorkloadRatio] = (),
+    cross_validate: bool = True,
+    known_cv_error: float | None = None,
+) -> Estimator | WorkloadEstimator:
+    """The pipeline's spec estimator for one precision.
+
+    ``cross_validate=False`` skips the nested cross-validation behind the attached
+    uncertainty (most of the cost) for callers that only predict, such as the held-out
+    check, which reports its own errors. ``known_cv_error`` skips it too and attaches that
+    error instead: the one a previous fit on the same inputs computed (the pipeline keys
+    it by ``models.perf_digest.estimate_inputs_digest``).
+
+    With the per-workload ratios behind every training figure (``per_workload``), this
+    module's per-workload model ("roofline v3"): its pre-registered nested cross-validation
+    beat roofline v2's median error at both precisions (docs/performance.md). Without them (a warehouse loaded before they were kept,
+    hand-made figures), roofline v2 as below.
+
+    Roofline v2: choose the form by leave-one-card-out on every usable measured card,
+    fit it on all of them; the attached uncertainty is the nested-CV median error (the
+    honest error for an unseen card, form choice included). ``measured`` may hold
+    several benchmark files' figures of one card (distinct ``source``); all of them are
+    fitted, with a per-file offset.
+    """
+    validate = cross_validate and known_cv_error is None
+    if per_workload and _has_every_ratio(measured, per_workload, features, precision):
+        headline = {}
+        for fig, _ in training_points(measured, features, precision):
+            headline.setdefault(fig.model, fig)
+        est: Estimator | WorkloadEstimator = fit_workload_estimator(
+            list(headline.values()), per_workload, features, precision, cross_validate=validate)
+    else:
+        est = fit_v2_estimator(measured, features, precision, forms, validate)
+    if known_cv_error is not None:
+        est.cv_median_abs_error = known_cv_error
+    return est
+
+
+def _has_every_ratio(
+    measured: Sequence[PerfFigure],
+    per_workload: Sequence[WorkloadRatio],
+    features: Mapping[str, Features],
+    precision: Precision,
+) -> bool:
+    """Whether every training figure's per-workload ratios are there (all or nothing:
+    the per-workload model predicts a card's figure from its ratios)."""
+    have = {(r.model, r.source) for r in per_workload if r.precision == precision}
+    pairs = training_points(measured, features, precision)
+    return bool(pairs) and all((fig.model, fig.source) in have for fig, _ in pairs)

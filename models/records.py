@@ -148,3 +148,13 @@ class FetchedPage(BaseModel):
     sha256: str
     body: bytes = Field(repr=False)
     content_type: str | None = None
+
+
+class LlamaCppCell(Record):
+    """One figure of an overview table: a GPU setup running one workload in one phase."""
+
+    gpu: str  # the table's name, hyphens and spaces normalised, without the "* N"
+    gpu_count: int  # cards the model was split over (1 for a single card)
+    workload: str  # a WORKLOADS value
+    phase: InferencePhase
+    tokens_per_s: float

@@ -29,8 +29,6 @@ and Data Center GPU Max (Xe-HPC).
 
 from __future__ import annotations
 
-PYTORCH_VERSION = "2.10"
-
 CUDA_WHEEL_TARGETS: dict[str, tuple[str, ...]] = {
     "cu126": ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0"),
     "cu128": ("7.5", "8.0", "8.6", "9.0", "10.0", "12.0"),

@@ -22,6 +22,10 @@ class FetchError(RuntimeError):
         super().__init__(f"{url}: {what}")
 
 
+class RobotsDisallowed(FetchError):
+    """robots.txt of the URL's site does not let us fetch it; not retried."""
+
+
 class NotRecordedError(FetchError):
     """Replay was asked for a URL that the archive holds no recording of."""
 

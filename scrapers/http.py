@@ -19,11 +19,10 @@ import hashlib
 import logging
 import random
 import re
-import sys
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
@@ -34,7 +33,7 @@ from pydantic import Field
 
 from gpuvalue import __version__
 from gpuvalue.models.records import FetchedPage
-from gpuvalue.scrapers.errors import FetchError
+from gpuvalue.scrapers.errors import FetchError, RobotsDisallowed  # noqa: F401  (re-exported)
 from gpuvalue.scrapers.http_cache import CachedResponse, ConditionalCache
 from gpuvalue.scrapers.robots import RobotsPolicy, origin_of, policy_from_response, robots_url_for
 
@@ -60,10 +59,6 @@ _SECRET_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token"}
 )
 _SECRET_FIELD = re.compile(r"secret|passw|token|assertion|api[_-]?key|credential|^code$|^auth$|signature", re.I)
-
-
-class RobotsDisallowed(FetchError):
-    """robots.txt of the URL's site does not let us fetch it; not retried."""
 
 
 class RobotsUnavailable(FetchError):
@@ -518,46 +513,3 @@ def _server_now(response: httpx.Response) -> datetime | None:
     except (TypeError, ValueError, IndexError):
         return None
     return when if when.tzinfo else when.replace(tzinfo=UTC)
-
-
-def fetch_many(
-    client: PoliteClient,
-    urls: Iterable[str],
-    source: str,
-    progress: bool | None = None,
-    log: logging.Logger | None = None,
-) -> Iterator[HttpPage | FetchError]:
-    """Fetches in order, yielding each page or the FetchError that stopped it, so one bad URL
-    does not end the run. ``progress=None`` shows a rich bar when stderr is a terminal and
-    plain log lines otherwise."""
-    todo = list(urls)
-    logger = log or logging.getLogger(__name__)
-    show_bar = sys.stderr.isatty() if progress is None else progress
-    if show_bar:
-        yield from _fetch_with_bar(client, todo, source)
-        return
-    for index, url in enumerate(todo, start=1):
-        result = _fetch_or_error(client, url, source)
-        outcome = f"HTTP {result.status}" if isinstance(result, FetchedPage) else f"failed: {result.what}"
-        logger.info("%s %d/%d %s %s", source, index, len(todo), redact_url(url), outcome)
-        yield result
-
-
-def _fetch_with_bar(client: PoliteClient, todo: list[str], source: str) -> Iterator[HttpPage | FetchError]:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True)) as bar:
-        task = bar.add_task(f"fetching {source}", total=len(todo))
-        for url in todo:
-            result = _fetch_or_error(client, url, source)
-            bar.advance(task)
-            yield result
-
-
-def _fetch_or_error(client: PoliteClient, url: str, source: str) -> HttpPage | FetchError:
-    try:
-        return client.get(url, source=source)
-    except FetchError as exc:
-        return exc

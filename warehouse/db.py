@@ -18,7 +18,6 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -261,16 +260,6 @@ def migrate_storage(con: duckdb.DuckDBPyConnection, path: Path, wait_s: float = 
                                  f"{str(exc).splitlines()[0]}; the original is unchanged") from None
         raise
     return _connect(path, False, wait_s)
-
-
-@contextlib.contextmanager
-def write_connection(path: str | Path, wait_s: float = 30.0) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Hold the write connection only for one load, so readers are blocked as briefly as possible."""
-    con = open_database(path, wait_s=wait_s)
-    try:
-        yield con
-    finally:
-        con.close()
 
 
 def open_sandboxed_reader(path: str | Path, wait_s: float = 10.0) -> duckdb.DuckDBPyConnection:

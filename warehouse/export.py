@@ -13,14 +13,21 @@ import io
 import json
 import math
 import os
-import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
 import duckdb
 
+from gpuvalue.warehouse.export_files import (  # re-exported: callers catch ExportError from here
+    ExportError,
+    prepare_export_dir,
+    validate_export_path,
+    write_atomic,
+    write_text_atomic,
+)
+from gpuvalue.warehouse.feed import export_feed as write_feed
 from gpuvalue.warehouse.queries import source_catalog
 
 SCHEMA_VERSION = "1.0"
@@ -60,102 +67,6 @@ BASE_ATTRIBUTION: tuple[str, ...] = (
     "Used-market prices: eBay listings (eBay Inc. and its sellers)",
     "Training benchmarks: Lambda (lambdalabs.com GPU benchmarks)",
 )
-
-
-class ExportError(RuntimeError):
-    """An export could not be written where asked, or there is nothing valid to write."""
-
-
-# --- where and how files are written -------------------------------------------------
-
-
-def validate_export_path(path: str | os.PathLike[str]) -> Path:
-    """Fail early with a readable message instead of an OSError from deep inside a writer."""
-    target = Path(path)
-    if str(target) == "" or "\x00" in str(target):
-        raise ExportError(f"invalid export path {str(target)!r}")
-    if target.is_dir():
-        raise ExportError(f"export path {target} is a directory; give a file name")
-    parent = target.parent
-    if not parent.exists():
-        raise ExportError(f"cannot export to {target}: directory {parent} does not exist")
-    if not parent.is_dir():
-        raise ExportError(f"cannot export to {target}: {parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ExportError(f"cannot export to {target}: directory {parent} is not writable")
-    if _is_database_file(target):
-        raise ExportError(f"refusing to export over {target}: it is a DuckDB database (or its journal or lock)")
-    return target
-
-
-def _is_database_file(target: Path) -> bool:
-    """An export must never replace the warehouse it reads, whatever the file is called."""
-    if target.name.endswith((".wal", ".lock")) and target.exists():
-        return True
-    try:
-        with open(target, "rb") as fh:
-            head = fh.read(12)
-    except OSError:
-        return False
-    return head[8:12] == b"DUCK"
-
-
-def prepare_export_dir(out_dir: str | os.PathLike[str]) -> Path:
-    """An output directory is created on demand; anything else in its place is an error."""
-    directory = Path(out_dir)
-    if directory.exists() and not directory.is_dir():
-        raise ExportError(f"cannot export to {directory}: it exists and is not a directory")
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ExportError(f"cannot create export directory {directory}: {exc.strerror or exc}") from exc
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise ExportError(f"cannot export to {directory}: directory is not writable")
-    return directory
-
-
-def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None]) -> Path:
-    """Write through ``write`` into a temp file beside ``path``, fsync, then rename over it.
-
-    The temp file lives in the same directory so that ``os.replace`` is a rename on one
-    filesystem (atomic), not a copy. If ``write`` raises, the old file stays untouched.
-    """
-    target = validate_export_path(path)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        # mkstemp creates 0600 files; exports are meant to be read by others.
-        os.chmod(tmp_name, 0o644)
-        os.replace(tmp_name, target)
-    except BaseException:
-        try:
-            os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
-        raise
-    _fsync_directory(target.parent)
-    return target
-
-
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
-    return write_atomic(path, lambda handle: handle.write(text.encode("utf-8")))
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Persist the rename itself; not every platform can open a directory, which is fine."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 # --- reading the materialized ranking -------------------------------------------------
@@ -336,9 +247,6 @@ def describe_source(name: str, catalog: Mapping[str, tuple[str, str, str]] | Non
     return kind, attribution, licence
 
 
-SOURCE_FIELDS = ("name", "kind", "status", "fetched_at", "as_of", "attribution", "licence")
-
-
 def normalize_source(source: dict[str, Any], catalog: Mapping[str, tuple[str, str, str]] | None = None) -> dict[str, Any]:
     """Fill kind/attribution/licence from the catalog so callers may pass just a name and status."""
     if not source.get("name"):
@@ -448,9 +356,6 @@ def export_feed(
     feed_url: str | None = None,
 ) -> int:
     """JSON Feed of ranking days and notable moves; see ``gpuvalue.warehouse.feed``."""
-    # Imported here: the feed module uses this module's atomic writer.
-    from gpuvalue.warehouse.feed import export_feed as write_feed
-
     return write_feed(con, path, home_page_url=home_page_url, feed_url=feed_url)
 
 

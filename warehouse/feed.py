@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.models.perf_label import perf_source_label
-from gpuvalue.warehouse.export import ExportError, write_text_atomic
+from gpuvalue.warehouse.export_files import ExportError, write_text_atomic
 
 JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1"
 FEED_TITLE = "gpuvalue: GPU deep-learning training value"

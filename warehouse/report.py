@@ -19,14 +19,8 @@ from typing import Any
 import duckdb
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
-from gpuvalue.warehouse.export import (
-    ExportError,
-    attribution_lines,
-    prepare_export_dir,
-    ranking_rows,
-    sources_from_db,
-    write_text_atomic,
-)
+from gpuvalue.warehouse.export import attribution_lines, ranking_rows, sources_from_db
+from gpuvalue.warehouse.export_files import ExportError, prepare_export_dir, write_text_atomic
 
 ASSETS = Path(__file__).parent / "report_assets"
 

@@ -106,7 +106,6 @@ _AUCTION_OVER = re.compile(r"Time left\s*Ended|Restzeit\s*Beendet", re.I)
 _SOLD_DATE = re.compile(r"^(?:Sold|Verkauft)\s+(.+)$", re.I)
 _ENDED_DATE = re.compile(r"^(?:Ended|Beendet)\s+(.+)$", re.I)
 _PLACEHOLDER_TITLE = "shop on ebay"
-_PLACEHOLDER_ID = "123456"
 
 
 def _text(node) -> str:

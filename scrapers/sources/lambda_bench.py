@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from gpuvalue.models.records import FetchedPage, Precision, Record
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
@@ -249,6 +249,19 @@ def parse_lambda_csv(body: bytes, url: str) -> list[LambdaRow]:
             )
         )
     return parsed
+
+
+class PageGetter(Protocol):
+    """What fetching the tables needs of a client: the project's HTTP client and its replay both fit."""
+
+    def get(self, url: str, *, source: str) -> FetchedPage: ...
+
+
+def fetch_lambda_tables(client: PageGetter) -> list[tuple[str, Precision, list[LambdaRow]]]:
+    """Every pinned table (``LAMBDA_FILES``) fetched through ``client`` and parsed, as the
+    ``(key, precision, rows)`` triples ``models.perf_measured.relative_perf_from_lambda`` takes."""
+    return [(f.key, f.precision, parse_lambda_csv(client.get(f.url, source="lambda").body, f.url))
+            for f in LAMBDA_FILES]
 
 
 # ---- the source ------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from typing import Any
 
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.records import InferencePhase as Phase
-from gpuvalue.models.records import Record
+from gpuvalue.models.records import LlamaCppCell
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, get_page, page_from_file
@@ -53,16 +53,6 @@ WORKLOADS = {
 _MULTI = re.compile(r"^(?P<gpu>.+?)\s*\*\s*(?P<n>\d+)$")
 # Non-breaking and figure hyphens in names ("M1 7‑Core") read as plain hyphens.
 _HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-"})
-
-
-class LlamaCppCell(Record):
-    """One figure of an overview table: a GPU setup running one workload in one phase."""
-
-    gpu: str  # the table's name, hyphens and spaces normalised, without the "* N"
-    gpu_count: int  # cards the model was split over (1 for a single card)
-    workload: str  # a WORKLOADS value
-    phase: Phase
-    tokens_per_s: float
 
 
 def _cells(line: str) -> list[str]:

@@ -91,14 +91,6 @@ def _walk(node: dict, notebook: bool, out: list[CudaListEntry]) -> None:
         _walk(child, notebook, out)
 
 
-def load_compute_capabilities() -> dict[str, str]:
-    """Product name as NVIDIA writes it -> compute capability (first listing wins)."""
-    result: dict[str, str] = {}
-    for entry in load_cuda_list():
-        result.setdefault(entry.name, entry.compute_capability)
-    return result
-
-
 def compute_capabilities_by_canonical(canonical_names: Iterable[str]) -> dict[str, str]:
     """Canonical catalog name -> compute capability.
 

@@ -1,0 +1,105 @@
+"""Where and how export files are written: path checks that fail with a readable message,
+and atomic replacement, so that a reader opening a file at any moment never sees half of it.
+Shared by the ranking exports (export.py), the feed (feed.py) and the HTML report (report.py).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+
+class ExportError(RuntimeError):
+    """An export could not be written where asked, or there is nothing valid to write."""
+
+
+def validate_export_path(path: str | os.PathLike[str]) -> Path:
+    """Fail early with a readable message instead of an OSError from deep inside a writer."""
+    target = Path(path)
+    if str(target) == "" or "\x00" in str(target):
+        raise ExportError(f"invalid export path {str(target)!r}")
+    if target.is_dir():
+        raise ExportError(f"export path {target} is a directory; give a file name")
+    parent = target.parent
+    if not parent.exists():
+        raise ExportError(f"cannot export to {target}: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise ExportError(f"cannot export to {target}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ExportError(f"cannot export to {target}: directory {parent} is not writable")
+    if _is_database_file(target):
+        raise ExportError(f"refusing to export over {target}: it is a DuckDB database (or its journal or lock)")
+    return target
+
+
+def _is_database_file(target: Path) -> bool:
+    """An export must never replace the warehouse it reads, whatever the file is called."""
+    if target.name.endswith((".wal", ".lock")) and target.exists():
+        return True
+    try:
+        with open(target, "rb") as fh:
+            head = fh.read(12)
+    except OSError:
+        return False
+    return head[8:12] == b"DUCK"
+
+
+def prepare_export_dir(out_dir: str | os.PathLike[str]) -> Path:
+    """An output directory is created on demand; anything else in its place is an error."""
+    directory = Path(out_dir)
+    if directory.exists() and not directory.is_dir():
+        raise ExportError(f"cannot export to {directory}: it exists and is not a directory")
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ExportError(f"cannot create export directory {directory}: {exc.strerror or exc}") from exc
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ExportError(f"cannot export to {directory}: directory is not writable")
+    return directory
+
+
+def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None]) -> Path:
+    """Write through ``write`` into a temp file beside ``path``, fsync, then rename over it.
+
+    The temp file lives in the same directory so that ``os.replace`` is a rename on one
+    filesystem (atomic), not a copy. If ``write`` raises, the old file stays untouched.
+    """
+    target = validate_export_path(path)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        # mkstemp creates 0600 files; exports are meant to be read by others.
+        os.chmod(tmp_name, 0o644)
+        os.replace(tmp_name, target)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_directory(target.parent)
+    return target
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    return write_atomic(path, lambda handle: handle.write(text.encode("utf-8")))
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Persist the rename itself; not every platform can open a directory, which is fine."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
