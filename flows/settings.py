@@ -55,12 +55,14 @@ class CoreSettings(BaseSettings):
                 v = tuple(json.loads(text))
             else:
                 v = tuple(s.strip() for s in text.split(",") if s.strip())
-        names = []
+        names, unknown = [], []
         for name in v:  # type: ignore[union-attr]
             try:
                 names.append(registry.canonical(name))
             except KeyError:
-                raise ValueError(f"unknown source {name!r}; known: {', '.join(registry.all_sources())}") from None
+                unknown.append(name)
+        if unknown:
+            raise ValueError(f"unknown source(s) {unknown}; known: {', '.join(registry.all_sources())}")
         return tuple(dict.fromkeys(names))
 
     @property

@@ -157,6 +157,7 @@ SOURCE = Source(
     default=False,
     name=NAME,
     kind="benchmark",
+    export_kind="perf",
     attribution="cnn-benchmarks by Justin Johnson (github.com/jcjohnson/cnn-benchmarks)",
     licence="MIT",
     fetch=_fetch,

@@ -202,6 +202,7 @@ SOURCE = Source(
     default=False,
     name=NAME,
     kind="benchmark",
+    export_kind="perf",
     attribution="deep-learning-benchmark by Yusaku Sako (github.com/u39kun/deep-learning-benchmark)",
     licence="no licence stated (figures cited with attribution)",
     fetch=_fetch,

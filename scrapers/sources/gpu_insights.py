@@ -255,6 +255,7 @@ SOURCE = Source(
     default=False,
     name=NAME,
     kind="benchmark",
+    export_kind="perf",
     attribution="GPU-Insights by xiaoran007 (github.com/xiaoran007/GPU-Insights)",
     licence="BSD-3-Clause",
     fetch=_fetch,

@@ -359,6 +359,7 @@ SOURCE = Source(
     default=False,
     name=NAME,
     kind="benchmark",
+    export_kind="perf",
     attribution="pytorch-gpu-benchmark by Jaehun Ryu, AMD ROCm results by lamikr (github.com/lamikr/pytorch-gpu-benchmark)",
     licence="MIT",
     fetch=_fetch,
