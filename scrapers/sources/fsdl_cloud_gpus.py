@@ -339,8 +339,6 @@ def _replay(fixtures: Path) -> Iterator[Recording]:
 
 
 SOURCE = Source(
-    # Opt-in (GPUVALUE_SOURCES) until the warehouse stores its kind: a default run fetches only what it keeps.
-    default=False,
     name=NAME,
     kind="rental",
     attribution="Cloud GPU prices from Full Stack Deep Learning's cloud GPU table (the-full-stack/website)",
