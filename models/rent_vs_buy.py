@@ -200,6 +200,7 @@ class RentOrBuy:
     break_even_hours_per_week: float | None  # buying `buy` against renting `rent`
     same_card_break_even: float | None = None  # buying `buy` against renting that same model
     notes: list[str] = field(default_factory=list)
+    rent_over_budget: Option | None = None  # the best rent when none fits the budget: the break-even is against it
 
 
 def _usable(row: dict[str, Any], min_memory_gb: float | None) -> bool:
@@ -269,11 +270,17 @@ def rent_or_buy(used_rows: list[dict[str, Any]], rental_rows: list[dict[str, Any
         notes.append(f"no rental card costs ${budget_usd:,.0f} or less over {a.holding_months:g} months at "
                      f"{a.hours_per_week:g} h a week ({a.hours_used:,.0f} h)")
     verdict = even = same = None
+    over = None
     if buy and rent:
         verdict = "buy" if buy.usd_per_reference_hour <= rent.usd_per_reference_hour else "rent"
         even = break_even_hours_per_week(buy.price, buy.relative_perf, buy.tdp_w, rent.usd_per_reference_hour, a)
     elif buy or rent:
         verdict = "buy" if buy else "rent"
+        if buy:  # renting is over budget at these hours; still say from when buying beats the best rental
+            beyond = rent_options(rental_rows, math.inf, a, min_memory_gb=min_memory_gb)
+            over = beyond[0] if beyond else None
+            if over is not None:
+                even = break_even_hours_per_week(buy.price, buy.relative_perf, buy.tdp_w, over.usd_per_reference_hour, a)
     if buy is not None:
         twin = next((r for r in rental_rows if r.get("model") == buy.model and r.get("usd_per_gpu_hour")), None)
         if twin is not None:
@@ -282,7 +289,7 @@ def rent_or_buy(used_rows: list[dict[str, Any]], rental_rows: list[dict[str, Any
         if buy.tdp_w is None:
             notes.append(f"{buy.model}'s board power is unknown: its electricity is not counted")
     return RentOrBuy(budget_usd=budget_usd, assumptions=a, verdict=verdict, buy=buy, rent=rent,
-                     break_even_hours_per_week=even, same_card_break_even=same, notes=notes)
+                     break_even_hours_per_week=even, same_card_break_even=same, notes=notes, rent_over_budget=over)
 
 
 def _hours(value: float | None) -> str:
@@ -322,6 +329,11 @@ def format_rent_or_buy(r: RentOrBuy, reference_gpu: str) -> str:
     if r.buy and r.rent:
         lines.append(f"Break-even: buying the {r.buy.model} costs less than renting the {r.rent.model} from "
                      f"{_hours(r.break_even_hours_per_week)}.")
+    elif r.buy and r.rent_over_budget:
+        o = r.rent_over_budget
+        lines.append(f"Break-even: against renting the {o.model} at ${o.price:.2f}/GPU-hour on {o.provider} "
+                     f"(${o.usd_per_reference_hour:.3f} {unit}, over the budget at these hours), buying the "
+                     f"{r.buy.model} costs less from {_hours(r.break_even_hours_per_week)}.")
     if r.buy and r.same_card_break_even is not None and (not r.rent or r.rent.model != r.buy.model):
         lines.append(f"Against renting the {r.buy.model} itself, buying it pays from {_hours(r.same_card_break_even)}.")
     for note in r.notes:
