@@ -307,7 +307,10 @@ def export(
     con = _reader(db)
     try:
         if all_:
-            files = ex.export_all(con, out_path, as_of=as_of, reference_gpu=settings.reference_gpu)
+            from gpuvalue.models.rent_vs_buy import Assumptions
+
+            files = ex.export_all(con, out_path, as_of=as_of, reference_gpu=settings.reference_gpu,
+                                  rent_assumptions=Assumptions.from_settings(settings))
             for name, path in files.items():
                 out.print(f"wrote {name}: {path}")
             return

@@ -365,9 +365,12 @@ def report(
     from gpuvalue.warehouse.export import ExportError
     from gpuvalue.warehouse.report import write_report
 
+    from gpuvalue.models.rent_vs_buy import Assumptions
+
+    assumptions = Assumptions.from_settings(_settings(db))
     con = _reader(db)
     try:
-        path = write_report(con, out_dir, top_n=top)
+        path = write_report(con, out_dir, top_n=top, rent_assumptions=assumptions)
     except (ExportError, OSError) as exc:
         _fail(str(exc))
     finally:

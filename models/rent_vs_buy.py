@@ -55,6 +55,7 @@ class Assumptions:
             # `not (finite and ok)`, so that nan, which fails every comparison, is refused too.
             if not (isinstance(value, (int, float)) and math.isfinite(value) and ok):
                 raise ValueError(f"{name} must be {bounds}, not {value!r}")
+            object.__setattr__(self, name, float(value))  # 36 and 36.0 state the same assumption the same way
 
     @classmethod
     def from_settings(cls, settings: Any, **overrides: float | None) -> Assumptions:
