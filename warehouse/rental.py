@@ -30,6 +30,7 @@ _SCHEMA = pa.schema([
     ("loaded_at", pa.timestamp("us")),
 ])
 _COLUMNS = ", ".join(_SCHEMA.names)  # constants: the SQL below is built from them only
+_OFFER_FIELDS = tuple(n for n in _SCHEMA.names if n not in ("offer_key", "loaded_at"))  # as RentalOffer names them
 
 DROPPED_SHOWN = 5  # reasons named in the warning; the rest are counted
 
@@ -45,28 +46,23 @@ def offer_rows(offers: Iterable[RentalOffer], loaded_at: datetime) -> list[dict[
     offers with the same name (FSDL lists a cloud's configurations without instance names) are
     numbered in file order, so no row overwrites another."""
     stamp = _naive_utc(loaded_at)
-    seen: set[tuple] = set()
+    seen: set[RentalOffer] = set()  # frozen models: equal fields, equal hash
     used: Counter[tuple[str, str, str, date]] = Counter()
     rows = []
     for offer in offers:
-        identity = tuple(sorted(offer.model_dump().items()))
-        if identity in seen:
+        if offer in seen:
             continue
-        seen.add(identity)
+        seen.add(offer)
         key = offer.instance_type or f"{offer.gpu_name} x{offer.gpu_count}"
         if offer.region:
             key += f" @{offer.region}"
         used[(offer.source, offer.provider, key, offer.as_of)] += 1
         n = used[(offer.source, offer.provider, key, offer.as_of)]
-        rows.append({
-            "source": offer.source, "provider": offer.provider, "offer_key": key if n == 1 else f"{key} #{n}",
-            "instance_type": offer.instance_type, "region": offer.region, "as_of": offer.as_of,
-            "gpu_name": offer.gpu_name, "model": offer.model, "match_reason": offer.match_reason,
-            "gpu_count": offer.gpu_count, "usd_per_hour": offer.usd_per_hour, "usd_per_gpu_hour": offer.usd_per_gpu_hour,
-            "spot_usd_per_hour": offer.spot_usd_per_hour, "spot_usd_per_gpu_hour": offer.spot_usd_per_gpu_hour,
-            "gpu_memory_gb": offer.gpu_memory_gb, "vcpus": offer.vcpus, "memory_gib": offer.memory_gib,
-            "loaded_at": stamp,
-        })
+        fields = offer.__dict__
+        row = {name: fields.get(name) for name in _OFFER_FIELDS}
+        row["offer_key"] = key if n == 1 else f"{key} #{n}"
+        row["loaded_at"] = stamp
+        rows.append(row)
     return rows
 
 
@@ -94,8 +90,9 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
     kept, dropped = validate_prices(offers)
     unmatched = sum(1 for o in kept if o.model is None)
     rows = offer_rows(kept, loaded_at)
-    for day in sorted({o.as_of for o in offers}):
-        con.execute("DELETE FROM rental_offers WHERE source = ? AND as_of = ?", [source, day])
+    days = sorted({o.as_of for o in offers})
+    if days:
+        con.execute("DELETE FROM rental_offers WHERE source = ? AND list_contains(?, as_of)", [source, days])
     if rows:
         incoming = pa.Table.from_pylist(rows, schema=_SCHEMA)
         con.register("incoming_rental_offers", incoming)

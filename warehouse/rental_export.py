@@ -26,7 +26,8 @@ import duckdb
 
 from gpuvalue.models.rent_vs_buy import Assumptions
 from gpuvalue.warehouse.export import (
-    attribution_lines, csv_cell, json_value, normalize_source, sources_from_db, write_atomic, write_text_atomic,
+    attribution_lines, csv_cell, json_value, normalize_source, prepare_export_dir, sources_from_db, write_atomic,
+    write_text_atomic,
 )
 from gpuvalue.warehouse.rental import rent_vs_buy_rows
 
@@ -111,7 +112,7 @@ def export_rental(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[s
         return {}
     import pyarrow.parquet as pq
 
-    folder = Path(directory)
+    folder = prepare_export_dir(directory)
     paths = {key: folder / name for key, name in FILES.items()}
     assumptions = assumptions or Assumptions()
     rows = rental_rows(con)
