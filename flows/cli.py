@@ -209,7 +209,10 @@ def export(
     con = _reader(db)
     try:
         if all_:
-            files = ex.export_all(con, out_path, as_of=as_of, reference_gpu=settings.reference_gpu)
+            from gpuvalue.models.rent_vs_buy import Assumptions
+
+            files = ex.export_all(con, out_path, as_of=as_of, reference_gpu=settings.reference_gpu,
+                                  rent_assumptions=Assumptions.from_settings(settings))
             for name, path in files.items():
                 out.print(f"wrote {name}: {path}")
             return
@@ -429,6 +432,7 @@ def main() -> None:
 # last so that `gpuvalue --help` lists the commands above first.
 from gpuvalue.flows import commands as _commands  # noqa: E402,F401
 from gpuvalue.flows import reparse as _reparse  # noqa: E402,F401
+from gpuvalue.flows import rent_cli as _rent_cli  # noqa: E402,F401
 from gpuvalue.flows import serve as _serve  # noqa: E402,F401
 
 

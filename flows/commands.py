@@ -310,9 +310,13 @@ def recommend(
     hours_per_day: Annotated[Optional[float], typer.Option("--hours-per-day", help="Training hours a day, with --kwh-price.")] = None,
     gpus: Annotated[int, typer.Option("--gpus", help="Compare N cheaper cards with one larger card.")] = 1,
     include_modules: Annotated[bool, typer.Option("--include-modules", help="Also consider cards a desktop cannot take (SXM).")] = False,
+    hours_per_week: Annotated[Optional[float], typer.Option("--hours-per-week", help="Training hours a week: answers rent or buy instead, with the break-even hours.")] = None,
     db: DbOpt = None,
 ) -> None:
-    """The best picks for a budget and use case, each with a one-line reason, from the latest ranking."""
+    """The best picks for a budget and use case, each with a one-line reason, from the latest ranking.
+
+    With --hours-per-week: whether to buy a used card or rent a cloud one for that much training, and from how many hours a week buying is cheaper.
+    """
     from gpuvalue.models.recommend import USE_CASES, format_recommendation, recommend as make_recommendation
     from gpuvalue.warehouse.queries import ranking_rows
 
@@ -329,6 +333,16 @@ def recommend(
         _fail(f"--hours-per-day must be between 0 and 24, not {hours_per_day:g}")
     if gpus < 1:
         _fail("--gpus must be at least 1")
+    if hours_per_week is not None:
+        if hours_per_day is not None or gpus != 1:
+            _fail("--hours-per-week answers rent or buy for one card; leave out --hours-per-day and --gpus")
+        from gpuvalue.flows.rent_cli import rent_or_buy_command
+
+        floor = USE_CASES[use_case].min_memory_gb if use_case else None
+        rent_or_buy_command(budget=budget, hours_per_week=hours_per_week, kwh_price=kwh_price,
+                            min_memory=max((m for m in (min_memory, floor) if m is not None), default=None),
+                            include_modules=include_modules, db=db)
+        return
     if (kwh_price is None) != (hours_per_day is None):
         _fail("--kwh-price and --hours-per-day go together")
     con = _reader(db)
@@ -355,9 +369,12 @@ def report(
     from gpuvalue.warehouse.export import ExportError
     from gpuvalue.warehouse.report import write_report
 
+    from gpuvalue.models.rent_vs_buy import Assumptions
+
+    assumptions = Assumptions.from_settings(_settings(db))
     con = _reader(db)
     try:
-        path = write_report(con, out_dir, top_n=top)
+        path = write_report(con, out_dir, top_n=top, rent_assumptions=assumptions)
     except (ExportError, OSError) as exc:
         _fail(str(exc))
     finally:

@@ -290,7 +290,10 @@ def _export(settings: Settings, summary: P.RunSummary, logger) -> None:
     try:
         con = _open(settings.db, read_only=True)
         out = settings.data_dir / "exports"
-        files = export_all(con, out, as_of=summary.as_of, reference_gpu=settings.reference_gpu)
+        from gpuvalue.models.rent_vs_buy import Assumptions
+
+        files = export_all(con, out, as_of=summary.as_of, reference_gpu=settings.reference_gpu,
+                           rent_assumptions=Assumptions.from_settings(settings))
         summary.exports = {k: str(v) for k, v in files.items()}
     except Exception as exc:
         logger.error("export failed: %s", exc)

@@ -43,6 +43,11 @@ class CoreSettings(BaseSettings):
     schedule_cron: str = "0 6 * * *"
     schedule_timezone: str = "UTC"
     fail_on_quality_alarm: bool = False
+    # Rent or buy (models/rent_vs_buy.py): what the comparison assumes; every output states them.
+    holding_months: float = Field(default=24.0, gt=0, le=240, description="months a bought card is kept")
+    resale_fraction: float = Field(default=0.5, ge=0, lt=1, description="its resale value then, share of the price paid")
+    kwh_price_usd: float = Field(default=0.15, ge=0, le=10, description="electricity, USD per kWh")
+    hours_per_week: float = Field(default=10.0, gt=0, le=168, description="training hours a week")
 
     @field_validator("sources", mode="before")
     @classmethod

@@ -107,9 +107,23 @@ def _load_price_index(ctx: StageContext, name: str, batches: list[ParsedSource])
         return load_price_index(ctx.con, points, ctx.loaded_at, source=name)
 
 
+def _load_rental(ctx: StageContext, name: str, batches: list[ParsedSource]) -> int:
+    """Cloud rental offers: stored by the date of their data (rental_offers), then the prices per model
+    and date rebuilt. What was dropped or left unmatched leads the source's warnings in the run summary."""
+    from gpuvalue.warehouse.rental import load_rental_offers
+
+    offers = [o for b in batches for o in b.records]
+    with load.transaction(ctx.con):
+        rows, warning = load_rental_offers(ctx.con, offers, ctx.loaded_at, source=name)
+    if batches:
+        batches[0].warnings.insert(0, warning)
+    return rows
+
+
 # Kinds beyond the ranking's first four, each with its loader (a kind without one fails its source).
 EXTRA_LOADERS: dict[str, Callable[[StageContext, str, list[ParsedSource]], int]] = {
     "price_index": _load_price_index,
+    "rental": _load_rental,
 }
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 MATCHER_VERSION = "1.0.0"
 
@@ -359,6 +360,9 @@ def _instance_form(provider: str, instance_type: str | None) -> tuple[str | None
     return None, None
 
 
+# Memoized: the answer depends on the arguments only, and the same rows repeat across FSDL's versions and
+# SkyPilot's regions (9,000 offers of the replay, a few hundred distinct rows).
+@lru_cache(maxsize=8192)
 def match_cloud_gpu(
     name: str,
     *,

@@ -327,6 +327,7 @@ def sources_from_db(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
         "SELECT source, max(fetched_at), CAST(max(fetched_at) AS DATE) FROM gpu_specs GROUP BY source",
         "SELECT source, max(loaded_at), max(as_of) FROM perf GROUP BY source",
         "SELECT source, NULL, max(rate_date) FROM fx_rates GROUP BY source",
+        "SELECT source, max(loaded_at), max(as_of) FROM rental_offers GROUP BY source",
     ]
     for query in data_freshness:
         for name, fetched_at, day in con.execute(query).fetchall():
@@ -363,10 +364,10 @@ def export_all(con: duckdb.DuckDBPyConnection, out_dir: str | os.PathLike[str], 
     """Every download format into ``out_dir`` (created if missing), for one day.
 
     ``meta`` may carry ``as_of``, ``reference_gpu`` (default: the one the ranking used),
-    ``sources`` (default: ``sources_from_db``), ``home_page_url``, ``feed_url`` and
-    ``generated_at``.
+    ``sources`` (default: ``sources_from_db``), ``home_page_url``, ``feed_url``,
+    ``generated_at`` and ``rent_assumptions`` (the rent-or-buy assumptions of the rental files).
     """
-    known = {"as_of", "reference_gpu", "sources", "home_page_url", "feed_url", "generated_at"}
+    known = {"as_of", "reference_gpu", "sources", "home_page_url", "feed_url", "generated_at", "rent_assumptions"}
     unknown = set(meta) - known
     if unknown:
         raise TypeError(f"export_all got unknown options: {', '.join(sorted(unknown))}")
@@ -402,7 +403,17 @@ def export_all(con: duckdb.DuckDBPyConnection, out_dir: str | os.PathLike[str], 
     )
     export_parquet(con, paths["parquet"], day)
     export_feed(con, paths["feed"], home_page_url=meta.get("home_page_url"), feed_url=meta.get("feed_url"))
+    paths.update(_export_rental(con, directory, sources, meta))
     return paths
+
+
+def _export_rental(con: duckdb.DuckDBPyConnection, directory: Path, sources: list[dict[str, Any]],
+                   meta: dict[str, Any]) -> dict[str, Path]:
+    """The rental file set beside the ranking (see ``gpuvalue.warehouse.rental_export``); none without rental prices."""
+    from gpuvalue.warehouse.rental_export import export_rental
+
+    return export_rental(con, directory, assumptions=meta.get("rent_assumptions"), sources=sources,
+                         generated_at=meta.get("generated_at"))
 
 
 __all__ = [

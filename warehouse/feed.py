@@ -275,5 +275,13 @@ def export_feed(
     if not days:
         raise ExportError("nothing to export: ranking_daily is empty")
     feed = build_feed(days, history, home_page_url=home_page_url, feed_url=feed_url)
+    feed = _with_rental_item(con, feed)
     write_text_atomic(path, json.dumps(feed, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     return len(feed["items"])
+
+
+def _with_rental_item(con: duckdb.DuckDBPyConnection, feed: dict[str, Any]) -> dict[str, Any]:
+    """The rental ranking's item, once the warehouse holds rental prices (gpuvalue.warehouse.rental_export)."""
+    from gpuvalue.warehouse.rental_export import add_rental_item
+
+    return add_rental_item(con, feed)

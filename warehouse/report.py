@@ -52,6 +52,7 @@ class ReportData:
     history: list[dict[str, Any]]
     sources: list[dict[str, Any]]
     generated_at: datetime
+    rental: Any = None  # gpuvalue.warehouse.rental_report.RentalReport, once the warehouse holds rental prices
 
 
 # --- formatting ----------------------------------------------------------------------------
@@ -797,6 +798,7 @@ def render_report(data: ReportData, *, top_n: int = 20) -> str:
             f'<div class="table-wrap">{ranking_table(data.rows[:top_n])}</div>',
         ),
     ]
+    sections += _rental_sections(data)
     body = "".join(
         f'<section class="card"><h2>{escape(title)}</h2><p class="sub">{sub}</p>{content}</section>'
         for title, sub, content in sections
@@ -813,7 +815,15 @@ def render_report(data: ReportData, *, top_n: int = 20) -> str:
     )
 
 
-def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None = None) -> ReportData:
+def _rental_sections(data: ReportData) -> list[tuple[str, str, str]]:
+    """The rent-or-buy chart and the rental table (gpuvalue.warehouse.rental_report), when there are rental prices."""
+    from gpuvalue.warehouse.rental_report import rental_sections
+
+    return rental_sections(data.rental)
+
+
+def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None = None,
+                rent_assumptions: Any = None) -> ReportData:
     rows = ranking_rows(con)
     # The own price kinds only: the chart draws the ranking's prices, not a published index.
     cursor = con.execute("SELECT as_of, model, price_usd, price_kind, price_n FROM price_history "
@@ -826,7 +836,14 @@ def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None
         history=history,
         sources=sources_from_db(con),
         generated_at=generated_at or datetime.now(timezone.utc),
+        rental=_rental_data(con, rent_assumptions),
     )
+
+
+def _rental_data(con: duckdb.DuckDBPyConnection, rent_assumptions: Any) -> Any:
+    from gpuvalue.warehouse.rental_report import rental_report_data
+
+    return rental_report_data(con, rent_assumptions)
 
 
 def write_report(
@@ -835,8 +852,10 @@ def write_report(
     *,
     top_n: int = 20,
     generated_at: datetime | None = None,
+    rent_assumptions: Any = None,
 ) -> Path:
-    """Write ``index.html`` for the latest ranking into ``out_dir`` (created if missing)."""
+    """Write ``index.html`` for the latest ranking into ``out_dir`` (created if missing); ``rent_assumptions``
+    (models.rent_vs_buy.Assumptions, default its defaults) are those of the rent-or-buy chart."""
     directory = prepare_export_dir(out_dir)
-    html = render_report(report_data(con, generated_at=generated_at), top_n=top_n)
+    html = render_report(report_data(con, generated_at=generated_at, rent_assumptions=rent_assumptions), top_n=top_n)
     return write_text_atomic(directory / "index.html", html)

@@ -6,10 +6,10 @@ point: 53 dated versions since August 2022 show how rental prices moved, which a
 needs next to today's prices.
 
 Live fetch reads the newest version only (the ``main`` branch file): the daily run records what the
-table says today. The history comes from replay (and a backfill): every committed version is
-recorded under the raw URL pinned to its commit, dated by the commit, and the newest also under the
-live URL, since one URL holds one recording. ``as_of`` is the commit date for a pinned URL, the
-capture date otherwise.
+table says today. The history comes from replay: every committed version is recorded under the raw
+URL pinned to its commit, dated by the commit, and the newest also under the live URL, since one URL
+holds one recording; a replay run reads the last version of each commit date, then the newest.
+``as_of`` is the commit date for a pinned URL, the capture date otherwise.
 
 Not read: ``serverless-gpus.csv``, the serverless table. Its prices are for GPU time on inference
 platforms billed per second of request, with cold starts and no machine to train on, so they do not
@@ -276,8 +276,33 @@ def parse_fsdl_cloud_gpus(body: bytes, url: str, as_of: date) -> list[RentalOffe
     return read_fsdl_cloud_gpus(body, url, as_of)[0]
 
 
+def replay_history() -> list[tuple[str, date]]:
+    """The version a replay reads for each commit date before the newest, oldest first: the day's last
+    commit, so that one date is one version (a later load of a date replaces it). Commit dates are not
+    always in commit order (2023-10-31 ``8ad351a`` precedes three commits dated 2023-10-30); a day whose
+    last commit is older than an earlier day's is skipped, so prices never step back to a superseded
+    version. The newest date is the live URL's."""
+    position = {commit: i for i, (commit, _) in enumerate(HISTORY)}
+    last_of_day: dict[date, str] = {}
+    for commit, day in HISTORY:
+        last_of_day[date.fromisoformat(day)] = commit
+    newest = date.fromisoformat(HISTORY[-1][1])
+    chosen: list[tuple[str, date]] = []
+    for day in sorted(last_of_day):
+        commit = last_of_day[day]
+        if day < newest and (not chosen or position[commit] > position[chosen[-1][0]]):
+            chosen.append((commit, day))
+    return chosen
+
+
 def _fetch(ctx: FetchContext) -> SourceFetch:
     out = SourceFetch(NAME)
+    if ctx.replay:
+        # The recorded history is the point of this source: a replay loads every dated version, so the
+        # warehouse starts with rental prices since 2022 rather than one day of them.
+        history = replay_history()
+        ctx.report(f"{NAME}: {len(history)} dated versions of {_PATH}, then the newest")
+        out.pages.extend(ctx.client.get(pinned_url(commit), source=NAME) for commit, _ in history)
     ctx.report(f"{NAME}: {_PATH} (newest version)")
     out.pages.append(ctx.client.get(LIVE_URL, source=NAME))
     return out
@@ -314,8 +339,6 @@ def _replay(fixtures: Path) -> Iterator[Recording]:
 
 
 SOURCE = Source(
-    # Opt-in (GPUVALUE_SOURCES) until the warehouse stores its kind: a default run fetches only what it keeps.
-    default=False,
     name=NAME,
     kind="rental",
     attribution="Cloud GPU prices from Full Stack Deep Learning's cloud GPU table (the-full-stack/website)",

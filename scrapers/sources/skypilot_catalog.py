@@ -237,8 +237,6 @@ def _replay(fixtures: Path) -> Iterator[Recording]:
 
 
 SOURCE = Source(
-    # Opt-in (GPUVALUE_SOURCES) until the warehouse stores its kind: a default run fetches only what it keeps.
-    default=False,
     name=NAME,
     kind="rental",
     attribution="GPU instance prices from SkyPilot's VM catalogs (skypilot-org/skypilot-catalog)",

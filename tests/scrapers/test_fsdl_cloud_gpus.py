@@ -192,3 +192,34 @@ def test_fetch_reads_the_newest_version_only():
 
     fetched = fsdl._fetch(fsdl.FetchContext(client=Client(), settings=None, replay=False))
     assert asked == [(fsdl.LIVE_URL, "fsdl-cloud-gpus")] and len(fetched.pages) == 1
+
+
+def test_a_replay_fetch_reads_one_version_per_commit_date_then_the_newest():
+    asked = []
+
+    class Client:
+        def get(self, url, source):
+            asked.append(url)
+            return FetchedPage(source=source, url=url, status=200, fetched_at=datetime(2026, 1, 1, tzinfo=timezone.utc),
+                               sha256="0" * 64, body=b"", content_type="text/csv")
+
+    fsdl._fetch(fsdl.FetchContext(client=Client(), settings=None, replay=True))
+    history = fsdl.replay_history()
+    assert asked == [fsdl.pinned_url(c) for c, _ in history] + [fsdl.LIVE_URL]
+    days = [d for _, d in history]
+    order = [next(i for i, (c, _) in enumerate(fsdl.HISTORY) if c == commit) for commit, _ in history]
+    assert days == sorted(set(days)) and order == sorted(order)  # one version a date, never stepping back
+    assert days[-1] < date(2025, 3, 7)  # the newest date is the live URL's
+    # The day's last commit: 2023-05-24 had seven; 2023-10-31's commit precedes three dated 2023-10-30.
+    assert dict((d, c[:7]) for c, d in history)[date(2023, 5, 24)] == "42c70d1"
+    assert date(2023, 10, 31) not in days and dict((d, c[:7]) for c, d in history)[date(2023, 10, 30)] == "dd7027c"
+
+
+def test_every_version_a_replay_reads_is_in_the_shipped_archive():
+    from gpuvalue.scrapers.archive import Archive
+    from gpuvalue.scrapers.replay import packaged_replay_dir
+
+    recorded = Archive(packaged_replay_dir()).latest_by_url()
+    for url in [fsdl.pinned_url(c) for c, _ in fsdl.HISTORY] + [fsdl.LIVE_URL]:
+        assert recorded[url].source == "fsdl-cloud-gpus"
+    assert recorded[fsdl.LIVE_URL].fetched_at.date() == date(2025, 3, 7)

@@ -1,0 +1,108 @@
+"""`gpuvalue rent` (the rental ranking) and `gpuvalue recommend --hours-per-week` (rent or buy).
+
+Both read the warehouse only: the rental ranking of the newest rental date (``rent_ranking_latest``)
+and, for the answer, the latest used ranking beside it; the arithmetic is ``models/rent_vs_buy.py``'s.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from gpuvalue.flows.cli import DbOpt, _fail, _print_table, _reader, _settings, _write_json_lines, app, out
+
+RENT_HEADERS = ["#", "model", "GB", "$/GPU-h", "provider", "rel. perf", "ref-h per $", "$ per ref-h", "median $/GPU-h",
+                "spot $/GPU-h", "spot provider", "providers", "price as of"]
+SPOT_HEADERS = ["#", "model", "GB", "spot $/GPU-h", "spot provider", "rel. perf", "ref-h per $", "$ per ref-h",
+                "on-demand $/GPU-h", "providers", "spot as of"]
+
+
+@app.command()
+def rent(
+    spot: Annotated[bool, typer.Option("--spot", help="Rank by the cheapest spot (interruptible) price instead.")] = False,
+    provider: Annotated[Optional[str], typer.Option("--provider", help="Only this provider's prices, e.g. aws, lambda, runpod, vast.")] = None,
+    min_memory: Annotated[Optional[float], typer.Option("--min-memory", help="Minimum GPU memory, GB.")] = None,
+    top: Annotated[int, typer.Option("--top", help="How many rows.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")] = False,
+    db: DbOpt = None,
+) -> None:
+    """Cloud GPUs ranked by training speed per rented dollar: relative performance per cheapest $/GPU-hour.
+
+    Prices are each provider's newest published ones (SkyPilot's catalogs, FSDL's cloud GPU table); "price as of" is the date of the data, not of the run. ref-h per $: hours of reference-card training a dollar rents.
+    """
+    from gpuvalue.warehouse.rental import rent_ranking_rows, rental_providers
+
+    if top < 1:
+        _fail("--top must be at least 1")
+    if min_memory is not None and not (math.isfinite(min_memory) and min_memory >= 0):
+        _fail(f"--min-memory must be 0 GB or more, not {min_memory:g}")
+    con = _reader(db)
+    try:
+        known = rental_providers(con)
+        if provider is not None and provider.casefold() not in known:
+            _fail(f"no rental offers from {provider!r}; known providers: {', '.join(known) or 'none yet'}")
+        rows = rent_ranking_rows(con, spot=spot, provider=provider, min_memory=min_memory, top=top)
+    finally:
+        con.close()
+    if as_json:
+        _write_json_lines(rows)
+        return
+    if not known:
+        out.print("No rental prices yet: a run with the rental sources (skypilot-catalog, fsdl-cloud-gpus) loads them.")
+        return
+    if not rows:
+        out.print("No rented GPUs match those filters.")
+        return
+    reference = rows[0]["reference_gpu"]
+    where = f" on {provider.casefold()}" if provider else ""
+    if spot:
+        _print_table(SPOT_HEADERS, [
+            (r["spot_rank"], _name(r), r["memory_gb"], r["spot_usd_per_gpu_hour"], r["spot_provider"], r["relative_perf"],
+             r["spot_perf_per_usd_hour"], r["spot_usd_per_reference_hour"], r["usd_per_gpu_hour"], r["providers"],
+             r["spot_as_of"])
+            for r in rows
+        ], title=f"Spot rental: speed per $/GPU-hour{where} (relative to {reference}), prices of {rows[0]['as_of']} and before")
+    else:
+        _print_table(RENT_HEADERS, [
+            (r["rank"], _name(r), r["memory_gb"], r["usd_per_gpu_hour"], r["provider"], r["relative_perf"],
+             r["perf_per_usd_hour"], r["usd_per_reference_hour"], r["median_usd_per_gpu_hour"], r["spot_usd_per_gpu_hour"],
+             r["spot_provider"], r["provider_count"], r["price_as_of"])
+            for r in rows
+        ], title=f"On-demand rental: speed per $/GPU-hour{where} (relative to {reference}), prices of {rows[0]['as_of']} and before")
+    if any(r.get("framework_supported") is False for r in rows):
+        out.print("† current PyTorch builds (CUDA or ROCm) no longer support this card.")
+
+
+def _name(row: dict) -> str:
+    return row["model"] + (" †" if row.get("framework_supported") is False else "")
+
+
+def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: float | None, kwh_price: float | None,
+                        include_modules: bool, db: Path | None) -> None:
+    """`recommend --budget B --hours-per-week H`: buy the best used card or rent the best cloud card."""
+    from gpuvalue.models.rent_vs_buy import Assumptions, format_rent_or_buy, rent_or_buy
+    from gpuvalue.warehouse.queries import ranking_rows
+    from gpuvalue.warehouse.rental import rent_ranking_rows
+
+    if not (math.isfinite(hours_per_week) and 0 < hours_per_week <= 168):
+        _fail(f"--hours-per-week must be above 0 and at most 168, not {hours_per_week:g}")
+    settings = _settings(db)
+    try:
+        assumptions = Assumptions.from_settings(settings, hours_per_week=hours_per_week, kwh_price_usd=kwh_price)
+    except ValueError as exc:
+        _fail(str(exc))
+    con = _reader(db)
+    try:
+        used = ranking_rows(con, top=100000, desktop_only=False)
+        rental = rent_ranking_rows(con)
+    finally:
+        con.close()
+    if not rental:
+        _fail("no rental prices in the warehouse: a run with the rental sources (skypilot-catalog, fsdl-cloud-gpus) "
+              "loads them", code=1)
+    answer = rent_or_buy(used, rental, budget_usd=budget, assumptions=assumptions, min_memory_gb=min_memory,
+                         desktop_only=not include_modules)
+    out.print(format_rent_or_buy(answer, rental[0]["reference_gpu"]), highlight=False, markup=False, soft_wrap=True)

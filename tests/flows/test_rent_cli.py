@@ -1,0 +1,121 @@
+"""`gpuvalue rent` and `gpuvalue recommend --hours-per-week`: the rental ranking and the rent-or-buy answer,
+on a warehouse file built without Prefect (tests/rental_fixtures.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from conftest_exports import make_ranking_database
+from gpuvalue.flows.cli import app
+from rental_fixtures import make_rental_database
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "g.duckdb"
+    make_rental_database(str(path)).close()
+    return path
+
+
+def lines(output: str) -> list[dict]:
+    return [json.loads(line) for line in output.splitlines()]
+
+
+def test_rent_json_lists_the_rental_ranking_best_first(db):
+    res = runner.invoke(app, ["rent", "--json", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    rows = lines(res.stdout)
+    assert [(r["rank"], r["model"], r["provider"]) for r in rows] == [
+        (1, "GeForce RTX 3090", "vast"), (2, "GeForce RTX 4090", "vast"), (3, "RTX A6000", "lambda")]
+    first = rows[0]
+    assert first["usd_per_gpu_hour"] == 0.20 and first["price_as_of"] == "2025-01-20" and first["as_of"] == "2025-02-01"
+    assert first["reference_gpu"] == "GeForce RTX 3090" and first["perf_per_usd_hour"] == pytest.approx(5.0)
+    assert rows[1]["providers"] == "aws, lambda, vast" and rows[1]["provider_count"] == 3
+
+
+def test_rent_spot_provider_memory_and_top(db):
+    spot = lines(runner.invoke(app, ["rent", "--spot", "--json", "--db", str(db)]).stdout)
+    assert [(r["spot_rank"], r["model"], r["spot_provider"]) for r in spot] == [
+        (1, "GeForce RTX 4090", "vast"), (2, "Tesla V100 PCIe 16 GB", "vast")]
+    aws = lines(runner.invoke(app, ["rent", "--provider", "aws", "--json", "--db", str(db)]).stdout)
+    assert [(r["model"], r["usd_per_gpu_hour"]) for r in aws] == [("GeForce RTX 4090", 0.70)]
+    big = lines(runner.invoke(app, ["rent", "--min-memory", "40", "--json", "--db", str(db)]).stdout)
+    assert [r["model"] for r in big] == ["RTX A6000"]
+    assert len(lines(runner.invoke(app, ["rent", "--top", "2", "--json", "--db", str(db)]).stdout)) == 2
+
+
+def test_rent_table_says_what_the_numbers_are(db):
+    res = runner.invoke(app, ["rent", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert "On-demand rental" in res.stdout and "GeForce RTX 3090" in res.stdout and "2025-01-20" in res.stdout
+    spot = runner.invoke(app, ["rent", "--spot", "--db", str(db)])
+    assert "Spot rental" in spot.stdout and "Tesla V100" in spot.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--top", "0"], "--top must be at least 1"),
+    (["--min-memory", "-1"], "--min-memory must be 0 GB or more"),
+    (["--provider", "acme"], "no rental offers from 'acme'; known providers: aws, lambda, vast"),
+])
+def test_rent_bad_input_is_a_one_line_error(db, args, message):
+    res = runner.invoke(app, ["rent", *args, "--db", str(db)])
+    assert res.exit_code == 2, res.output
+    assert res.output.strip().startswith("error:") and message in res.output and "Traceback" not in res.output
+
+
+def test_rent_on_a_warehouse_without_rental_prices(tmp_path):
+    path = tmp_path / "old.duckdb"
+    make_ranking_database(str(path)).close()
+    res = runner.invoke(app, ["rent", "--db", str(path)])
+    assert res.exit_code == 0 and "No rental prices yet" in res.stdout
+    assert runner.invoke(app, ["rent", "--json", "--db", str(path)]).stdout == ""
+    answer = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "10", "--db", str(path)])
+    assert answer.exit_code == 1 and "no rental prices in the warehouse" in answer.output
+
+
+def test_recommend_with_hours_per_week_answers_rent_or_buy_with_the_break_even(db):
+    light = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "5", "--db", str(db)])
+    assert light.exit_code == 0, light.output
+    assert "Answer: rent GeForce RTX 3090 on vast." in light.stdout
+    assert "Buy:  GeForce RTX 2080 Ti at $300 (sold price, n=18, 2024-05-08)" in light.stdout
+    assert "Break-even: buying the GeForce RTX 2080 Ti costs less than renting the GeForce RTX 3090 from 14.6 h a week." \
+        in light.stdout
+    assert "kept 24 months" in light.stdout and "$0.15/kWh" in light.stdout and "5 h of training a week" in light.stdout
+    middle = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "20", "--db", str(db)])
+    assert "Answer: buy GeForce RTX 2080 Ti used." in middle.stdout and "from 14.6 h a week." in middle.stdout
+    # 60 h a week: renting the 3090 for two years ($1,252) is over the budget; the break-even is still given.
+    heavy = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "60", "--db", str(db)])
+    assert "Answer: buy Tesla V100 PCIe 16 GB used." in heavy.stdout
+    assert "Break-even: against renting the GeForce RTX 3090 at $0.20/GPU-hour on vast" in heavy.stdout
+    assert "no rental card costs $900 or less over 24 months at 60 h a week (6,261 h)" in heavy.stdout
+
+
+def test_recommend_settings_and_flags_feed_the_assumptions(db, monkeypatch):
+    monkeypatch.setenv("GPUVALUE_HOLDING_MONTHS", "36")
+    res = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "5", "--kwh-price", "0.4", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert "kept 36 months" in res.stdout and "$0.4/kWh" in res.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--hours-per-week", "0"], "--hours-per-week must be above 0 and at most 168, not 0"),
+    (["--hours-per-week", "200"], "--hours-per-week must be above 0 and at most 168"),
+    (["--hours-per-week", "nan"], "--hours-per-week must be above 0 and at most 168"),
+    (["--hours-per-week", "10", "--gpus", "2"], "--hours-per-week answers rent or buy for one card"),
+    (["--hours-per-week", "10", "--kwh-price", "0.2", "--hours-per-day", "3"], "leave out --hours-per-day"),
+])
+def test_recommend_hours_per_week_bad_input(tmp_path, args, message):
+    res = runner.invoke(app, ["recommend", "--budget", "800", *args, "--db", str(tmp_path / "none.duckdb")])
+    assert res.exit_code == 2, res.output
+    assert res.output.strip().startswith("error:") and message in res.output and "Traceback" not in res.output
+
+
+def test_recommend_without_the_flag_is_unchanged(db):
+    res = runner.invoke(app, ["recommend", "--budget", "900", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.startswith("Budget $900\n1. ") and "Answer:" not in res.stdout and "Break-even" not in res.stdout

@@ -1,0 +1,187 @@
+"""The rent-or-buy arithmetic (models/rent_vs_buy.py): costs per reference-card hour, the break-even
+hours a week, the assumptions, and the answer for a budget. Pure: no DuckDB, no Prefect."""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gpuvalue.models.rent_vs_buy import (
+    WEEKS_PER_MONTH, Assumptions, break_even_hours_per_week, buy_cost_per_reference_hour, compare,
+    depreciation_usd_per_hour, electricity_usd_per_hour, format_rent_or_buy, rent_cost_per_reference_hour, rent_or_buy,
+)
+
+DEFAULT = Assumptions()
+
+
+def test_defaults_are_the_documented_ones_and_every_output_states_them():
+    assert DEFAULT.as_dict() == {"holding_months": 24.0, "resale_fraction": 0.5, "kwh_price_usd": 0.15, "hours_per_week": 10.0}
+    assert DEFAULT.hours_used == pytest.approx(10 * 24 * 365.25 / 12 / 7)  # 1,043.6 h over two years
+    text = DEFAULT.describe()
+    assert "24 months" in text and "50%" in text and "$0.15/kWh" in text and "10 h" in text
+
+
+def test_settings_feed_the_assumptions_and_a_flag_overrides_one():
+    class Settings:
+        holding_months, resale_fraction, kwh_price_usd, hours_per_week = 36.0, 0.3, 0.30, 20.0
+
+    a = Assumptions.from_settings(Settings(), hours_per_week=5.0, kwh_price_usd=None)
+    assert a == Assumptions(holding_months=36.0, resale_fraction=0.3, kwh_price_usd=0.30, hours_per_week=5.0)
+
+
+@pytest.mark.parametrize("field, value", [
+    ("holding_months", 0), ("holding_months", math.nan), ("resale_fraction", 1.0), ("resale_fraction", -0.1),
+    ("kwh_price_usd", -1), ("hours_per_week", 0), ("hours_per_week", 169), ("hours_per_week", math.inf),
+])
+def test_impossible_assumptions_are_refused_naming_the_field(field, value):
+    with pytest.raises(ValueError, match=field):
+        Assumptions(**{field: value})
+
+
+def test_renting_costs_the_gpu_hour_divided_by_the_speed():
+    assert rent_cost_per_reference_hour(1.20, 2.0) == pytest.approx(0.60)  # twice as fast: half an hour per reference hour
+    assert rent_cost_per_reference_hour(0.30, 0.5) == pytest.approx(0.60)
+    with pytest.raises(ValueError, match="usd_per_gpu_hour"):
+        rent_cost_per_reference_hour(0.0, 1.0)
+
+
+def test_buying_costs_the_lost_value_per_hour_used_plus_electricity_divided_by_the_speed():
+    # $1,000 card, half of it back after 24 months, 10 h a week: $500 over 1,043.6 h; 350 W at $0.15/kWh.
+    hours = 10 * 24 * WEEKS_PER_MONTH
+    assert depreciation_usd_per_hour(1000, DEFAULT) == pytest.approx(500 / hours)
+    assert electricity_usd_per_hour(350, 0.15) == pytest.approx(0.0525)
+    assert buy_cost_per_reference_hour(1000, 1.0, 350, DEFAULT) == pytest.approx(500 / hours + 0.0525)
+    assert buy_cost_per_reference_hour(1000, 2.0, 350, DEFAULT) == pytest.approx((500 / hours + 0.0525) / 2)
+    # Board power unknown: electricity is not counted (and the answer says so, below).
+    assert electricity_usd_per_hour(None, 0.15) is None
+    assert buy_cost_per_reference_hour(1000, 1.0, None, DEFAULT) == pytest.approx(500 / hours)
+
+
+def test_more_hours_make_buying_cheaper_per_hour_and_renting_does_not_change():
+    costs = [buy_cost_per_reference_hour(1000, 1.0, 350, DEFAULT.with_hours(h)) for h in (1, 10, 40, 168)]
+    assert costs == sorted(costs, reverse=True)
+    assert costs[-1] > 0.0525  # never below its electricity
+
+
+def test_break_even_is_where_both_cost_the_same():
+    even = break_even_hours_per_week(1000, 1.0, 350, 0.25, DEFAULT)
+    # (500 / (H x 104.4 weeks) + 0.0525) = 0.25  =>  H = 500 / (104.4 x 0.1975) = 24.3 h a week
+    assert even == pytest.approx(500 / (24 * WEEKS_PER_MONTH * (0.25 - 0.0525)))
+    assert buy_cost_per_reference_hour(1000, 1.0, 350, DEFAULT.with_hours(even)) == pytest.approx(0.25)
+
+
+def test_break_even_is_none_when_electricity_alone_costs_as_much_as_renting():
+    assert break_even_hours_per_week(1000, 1.0, 350, 0.05, DEFAULT) is None  # 0.0525 > 0.05
+    assert break_even_hours_per_week(1000, 1.0, 350, 0.0525, DEFAULT) is None
+
+
+@given(price=st.floats(50, 40_000), perf=st.floats(0.05, 8), tdp=st.one_of(st.none(), st.integers(30, 1000)),
+       rent=st.floats(0.02, 20), hours=st.floats(0.5, 168), resale=st.floats(0, 0.95), months=st.floats(1, 120),
+       kwh=st.floats(0, 1))
+def test_buying_is_cheaper_exactly_above_the_break_even(price, perf, tdp, rent, hours, resale, months, kwh):
+    a = Assumptions(holding_months=months, resale_fraction=resale, kwh_price_usd=kwh, hours_per_week=hours)
+    row = {"model": "X", "relative_perf": perf, "usd_per_gpu_hour": rent, "used_price_usd": price, "tdp_w": tdp}
+    out = compare(row, a)
+    even = out["break_even_hours_per_week"]
+    buy, rented = out["buy_usd_per_reference_hour"], out["rent_usd_per_reference_hour"]
+    if even is None:
+        assert buy > rented * (1 - 1e-9)
+    elif not math.isclose(hours, even, rel_tol=1e-6):
+        assert (buy < rented) == (hours > even)
+    assert out["cheaper"] == ("buy" if buy <= rented else "rent")
+
+
+def test_compare_keeps_the_row_adds_the_costs_and_states_the_assumptions():
+    row = {"model": "GeForce RTX 4090", "relative_perf": 1.6, "usd_per_gpu_hour": 0.40, "spot_usd_per_gpu_hour": 0.32,
+           "used_price_usd": 1600.0, "tdp_w": 450, "provider": "vast"}
+    out = compare(row, DEFAULT)
+    assert out["provider"] == "vast" and out["model"] == "GeForce RTX 4090"
+    assert out["rent_usd_per_reference_hour"] == pytest.approx(0.25)
+    assert out["spot_usd_per_reference_hour"] == pytest.approx(0.20)
+    assert out["electricity_usd_per_hour"] == pytest.approx(0.0675) and out["electricity_counted"] is True
+    assert out["cheaper"] == "rent"  # at 10 h a week the card loses $0.77 an hour
+    assert {k: out[k] for k in DEFAULT.as_dict()} == DEFAULT.as_dict()
+
+
+def test_compare_without_a_used_price_answers_the_rent_side_only():
+    out = compare({"model": "RTX A6000", "relative_perf": 1.1, "usd_per_gpu_hour": 0.44, "used_price_usd": None}, DEFAULT)
+    assert out["rent_usd_per_reference_hour"] == pytest.approx(0.40)
+    assert out["buy_usd_per_reference_hour"] is None and out["break_even_hours_per_week"] is None
+    assert out["cheaper"] is None and out["electricity_counted"] is None
+
+
+# --- the answer for a budget -------------------------------------------------------------------
+
+def used(model: str, price: float, perf: float, *, tdp: int | None = 300, memory: float = 24.0, desktop: bool = True,
+         framework: bool = True) -> dict:
+    return {"model": model, "price_usd": price, "relative_perf": perf, "tdp_w": tdp, "memory_gb": memory,
+            "desktop_usable": desktop, "framework_supported": framework, "price_kind": "sold", "price_n": 12,
+            "price_as_of": date(2026, 11, 20), "stale": False, "perf_source": "lambda-pytorch-2024"}
+
+
+def rented(model: str, rate: float, perf: float, *, memory: float = 24.0, provider: str = "vast",
+           framework: bool = True) -> dict:
+    return {"model": model, "usd_per_gpu_hour": rate, "relative_perf": perf, "memory_gb": memory, "provider": provider,
+            "provider_count": 2, "price_as_of": date(2025, 3, 18), "framework_supported": framework,
+            "perf_source": "estimate", "perf_method": "estimate: roofline"}
+
+
+USED = [used("GeForce RTX 3090", 700, 1.0, tdp=350), used("GeForce RTX 4090", 1700, 1.6, tdp=450),
+        used("H100 SXM5 80 GB", 20000, 3.9, tdp=700, memory=80, desktop=False),
+        used("Tesla K80", 60, 0.1, framework=False)]
+RENTED = [rented("GeForce RTX 3090", 0.20, 1.0), rented("A100 SXM4 80 GB", 1.40, 2.2, memory=80, provider="lambda"),
+          rented("Tesla K80", 0.01, 0.1, framework=False)]
+
+
+def test_few_hours_a_week_rent_many_hours_buy_with_the_same_break_even():
+    # $2,000: renting the 3090 for 80 h a week costs $0.20 x 8,349 h = $1,670 over the two years, so it still fits.
+    light = rent_or_buy(USED, RENTED, budget_usd=2000, assumptions=DEFAULT.with_hours(5))
+    heavy = rent_or_buy(USED, RENTED, budget_usd=2000, assumptions=DEFAULT.with_hours(80))
+    assert (light.verdict, light.rent.model, light.rent.provider) == ("rent", "GeForce RTX 3090", "vast")
+    assert (heavy.verdict, heavy.buy.model) == ("buy", "GeForce RTX 3090")
+    # $350 lost over 104.4 weeks against $0.20 - $0.0525 an hour: 22.7 h a week
+    assert light.break_even_hours_per_week == pytest.approx(350 / (24 * WEEKS_PER_MONTH * (0.20 - 0.0525)))
+    assert heavy.break_even_hours_per_week == pytest.approx(light.break_even_hours_per_week)
+    assert light.same_card_break_even == pytest.approx(light.break_even_hours_per_week)
+
+
+def test_budget_memory_desktop_and_framework_rules():
+    # $1,000 buys a 3090 but not a 4090; the K80 (no current framework) is never an option either way.
+    r = rent_or_buy(USED, RENTED, budget_usd=1000, assumptions=DEFAULT)
+    assert r.buy.model == "GeForce RTX 3090" and r.rent.model != "Tesla K80"
+    # 48 GB and up: no used card fits (the H100 needs a server); renting the A100 does if the money allows:
+    # $1.40 x 1,043.6 h = $1,461 over the holding period.
+    big = rent_or_buy(USED, RENTED, budget_usd=1500, assumptions=DEFAULT, min_memory_gb=48)
+    assert big.buy is None and big.rent.model == "A100 SXM4 80 GB" and big.verdict == "rent"
+    assert any("no used card within $1,500 with at least 48 GB" in n for n in big.notes)
+    too_little = rent_or_buy(USED, RENTED, budget_usd=1400, assumptions=DEFAULT, min_memory_gb=48)
+    assert too_little.verdict is None and any("no rental card costs $1,400" in n for n in too_little.notes)
+    servers = rent_or_buy(USED, RENTED, budget_usd=25000, assumptions=DEFAULT.with_hours(168), min_memory_gb=48,
+                          desktop_only=False)
+    assert servers.buy.model == "H100 SXM5 80 GB"
+
+
+def test_unknown_board_power_is_said_not_hidden():
+    r = rent_or_buy([used("Mystery", 500, 1.0, tdp=None)], RENTED, budget_usd=600, assumptions=DEFAULT)
+    assert any("board power is unknown" in n for n in r.notes)
+
+
+def test_the_printed_answer_names_both_options_the_break_even_and_the_assumptions():
+    text = format_rent_or_buy(rent_or_buy(USED, RENTED, budget_usd=1000, assumptions=DEFAULT), "GeForce RTX 3090")
+    assert "Answer: rent GeForce RTX 3090 on vast." in text
+    assert "Buy:  GeForce RTX 3090 at $700 (sold price, n=12, 2026-11-20)" in text
+    assert "Rent: GeForce RTX 3090 at $0.20/GPU-hour on vast" in text and "measured (lambda-pytorch-2024)" in text
+    assert "Break-even: buying the GeForce RTX 3090 costs less than renting the GeForce RTX 3090 from 22.7 h a week." in text
+    assert "kept 24 months" in text and "50%" in text and "$0.15/kWh" in text and "10 h of training a week" in text
+    never = format_rent_or_buy(rent_or_buy([used("Hot", 100, 1.0, tdp=2000)], RENTED, budget_usd=300,
+                                           assumptions=DEFAULT), "GeForce RTX 3090")
+    assert "from never (its electricity alone costs as much as renting)" in never
+
+
+def test_a_budget_must_be_positive():
+    with pytest.raises(ValueError):
+        rent_or_buy(USED, RENTED, budget_usd=0, assumptions=DEFAULT)

@@ -1,0 +1,135 @@
+"""The rental ranking in the outputs: its export files (CSV, JSON against its schema, Parquet, the
+rent-or-buy CSV), its feed item and the report's rent-or-buy chart and table. Real DuckDB, no Prefect."""
+
+from __future__ import annotations
+
+import csv
+import json
+from datetime import datetime, timezone
+
+import jsonschema
+import pyarrow.parquet as pq
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest_exports import insert_dicts, make_ranking_database
+from gpuvalue.models.rent_vs_buy import Assumptions
+from gpuvalue.warehouse.export import export_all
+from gpuvalue.warehouse.feed import export_feed
+from gpuvalue.warehouse.rental_export import RENT_VS_BUY_COLUMNS, RENTAL_COLUMNS, rental_feed_item, rental_rows
+from gpuvalue.warehouse.rental_report import BUY_LINES, chart_lines, rental_report_data
+from gpuvalue.warehouse.report import render_report, report_data, write_report
+from rental_fixtures import make_rental_database
+
+GENERATED = datetime(2026, 11, 30, 7, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def con():
+    c = make_rental_database()
+    # A run of a rental source, as the flow records it: its kind reaches the ranking's sources.
+    insert_dicts(c, "runs", [{"run_id": "r1", "source": "skypilot-catalog", "stage": "rental", "as_of": datetime(2024, 5, 9).date(),
+                              "replay": True, "started_at": datetime(2024, 5, 9, 6), "finished_at": datetime(2024, 5, 9, 6, 1),
+                              "status": "ok", "rows": 921, "error": None}])
+    yield c
+    c.close()
+
+
+def test_export_all_adds_the_rental_file_set(con, tmp_path):
+    a = Assumptions(holding_months=36, hours_per_week=20)
+    paths = export_all(con, tmp_path, generated_at=GENERATED, rent_assumptions=a)
+    assert {k: p.name for k, p in paths.items() if k.startswith("ren")} == {
+        "rental_csv": "rental_ranking.csv", "rental_json": "rental_ranking.json",
+        "rental_schema": "rental_ranking.schema.json", "rental_parquet": "rental_ranking.parquet",
+        "rent_vs_buy_csv": "rent_vs_buy.csv"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in paths.values())
+
+    document = json.loads(paths["rental_json"].read_text())
+    jsonschema.validate(document, json.loads(paths["rental_schema"].read_text()))
+    assert document["as_of"] == "2025-02-01" and document["reference_gpu"] == "GeForce RTX 3090"
+    assert document["assumptions"] == {"holding_months": 36, "resale_fraction": 0.5, "kwh_price_usd": 0.15, "hours_per_week": 20}
+    assert [r["model"] for r in document["rows"]] == ["GeForce RTX 3090", "GeForce RTX 4090", "RTX A6000",
+                                                      "Tesla V100 PCIe 16 GB"]  # spot-only last, rank null
+    assert document["rows"][-1]["rank"] is None and document["rows"][-1]["spot_rank"] == 2
+    comparison = {r["model"]: r for r in document["rent_vs_buy"]}
+    assert comparison["GeForce RTX 3090"]["used_price_usd"] == 690.0 and comparison["GeForce RTX 3090"]["hours_per_week"] == 20
+
+    with open(paths["rental_csv"], newline="") as fh:
+        reader = csv.DictReader(fh)
+        rows = list(reader)
+    assert tuple(reader.fieldnames) == RENTAL_COLUMNS and len(rows) == 4 and rows[0]["providers"] == "vast"
+    with open(paths["rent_vs_buy_csv"], newline="") as fh:
+        reader = csv.DictReader(fh)
+        compared = list(reader)
+    assert tuple(reader.fieldnames) == RENT_VS_BUY_COLUMNS
+    assert all(r["holding_months"] == "36.0" and r["resale_fraction"] == "0.5" for r in compared)
+    assert pq.read_table(paths["rental_parquet"]).num_rows == 4
+
+    # The ranking's own JSON names the rental source with its kind, and still validates.
+    ranking = json.loads(paths["json"].read_text())
+    jsonschema.validate(ranking, json.loads(paths["schema"].read_text()))
+    assert {"name": "skypilot-catalog", "kind": "rental"}.items() <= next(
+        s for s in ranking["sources"] if s["name"] == "skypilot-catalog").items()
+
+
+def test_a_warehouse_without_rental_prices_exports_what_it_always_did(tmp_path):
+    paths = export_all(make_ranking_database(), tmp_path, generated_at=GENERATED)
+    assert set(paths) == {"csv", "json", "schema", "feed", "parquet"}
+
+
+def test_the_feed_carries_one_rental_item_per_rental_date(con, tmp_path):
+    export_feed(con, tmp_path / "feed.json")
+    feed = json.loads((tmp_path / "feed.json").read_text())
+    rental = [i for i in feed["items"] if i["tags"] == ["rental"]]
+    assert len(rental) == 1
+    item = rental[0]
+    assert item["id"] == "gpuvalue:rental-ranking:2025-02-01" and item["date_published"] == "2025-02-01T00:00:00Z"
+    assert item["title"] == "Cloud GPU rental ranking, prices of 2025-02-01: #1 GeForce RTX 3090 on vast"
+    assert "1. GeForce RTX 3090: $0.20/GPU-hour on vast (price of 2025-01-20)" in item["content_text"]
+    assert "Cheapest reference hour on spot: GeForce RTX 4090 at $0.30/GPU-hour on vast." in item["content_text"]
+    dates = [i["date_published"] for i in feed["items"]]
+    assert dates == sorted(dates, reverse=True)
+    # Written again, the same item: nothing is announced twice.
+    export_feed(con, tmp_path / "again.json")
+    assert json.loads((tmp_path / "again.json").read_text())["items"] == feed["items"]
+    assert rental_feed_item([]) is None
+
+
+def test_the_feed_without_rental_prices_has_no_rental_item(tmp_path):
+    export_feed(make_ranking_database(), tmp_path / "feed.json")
+    assert not [i for i in json.loads((tmp_path / "feed.json").read_text())["items"] if i["tags"] == ["rental"]]
+
+
+def test_the_report_adds_a_rent_or_buy_chart_and_the_rental_table(con, tmp_path):
+    page = BeautifulSoup(write_report(con, tmp_path, generated_at=GENERATED).read_text(), "lxml")
+    wide, narrow = page.find("svg", id="chart-rentbuy"), page.find("svg", id="chart-rentbuy-narrow")
+    lines = chart_lines(rental_report_data(con))
+    buys, rents = [x for x in lines if x.action == "buy"], [x for x in lines if x.action == "rent"]
+    assert len(buys) == BUY_LINES and [x.model for x in rents] == ["GeForce RTX 3090", "GeForce RTX 4090", "RTX A6000"]
+    for svg in (wide, narrow):
+        assert int(svg["data-points"]) == len(svg.select(".mark")) == len(lines)
+        assert len(svg.select("polyline")) == len(lines)
+    assert sorted(m["data-tip"] for m in narrow.select(".mark")) == sorted(m["data-tip"] for m in wide.select(".mark"))
+    text = page.get_text(" ")
+    assert "Rent or buy: what an hour of training costs" in text and "kept 24 months" in text
+    assert "Cloud rental: top 3 of 3" in text and "$0.200" in text
+    assert wide.find_parent(class_="wide-only") and narrow.find_parent(class_="narrow-only")
+
+
+def test_buy_lines_fall_with_the_hours_and_rent_lines_are_flat(con):
+    for line in chart_lines(rental_report_data(con)):
+        costs = [c for _, c in line.points]
+        if line.action == "rent":
+            assert len(set(costs)) == 1
+        else:
+            assert costs == sorted(costs, reverse=True) and costs[0] > costs[-1]
+
+
+def test_the_report_without_rental_prices_is_unchanged():
+    html = render_report(report_data(make_ranking_database(), generated_at=GENERATED))
+    assert "chart-rentbuy" not in html and "Cloud rental" not in html
+
+
+def test_rental_rows_are_the_ranking_in_export_order(con):
+    rows = rental_rows(con)
+    assert [r["rank"] for r in rows] == [1, 2, 3, None] and tuple(rows[0]) == RENTAL_COLUMNS

@@ -1,0 +1,147 @@
+"""Cloud GPU rental offers in the warehouse (schema v11): the load, and the reads the comparison needs.
+
+Offers go to ``rental_offers`` by the date of their data, so a later capture adds a date and a re-load
+of a date replaces that date's rows of the source; ``rental_prices_daily`` is then rebuilt from all
+stored offers. Offers whose prices cannot be real (``validate_prices``) are dropped before the load and
+counted; offers whose GPU name settles no catalog model are kept with ``model`` NULL and counted, so a
+matcher improvement can be judged against them later.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from datetime import date, datetime, timezone
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from gpuvalue.models.rent_vs_buy import Assumptions, compare
+from gpuvalue.models.rental import RentalOffer, validate_prices
+from gpuvalue.warehouse.sql_files import statements
+
+_SCHEMA = pa.schema([
+    ("source", pa.string()), ("provider", pa.string()), ("offer_key", pa.string()), ("instance_type", pa.string()),
+    ("region", pa.string()), ("as_of", pa.date32()), ("gpu_name", pa.string()), ("model", pa.string()),
+    ("match_reason", pa.string()), ("gpu_count", pa.int32()), ("usd_per_hour", pa.float64()),
+    ("usd_per_gpu_hour", pa.float64()), ("spot_usd_per_hour", pa.float64()), ("spot_usd_per_gpu_hour", pa.float64()),
+    ("gpu_memory_gb", pa.float64()), ("vcpus", pa.float64()), ("memory_gib", pa.float64()),
+    ("loaded_at", pa.timestamp("us")),
+])
+_COLUMNS = ", ".join(_SCHEMA.names)  # constants: the SQL below is built from them only
+_OFFER_FIELDS = tuple(n for n in _SCHEMA.names if n not in ("offer_key", "loaded_at"))  # as RentalOffer names them
+
+DROPPED_SHOWN = 5  # reasons named in the warning; the rest are counted
+
+
+def _naive_utc(value: datetime) -> datetime:
+    return value.astimezone(timezone.utc).replace(tzinfo=None) if value.tzinfo is not None else value
+
+
+def offer_rows(offers: Iterable[RentalOffer], loaded_at: datetime) -> list[dict[str, Any]]:
+    """Offers as ``rental_offers`` rows, each with its ``offer_key``. Pure.
+
+    An offer repeated verbatim (the same file read twice for a date) is stored once; two different
+    offers with the same name (FSDL lists a cloud's configurations without instance names) are
+    numbered in file order, so no row overwrites another."""
+    stamp = _naive_utc(loaded_at)
+    seen: set[RentalOffer] = set()  # frozen models: equal fields, equal hash
+    used: Counter[tuple[str, str, str, date]] = Counter()
+    rows = []
+    for offer in offers:
+        if offer in seen:
+            continue
+        seen.add(offer)
+        key = offer.instance_type or f"{offer.gpu_name} x{offer.gpu_count}"
+        if offer.region:
+            key += f" @{offer.region}"
+        used[(offer.source, offer.provider, key, offer.as_of)] += 1
+        n = used[(offer.source, offer.provider, key, offer.as_of)]
+        fields = offer.__dict__
+        row = {name: fields.get(name) for name in _OFFER_FIELDS}
+        row["offer_key"] = key if n == 1 else f"{key} #{n}"
+        row["loaded_at"] = stamp
+        rows.append(row)
+    return rows
+
+
+def load_warning(unmatched: int, dropped: list[tuple[RentalOffer, str]]) -> str:
+    """The one line a run summary shows for a rental load: offers kept unmatched, offers dropped and why."""
+    text = f"{unmatched} offers with an unknown GPU name kept unmatched; "
+    if not dropped:
+        return text + "0 dropped"
+    named = [f"{o.provider} {o.gpu_name} ({o.as_of}): {reason}" for o, reason in dropped[:DROPPED_SHOWN]]
+    more = f"; and {len(dropped) - DROPPED_SHOWN} more" if len(dropped) > DROPPED_SHOWN else ""
+    return text + f"{len(dropped)} dropped: " + "; ".join(named) + more
+
+
+def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOffer], loaded_at: datetime, *,
+                       source: str) -> tuple[int, str]:
+    """Store one source's offers: (rows written, the warning line for the run summary).
+
+    Each date the batch holds replaces that date's rows of ``source``; other dates stay (history). Then
+    ``rental_prices_daily`` is rebuilt. Offers of another source are refused. The caller owns the
+    transaction."""
+    offers = list(offers)
+    others = sorted({o.source for o in offers} - {source})
+    if others:
+        raise ValueError(f"offers of {', '.join(others)} passed as {source}'s")
+    kept, dropped = validate_prices(offers)
+    unmatched = sum(1 for o in kept if o.model is None)
+    rows = offer_rows(kept, loaded_at)
+    days = sorted({o.as_of for o in offers})
+    if days:
+        con.execute("DELETE FROM rental_offers WHERE source = ? AND list_contains(?, as_of)", [source, days])
+    if rows:
+        incoming = pa.Table.from_pylist(rows, schema=_SCHEMA)
+        con.register("incoming_rental_offers", incoming)
+        try:
+            con.execute(f"INSERT INTO rental_offers ({_COLUMNS}) SELECT {_COLUMNS} FROM incoming_rental_offers")
+        finally:
+            con.unregister("incoming_rental_offers")
+    rebuild_rental_prices(con)
+    return len(rows), load_warning(unmatched, dropped)
+
+
+def rebuild_rental_prices(con: duckdb.DuckDBPyConnection) -> int:
+    for stmt in statements("rental_prices_daily"):
+        con.execute(stmt)
+    return con.execute("SELECT count(*) FROM rental_prices_daily").fetchone()[0]
+
+
+# --- reads ------------------------------------------------------------------------------------
+
+
+def _dicts(cursor) -> list[dict[str, Any]]:
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, values)) for values in cursor.fetchall()]
+
+
+def rent_ranking_rows(con: duckdb.DuckDBPyConnection, *, spot: bool = False, provider: str | None = None,
+                      min_memory: float | None = None, top: int | None = None) -> list[dict[str, Any]]:
+    """The rental ranking of the newest rental date (``rent_ranking_latest``), best first.
+
+    ``spot`` orders by the spot ranking and keeps models with a spot price; ``provider`` ranks that
+    provider's prices alone (its cheapest offer per model); ``min_memory`` in GB."""
+    name = "rent_ranking_provider" if provider is not None else "rent_ranking"
+    params = {"spot": spot, "min_memory": min_memory, "top": top}
+    if provider is not None:
+        params["provider"] = provider.casefold()
+    (stmt,) = statements(name)
+    return _dicts(con.execute(stmt, params))
+
+
+def rental_providers(con: duckdb.DuckDBPyConnection) -> list[str]:
+    return [p for (p,) in con.execute("SELECT DISTINCT provider FROM rental_offers ORDER BY 1").fetchall()]
+
+
+def rent_vs_buy_inputs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    (stmt,) = statements("rent_vs_buy")
+    return _dicts(con.execute(stmt))
+
+
+def rent_vs_buy_rows(con: duckdb.DuckDBPyConnection, assumptions: Assumptions) -> list[dict[str, Any]]:
+    """Per rental card: the cost of one reference-card hour rented and (with a used price) bought, and
+    the hours a week from which buying is the cheaper, under ``assumptions`` (stated in every row)."""
+    return [compare(row, assumptions) for row in rent_vs_buy_inputs(con)]
