@@ -23,7 +23,7 @@ import duckdb
 
 from gpuvalue.warehouse.queries import source_catalog
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: replay and note
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "ranking.schema.json"
 
 RANKING_CSV_COLUMNS: tuple[str, ...] = (
@@ -245,8 +245,12 @@ def ranking_document(
     reference_gpu: str,
     sources: list[dict[str, Any]],
     generated_at: datetime,
+    replay: bool = False,
 ) -> dict[str, Any]:
-    """The JSON export as a plain object, so that it can be checked without touching disk."""
+    """The JSON export as a plain object, so that it can be checked without touching disk.
+
+    ``replay``: the ranking was built from recorded pages; the document says so (``replay`` and
+    ``note``), since the CSV beside it cannot."""
     used_references = {row["reference_gpu"] for row in rows if row.get("reference_gpu")}
     if used_references and used_references != {reference_gpu}:
         raise ExportError(
@@ -254,11 +258,17 @@ def ranking_document(
             f"not to {reference_gpu!r}"
         )
     normalized_sources = [normalize_source(source) for source in sources]
-    return {
+    document = {
         "generated_at": generated_at.astimezone(timezone.utc).isoformat(),
         "as_of": as_of.isoformat(),
         "reference_gpu": reference_gpu,
         "schema_version": SCHEMA_VERSION,
+        "replay": bool(replay),
+    }
+    if replay:
+        document["note"] = REPLAY_NOTE
+    return {
+        **document,
         "sources": normalized_sources,
         "attribution": attribution_lines(normalized_sources),
         "rows": [{field: json_value(row.get(field)) for field in RANKING_JSON_FIELDS} for row in rows],
@@ -273,8 +283,11 @@ def export_ranking_json(
     reference_gpu: str,
     sources: list[dict[str, Any]],
     generated_at: datetime | None = None,
+    replay: bool | None = None,
 ) -> int:
-    """Write the ranking document and ``ranking.schema.json`` beside it; returns the number of rows."""
+    """Write the ranking document and ``ranking.schema.json`` beside it; returns the number of rows.
+
+    ``replay`` defaults to what the runs table says of the ranking day."""
     target = validate_export_path(path)
     day = resolve_as_of(con, as_of)
     rows = ranking_rows(con, day)
@@ -284,6 +297,7 @@ def export_ranking_json(
         reference_gpu=reference_gpu,
         sources=sources,
         generated_at=generated_at or datetime.now(timezone.utc),
+        replay=ranking_is_replay(con, day) if replay is None else replay,
     )
     text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     schema_target = target.parent / "ranking.schema.json"
@@ -380,10 +394,13 @@ def _as_datetime(value: Any) -> datetime | None:
 
 
 def sources_from_db(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Each source's latest run status, last successful fetch, and the newest data it gave.
+    """Each source's latest run status, last fetch, and the date of the data it gave.
 
-    Run status comes from ``runs``; freshness also from the data itself, so a database
-    loaded without run records (an import, a replay) still says how old each input is.
+    ``as_of`` is always the date of the data itself, never the day a run was made for: the newest
+    day a listing was seen or sold, a spec snapshot's date, a benchmark table's content date, a
+    price index's newest month. A run for 2026-11-30 that read a page recorded in 2024 says 2024.
+    ``fetched_at`` is the last successful live run; a replay fetches nothing, so there it is the
+    recorded capture time the data carries (None where the data carries none).
     """
     merged: dict[str, dict[str, Any]] = {}
     catalog = source_catalog(con)
@@ -401,30 +418,47 @@ def sources_from_db(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     latest_runs = con.execute(
         """
         SELECT source, status,
-               max(CASE WHEN status = 'ok' THEN coalesce(finished_at, started_at) END)
-                   OVER (PARTITION BY source) AS last_ok,
-               max(CASE WHEN status = 'ok' THEN as_of END) OVER (PARTITION BY source) AS last_ok_day
+               max(CASE WHEN status = 'ok' AND NOT replay THEN coalesce(finished_at, started_at) END)
+                   OVER (PARTITION BY source) AS last_live_ok
         FROM runs
         QUALIFY row_number() OVER (PARTITION BY source ORDER BY started_at DESC, run_id DESC) = 1
         """
     ).fetchall()
-    for name, status, last_ok, last_ok_day in latest_runs:
+    for name, status, last_live_ok in latest_runs:
         item = entry(name)
         item["status"] = status
-        item["fetched_at"] = newer(item["fetched_at"], last_ok)
-        item["as_of"] = newer(item["as_of"], last_ok_day)
+        item["fetched_at"] = newer(item["fetched_at"], last_live_ok)
 
+    # (source, when its data was fetched, the date the data is of)
     data_freshness = [
-        "SELECT source, max(last_seen), CAST(max(last_seen) AS DATE) FROM listings GROUP BY source",
+        "SELECT source, max(last_seen), CAST(max(greatest(last_seen, coalesce(sold_at, last_seen))) AS DATE) "
+        "FROM listings GROUP BY source",
         "SELECT source, max(fetched_at), CAST(max(fetched_at) AS DATE) FROM gpu_specs GROUP BY source",
-        "SELECT source, max(loaded_at), max(as_of) FROM perf GROUP BY source",
         "SELECT source, NULL, max(rate_date) FROM fx_rates GROUP BY source",
+        "SELECT source, NULL, max(month) FROM price_index_monthly GROUP BY source",
     ]
     for query in data_freshness:
         for name, fetched_at, day in con.execute(query).fetchall():
             item = entry(name)
             item["fetched_at"] = newer(item["fetched_at"], fetched_at)
             item["as_of"] = newer(item["as_of"], day)
+
+    # Benchmark figures are stored under their tables' names (lambda-pytorch-2024 for the source
+    # lambda); a source is as new as its newest table, and a table was fetched when its source was.
+    tables = con.execute(
+        "SELECT source, max(loaded_at), max(as_of), false FROM perf GROUP BY source "
+        "UNION ALL SELECT source, NULL, max(as_of), true FROM perf_inference GROUP BY source"
+    ).fetchall()
+    for name, loaded_at, day, inference_only in tables:
+        owner = _registered_parent(name, catalog)
+        ran = owner is not None and owner != name and owner in merged  # the source that fetched the table
+        if ran:
+            merged[owner]["as_of"] = newer(merged[owner]["as_of"], day)
+        if inference_only:
+            continue  # inference tables are listed under their source only
+        item = entry(name)
+        item["fetched_at"] = newer(item["fetched_at"], merged[owner]["fetched_at"] if ran else loaded_at)
+        item["as_of"] = newer(item["as_of"], day)
 
     result = []
     for name in sorted(merged):
@@ -437,6 +471,33 @@ def sources_from_db(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     return result
 
 
+def _registered_parent(name: str, catalog: Mapping[str, Any]) -> str | None:
+    """The registered source a stored name belongs to: itself, or the longest ``<source>-`` prefix."""
+    if name in catalog:
+        return name
+    owners = [source for source in catalog if name.startswith(f"{source}-")]
+    return max(owners, key=len) if owners else None
+
+
+def ranking_is_replay(con: duckdb.DuckDBPyConnection, as_of: date | None = None) -> bool:
+    """Whether the newest run for the ranking day (default: the latest ranked day) was a replay of
+    recorded pages rather than a live fetch."""
+    day = as_of or con.execute("SELECT max(as_of) FROM ranking_daily").fetchall()[0][0]
+    if day is None:
+        return False
+    found = con.execute(
+        "SELECT replay FROM runs WHERE as_of = ? ORDER BY started_at DESC, run_id DESC LIMIT 1", [day]
+    ).fetchall()
+    return bool(found and found[0][0])
+
+
+REPLAY_NOTE = (
+    "Built offline from recorded pages (a replay): no page was fetched for this ranking day. Every price and "
+    "figure is as old as its recording; sources[].as_of gives the date of each source's data and rows[].price_as_of "
+    "the date of each price."
+)
+
+
 # --- everything at once ----------------------------------------------------------------------
 
 
@@ -446,22 +507,23 @@ def export_feed(
     *,
     home_page_url: str | None = None,
     feed_url: str | None = None,
+    replay: bool | None = None,
 ) -> int:
     """JSON Feed of ranking days and notable moves; see ``gpuvalue.warehouse.feed``."""
     # Imported here: the feed module uses this module's atomic writer.
     from gpuvalue.warehouse.feed import export_feed as write_feed
 
-    return write_feed(con, path, home_page_url=home_page_url, feed_url=feed_url)
+    return write_feed(con, path, home_page_url=home_page_url, feed_url=feed_url, replay=replay)
 
 
 def export_all(con: duckdb.DuckDBPyConnection, out_dir: str | os.PathLike[str], **meta: Any) -> dict[str, Path]:
     """Every download format into ``out_dir`` (created if missing), for one day.
 
     ``meta`` may carry ``as_of``, ``reference_gpu`` (default: the one the ranking used),
-    ``sources`` (default: ``sources_from_db``), ``home_page_url``, ``feed_url`` and
-    ``generated_at``.
+    ``sources`` (default: ``sources_from_db``), ``home_page_url``, ``feed_url``,
+    ``generated_at`` and ``replay`` (default: whether the day's newest run was a replay).
     """
-    known = {"as_of", "reference_gpu", "sources", "home_page_url", "feed_url", "generated_at"}
+    known = {"as_of", "reference_gpu", "sources", "home_page_url", "feed_url", "generated_at", "replay"}
     unknown = set(meta) - known
     if unknown:
         raise TypeError(f"export_all got unknown options: {', '.join(sorted(unknown))}")
@@ -494,9 +556,11 @@ def export_all(con: duckdb.DuckDBPyConnection, out_dir: str | os.PathLike[str], 
         reference_gpu=reference_gpu,
         sources=sources,
         generated_at=meta.get("generated_at"),
+        replay=meta.get("replay"),
     )
     export_parquet(con, paths["parquet"], day)
-    export_feed(con, paths["feed"], home_page_url=meta.get("home_page_url"), feed_url=meta.get("feed_url"))
+    export_feed(con, paths["feed"], home_page_url=meta.get("home_page_url"), feed_url=meta.get("feed_url"),
+                replay=meta.get("replay"))
     return paths
 
 
@@ -514,6 +578,7 @@ __all__ = [
     "export_ranking_csv",
     "export_ranking_json",
     "ranking_document",
+    "ranking_is_replay",
     "ranking_rows",
     "sources_from_db",
     "validate_export_path",
