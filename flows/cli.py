@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import sys
@@ -85,22 +86,47 @@ def _reader(db: Path | None):
         _fail(str(exc))
 
 
-def _fmt(v) -> str:
+def _fmt(v, spec: str | None = None) -> str:
+    """One cell; ``spec`` is its column's number format (see _column_format), so that a column
+    never shows "8.000" beside "16.00"."""
     if v is None:
         return "-"
-    if isinstance(v, float):
-        return f"{v:,.2f}" if abs(v) >= 10 else f"{v:.3f}"
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if isinstance(v, float):
+        if spec is None or not math.isfinite(v):
+            return f"{v:,.2f}" if abs(v) >= 10 else f"{v:.3f}"
+        return format(v, spec)
     return str(v)
 
 
-def _print_table(cols: list[str], rows: list[tuple], title: str | None = None) -> None:
+def _column_format(values) -> str | None:
+    """One number format for a whole column: no decimals when every value is whole, else two
+    decimals where some value reaches 10 and three where all are small (ratios)."""
+    floats = [v for v in values if isinstance(v, float) and math.isfinite(v)]
+    if not floats:
+        return None
+    if all(v.is_integer() for v in floats):
+        return ",.0f"
+    return ",.2f" if max(abs(v) for v in floats) >= 10 else ".3f"
+
+
+def _memory_format(values) -> str:
+    """Memory in GB: whole numbers, or one decimal for a column holding e.g. 1.5 GB."""
+    floats = [v for v in values if isinstance(v, float) and math.isfinite(v)]
+    return ",.0f" if all(v.is_integer() for v in floats) else ",.1f"
+
+
+def _print_table(cols: list[str], rows: list[tuple], title: str | None = None,
+                 formats: dict[str, str] | None = None) -> None:
+    """``formats``: a number format per column name; other columns get one chosen from their values."""
     t = Table(title=title, show_lines=False, header_style="bold")
-    for c in cols:
+    specs = []
+    for i, c in enumerate(cols):
         t.add_column(c, overflow="fold")
+        specs.append((formats or {}).get(c) or _column_format([r[i] for r in rows]))
     for r in rows:
-        t.add_row(*[_fmt(v) for v in r])
+        t.add_row(*[_fmt(v, spec) for v, spec in zip(r, specs)])
     out.print(t)
 
 
@@ -127,6 +153,33 @@ RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price
                 "perf source", "perf per $1k"]
 
 
+def _rank_formats(rows: list[dict]) -> dict[str, str]:
+    """Each column of the ranking table one way: GB whole (or one decimal), dollars with cents,
+    ratios with three decimals."""
+    return {"GB": _memory_format([r["memory_gb"] for r in rows]), "price $": ",.2f", "rel. perf": ".3f",
+            "perf per $1k": ".3f"}
+
+
+def _hidden_modules_note(con, as_of, shown: list[dict]) -> str | None:
+    """Why the printed ranking skips ranks: the modules (SXM/OAM) of the full ranking hidden by
+    default, among or above the rows shown, named with their rank in the full ranking."""
+    if not shown:
+        return None
+    last = con.execute("SELECT max(rank) FROM ranking_daily WHERE as_of = ? AND list_contains(?, model)",
+                       [as_of, [r["model"] for r in shown]]).fetchall()[0][0]
+    if last is None:
+        return None
+    hidden = con.execute("SELECT rank, model FROM ranking_daily WHERE as_of = ? AND desktop_usable = false "
+                         "AND rank < ? ORDER BY rank", [as_of, last]).fetchall()
+    if not hidden:
+        return None
+    names = ", ".join(f"#{rank} {model}" for rank, model in hidden)
+    many = len(hidden) != 1
+    return (f"Not shown: {len(hidden)} module{'s' if many else ''} (SXM/OAM) that a desktop cannot take, hidden by "
+            f"default ({names} of the full ranking); `gpuvalue rank --include-modules` shows "
+            f"{'them' if many else 'it'}.")
+
+
 def _print_ranking(rows: list[dict], title: str) -> None:
     """The ranking as a terminal table: the price's kind, count, quartiles and date beside it."""
     def q(r: dict) -> str:
@@ -144,7 +197,7 @@ def _print_ranking(rows: list[dict], title: str) -> None:
         (r["rank"], name(r), r["memory_gb"], r["price_usd"], r["price_kind"], r["price_n"], q(r),
          r["price_as_of"], r["stale"], r["relative_perf"], source(r), r["perf_per_dollar"])
         for r in rows
-    ], title=title)
+    ], title=title, formats=_rank_formats(rows))
     if any(r.get("framework_supported") is False for r in rows):
         out.print("† current PyTorch builds (CUDA or ROCm) no longer support this card; --supported-only hides it.")
     if any(is_low_confidence(r) for r in rows):
@@ -200,9 +253,14 @@ def run(
     con = _reader(settings.db)
     try:
         ranked = ranking_rows(con, as_of=summary.as_of, top=top)
+        hidden = _hidden_modules_note(con, summary.as_of, ranked)
     finally:
         con.close()
-    _print_ranking(ranked, title=f"Performance per $1000 (relative to {settings.reference_gpu}), as of {summary.as_of}")
+    replayed = " (replay of recorded pages)" if summary.replay else ""
+    _print_ranking(ranked, title=f"Performance per $1000 (relative to {settings.reference_gpu}), "
+                                 f"as of {summary.as_of}{replayed}")
+    if hidden:
+        out.print(hidden, markup=False, highlight=False)
     if any(r["stale"] for r in ranked):
         out.print("[yellow]stale[/yellow]: price older than the price window; price_as_of says how old.")
     if summary.ranked == 0:
@@ -251,6 +309,10 @@ def _print_summary(summary) -> None:
     err.print(t)
     err.print(f"catalog: {summary.catalog_models} models; {summary.spec_conflicts} spec conflicts between sources "
               "(kept the higher-precedence value; see table spec_conflicts)")
+    if summary.replay:
+        from gpuvalue.flows.pipeline import replay_sentence
+
+        err.print(f"[yellow]replay:[/yellow] {replay_sentence(summary.as_of)}", highlight=False)
     for a in summary.alarms:
         err.print(f"[yellow]alarm:[/yellow] {a}")
 

@@ -315,7 +315,8 @@ def _publish_artifacts(settings: Settings, summary: P.RunSummary) -> None:
     finally:
         con.close()
     try:
-        create_table_artifact(key="gpuvalue-top20", table=top, description=f"Top 20 for {summary.as_of}")
+        create_table_artifact(key="gpuvalue-top20", table=top, description=f"Top 20 for {summary.as_of}"
+                              + (" (replay of recorded pages)" if summary.replay else ""))
         create_markdown_artifact(key="gpuvalue-run-summary",
                                  markdown=summary_markdown(summary, movers=movers, freshness=freshness))
     except Exception:  # artifacts are a convenience; a run never fails for them
@@ -323,8 +324,10 @@ def _publish_artifacts(settings: Settings, summary: P.RunSummary) -> None:
 
 
 def summary_markdown(summary: P.RunSummary, *, movers: list[tuple] = (), freshness: list[tuple] = ()) -> str:
-    lines = [f"# gpuvalue run {summary.run_id} for {summary.as_of}" + (" (replay)" if summary.replay else ""), "",
-             "| source | status | rows | note |", "|---|---|---|---|"]
+    lines = [f"# gpuvalue run {summary.run_id} for {summary.as_of}" + (" (replay)" if summary.replay else ""), ""]
+    if summary.replay:
+        lines += [f"**Replay:** {P.replay_sentence(summary.as_of)}", ""]
+    lines += ["| source | status | rows | note |", "|---|---|---|---|"]
     for name, o in summary.outcomes.items():
         note = (o.error or "; ".join(o.warnings))[:200].replace("|", "/")
         lines.append(f"| {name} | {o.status} | {o.rows} | {note} |")
