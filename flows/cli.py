@@ -241,6 +241,7 @@ def run(
 
         flow_fn = with_dask(daily_flow, dask_address)
     err.print(f"gpuvalue: running the daily flow{' on recorded pages' if replay else ''} into {settings.db} ...")
+    _start_prefect_server(settings.data_dir)
     try:
         with _fetch_progress():
             summary = flow_fn(as_of=as_of, replay=replay, db=str(settings.db),
@@ -270,6 +271,18 @@ def run(
         err.print(f"[red]failed sources:[/red] {', '.join(summary.failed)}")
     if summary.failed or summary.ranked == 0:
         raise typer.Exit(1)
+
+
+def _start_prefect_server(data_dir: Path) -> None:
+    """Prefect's temporary server, tied to this run so that a killed run does not leave it behind
+    (see flows/prefect_server.py); nothing when PREFECT_API_URL names a server."""
+    from gpuvalue.flows.prefect_server import start_temporary_server
+
+    try:
+        start_temporary_server(data_dir)
+    except Exception as exc:  # noqa: BLE001 - the flow would meet the same failure, less clearly
+        _fail(f"could not start Prefect's temporary server: {_exc_line(exc)} "
+              "(set PREFECT_API_URL to use a running Prefect server instead)", code=1)
 
 
 @contextlib.contextmanager

@@ -14,7 +14,7 @@ import pytest
 from conftest_exports import LATEST_DAY, make_ranking_database
 from typer.testing import CliRunner
 
-from gpuvalue.flows import daily
+from gpuvalue.flows import daily, prefect_server
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows.cli import app
 
@@ -40,6 +40,7 @@ def _invoke_run(monkeypatch, db, *, replay: bool):
         return summary
 
     monkeypatch.setattr(daily, "daily_flow", fake_flow)
+    monkeypatch.setattr(prefect_server, "start_temporary_server", lambda data_dir: None)  # no flow, no server
     args = ["run", "--db", str(db), "--date", LATEST_DAY.isoformat(), "--top", "20"]
     return runner.invoke(app, args + (["--replay"] if replay else []))
 
