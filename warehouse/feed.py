@@ -245,7 +245,8 @@ def build_feed(
     """The whole feed from ranking days (day -> rows) and price history rows.
 
     ``replay``: the newest day was built from recorded pages, which the title and description say;
-    ``sources`` (each with the date of its data) go into the feed's ``_gpuvalue`` extension."""
+    ``sources`` go into the feed's ``_gpuvalue`` extension with the date of their data (name, kind,
+    status, as_of: what stays the same when the same day is built again)."""
     ordered = sorted(days)
     kept = set(ordered[-max_days:])
     items: list[dict[str, Any]] = []
@@ -270,7 +271,8 @@ def build_feed(
                         "and every price is as old as its recording; each item gives its price dates.")
     extension: dict[str, Any] = {"replay": bool(replay)}
     if sources is not None:
-        extension["sources"] = sources
+        extension["sources"] = [{key: source.get(key) for key in ("name", "kind", "status", "as_of")}
+                                for source in sources]
     feed: dict[str, Any] = {
         "version": JSON_FEED_VERSION,
         "title": FEED_TITLE + (" (replay of recorded pages)" if replay else ""),
