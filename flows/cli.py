@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import sys
@@ -15,13 +16,40 @@ import typer
 from rich.table import Table
 
 from gpuvalue.flows.cli_app import (
-    DbOpt, _check_db_path, _fail, _jsonable, _parse_date, _print_table, _reader, _settings, _write_json_lines, app, err,
+    DbOpt, _check_db_path, _fail, _memory_format, _jsonable, _parse_date, _print_table, _reader, _settings, _write_json_lines, app, err,
     out,
 )
 from gpuvalue.models.perf_label import is_low_confidence
 
 RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price as of", "stale", "rel. perf",
                 "perf source", "perf per $1k"]
+
+
+def _rank_formats(rows: list[dict]) -> dict[str, str]:
+    """Each column of the ranking table one way: GB whole (or one decimal), dollars with cents,
+    ratios with three decimals."""
+    return {"GB": _memory_format([r["memory_gb"] for r in rows]), "price $": ",.2f", "rel. perf": ".3f",
+            "perf per $1k": ".3f"}
+
+
+def _hidden_modules_note(con, as_of, shown: list[dict]) -> str | None:
+    """Why the printed ranking skips ranks: the modules (SXM/OAM) of the full ranking hidden by
+    default, among or above the rows shown, named with their rank in the full ranking."""
+    if not shown:
+        return None
+    last = con.execute("SELECT max(rank) FROM ranking_daily WHERE as_of = ? AND list_contains(?, model)",
+                       [as_of, [r["model"] for r in shown]]).fetchall()[0][0]
+    if last is None:
+        return None
+    hidden = con.execute("SELECT rank, model FROM ranking_daily WHERE as_of = ? AND desktop_usable = false "
+                         "AND rank < ? ORDER BY rank", [as_of, last]).fetchall()
+    if not hidden:
+        return None
+    names = ", ".join(f"#{rank} {model}" for rank, model in hidden)
+    many = len(hidden) != 1
+    return (f"Not shown: {len(hidden)} module{'s' if many else ''} (SXM/OAM) that a desktop cannot take, hidden by "
+            f"default ({names} of the full ranking); `gpuvalue rank --include-modules` shows "
+            f"{'them' if many else 'it'}.")
 
 
 def _print_ranking(rows: list[dict], title: str) -> None:
@@ -41,7 +69,7 @@ def _print_ranking(rows: list[dict], title: str) -> None:
         (r["rank"], name(r), r["memory_gb"], r["price_usd"], r["price_kind"], r["price_n"], q(r),
          r["price_as_of"], r["stale"], r["relative_perf"], source(r), r["perf_per_dollar"])
         for r in rows
-    ], title=title)
+    ], title=title, formats=_rank_formats(rows))
     if any(r.get("framework_supported") is False for r in rows):
         out.print("† current PyTorch builds (CUDA or ROCm) no longer support this card; --supported-only hides it.")
     if any(is_low_confidence(r) for r in rows):
@@ -90,6 +118,7 @@ def run(
 
         flow_fn = with_dask(daily_flow, dask_address)
     err.print(f"gpuvalue: running the daily flow{' on recorded pages' if replay else ''} into {settings.db} ...")
+    _start_prefect_server(settings.data_dir)
     try:
         with _fetch_progress():
             summary = flow_fn(as_of=as_of, replay=replay, db=str(settings.db),
@@ -102,9 +131,14 @@ def run(
     con = _reader(settings.db)
     try:
         ranked = ranking_rows(con, as_of=summary.as_of, top=top)
+        hidden = _hidden_modules_note(con, summary.as_of, ranked)
     finally:
         con.close()
-    _print_ranking(ranked, title=f"Performance per $1000 (relative to {settings.reference_gpu}), as of {summary.as_of}")
+    replayed = " (replay of recorded pages)" if summary.replay else ""
+    _print_ranking(ranked, title=f"Performance per $1000 (relative to {settings.reference_gpu}), "
+                                 f"as of {summary.as_of}{replayed}")
+    if hidden:
+        out.print(hidden, markup=False, highlight=False)
     if any(r["stale"] for r in ranked):
         out.print("[yellow]stale[/yellow]: price older than the price window; price_as_of says how old.")
     if summary.ranked == 0:
@@ -114,6 +148,18 @@ def run(
         err.print(f"[red]failed sources:[/red] {', '.join(summary.failed)}")
     if summary.failed or summary.ranked == 0:
         raise typer.Exit(1)
+
+
+def _start_prefect_server(data_dir: Path) -> None:
+    """Prefect's temporary server, tied to this run so that a killed run does not leave it behind
+    (see flows/prefect_server.py); nothing when PREFECT_API_URL names a server."""
+    from gpuvalue.flows.prefect_server import start_temporary_server
+
+    try:
+        start_temporary_server(data_dir)
+    except Exception as exc:  # noqa: BLE001 - the flow would meet the same failure, less clearly
+        _fail(f"could not start Prefect's temporary server: {_exc_line(exc)} "
+              "(set PREFECT_API_URL to use a running Prefect server instead)", code=1)
 
 
 @contextlib.contextmanager
@@ -153,6 +199,10 @@ def _print_summary(summary) -> None:
     err.print(t)
     err.print(f"catalog: {summary.catalog_models} models; {summary.spec_conflicts} spec conflicts between sources "
               "(kept the higher-precedence value; see table spec_conflicts)")
+    if summary.replay:
+        from gpuvalue.flows.pipeline import replay_sentence
+
+        err.print(f"[yellow]replay:[/yellow] {replay_sentence(summary.as_of)}", highlight=False)
     for a in summary.alarms:
         err.print(f"[yellow]alarm:[/yellow] {a}")
 

@@ -10,6 +10,7 @@ cli.py, which depends on them.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from datetime import date, datetime
 from pathlib import Path
@@ -88,22 +89,47 @@ def _reader(db: Path | None):
         _fail(str(exc))
 
 
-def _fmt(v) -> str:
+def _fmt(v, spec: str | None = None) -> str:
+    """One cell; ``spec`` is its column's number format (see _column_format), so that a column
+    never shows "8.000" beside "16.00"."""
     if v is None:
         return "-"
-    if isinstance(v, float):
-        return f"{v:,.2f}" if abs(v) >= 10 else f"{v:.3f}"
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if isinstance(v, float):
+        if spec is None or not math.isfinite(v):
+            return f"{v:,.2f}" if abs(v) >= 10 else f"{v:.3f}"
+        return format(v, spec)
     return str(v)
 
 
-def _print_table(cols: list[str], rows: list[tuple], title: str | None = None) -> None:
+def _column_format(values) -> str | None:
+    """One number format for a whole column: no decimals when every value is whole, else two
+    decimals where some value reaches 10 and three where all are small (ratios)."""
+    floats = [v for v in values if isinstance(v, float) and math.isfinite(v)]
+    if not floats:
+        return None
+    if all(v.is_integer() for v in floats):
+        return ",.0f"
+    return ",.2f" if max(abs(v) for v in floats) >= 10 else ".3f"
+
+
+def _memory_format(values) -> str:
+    """Memory in GB: whole numbers, or one decimal for a column holding e.g. 1.5 GB."""
+    floats = [v for v in values if isinstance(v, float) and math.isfinite(v)]
+    return ",.0f" if all(v.is_integer() for v in floats) else ",.1f"
+
+
+def _print_table(cols: list[str], rows: list[tuple], title: str | None = None,
+                 formats: dict[str, str] | None = None) -> None:
+    """``formats``: a number format per column name; other columns get one chosen from their values."""
     t = Table(title=title, show_lines=False, header_style="bold")
-    for c in cols:
+    specs = []
+    for i, c in enumerate(cols):
         t.add_column(c, overflow="fold")
+        specs.append((formats or {}).get(c) or _column_format([r[i] for r in rows]))
     for r in rows:
-        t.add_row(*[_fmt(v) for v in r])
+        t.add_row(*[_fmt(v, spec) for v, spec in zip(r, specs)])
     out.print(t)
 
 

@@ -65,6 +65,49 @@ def parse_task(source: str, fetched: SourceFetch | None) -> ParsedSource:
     return parsed
 
 
+class ExpectedFailureFilter(logging.Filter):
+    """Keeps a failed source to one line in the terminal.
+
+    A fetch or parse failure is expected (an unreachable site, a changed page): the flow logs one
+    line for it ("source X failed: ..."). Prefect would say it again at length: the failed task's
+    state line, its report with a traceback once retries are spent, and a "NotReady" line for the
+    parse task waiting on it. On the console these are dropped for those errors only; the Prefect
+    UI (its API log handler) keeps them all, and any other exception keeps its traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith("prefect.task_runs"):
+            return True
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, (FetchError, ParseError)):
+            return False
+        message = record.getMessage()
+        if message.startswith("Finished in state Failed(") and any(
+                f"exception {name}:" in message for name in _expected_error_names()):
+            return False
+        # A parse task whose fetch failed: the fetch's failure is the news, already told.
+        return not (getattr(record, "task_name", None) == "parse" and message.startswith("Finished in state NotReady("))
+
+
+def _expected_error_names() -> set[str]:
+    names: set[str] = set()
+    todo: list[type] = [FetchError, ParseError]
+    while todo:
+        cls = todo.pop()
+        names.add(cls.__name__)
+        todo.extend(cls.__subclasses__())
+    return names
+
+
+def _quiet_expected_failures() -> None:
+    """Installs ExpectedFailureFilter on the console handlers Prefect configured (once)."""
+    from prefect.logging.handlers import PrefectConsoleHandler
+
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, PrefectConsoleHandler) and not any(
+                isinstance(f, ExpectedFailureFilter) for f in handler.filters):
+            handler.addFilter(ExpectedFailureFilter())
+
+
 def _logger() -> logging.Logger | logging.LoggerAdapter:
     try:
         return get_run_logger()
@@ -85,6 +128,7 @@ def daily_flow(
     # One clock for everything: listings are stamped in UTC, so "today" is the UTC date.
     as_of = as_of or datetime.now(timezone.utc).date()
     logger = _logger()
+    _quiet_expected_failures()
     summary = P.RunSummary(run_id=uuid.uuid4().hex[:12], as_of=as_of, replay=replay, db=settings.db)
     summary.fail_on_alarm = settings.fail_on_quality_alarm
     with RunLock(settings.db):
@@ -318,7 +362,8 @@ def _publish_artifacts(settings: Settings, summary: P.RunSummary) -> None:
     finally:
         con.close()
     try:
-        create_table_artifact(key="gpuvalue-top20", table=top, description=f"Top 20 for {summary.as_of}")
+        create_table_artifact(key="gpuvalue-top20", table=top, description=f"Top 20 for {summary.as_of}"
+                              + (" (replay of recorded pages)" if summary.replay else ""))
         create_markdown_artifact(key="gpuvalue-run-summary",
                                  markdown=summary_markdown(summary, movers=movers, freshness=freshness))
     except Exception:  # artifacts are a convenience; a run never fails for them
@@ -326,8 +371,10 @@ def _publish_artifacts(settings: Settings, summary: P.RunSummary) -> None:
 
 
 def summary_markdown(summary: P.RunSummary, *, movers: list[tuple] = (), freshness: list[tuple] = ()) -> str:
-    lines = [f"# gpuvalue run {summary.run_id} for {summary.as_of}" + (" (replay)" if summary.replay else ""), "",
-             "| source | status | rows | note |", "|---|---|---|---|"]
+    lines = [f"# gpuvalue run {summary.run_id} for {summary.as_of}" + (" (replay)" if summary.replay else ""), ""]
+    if summary.replay:
+        lines += [f"**Replay:** {P.replay_sentence(summary.as_of)}", ""]
+    lines += ["| source | status | rows | note |", "|---|---|---|---|"]
     for name, o in summary.outcomes.items():
         note = (o.error or "; ".join(o.warnings))[:200].replace("|", "/")
         lines.append(f"| {name} | {o.status} | {o.rows} | {note} |")

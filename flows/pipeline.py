@@ -61,6 +61,12 @@ class RunSummary:
         return failed
 
 
+def replay_sentence(as_of: date) -> str:
+    """What a replay run means for its numbers, in one sentence (the CLI's summary, the Prefect artifact)."""
+    return (f"built offline from recorded pages; nothing was fetched for {as_of}. Every price and figure is as old "
+            "as its recording (price as of, and each source's data date in the exports), not of that day.")
+
+
 def make_client(settings: Settings, replay: bool, replay_dir: str | Path | None = None):
     """The one HTTP client every source uses; replay only swaps its transport."""
     from gpuvalue.scrapers.http import PoliteClient

@@ -47,12 +47,16 @@ class FetchBatch:
 
 @dataclass
 class ReparseSummary:
-    sources: dict[str, int] = field(default_factory=dict)  # rows loaded per source
+    # Per source what was rebuilt: distinct listings for a listing source, distinct cards for a spec
+    # source (a listing seen in three fetches is one listing), rows for the others.
+    sources: dict[str, int] = field(default_factory=dict)
+    fetches: dict[str, int] = field(default_factory=dict)  # fetches (runs' batches of pages) read per source
     failed: dict[str, str] = field(default_factory=dict)  # source -> why it was left as it was
     skipped: list[str] = field(default_factory=list)
     catalog_models: int = 0
     estimated: int = 0
     days_ranked: list[date] = field(default_factory=list)
+    nothing_to_do: bool = False  # no page in the raw archive matched: nothing was rebuilt, nothing re-ranked
 
 
 def fetch_batches(entries: Iterable[ArchiveEntry], *, source: str | None = None, since: date | None = None) -> list[FetchBatch]:
@@ -150,6 +154,9 @@ def reparse_database(
     if not archive.index_path.exists():
         raise WarehouseError(f"no raw archive at {settings.raw_archive_dir}: nothing to reparse")
     batches = fetch_batches(archive.entries(), source=source, since=since)
+    if not batches:
+        summary.nothing_to_do = True  # no lock taken, no stage run: the warehouse is left exactly as it is
+        return summary
     parsed = _parse_all(archive, batches, summary, progress)
 
     with RunLock(settings.db):
@@ -176,9 +183,26 @@ def _load(con, settings: Settings, parsed: dict[str, list[ParsedSource]], summar
             summary.sources[name] = summary.sources.get(name, 0) + n
         for name, why in result.failed.items():
             summary.failed[name] = why
+    for name, batches in parsed.items():
+        if name not in summary.sources:
+            continue
+        summary.fetches[name] = len(batches)
+        kind = registry.get(name).kind
+        if kind == "listing":
+            summary.sources[name] = len({(li.source, li.listing_id) for b in batches for li in b.listings})
+        elif kind == "spec":
+            summary.sources[name] = len({(sp.source, sp.model) for b in batches for sp in b.specs})
     summary.catalog_models = done["load"][1]
     summary.estimated = done["estimate"]
     summary.days_ranked = days
+
+
+def _unit(name: str) -> str:
+    try:
+        kind = registry.get(name).kind
+    except KeyError:
+        return "rows"
+    return {"listing": "listings", "spec": "specs"}.get(kind, "rows")
 
 
 @app.command()
@@ -210,8 +234,15 @@ def reparse(
             summary = reparse_database(settings.db, source=source, since=since_day, progress=show)
         except WarehouseError as exc:
             _fail(str(exc))
+    if summary.nothing_to_do:
+        what = f" for {registry.canonical(source)}" if source is not None else ""
+        when = f" since {since_day.isoformat()}" if since_day is not None else ""
+        out.print(f"nothing fetched{when}{what}; nothing rebuilt")
+        return
     for name, n in summary.sources.items():
-        out.print(f"{name}: {n} rows rebuilt from the raw archive")
+        fetches = summary.fetches.get(name, 1)
+        out.print(f"{name}: {n} {_unit(name)} rebuilt from {fetches} fetch{'es' if fetches != 1 else ''} "
+                  "in the raw archive")
     out.print(f"catalog: {summary.catalog_models} models; estimates: {summary.estimated}; "
               f"ranking recomputed for {len(summary.days_ranked)} day(s)")
     for name in summary.skipped:

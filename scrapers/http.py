@@ -15,10 +15,13 @@ do contain the token in their body; callers must not archive those pages.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import random
 import re
+import socket
+import sys
 import threading
 import time
 import urllib.parse
@@ -52,6 +55,16 @@ RETRYABLE_EXCEPTIONS: tuple[type[Exception], ...] = (
     httpx.RemoteProtocolError,
     httpx.DecodingError,
 )
+# A connection that could not even be opened because the host cannot be reached (no DNS, no route, or
+# nothing listening): asking again seconds later gets the same answer, so it fails at once and is not
+# retried in this run (the next run tries again). A timeout or a reset connection stays transient.
+_UNREACHABLE_ERRNOS = frozenset({errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ENETDOWN, errno.ECONNREFUSED})
+_UNREACHABLE_WORDS = (
+    "name or service not known", "temporary failure in name resolution", "nodename nor servname",
+    "no address associated with hostname", "getaddrinfo failed", "network is unreachable", "no route to host",
+    "connection refused",
+)
+UNREACHABLE_SUFFIX = "host unreachable (not retried)"
 MAX_REDIRECTS = 5
 REDACTED = "[REDACTED]"
 
@@ -59,6 +72,23 @@ _SECRET_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "x-auth-token"}
 )
 _SECRET_FIELD = re.compile(r"secret|passw|token|assertion|api[_-]?key|credential|^code$|^auth$|signature", re.I)
+
+
+def is_unreachable(exc: BaseException) -> bool:
+    """A connect error saying the host cannot be reached at all (see _UNREACHABLE_ERRNOS)."""
+    if not isinstance(exc, httpx.ConnectError):
+        return False
+    seen: BaseException | None = exc
+    for _ in range(8):  # httpx wraps httpcore's error, which wraps the socket's
+        if seen is None:
+            break
+        if isinstance(seen, socket.gaierror):
+            return True
+        if isinstance(seen, OSError) and seen.errno in _UNREACHABLE_ERRNOS:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    text = str(exc).lower()
+    return any(words in text for words in _UNREACHABLE_WORDS)
 
 
 class RobotsUnavailable(FetchError):
@@ -334,6 +364,11 @@ class PoliteClient:
                 response = self._http.request(method, url, headers=headers, data=data)
             except RETRYABLE_EXCEPTIONS as exc:
                 problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                if is_unreachable(exc):
+                    self._count(url, "failures")
+                    # The caller reports it (one line per source); a warning here would say it twice.
+                    self._log.info("%s: %s, %s", redact_url(url), problem, UNREACHABLE_SUFFIX)
+                    raise FetchError(redact_url(url), f"{problem}: {UNREACHABLE_SUFFIX}")
             else:
                 shortfall = _truncation(response)
                 if shortfall is not None:

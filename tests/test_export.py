@@ -109,7 +109,8 @@ def test_json_validates_against_the_published_schema_and_loads_back(con, tmp_pat
     validator().validate(document)
     assert count == len(document["rows"]) == 15
     assert (document["generated_at"], document["as_of"], document["reference_gpu"], document["schema_version"]) == (
-        "2024-05-09T07:30:00+00:00", "2024-05-09", REFERENCE_GPU, "1.0")
+        "2024-05-09T07:30:00+00:00", "2024-05-09", REFERENCE_GPU, "1.1")
+    assert document["replay"] is False and "note" not in document  # the fixture's runs were live
     reloaded = [
         {field: date.fromisoformat(value) if field in DATE else value for field, value in row.items()}
         for row in document["rows"]
@@ -149,12 +150,13 @@ def test_sources_are_derived_from_runs_and_data(con):
         {"name": "lambda-pytorch-2024", "kind": "perf", "status": "unknown", "fetched_at": "2024-05-09T06:05:00",
          "as_of": "2024-01-15", "attribution": "Training benchmarks: Lambda (lambdalabs.com GPU benchmarks)",
          "licence": "Lambda benchmark data; figures cited with attribution"},
-        # The latest run failed: the status says so, and freshness is the last good fetch.
+        # The latest run failed: the status says so, and freshness is the last good fetch. No spec rows of
+        # its own in this fixture: no date of data (the day a run was for is not the date of any data).
         {"name": "techpowerup", "kind": "specs", "status": "failed", "fetched_at": "2024-05-08T06:03:00",
-         "as_of": "2024-05-08", "attribution": "GPU specifications: TechPowerUp GPU Database (techpowerup.com)",
+         "as_of": None, "attribution": "GPU specifications: TechPowerUp GPU Database (techpowerup.com)",
          "licence": "TechPowerUp content; facts cited with attribution"},
         {"name": "wikipedia", "kind": "specs", "status": "ok", "fetched_at": "2024-05-09T06:03:00",
-         "as_of": "2024-05-09", "attribution": "Launch prices and specifications: Wikipedia contributors, CC BY-SA 4.0",
+         "as_of": None, "attribution": "Launch prices and specifications: Wikipedia contributors, CC BY-SA 4.0",
          "licence": "CC BY-SA 4.0"},
     ]
 

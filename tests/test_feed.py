@@ -37,13 +37,15 @@ def test_one_item_per_ranking_day_with_the_top_ten_and_their_price_dates(feed):
     daily = [item for item in feed["items"] if item["tags"] == ["ranking"]]
     assert [item["id"] for item in daily] == [f"gpuvalue:ranking:{day.isoformat()}" for day in reversed(RANKING_DAYS)]
     latest = daily[0]["content_text"].splitlines()
-    assert len(latest) == 11
+    assert len(latest) == 12
     assert latest[0] == "Top 10 GPUs by training speed per dollar on 2024-05-09 (perf relative to GeForce RTX 3090):"
-    # Ranked #1, the Tesla K80 is left out like `rank` leaves it out: current frameworks no longer run it.
+    # Ranked #1, the Tesla K80 is left out (current frameworks no longer run it): the list counts what it
+    # shows, as the HTML's <ol> and the title do, and its last line says what was left out and why.
     assert latest[1] == (
-        "2. GeForce RTX 2080 Ti: $300 (median of 18 sold, 2024-05-08), 2.27 perf per $1k, perf 0.68x (lambda-tf-2021)"
+        "1. GeForce RTX 2080 Ti: $300 (median of 18 sold, 2024-05-08), 2.27 perf per $1k, perf 0.68x (lambda-tf-2021)"
     )
-    assert "Tesla K80" not in daily[0]["content_text"]
+    assert latest[-1].startswith("Not shown, and not counted in the numbers above: 1 card of the full ranking, "
+                                 "cards current frameworks no longer run: Tesla K80 (#1).")
     assert "<ol><li><strong>GeForce RTX 2080 Ti</strong>" in daily[0]["content_html"]
 
 

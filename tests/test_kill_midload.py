@@ -1,6 +1,7 @@
 """A run SIGKILLed in the middle of its load loses nothing: the database opens and passes its
 integrity check, the stale lock is taken over, and the next run ends exactly where a clean run does.
-Rerunning the same day then changes nothing but the run log.
+Rerunning the same day then changes nothing but the run log. Nor does it leave Prefect's temporary
+server running, orphaned.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import duckdb
 import pytest
 
 REPLAY_DATE = "2026-11-30"  # the as_of of the session replay run (conftest.replay_db)
+from gpuvalue.flows.prefect_server import RECORD_NAME
+from gpuvalue.flows.prefect_server import running as server_alive
 from gpuvalue.warehouse.db import integrity_check, open_database
 
 TABLES = ("gpus", "gpu_specs", "spec_conflicts", "listings", "listing_snapshots", "perf", "perf_scaling",
@@ -51,24 +54,31 @@ def cli_env(**extra: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def killed(prefect_harness, tmp_path_factory):
-    """A real `gpuvalue run --replay` killed with SIGKILL right after its first source committed."""
+def killed(tmp_path_factory):
+    """A real `gpuvalue run --replay` killed with SIGKILL right after its first source committed.
+
+    As a user's run: no PREFECT_API_URL, so it starts Prefect's temporary server of its own (in a
+    Prefect home of its own), which must not outlive it."""
     folder = tmp_path_factory.mktemp("killed")
     db, marker = folder / "gpuvalue.duckdb", folder / "paused"
+    env = {k: v for k, v in cli_env(GPUVALUE_TEST_PAUSE_IN_LOAD="300", GPUVALUE_TEST_PAUSE_MARKER=str(marker),
+                                    PREFECT_HOME=str(folder / "prefect-home"),
+                                    PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="300").items()
+           if k != "PREFECT_API_URL"}
     proc = subprocess.Popen(
         [sys.executable, "-m", "gpuvalue.flows.cli", "run", "--replay", "--db", str(db), "--date", REPLAY_DATE],
-        env=cli_env(GPUVALUE_TEST_PAUSE_IN_LOAD="300", GPUVALUE_TEST_PAUSE_MARKER=str(marker)),
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
-    deadline = time.monotonic() + 180
+    deadline = time.monotonic() + 420  # the temporary server's start takes a minute on a busy machine
     while not marker.exists():
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
             pytest.fail(f"the run never reached its load: {proc.communicate()[0].decode()[-3000:]}")
         time.sleep(0.1)
+    server = json.loads((folder / RECORD_NAME).read_text())
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
-    return {"db": db, "pid": proc.pid, "returncode": proc.returncode}
+    return {"db": db, "pid": proc.pid, "returncode": proc.returncode, "server": server}
 
 
 def test_the_killed_run_left_a_readable_consistent_database_and_a_stale_lock(killed):
@@ -84,6 +94,17 @@ def test_the_killed_run_left_a_readable_consistent_database_and_a_stale_lock(kil
         assert con.execute("SELECT count(*) FROM ranking_daily").fetchone()[0] == 0
     finally:
         con.close()
+
+
+def test_the_killed_runs_prefect_server_died_with_it(killed):
+    """The run's temporary Prefect server, recorded in the data folder, ends with the run (the kernel
+    signals it when its run dies): a SIGKILLed run leaves no server running, orphaned."""
+    server = killed["server"]
+    assert server["owner"] == killed["pid"] and server["pid"] != killed["pid"]
+    deadline = time.monotonic() + 30
+    while server_alive(server["pid"]) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not server_alive(server["pid"]), f"the temporary server (pid {server['pid']}) outlived its killed run"
 
 
 def test_the_next_run_takes_over_the_lock_and_ends_like_a_clean_run(killed, replay_db):

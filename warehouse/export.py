@@ -28,9 +28,18 @@ from gpuvalue.warehouse.export_files import (  # re-exported: callers catch Expo
     write_text_atomic,
 )
 from gpuvalue.warehouse.feed import export_feed as write_feed
-from gpuvalue.warehouse.queries import source_catalog
+from gpuvalue.warehouse.source_dates import (  # re-exported: exports, feed and report share them
+    BASE_ATTRIBUTION,
+    OWN_SOURCES,
+    attribution_lines,
+    describe_source,
+    json_value,
+    normalize_source,
+    ranking_is_replay,
+    sources_from_db,
+)
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: replay and note
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "ranking.schema.json"
 
 RANKING_CSV_COLUMNS: tuple[str, ...] = (
@@ -61,12 +70,6 @@ RANKING_CSV_COLUMNS: tuple[str, ...] = (
 RANKING_JSON_FIELDS: tuple[str, ...] = RANKING_CSV_COLUMNS + ("perf_method", "perf_precision", "tdp_w")
 
 # Credited in every export: the ranking is always built from these kinds of data.
-BASE_ATTRIBUTION: tuple[str, ...] = (
-    "GPU specifications: TechPowerUp GPU Database (techpowerup.com)",
-    "Launch prices and specifications: Wikipedia contributors, CC BY-SA 4.0",
-    "Used-market prices: eBay listings (eBay Inc. and its sellers)",
-    "Training benchmarks: Lambda (lambdalabs.com GPU benchmarks)",
-)
 
 
 # --- reading the materialized ranking -------------------------------------------------
@@ -141,14 +144,6 @@ def export_ranking_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[s
 # --- JSON --------------------------------------------------------------------------------
 
 
-def json_value(value: Any) -> Any:
-    if isinstance(value, (date, datetime)):
-        return value.isoformat()
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ExportError(f"refusing to export non-finite number {value!r}")
-    return value
-
-
 def ranking_document(
     rows: list[dict[str, Any]],
     *,
@@ -156,8 +151,12 @@ def ranking_document(
     reference_gpu: str,
     sources: list[dict[str, Any]],
     generated_at: datetime,
+    replay: bool = False,
 ) -> dict[str, Any]:
-    """The JSON export as a plain object, so that it can be checked without touching disk."""
+    """The JSON export as a plain object, so that it can be checked without touching disk.
+
+    ``replay``: the ranking was built from recorded pages; the document says so (``replay`` and
+    ``note``), since the CSV beside it cannot."""
     used_references = {row["reference_gpu"] for row in rows if row.get("reference_gpu")}
     if used_references and used_references != {reference_gpu}:
         raise ExportError(
@@ -165,11 +164,17 @@ def ranking_document(
             f"not to {reference_gpu!r}"
         )
     normalized_sources = [normalize_source(source) for source in sources]
-    return {
+    document = {
         "generated_at": generated_at.astimezone(timezone.utc).isoformat(),
         "as_of": as_of.isoformat(),
         "reference_gpu": reference_gpu,
         "schema_version": SCHEMA_VERSION,
+        "replay": bool(replay),
+    }
+    if replay:
+        document["note"] = REPLAY_NOTE
+    return {
+        **document,
         "sources": normalized_sources,
         "attribution": attribution_lines(normalized_sources),
         "rows": [{field: json_value(row.get(field)) for field in RANKING_JSON_FIELDS} for row in rows],
@@ -184,8 +189,11 @@ def export_ranking_json(
     reference_gpu: str,
     sources: list[dict[str, Any]],
     generated_at: datetime | None = None,
+    replay: bool | None = None,
 ) -> int:
-    """Write the ranking document and ``ranking.schema.json`` beside it; returns the number of rows."""
+    """Write the ranking document and ``ranking.schema.json`` beside it; returns the number of rows.
+
+    ``replay`` defaults to what the runs table says of the ranking day."""
     target = validate_export_path(path)
     day = resolve_as_of(con, as_of)
     rows = ranking_rows(con, day)
@@ -195,6 +203,7 @@ def export_ranking_json(
         reference_gpu=reference_gpu,
         sources=sources,
         generated_at=generated_at or datetime.now(timezone.utc),
+        replay=ranking_is_replay(con, day) if replay is None else replay,
     )
     text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     schema_target = target.parent / "ranking.schema.json"
@@ -224,126 +233,11 @@ def export_parquet(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str],
 
 # --- sources and attribution ---------------------------------------------------------------
 
-# What the warehouse itself is the source of, by name prefix -> (kind, attribution, licence). The
-# fetched sources describe themselves (their module's declaration, written by every run into the
-# `sources` table); both are looked up by longest matching prefix.
-OWN_SOURCES: dict[str, tuple[str, str, str]] = {
-    "import:": ("listings", "Imported listings supplied by the operator", "as supplied by the operator"),
-    "local": ("perf", "Training benchmarks measured locally with gpuvalue", "MIT"),
-    "estimate": ("perf", "Performance estimated from specifications by gpuvalue", "MIT"),
-    "fx": ("fx", "Exchange rates", "as published by the rate provider"),
-}
-
-
-def describe_source(name: str, catalog: Mapping[str, tuple[str, str, str]] | None = None) -> tuple[str, str, str]:
-    """(kind, attribution, licence) for a source name; unknown sources are still named."""
-    known = {**(catalog or {}), **OWN_SOURCES}
-    matches = [prefix for prefix in known if name.lower().startswith(prefix)]
-    if not matches:
-        return ("other", f"Data source: {name}", "unknown")
-    kind, attribution, licence = known[max(matches, key=len)]
-    if name.lower().startswith("import:"):
-        attribution = f"Imported listings: {name.split(':', 1)[1] or 'unnamed'}"
-    return kind, attribution, licence
-
-
-def normalize_source(source: dict[str, Any], catalog: Mapping[str, tuple[str, str, str]] | None = None) -> dict[str, Any]:
-    """Fill kind/attribution/licence from the catalog so callers may pass just a name and status."""
-    if not source.get("name"):
-        raise ExportError(f"source without a name: {source!r}")
-    kind, attribution, licence = describe_source(str(source["name"]), catalog)
-    result = {
-        "name": str(source["name"]),
-        "kind": source.get("kind") or kind,
-        "status": source.get("status") or "unknown",
-        "fetched_at": json_value(source.get("fetched_at")),
-        "as_of": json_value(source.get("as_of")),
-        "attribution": source.get("attribution") or attribution,
-        "licence": source.get("licence") or licence,
-    }
-    for key in ("fetched_at", "as_of"):
-        if result[key] is not None and not isinstance(result[key], str):
-            result[key] = str(result[key])
-    return result
-
-
-def attribution_lines(sources: Iterable[dict[str, Any]]) -> list[str]:
-    """The base credits plus every named source's, without duplicates, in a stable order."""
-    lines = list(BASE_ATTRIBUTION)
-    for source in sources:
-        line = source.get("attribution")
-        if line and line not in lines:
-            lines.append(line)
-    return lines
-
-
-def _as_datetime(value: Any) -> datetime | None:
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        return value
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day)
-    return None
-
-
-def sources_from_db(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Each source's latest run status, last successful fetch, and the newest data it gave.
-
-    Run status comes from ``runs``; freshness also from the data itself, so a database
-    loaded without run records (an import, a replay) still says how old each input is.
-    """
-    merged: dict[str, dict[str, Any]] = {}
-    catalog = source_catalog(con)
-
-    def entry(name: str) -> dict[str, Any]:
-        return merged.setdefault(name, {"name": name, "status": None, "fetched_at": None, "as_of": None})
-
-    def newer(current: Any, candidate: Any) -> Any:
-        if candidate is None:
-            return current
-        if current is None:
-            return candidate
-        return max(current, candidate, key=lambda value: _as_datetime(value) or datetime.min)
-
-    latest_runs = con.execute(
-        """
-        SELECT source, status,
-               max(CASE WHEN status = 'ok' THEN coalesce(finished_at, started_at) END)
-                   OVER (PARTITION BY source) AS last_ok,
-               max(CASE WHEN status = 'ok' THEN as_of END) OVER (PARTITION BY source) AS last_ok_day
-        FROM runs
-        QUALIFY row_number() OVER (PARTITION BY source ORDER BY started_at DESC, run_id DESC) = 1
-        """
-    ).fetchall()
-    for name, status, last_ok, last_ok_day in latest_runs:
-        item = entry(name)
-        item["status"] = status
-        item["fetched_at"] = newer(item["fetched_at"], last_ok)
-        item["as_of"] = newer(item["as_of"], last_ok_day)
-
-    data_freshness = [
-        "SELECT source, max(last_seen), CAST(max(last_seen) AS DATE) FROM listings GROUP BY source",
-        "SELECT source, max(fetched_at), CAST(max(fetched_at) AS DATE) FROM gpu_specs GROUP BY source",
-        "SELECT source, max(loaded_at), max(as_of) FROM perf GROUP BY source",
-        "SELECT source, NULL, max(rate_date) FROM fx_rates GROUP BY source",
-        "SELECT source, max(loaded_at), max(as_of) FROM rental_offers GROUP BY source",
-    ]
-    for query in data_freshness:
-        for name, fetched_at, day in con.execute(query).fetchall():
-            item = entry(name)
-            item["fetched_at"] = newer(item["fetched_at"], fetched_at)
-            item["as_of"] = newer(item["as_of"], day)
-
-    result = []
-    for name in sorted(merged):
-        item = merged[name]
-        if item["status"] is None:
-            item["status"] = "unknown"
-        if isinstance(item["as_of"], datetime):
-            item["as_of"] = item["as_of"].date()
-        result.append(normalize_source(item, catalog))
-    return result
+REPLAY_NOTE = (
+    "Built offline from recorded pages (a replay): no page was fetched for this ranking day. Every price and "
+    "figure is as old as its recording; sources[].as_of gives the date of each source's data and rows[].price_as_of "
+    "the date of each price."
+)
 
 
 # --- everything at once ----------------------------------------------------------------------
@@ -355,9 +249,13 @@ def export_feed(
     *,
     home_page_url: str | None = None,
     feed_url: str | None = None,
+    replay: bool | None = None,
 ) -> int:
     """JSON Feed of ranking days and notable moves; see ``gpuvalue.warehouse.feed``."""
-    return write_feed(con, path, home_page_url=home_page_url, feed_url=feed_url)
+    # Imported here: the feed module uses this module's atomic writer.
+    from gpuvalue.warehouse.feed import export_feed as write_feed
+
+    return write_feed(con, path, home_page_url=home_page_url, feed_url=feed_url, replay=replay)
 
 
 def export_all(con: duckdb.DuckDBPyConnection, out_dir: str | os.PathLike[str], **meta: Any) -> dict[str, Path]:
@@ -365,9 +263,10 @@ def export_all(con: duckdb.DuckDBPyConnection, out_dir: str | os.PathLike[str], 
 
     ``meta`` may carry ``as_of``, ``reference_gpu`` (default: the one the ranking used),
     ``sources`` (default: ``sources_from_db``), ``home_page_url``, ``feed_url``,
-    ``generated_at`` and ``rent_assumptions`` (the rent-or-buy assumptions of the rental files).
+    ``generated_at``, ``replay`` (default: whether the day's newest run was a replay) and
+    ``rent_assumptions`` (the rent-or-buy assumptions of the rental files).
     """
-    known = {"as_of", "reference_gpu", "sources", "home_page_url", "feed_url", "generated_at", "rent_assumptions"}
+    known = {"as_of", "reference_gpu", "sources", "home_page_url", "feed_url", "generated_at", "replay", "rent_assumptions"}
     unknown = set(meta) - known
     if unknown:
         raise TypeError(f"export_all got unknown options: {', '.join(sorted(unknown))}")
@@ -400,9 +299,11 @@ def export_all(con: duckdb.DuckDBPyConnection, out_dir: str | os.PathLike[str], 
         reference_gpu=reference_gpu,
         sources=sources,
         generated_at=meta.get("generated_at"),
+        replay=meta.get("replay"),
     )
     export_parquet(con, paths["parquet"], day)
-    export_feed(con, paths["feed"], home_page_url=meta.get("home_page_url"), feed_url=meta.get("feed_url"))
+    export_feed(con, paths["feed"], home_page_url=meta.get("home_page_url"), feed_url=meta.get("feed_url"),
+                replay=meta.get("replay"))
     paths.update(_export_rental(con, directory, sources, meta))
     return paths
 
@@ -430,6 +331,7 @@ __all__ = [
     "export_ranking_csv",
     "export_ranking_json",
     "ranking_document",
+    "ranking_is_replay",
     "ranking_rows",
     "sources_from_db",
     "validate_export_path",

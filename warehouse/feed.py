@@ -19,6 +19,7 @@ import duckdb
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.warehouse.export_files import ExportError, write_text_atomic
+from gpuvalue.warehouse.source_dates import ranking_is_replay, sources_from_db
 
 JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1"
 FEED_TITLE = "gpuvalue: GPU deep-learning training value"
@@ -128,18 +129,48 @@ def price_drops(history: Iterable[dict[str, Any]], *, threshold: float = PRICE_D
 # --- items (pure) -------------------------------------------------------------------------
 
 
-def daily_item(day: date, rows: list[dict[str, Any]], *, home_page_url: str | None = None) -> dict[str, Any]:
-    # As `rank` shows by default: cards a desktop can take and current frameworks run.
-    usable = [r for r in rows if r.get("desktop_usable") is not False and r.get("framework_supported") is not False]
-    top = sorted(usable, key=lambda r: r["rank"])[:TOP_IN_DAILY_ITEM]
+def _usable(row: dict[str, Any]) -> bool:
+    return row.get("desktop_usable") is not False and row.get("framework_supported") is not False
+
+
+def hidden_note(rows: list[dict[str, Any]], shown: list[dict[str, Any]]) -> str | None:
+    """Why the shown list skips cards of the full ranking: the cards ranked among or above the shown
+    ones that a desktop cannot take (modules) or current frameworks no longer run, by full rank."""
+    if not shown:
+        return None
+    last = max(row["rank"] for row in shown)
+    hidden = sorted((r for r in rows if r["rank"] < last and not _usable(r)), key=lambda r: r["rank"])
+    if not hidden:
+        return None
+    modules = [r for r in hidden if r.get("desktop_usable") is False]
+    unsupported = [r for r in hidden if r.get("desktop_usable") is not False]
+    parts = []
+    for group, why in ((modules, "modules (SXM/OAM) that a desktop cannot take"),
+                       (unsupported, "cards current frameworks no longer run")):
+        if group:
+            names = ", ".join(f"{r['model']} (#{r['rank']})" for r in group)
+            parts.append(f"{why}: {names}")
+    count = f"{len(hidden)} card{'s' if len(hidden) != 1 else ''}"
+    return (f"Not shown, and not counted in the numbers above: {count} of the full ranking, "
+            f"{'; '.join(parts)}. The full ranking (ranking.json) lists them.")
+
+
+def daily_item(day: date, rows: list[dict[str, Any]], *, home_page_url: str | None = None,
+               replay: bool = False) -> dict[str, Any]:
+    # As `rank` shows by default: cards a desktop can take and current frameworks run. Title, text
+    # and HTML number them alike, by their position in this list; the note says what was left out.
+    top = sorted((r for r in rows if _usable(r)), key=lambda r: r["rank"])[:TOP_IN_DAILY_ITEM]
     reference = top[0]["reference_gpu"] if top else "the reference GPU"
     lines = [
-        f"{row['rank']}. {row['model']}: {format_usd(row['price_usd'])} ({describe_price(row)}), "
+        f"{position}. {row['model']}: {format_usd(row['price_usd'])} ({describe_price(row)}), "
         f"{row['perf_per_dollar']:.2f} perf per $1k, perf {row['relative_perf']:.2f}x ({perf_source_label(row)})"
-        for row in top
+        for position, row in enumerate(top, start=1)
     ]
-    text = f"Top {len(top)} GPUs by training speed per dollar on {day.isoformat()} (perf relative to {reference}):\n"
-    text += "\n".join(lines)
+    note = hidden_note(rows, top)
+    replayed = " (a replay of recorded pages: prices as of their recordings)" if replay else ""
+    text = (f"Top {len(top)} GPUs by training speed per dollar on {day.isoformat()}{replayed} "
+            f"(perf relative to {reference}):\n")
+    text += "\n".join(lines + ([note] if note else []))
     html_rows = "".join(
         f"<li><strong>{escape(row['model'])}</strong>: {escape(format_usd(row['price_usd']))} "
         f"({escape(describe_price(row))}), {row['perf_per_dollar']:.2f} perf per $1k, "
@@ -147,13 +178,14 @@ def daily_item(day: date, rows: list[dict[str, Any]], *, home_page_url: str | No
         for row in top
     )
     html = (
-        f"<p>Top {len(top)} GPUs by training speed per dollar on {day.isoformat()}, "
+        f"<p>Top {len(top)} GPUs by training speed per dollar on {day.isoformat()}{escape(replayed)}, "
         f"performance relative to {escape(reference)}.</p><ol>{html_rows}</ol>"
+        + (f"<p>{escape(note)}</p>" if note else "")
     )
     leader = f": #1 {top[0]['model']}" if top else ""
     item = {
         "id": f"gpuvalue:ranking:{day.isoformat()}",
-        "title": f"GPU value ranking for {day.isoformat()}{leader}",
+        "title": f"GPU value ranking for {day.isoformat()}{' (replay)' if replay else ''}{leader}",
         "content_text": text,
         "content_html": html,
         "date_published": _day_start(day),
@@ -208,15 +240,21 @@ def build_feed(
     home_page_url: str | None = None,
     feed_url: str | None = None,
     max_days: int = FEED_DAYS,
+    replay: bool = False,
+    sources: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The whole feed from ranking days (day -> rows) and price history rows."""
+    """The whole feed from ranking days (day -> rows) and price history rows.
+
+    ``replay``: the newest day was built from recorded pages, which the title and description say;
+    ``sources`` go into the feed's ``_gpuvalue`` extension with the date of their data (name, kind,
+    status, as_of: what stays the same when the same day is built again)."""
     ordered = sorted(days)
     kept = set(ordered[-max_days:])
     items: list[dict[str, Any]] = []
     for index, day in enumerate(ordered):
         if day not in kept:
             continue
-        items.append(daily_item(day, days[day], home_page_url=home_page_url))
+        items.append(daily_item(day, days[day], home_page_url=home_page_url, replay=replay and day == ordered[-1]))
         if index > 0:
             for change in leader_changes(days[ordered[index - 1]], days[day]):
                 items.append(leader_item(day, change))
@@ -227,13 +265,22 @@ def build_feed(
             items.append(price_drop_item(drop))
     kind_order = {"ranking": 0, "class-leader": 1, "price-drop": 2}
     items.sort(key=lambda item: (item["date_published"], -kind_order[item["tags"][0]], item["id"]), reverse=True)
+    description = ("Daily ranking of GPUs by deep-learning training speed per dollar, "
+                   "new best-value cards per memory class, and week-over-week price drops.")
+    if replay:
+        description += (" Built offline from recorded pages (a replay): no page was fetched for the ranking day, "
+                        "and every price is as old as its recording; each item gives its price dates.")
+    extension: dict[str, Any] = {"replay": bool(replay)}
+    if sources is not None:
+        extension["sources"] = [{key: source.get(key) for key in ("name", "kind", "status", "as_of")}
+                                for source in sources]
     feed: dict[str, Any] = {
         "version": JSON_FEED_VERSION,
-        "title": FEED_TITLE,
-        "description": "Daily ranking of GPUs by deep-learning training speed per dollar, "
-        "new best-value cards per memory class, and week-over-week price drops.",
+        "title": FEED_TITLE + (" (replay of recorded pages)" if replay else ""),
+        "description": description,
         "language": "en",
         "items": items,
+        "_gpuvalue": extension,
     }
     if home_page_url:
         feed["home_page_url"] = home_page_url
@@ -269,12 +316,15 @@ def export_feed(
     *,
     home_page_url: str | None = None,
     feed_url: str | None = None,
+    replay: bool | None = None,
 ) -> int:
-    """Write ``feed.json`` atomically; returns the number of items."""
+    """Write ``feed.json`` atomically; returns the number of items. ``replay`` defaults to what
+    the runs table says of the newest ranked day."""
     days, history = feed_inputs(con)
     if not days:
         raise ExportError("nothing to export: ranking_daily is empty")
-    feed = build_feed(days, history, home_page_url=home_page_url, feed_url=feed_url)
+    feed = build_feed(days, history, home_page_url=home_page_url, feed_url=feed_url,
+                      replay=ranking_is_replay(con, max(days)) if replay is None else replay, sources=sources_from_db(con))
     feed = _with_rental_item(con, feed)
     write_text_atomic(path, json.dumps(feed, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     return len(feed["items"])

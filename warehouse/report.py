@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
-from gpuvalue.warehouse.export import attribution_lines, ranking_rows, sources_from_db
+from gpuvalue.warehouse.export import attribution_lines, ranking_is_replay, ranking_rows, sources_from_db
 from gpuvalue.warehouse.export_files import ExportError, prepare_export_dir, write_text_atomic
 
 ASSETS = Path(__file__).parent / "report_assets"
@@ -53,6 +53,7 @@ class ReportData:
     sources: list[dict[str, Any]]
     generated_at: datetime
     rental: Any = None  # gpuvalue.warehouse.rental_report.RentalReport, once the warehouse holds rental prices
+    replay: bool = False  # built from recorded pages: the page says so at the top
 
 
 # --- formatting ----------------------------------------------------------------------------
@@ -94,6 +95,66 @@ def price_words(row: dict[str, Any]) -> str:
     basis = {"launch": "launch price", "sold": f"median of {row['price_n']} sold",
              "asking": f"lower quartile of {row['price_n']} asking"}.get(kind, str(kind))
     return f"{basis}, {row['price_as_of'].isoformat()}" + (" (stale)" if row.get("stale") else "")
+
+
+# The price each kind is, in words: a chart never plots a price without saying which.
+PRICE_KIND_WORDS = {
+    "sold": "median of sold listings",
+    "asking": "lower quartile of asking prices",
+    "index": "published index (monthly average of sold prices)",
+    "launch": "launch price",
+}
+PRICE_KIND_MARKERS = {"sold": "dots", "asking": "squares", "index": "rings", "launch": "diamonds"}
+
+
+def price_kind_words(kind: str) -> str:
+    return PRICE_KIND_WORDS.get(kind, str(kind))
+
+
+def _kind_mark(kind: str, cx: float, cy: float, size: float, colour: str, tip: str) -> str:
+    """One observation of a price history, its shape saying its kind (see PRICE_KIND_MARKERS)."""
+    common = f'class="mark" data-kind="{escape(kind)}" data-tip="{escape(tip)}"'
+    inner = f"<title>{escape(tip)}</title>"
+    if kind == "asking":
+        side = size * 1.7
+        return (f'<rect {common} x="{_fmt(cx - side / 2)}" y="{_fmt(cy - side / 2)}" width="{_fmt(side)}" '
+                f'height="{_fmt(side)}" fill="{colour}">{inner}</rect>')
+    if kind == "index":
+        return (f'<circle {common} cx="{_fmt(cx)}" cy="{_fmt(cy)}" r="{_fmt(size)}" fill="#fff" stroke="{colour}" '
+                f'stroke-width="1.6">{inner}</circle>')
+    if kind == "launch":
+        d = size * 1.4
+        points = f"{_fmt(cx)},{_fmt(cy - d)} {_fmt(cx + d)},{_fmt(cy)} {_fmt(cx)},{_fmt(cy + d)} {_fmt(cx - d)},{_fmt(cy)}"
+        return f'<polygon {common} points="{points}" fill="{colour}">{inner}</polygon>'
+    return f'<circle {common} cx="{_fmt(cx)}" cy="{_fmt(cy)}" r="{_fmt(size)}" fill="{colour}">{inner}</circle>'
+
+
+def _history_tip(model: str, point: dict[str, Any]) -> str:
+    n = f", n={point['price_n']}" if point.get("price_n") else ""
+    return f"{model}\n{point['as_of'].isoformat()}: {usd(point['price_usd'])} ({price_kind_words(point['price_kind'])}{n})"
+
+
+def _history_lines(points: list[dict[str, Any]], px, py, colour: str, dash: str, width: float) -> list[str]:
+    """One line per kind of price: a sold median is never joined to an asking quartile or an index."""
+    parts = []
+    for kind in PRICE_KIND_WORDS:
+        same = [p for p in points if p["price_kind"] == kind]
+        if len(same) < 2:
+            continue
+        path = " ".join(f"{_fmt(px(p['as_of']))},{_fmt(py(p['price_usd']))}" for p in same)
+        style = ' stroke-dasharray="2 3" opacity="0.7"' if kind == "index" else (f' stroke-dasharray="{dash}"' if dash else "")
+        line_width = width * 0.6 if kind == "index" else width
+        parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="{_fmt(line_width)}"{style} '
+                     'stroke-linejoin="round"/>')
+    return parts
+
+
+def _date_label(day: date, first: date, last: date) -> str:
+    """Month and day within a year; the year too where the axis crosses one; month and year alone
+    once it spans more than half a year."""
+    if (last - first).days > 183:
+        return f"{day:%b} {day.year}"
+    return f"{day:%b} {day.day}" + (f" {day.year}" if first.year != last.year else "")
 
 
 def row_tip(row: dict[str, Any]) -> str:
@@ -451,7 +512,7 @@ def history_chart(history: list[dict[str, Any]], models: list[str]) -> str:
         parts.append(f'<line class="grid" x1="{_fmt(px(tick))}" y1="{top}" x2="{_fmt(px(tick))}" y2="{height - bottom}"/>')
         parts.append(
             f'<text class="tick" x="{_fmt(px(tick))}" y="{height - bottom + 18}" text-anchor="middle">'
-            f"{tick:%b} {tick.day}</text>"
+            f"{_date_label(tick, first, last)}</text>"
         )
     parts.append(f'<line class="axis" x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}"/>')
     parts.append(f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}"/>')
@@ -459,21 +520,16 @@ def history_chart(history: list[dict[str, Any]], models: list[str]) -> str:
         f'<text class="axis-label" transform="translate(18 {(top + height - bottom) / 2}) rotate(-90)" '
         f'text-anchor="middle">Price (USD)</text>'
     )
-    parts.append(f'<text class="axis-label" x="{(left + width - right) / 2}" y="{height - 8}" text-anchor="middle">Date</text>')
+    parts.append(f'<text class="axis-label" x="{(left + width - right) / 2}" y="{height - 8}" text-anchor="middle">'
+                 "Date of the price (its newest observation)</text>")
 
     end_labels = []
     for number, (model, points) in enumerate(series.items()):
         colour = LINE_COLOURS[number % len(LINE_COLOURS)]
         dash = LINE_DASHES[number % len(LINE_DASHES)]
-        path = " ".join(f"{_fmt(px(p['as_of']))},{_fmt(y(p['price_usd']))}" for p in points)
-        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-        parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2.2"{dash_attr} stroke-linejoin="round"/>')
+        parts += _history_lines(points, px, y, colour, dash, 2.2)
         for p in points:
-            tip = f"{model}\n{p['as_of'].isoformat()}: {usd(p['price_usd'])} ({p['price_kind']}, n={p['price_n']})"
-            parts.append(
-                f'<circle class="mark" cx="{_fmt(px(p["as_of"]))}" cy="{_fmt(y(p["price_usd"]))}" r="2.6" '
-                f'fill="{colour}" data-tip="{escape(tip)}"><title>{escape(tip)}</title></circle>'
-            )
+            parts.append(_kind_mark(p["price_kind"], px(p["as_of"]), y(p["price_usd"]), 2.6, colour, _history_tip(model, p)))
         end_labels.append([y(points[-1]["price_usd"]), model, colour, px(points[-1]["as_of"])])
 
     # End-of-line labels, pushed apart so that close prices stay readable.
@@ -487,7 +543,8 @@ def history_chart(history: list[dict[str, Any]], models: list[str]) -> str:
         )
 
     title = "Price history of the top cards"
-    description = f"Daily prices of {len(series)} cards, {marks} observations from {first} to {last}."
+    description = (f"Prices of {len(series)} cards on their own observation dates, by kind, {marks} prices "
+                   f"from {first} to {last}.")
     return _svg_open("chart-history", width, height, marks, title, description) + "".join(parts) + "</svg>"
 
 
@@ -652,7 +709,7 @@ def history_chart_narrow(history: list[dict[str, Any]], models: list[str]) -> st
     for tick in date_ticks(first, last, 3) if span else [first]:
         parts.append(f'<line class="grid" x1="{_fmt(px(tick))}" y1="{top}" x2="{_fmt(px(tick))}" y2="{axis_y}"/>')
         parts.append(f'<text class="tick" x="{_fmt(px(tick))}" y="{axis_y + 18}" text-anchor="middle">'
-                     f"{tick:%b} {tick.day}</text>")
+                     f"{_date_label(tick, first, last)}</text>")
     parts.append(f'<line class="axis" x1="{left}" y1="{axis_y}" x2="{width - right}" y2="{axis_y}"/>')
     parts.append(f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{axis_y}"/>')
     # No rotated axis title: the dollar ticks say what the axis is, and it would touch them here.
@@ -662,15 +719,9 @@ def history_chart_narrow(history: list[dict[str, Any]], models: list[str]) -> st
         colour = LINE_COLOURS[number % len(LINE_COLOURS)]
         dash = LINE_DASHES[number % len(LINE_DASHES)]
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-        path = " ".join(f"{_fmt(px(p['as_of']))},{_fmt(y(p['price_usd']))}" for p in points)
-        parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2.2"{dash_attr} '
-                     'stroke-linejoin="round"/>')
+        parts += _history_lines(points, px, y, colour, dash, 2.2)
         for p in points:
-            tip = f"{model}\n{p['as_of'].isoformat()}: {usd(p['price_usd'])} ({p['price_kind']}, n={p['price_n']})"
-            parts.append(
-                f'<circle class="mark" cx="{_fmt(px(p["as_of"]))}" cy="{_fmt(y(p["price_usd"]))}" r="3" '
-                f'fill="{colour}" data-tip="{escape(tip)}"><title>{escape(tip)}</title></circle>'
-            )
+            parts.append(_kind_mark(p["price_kind"], px(p["as_of"]), y(p["price_usd"]), 3, colour, _history_tip(model, p)))
         ly = legend_top + number * row_height
         swatch = (f'<line x1="8" y1="{ly}" x2="30" y2="{ly}" stroke="{colour}" stroke-width="2.6"{dash_attr}/>')
         parts.append(swatch + f'<text class="legend" x="38" y="{ly + 5}">{escape(short_name(model))} '
@@ -678,7 +729,8 @@ def history_chart_narrow(history: list[dict[str, Any]], models: list[str]) -> st
     height = legend_top + len(series) * row_height - 4
 
     title = "Price history of the top cards"
-    description = f"Daily prices of {len(series)} cards, {marks} observations from {first} to {last}."
+    description = (f"Prices of {len(series)} cards on their own observation dates, by kind, {marks} prices "
+                   f"from {first} to {last}.")
     return _svg_open("chart-history-narrow", width, height, marks, title, description, narrow=True) + "".join(parts) + "</svg>"
 
 
@@ -756,9 +808,49 @@ def sources_footer(data: ReportData) -> str:
     )
 
 
+def scatter_caption(rows: list[dict[str, Any]], reference: str) -> str:
+    """Which price the dots stand at, with how many cards each kind prices and how old they are."""
+    kinds = [kind for kind in PRICE_KIND_WORDS if any(row["price_kind"] == kind for row in rows)]
+    basis = ", ".join(
+        f"{sum(1 for row in rows if row['price_kind'] == kind)} at the {price_kind_words(kind)}" for kind in kinds
+    )
+    days = sorted(row["price_as_of"] for row in rows)
+    return (
+        f"Each dot is a card at the price the ranking uses, not a price of today: {escape(basis)}; the prices date "
+        f"from {days[0].isoformat()} to {days[-1].isoformat()}. Cards on the dashed value frontier are not beaten on "
+        f"both price and speed by any other card. Speed is relative to {escape(reference)}; hover a dot for its "
+        f"price date and speed source."
+    )
+
+
+def history_caption(history: list[dict[str, Any]], models: list[str]) -> str:
+    """What the history plots: each kind of price on its own observation date, and how the kinds are drawn."""
+    points = [p for p in history if p["model"] in models]
+    shown = {p["model"] for p in points}
+    kinds = [kind for kind in PRICE_KIND_WORDS if any(p["price_kind"] == kind for p in points)]
+    marks = "; ".join(f"{PRICE_KIND_MARKERS[kind]}: {price_kind_words(kind)}" for kind in kinds)
+    days = sorted(p["as_of"] for p in points)
+    span = f"{days[0].isoformat()} to {days[-1].isoformat()}" if days else "no dates yet"
+    return (
+        f"Prices of the {len(shown)} best-value usable cards, each drawn on the date of its newest observation "
+        f"(not on the day of the ranking), one line per kind of price"
+        + (f" ({escape(marks)})" if marks else "") + f"; {span}."
+    )
+
+
 def _both_layouts(wide: str, narrow: str) -> str:
     """Both layouts of a chart; report.css shows the one that suits the screen and hides the other."""
     return f'<div class="wide-only">{wide}</div><div class="narrow-only">{narrow}</div>'
+
+
+def replay_banner(data: ReportData) -> str:
+    if not data.replay:
+        return ""
+    return (
+        '<p class="replay"><strong>Replay:</strong> built offline from recorded pages; no page was fetched for '
+        f"{data.as_of.isoformat()}. Every price is as old as its recording (see each price date and the data "
+        "dates under Sources and freshness).</p>"
+    )
 
 
 def render_report(data: ReportData, *, top_n: int = 20) -> str:
@@ -768,15 +860,11 @@ def render_report(data: ReportData, *, top_n: int = 20) -> str:
     css = (ASSETS / "report.css").read_text(encoding="utf-8")
     script = (ASSETS / "tooltip.js").read_text(encoding="utf-8")
     top_models = [row["model"] for row in data.rows if usable(row)][:HISTORY_LINES]
-    history_days = sorted({p["as_of"] for p in data.history})
-    span = f"{history_days[0].isoformat()} to {history_days[-1].isoformat()}" if history_days else "no dates yet"
     reference = escape(data.rows[0]["reference_gpu"])
     sections = [
         (
             "Speed against price",
-            f"Each dot is a card at its current price. Cards on the dashed value frontier are not beaten on both "
-            f"price and speed by any other card. Speed is relative to {reference}; hover a dot for its price date "
-            f"and speed source.",
+            scatter_caption(data.rows, data.rows[0]["reference_gpu"]),
             _both_layouts(scatter_chart(data.rows), scatter_chart_narrow(data.rows)),
         ),
         (
@@ -787,7 +875,7 @@ def render_report(data: ReportData, *, top_n: int = 20) -> str:
         ),
         (
             "Price history of the top cards",
-            f"Daily median price of the {len(top_models)} best-value usable cards, {span}.",
+            history_caption(data.history, top_models),
             _both_layouts(history_chart(data.history, top_models), history_chart_narrow(data.history, top_models)),
         ),
         (
@@ -809,7 +897,7 @@ def render_report(data: ReportData, *, top_n: int = 20) -> str:
         f"<title>GPU value for deep learning, {data.as_of.isoformat()}</title>"
         f"<style>{css}</style></head><body><main>"
         f"<header><h1>GPU value for deep learning</h1><p>Training speed per dollar, ranking of "
-        f"{data.as_of.isoformat()}. Speed relative to {reference}.</p></header>"
+        f"{data.as_of.isoformat()}. Speed relative to {reference}.</p>{replay_banner(data)}</header>"
         f"{facts(data)}{body}{sources_footer(data)}</main>"
         f'<div id="tooltip" role="tooltip"></div><script>{script}</script></body></html>\n'
     )
@@ -825,9 +913,20 @@ def _rental_sections(data: ReportData) -> list[tuple[str, str, str]]:
 def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None = None,
                 rent_assumptions: Any = None) -> ReportData:
     rows = ranking_rows(con)
-    # The own price kinds only: the chart draws the ranking's prices, not a published index.
-    cursor = con.execute("SELECT as_of, model, price_usd, price_kind, price_n FROM price_history "
-                         "WHERE price_kind IN ('sold', 'asking', 'launch') ORDER BY model, as_of")
+    # Each price on the date of its newest observation (price_as_of), not on the ranking day that
+    # used it: a stale asking price of 2024 ranked every day since is one point, in 2024. Where a
+    # price was recomputed on later days, the newest computation stands. A published index is
+    # its own kind, on the first day of its month.
+    cursor = con.execute(
+        """
+        SELECT price_as_of AS as_of, model, price_usd, price_kind, price_n FROM prices_daily
+        WHERE price_kind IN ('sold', 'asking', 'launch')
+        QUALIFY row_number() OVER (PARTITION BY model, price_kind, price_as_of ORDER BY as_of DESC) = 1
+        UNION ALL
+        SELECT as_of, model, price_usd, price_kind, price_n FROM price_history WHERE price_kind = 'index'
+        ORDER BY model, as_of, price_kind
+        """
+    )
     names = [column[0] for column in cursor.description]
     history = [dict(zip(names, values)) for values in cursor.fetchall()]
     return ReportData(
@@ -837,6 +936,7 @@ def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None
         sources=sources_from_db(con),
         generated_at=generated_at or datetime.now(timezone.utc),
         rental=_rental_data(con, rent_assumptions),
+        replay=ranking_is_replay(con, rows[0]["as_of"]),
     )
 
 

@@ -1,0 +1,105 @@
+"""A run with no network fails fast and says so in one line per source (issue item 8).
+
+Every request meets the connect error a machine without DNS gets. Unreachable is not a fault that
+passes in seconds: no source is retried (neither by the HTTP client nor by Prefect's task retries),
+nothing waits, and the terminal shows one line per failed source and no traceback, while the
+Prefect UI's log handler still gets the full failure.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import time
+from datetime import date
+
+import httpx
+import pytest
+
+from gpuvalue.flows import daily
+from gpuvalue.flows import pipeline as P
+from gpuvalue.scrapers.http import PoliteClient, is_unreachable
+
+FETCHING = ["techpowerup", "ebay-browse", "ebay-html", "hardwareswap", "lambda", "llamacpp", "tomshardware-ebay-index"]
+
+
+class NoNetwork:
+    """Every request fails to resolve its host; each client's requests are recorded apart."""
+
+    def __init__(self) -> None:
+        self.requests: list[list[str]] = []  # per client, in order
+        self.sleeps: list[float] = []
+
+    def make_client(self, settings, replay, replay_dir=None) -> PoliteClient:
+        mine: list[str] = []
+        self.requests.append(mine)
+
+        def refuse(request: httpx.Request) -> httpx.Response:
+            mine.append(str(request.url))
+            raise httpx.ConnectError("[Errno -3] Temporary failure in name resolution", request=request)
+
+        return PoliteClient(transport=httpx.MockTransport(refuse), min_interval_s=0.0, sleep=self.sleeps.append)
+
+
+@pytest.fixture
+def console(monkeypatch):
+    """What Prefect's console handlers print (at INFO, as `gpuvalue run` shows it): every record a
+    console handler emits, after its filters, formatted as it prints it."""
+    from prefect.logging.handlers import PrefectConsoleHandler
+
+    printed = io.StringIO()
+    emit = PrefectConsoleHandler.emit
+
+    def recording_emit(self, record):
+        printed.write(self.format(record) + "\n")
+        emit(self, record)
+
+    monkeypatch.setattr(PrefectConsoleHandler, "emit", recording_emit)
+    prefect_logger = logging.getLogger("prefect")
+    level = prefect_logger.level
+    prefect_logger.setLevel(logging.INFO)
+    try:
+        yield printed
+    finally:
+        prefect_logger.setLevel(level)
+
+
+def test_unreachable_hosts_are_told_apart_from_passing_faults():
+    request = httpx.Request("GET", "https://example.com/")
+    assert is_unreachable(httpx.ConnectError("[Errno -2] Name or service not known", request=request))
+    assert is_unreachable(httpx.ConnectError("[Errno 111] Connection refused", request=request))
+    assert is_unreachable(httpx.ConnectError("[Errno 101] Network is unreachable", request=request))
+    assert not is_unreachable(httpx.ConnectError("[Errno 104] Connection reset by peer", request=request))
+    assert not is_unreachable(httpx.ConnectTimeout("timed out", request=request))
+    assert not is_unreachable(httpx.ReadError("[Errno -3] Temporary failure in name resolution", request=request))
+
+
+def test_a_run_without_network_fails_fast_with_one_line_per_source(prefect_harness, tmp_path, monkeypatch, console):
+    web = NoNetwork()
+    monkeypatch.setattr(P, "make_client", web.make_client)
+    monkeypatch.setenv("EBAY_CLIENT_ID", "offline-client-id")
+    monkeypatch.setenv("EBAY_CLIENT_SECRET", "offline-client-secret")
+    started = time.monotonic()
+    summary = daily.daily_flow(as_of=date(2026, 12, 1), replay=False, db=str(tmp_path / "gpuvalue.duckdb"),
+                               sources=FETCHING, export=False)
+    elapsed = time.monotonic() - started
+
+    failed = [name for name, o in summary.outcomes.items() if o.status == "failed"]
+    assert sorted(failed) == sorted(FETCHING), summary.outcomes
+    for name in failed:
+        assert summary.outcomes[name].error.endswith("host unreachable (not retried)"), summary.outcomes[name].error
+    # Nothing was retried and nothing waited: one client per source (no task retry made another),
+    # and no client asked for a URL twice.
+    assert web.sleeps == []
+    assert len(web.requests) == len(FETCHING)
+    assert all(len(urls) == len(set(urls)) for urls in web.requests), web.requests
+    assert elapsed < 60, elapsed  # the retries' waits alone were over a minute
+
+    printed = console.getvalue()
+    assert "Traceback" not in printed, printed
+    assert "Retry" not in printed, printed
+    lines = [line for line in printed.splitlines() if "failed" in line.lower()]
+    for name in FETCHING:
+        mine = [line for line in lines if f"'fetch-{name}'" in line or f"source {name} failed" in line]
+        assert len(mine) == 1, (name, mine, printed)
+        assert f"source {name} failed: " in mine[0] and "host unreachable" in mine[0]

@@ -1,0 +1,110 @@
+"""What `gpuvalue run` prints after the flow: a replay says it is one, ranks skipped by the default
+filter are explained, and every column of a table has one number format (issue items 7 and 8).
+
+The flow itself is replaced by a summary over a prepared warehouse: these tests read the printing,
+not the pipeline.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+from conftest_exports import LATEST_DAY, make_ranking_database
+from typer.testing import CliRunner
+
+from gpuvalue.flows import daily, prefect_server
+from gpuvalue.flows import pipeline as P
+from gpuvalue.flows.cli import app
+
+runner = CliRunner()
+MODULES = ("GeForce RTX 2080 Ti", "GeForce GTX 1080 Ti")  # ranked #2 and #3 in the fixture
+
+
+@pytest.fixture
+def warehouse(tmp_path):
+    db = tmp_path / "gpuvalue.duckdb"
+    con = make_ranking_database(db)
+    # Two modules a desktop cannot take ranked near the top, as the SXM cards rank in a replay.
+    con.execute("UPDATE ranking_daily SET desktop_usable = false WHERE list_contains(?, model)", [list(MODULES)])
+    con.close()
+    return db
+
+
+def _invoke_run(monkeypatch, db, *, replay: bool):
+    def fake_flow(as_of=None, replay=False, db=None, replay_dir=None):
+        summary = P.RunSummary(run_id=uuid.uuid4().hex[:12], as_of=LATEST_DAY, replay=replay, db=db)
+        summary.outcomes["ebay-browse"] = P.SourceOutcome("ebay-browse", "ok", rows=3)
+        summary.ranked = 15
+        return summary
+
+    monkeypatch.setattr(daily, "daily_flow", fake_flow)
+    monkeypatch.setattr(prefect_server, "start_temporary_server", lambda data_dir: None)  # no flow, no server
+    args = ["run", "--db", str(db), "--date", LATEST_DAY.isoformat(), "--top", "20"]
+    return runner.invoke(app, args + (["--replay"] if replay else []))
+
+
+def _table_cells(output: str, header: str) -> list[list[str]]:
+    """The body rows of the rich table whose header row starts with ``header``, cell by cell."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if re.match(rf"\W*{re.escape(header)}\b", line.strip("┃│ ")))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("│"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("│").split("│")])
+    return rows
+
+
+def test_a_replay_run_says_so_in_its_summary_and_title(monkeypatch, warehouse):
+    res = _invoke_run(monkeypatch, warehouse, replay=True)
+    assert res.exit_code == 0, res.output
+    assert "replay: built offline from recorded pages; nothing was fetched for 2024-05-09" in res.output
+    assert f"as of {LATEST_DAY} (replay of recorded pages)" in res.output
+
+
+def test_a_live_run_does_not_claim_a_replay(monkeypatch, warehouse):
+    res = _invoke_run(monkeypatch, warehouse, replay=False)
+    assert res.exit_code == 0, res.output
+    assert "replay" not in res.output
+
+
+def test_the_ranking_says_why_ranks_are_skipped(monkeypatch, warehouse):
+    res = _invoke_run(monkeypatch, warehouse, replay=False)
+    rows = _table_cells(res.output, "rank")
+    assert [r[1] for r in rows[:2]] == ["Tesla K80 †", "GeForce RTX 3060 12 GB"]
+    assert not any(r[1] in MODULES for r in rows)
+    assert ("Not shown: 2 modules (SXM/OAM) that a desktop cannot take, hidden by default "
+            "(#2 GeForce RTX 2080 Ti, #3 GeForce GTX 1080 Ti of the full ranking); "
+            "`gpuvalue rank --include-modules` shows them.") in " ".join(res.output.split())
+
+
+def test_each_column_of_the_ranking_has_one_number_format(monkeypatch, warehouse):
+    res = _invoke_run(monkeypatch, warehouse, replay=False)
+    rows = _table_cells(res.output, "rank")
+    assert len(rows) == 12  # 15 ranked, less the two modules and the H100 SXM5
+    gb, price, rel, ppd = ([r[i] for r in rows] for i in (2, 3, 9, 11))
+    assert all(re.fullmatch(r"\d+", v) for v in gb), gb  # 24, 12, 6: never "8.000" beside "16.00"
+    assert all(re.fullmatch(r"[\d,]+\.\d\d", v) for v in price), price
+    assert "3,800.00" in price and "60.00" in price
+    assert all(re.fullmatch(r"\d+\.\d{3}", v) for v in rel + ppd), rel + ppd
+
+
+def test_sql_tables_format_each_column_alike(tmp_path):
+    db = tmp_path / "g.duckdb"
+    make_ranking_database(db).close()
+    res = runner.invoke(app, ["sql", "--db", str(db),
+                              "SELECT * FROM (VALUES (8.0::DOUBLE, 0.5::DOUBLE, 1.25::DOUBLE), "
+                              "(16.0::DOUBLE, 12.25::DOUBLE, 0.125::DOUBLE)) AS t(gb, usd, ratio)"])
+    assert res.exit_code == 0, res.output
+    rows = _table_cells(res.output, "gb")
+    assert rows == [["8", "0.50", "1.250"], ["16", "12.25", "0.125"]]
+
+
+def test_the_prefect_artifact_says_replay():
+    summary = P.RunSummary(run_id="r1", as_of=LATEST_DAY, replay=True, db=None)
+    text = daily.summary_markdown(summary)
+    assert "**Replay:** built offline from recorded pages; nothing was fetched for 2024-05-09" in text
+    live = daily.summary_markdown(P.RunSummary(run_id="r2", as_of=LATEST_DAY, replay=False, db=None))
+    assert "Replay" not in live and "recorded pages" not in live
