@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from gpuvalue.flows.cli import DbOpt, _fail, _print_table, _reader, _settings, _write_json_lines, app, out
+from gpuvalue.flows.cli_app import DbOpt, _fail, _print_table, _reader, _settings, _write_json_lines, app, out
 
 RENT_HEADERS = ["#", "model", "GB", "$/GPU-h", "provider", "rel. perf", "ref-h per $", "$ per ref-h", "median $/GPU-h",
                 "spot $/GPU-h", "spot provider", "providers", "price as of"]

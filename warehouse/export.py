@@ -21,6 +21,7 @@ from typing import IO, Any
 import duckdb
 
 from gpuvalue.warehouse.export_files import (  # re-exported: callers catch ExportError from here
+    csv_cell,
     ExportError,
     prepare_export_dir,
     validate_export_path,
@@ -107,21 +108,6 @@ def ranking_arrow_table(con: duckdb.DuckDBPyConnection, as_of: date | None = Non
 
 
 # --- CSV ---------------------------------------------------------------------------------
-
-
-def csv_cell(value: Any) -> str:
-    """Text a spreadsheet and ``csv`` readers both take back: ISO dates, exact floats, true/false."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ExportError(f"refusing to export non-finite number {value!r}")
-        return repr(value)
-    if isinstance(value, (date, datetime)):
-        return value.isoformat()
-    return str(value)
 
 
 def export_ranking_csv(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str], as_of: date | None = None) -> int:

@@ -5,11 +5,13 @@ Shared by the ranking exports (export.py), the feed (feed.py) and the HTML repor
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from datetime import date, datetime
+from typing import IO, Any
 
 
 class ExportError(RuntimeError):
@@ -103,3 +105,18 @@ def _fsync_directory(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def csv_cell(value: Any) -> str:
+    """Text a spreadsheet and ``csv`` readers both take back: ISO dates, exact floats, true/false."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ExportError(f"refusing to export non-finite number {value!r}")
+        return repr(value)
+    if isinstance(value, (date, datetime)):
+        return value.isoformat()
+    return str(value)

@@ -25,10 +25,8 @@ from typing import IO, Any
 import duckdb
 
 from gpuvalue.models.rent_vs_buy import Assumptions
-from gpuvalue.warehouse.export import (
-    attribution_lines, csv_cell, json_value, normalize_source, prepare_export_dir, sources_from_db, write_atomic,
-    write_text_atomic,
-)
+from gpuvalue.warehouse.export_files import csv_cell, prepare_export_dir, write_atomic, write_text_atomic
+from gpuvalue.warehouse.source_dates import attribution_lines, json_value, normalize_source, sources_from_db
 from gpuvalue.warehouse.rental import rent_vs_buy_rows
 
 RENTAL_SCHEMA_VERSION = "1.0"

@@ -19,7 +19,7 @@ import duckdb
 
 from gpuvalue.models.rent_vs_buy import HOURS_PER_WEEK, Assumptions, buy_cost_per_reference_hour, buy_options, \
     rent_cost_per_reference_hour
-from gpuvalue.warehouse.report import (
+from gpuvalue.warehouse.report_svg import (
     LINE_COLOURS, NARROW_WIDTH, Axis, _both_layouts, _svg_open, _fmt, log_ticks, short_name,
 )
 
