@@ -23,7 +23,7 @@ import duckdb
 
 from gpuvalue.warehouse.queries import source_catalog
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "ranking.schema.json"
 
 RANKING_CSV_COLUMNS: tuple[str, ...] = (
@@ -48,6 +48,12 @@ RANKING_CSV_COLUMNS: tuple[str, ...] = (
     "desktop_usable",
     "reference_gpu",
     "as_of",
+    # Since schema 1.1: the support level, the fan kit, and where and how old the price is.
+    "framework_support",
+    "passive",
+    "price_source",
+    "price_age_days",
+    "price_tier",
 )
 
 # JSON rows carry what the CSV has plus the fields a program needs to judge a number.
