@@ -39,9 +39,10 @@ def test_one_item_per_ranking_day_with_the_top_ten_and_their_price_dates(feed):
     latest = daily[0]["content_text"].splitlines()
     assert len(latest) == 11
     assert latest[0] == "Top 10 GPUs by training speed per dollar on 2024-05-09 (perf relative to GeForce RTX 3090):"
-    # Ranked #1, the Tesla K80 is left out like `rank` leaves it out: current frameworks no longer run it.
+    # Ranked #1, the Tesla K80 is left out like `rank` leaves it out: current frameworks no longer run it;
+    # the numbers are places among the shown cards, as `rank` numbers them.
     assert latest[1] == (
-        "2. GeForce RTX 2080 Ti: $300 (median of 18 sold, 2024-05-08), 2.27 perf per $1k, perf 0.68x (lambda-tf-2021)"
+        "1. GeForce RTX 2080 Ti: $300 (median of 18 sold, 2024-05-08), 2.27 perf per $1k, perf 0.68x (lambda-tf-2021)"
     )
     assert "Tesla K80" not in daily[0]["content_text"]
     assert "<ol><li><strong>GeForce RTX 2080 Ti</strong>" in daily[0]["content_html"]

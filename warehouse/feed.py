@@ -16,7 +16,9 @@ from html import escape
 from typing import Any
 
 import duckdb
+from gpuvalue.models.buyer_view import BuyerView, hidden_because, shown_rows
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
+from gpuvalue.models.price_age import index_price_words
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.warehouse.export import ExportError, write_text_atomic
 
@@ -47,6 +49,8 @@ def describe_price(row: dict[str, Any]) -> str:
         basis = f"median of {n} sold"
     elif kind == "asking":
         basis = f"lower quartile of {n} asking"
+    elif kind == "index":
+        return index_price_words(row) + (", stale" if row.get("stale") else "")
     else:
         basis = str(kind)
     dated = row.get("price_as_of")
@@ -70,7 +74,7 @@ def class_leaders(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """
     leaders: dict[str, dict[str, Any]] = {}
     for row in sorted(rows, key=lambda r: r["rank"]):
-        if row.get("framework_supported") is False or row.get("desktop_usable") is False:
+        if hidden_because(row, BuyerView()) is not None:  # what `rank` shows by default
             continue
         label = memory_class(row.get("memory_gb"))
         if label is not None and label not in leaders:
@@ -129,12 +133,11 @@ def price_drops(history: Iterable[dict[str, Any]], *, threshold: float = PRICE_D
 
 
 def daily_item(day: date, rows: list[dict[str, Any]], *, home_page_url: str | None = None) -> dict[str, Any]:
-    # As `rank` shows by default: cards a desktop can take and current frameworks run.
-    usable = [r for r in rows if r.get("desktop_usable") is not False and r.get("framework_supported") is not False]
-    top = sorted(usable, key=lambda r: r["rank"])[:TOP_IN_DAILY_ITEM]
+    # As `rank` shows by default (models/buyer_view.py), numbered by their place among the shown cards.
+    top = shown_rows(rows, BuyerView())[:TOP_IN_DAILY_ITEM]
     reference = top[0]["reference_gpu"] if top else "the reference GPU"
     lines = [
-        f"{row['rank']}. {row['model']}: {format_usd(row['price_usd'])} ({describe_price(row)}), "
+        f"{row['rank_shown']}. {row['model']}: {format_usd(row['price_usd'])} ({describe_price(row)}), "
         f"{row['perf_per_dollar']:.2f} perf per $1k, perf {row['relative_perf']:.2f}x ({perf_source_label(row)})"
         for row in top
     ]

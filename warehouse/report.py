@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+from gpuvalue.models.buyer_view import BuyerView, shown_rows
 from gpuvalue.models.perf_label import perf_source_label
+from gpuvalue.models.price_age import index_price_words
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.warehouse.export import (
     ExportError,
@@ -96,6 +98,8 @@ def unusable_reason(row: dict[str, Any]) -> str | None:
 
 def price_words(row: dict[str, Any]) -> str:
     kind = row["price_kind"]
+    if kind == "index":
+        return index_price_words(row) + (" (stale)" if row.get("stale") else "")
     basis = {"launch": "launch price", "sold": f"median of {row['price_n']} sold",
              "asking": f"lower quartile of {row['price_n']} asking"}.get(kind, str(kind))
     return f"{basis}, {row['price_as_of'].isoformat()}" + (" (stale)" if row.get("stale") else "")
@@ -819,8 +823,9 @@ def render_report(data: ReportData, *, top_n: int = 20) -> str:
     )
 
 
-def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None = None) -> ReportData:
-    rows = ranking_rows(con)
+def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None = None,
+                view: BuyerView | None = None) -> ReportData:
+    rows = shown_ranking(ranking_rows(con), view or BuyerView())
     # The own price kinds only: the chart draws the ranking's prices, not a published index.
     cursor = con.execute("SELECT as_of, model, price_usd, price_kind, price_n FROM price_history "
                          "WHERE price_kind IN ('sold', 'asking', 'launch') ORDER BY model, as_of")
@@ -835,14 +840,21 @@ def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None
     )
 
 
+def shown_ranking(rows: list[dict[str, Any]], view: BuyerView) -> list[dict[str, Any]]:
+    """The cards ``rank`` shows by default, numbered by their place among them (``rank_overall`` keeps the
+    full ranking's); the report draws and lists only these."""
+    return [dict(r, rank=r["rank_shown"], rank_overall=r["rank"]) for r in shown_rows(rows, view)]
+
+
 def write_report(
     con: duckdb.DuckDBPyConnection,
     out_dir: str | os.PathLike[str],
     *,
     top_n: int = 20,
     generated_at: datetime | None = None,
+    view: BuyerView | None = None,
 ) -> Path:
     """Write ``index.html`` for the latest ranking into ``out_dir`` (created if missing)."""
     directory = prepare_export_dir(out_dir)
-    html = render_report(report_data(con, generated_at=generated_at), top_n=top_n)
+    html = render_report(report_data(con, generated_at=generated_at, view=view), top_n=top_n)
     return write_text_atomic(directory / "index.html", html)
