@@ -82,6 +82,8 @@ def coverage(
     if not found.models:
         _fail("the catalog covers no card: run `gpuvalue run` (or `gpuvalue run --replay`) to load the specs first",
               code=1)
+    if found.unknown:
+        err.print(f"[yellow]warning:[/yellow] not catalog models, ignored: {', '.join(found.unknown)}", highlight=False)
     if as_json:
         _write_json_lines({"model": m.model, "query": m.query, "why": m.why} for m in found.models)
         return
@@ -90,8 +92,6 @@ def coverage(
     out.print(f"{len(found.models)} models in {len(found.queries)} searches; a run makes up to {calls} eBay Browse API "
               f"calls (1 token + {len(found.queries)} searches x {settings.ebay_max_pages} page(s)), against eBay's "
               f"default limit of {BROWSE_DAILY_CALL_LIMIT:,} Browse API calls a day.", highlight=False)
-    if found.unknown:
-        err.print(f"[yellow]warning:[/yellow] not catalog models, ignored: {', '.join(found.unknown)}", highlight=False)
 
 
 # The cards a deep-learning buyer looks at; the rest of the catalog (1990s cards, laptop chips,
