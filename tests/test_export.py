@@ -73,7 +73,8 @@ def test_csv_has_documented_columns_and_loads_back_with_the_same_rows(con, tmp_p
         "price_q1": 55.2, "price_q3": 64.2, "price_as_of": date(2024, 5, 8), "stale": False,
         "relative_perf": 0.15, "perf_source": "estimate", "perf_per_dollar": 2.5, "framework_supported": False,
         "desktop_usable": True, "reference_gpu": REFERENCE_GPU, "as_of": LATEST_DAY,
-        "framework_support": None, "passive": None, "price_source": None, "price_age_days": None, "price_tier": None,
+        "framework_support": "none", "passive": False, "price_source": None, "price_age_days": None,
+        "price_tier": None,
     }
     launch = next(row for row in loaded if row["model"] == "GeForce GTX 1660 SUPER")
     assert (launch["price_kind"], launch["price_n"], launch["price_q1"], launch["stale"], launch["price_as_of"]) == (
