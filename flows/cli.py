@@ -193,12 +193,7 @@ def run(
 ) -> None:
     """Run the daily flow: specs, listings, matching, performance, ranking, exports.
 
-    The listing sources shop for the cards the coverage rule derives from the catalog (`gpuvalue coverage`
-    prints them and the count): with the shipped catalog about 166 eBay searches, so a run makes about 167
-    eBay Browse API calls (1 token + searches x GPUVALUE_EBAY_MAX_PAGES pages, default 1), against eBay's
-    default limit of 5,000 Browse API calls a day for a new application. With --replay only the recorded
-    searches are answered; the others are skipped with one warning. Exits non-zero when any source failed,
-    after finishing everything it could.
+    The listing sources shop for the cards the coverage rule derives from the catalog (`gpuvalue coverage` prints them and the count): with the shipped catalog about 166 eBay searches, so a run makes about 167 eBay Browse API calls (1 token + searches x GPUVALUE_EBAY_MAX_PAGES pages, default 1), against eBay's default limit of 5,000 Browse API calls a day for a new application. With --replay only the recorded searches are answered; the others are skipped with one warning. Exits non-zero when any source failed, after finishing everything it could.
     """
     from gpuvalue.warehouse.db import RunLockedError, WarehouseError
 
@@ -314,11 +309,7 @@ def rank(
 ) -> None:
     """Show the latest (or a given day's) performance-per-dollar ranking.
 
-    By default it shows the cards a buyer can use: run by the default PyTorch wheels, at least 6 GB, fit
-    for a desktop without a fan kit; the flags show more. Cards whose price is older than the comparable
-    window (GPUVALUE_PRICE_COMPARABLE_DAYS, 90 days before the newest price) are listed after the
-    recently priced ones, with their age. `rank` is the place among the shown cards; in --json,
-    `rank_shown` is that place and `rank` the card's place in the full ranking.
+    By default it shows the cards a buyer can use: run by the default PyTorch wheels, at least 6 GB, fit for a desktop without a fan kit; the flags show more. Cards whose price is older than the comparable window (GPUVALUE_PRICE_COMPARABLE_DAYS, 90 days before the newest price) are listed after the recently priced ones, with their age. `rank` is the place among the shown cards; in --json, `rank_shown` is that place and `rank` the card's place in the full ranking.
     """
     from gpuvalue.models.buyer_view import BuyerView, hidden_summary
     from gpuvalue.warehouse.queries import ranking_rows

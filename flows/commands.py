@@ -63,11 +63,7 @@ def coverage(
 ) -> None:
     """The cards the daily run shops for: the coverage rule over the stored catalog, with each model's search.
 
-    Rule (models/coverage.py): at least 8 GB (GPUVALUE_COVERAGE_MIN_MEMORY_GB), run by a current or legacy
-    PyTorch build, released in 2016 or later, a PCIe card for a desktop or server slot, sold as a card of its
-    own; GPUVALUE_COVERAGE_ADD and GPUVALUE_COVERAGE_REMOVE (comma-separated model names) change the list.
-    Prints the count and the eBay Browse API calls a run makes (1 token + searches x pages per search)
-    against eBay's default limit of 5,000 calls a day.
+    Rule (models/coverage.py): at least 8 GB (GPUVALUE_COVERAGE_MIN_MEMORY_GB), run by a current or legacy PyTorch build, released in 2016 or later, a PCIe card for a desktop or server slot, sold as a card of its own; GPUVALUE_COVERAGE_ADD and GPUVALUE_COVERAGE_REMOVE (comma-separated model names) change the list. Prints the count and the eBay Browse API calls a run makes (1 token + searches x pages per search) against eBay's default limit of 5,000 calls a day.
     """
     from gpuvalue.flows.pipeline import coverage as shopping
     from gpuvalue.models.coverage import browse_calls
@@ -350,9 +346,7 @@ def recommend(
 ) -> None:
     """The best picks for a budget and use case, each with a one-line reason, from the latest ranking.
 
-    Considers the cards `gpuvalue rank` shows by default: run by the default PyTorch wheels, at least 6 GB
-    (--min-memory, GPUVALUE_MIN_MEMORY_GB; a use case's minimum is a floor), fit for a desktop without a fan
-    kit. Recently priced cards come first; older prices after them, with their age.
+    Considers the cards `gpuvalue rank` shows by default: run by the default PyTorch wheels, at least 6 GB (--min-memory, GPUVALUE_MIN_MEMORY_GB; a use case's minimum is a floor), fit for a desktop without a fan kit. Recently priced cards come first; older prices after them, with their age.
     """
     from gpuvalue.models.buyer_view import BuyerView
     from gpuvalue.models.recommend import USE_CASES, format_recommendation, recommend as make_recommendation
@@ -399,8 +393,8 @@ def report(
 ) -> None:
     """Write a self-contained HTML report (charts and the ranking) that works offline.
 
-    It shows the cards `gpuvalue rank` shows by default (run by the default PyTorch wheels, at least 6 GB or
-    GPUVALUE_MIN_MEMORY_GB, fit for a desktop without a fan kit), numbered by their place among them."""
+    It shows the cards `gpuvalue rank` shows by default (run by the default PyTorch wheels, at least 6 GB or GPUVALUE_MIN_MEMORY_GB, fit for a desktop without a fan kit), numbered by their place among them.
+    """
     from gpuvalue.warehouse.export import ExportError
     from gpuvalue.warehouse.report import write_report
 
