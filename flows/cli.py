@@ -21,7 +21,7 @@ from gpuvalue.flows.cli_app import (
 )
 from gpuvalue.models.perf_label import is_low_confidence
 
-RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price as of", "stale", "rel. perf",
+RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price as of", "age", "stale", "rel. perf",
                 "perf source", "perf per $1k"]
 
 
@@ -32,49 +32,50 @@ def _rank_formats(rows: list[dict]) -> dict[str, str]:
             "perf per $1k": ".3f"}
 
 
-def _hidden_modules_note(con, as_of, shown: list[dict]) -> str | None:
-    """Why the printed ranking skips ranks: the modules (SXM/OAM) of the full ranking hidden by
-    default, among or above the rows shown, named with their rank in the full ranking."""
-    if not shown:
-        return None
-    last = con.execute("SELECT max(rank) FROM ranking_daily WHERE as_of = ? AND list_contains(?, model)",
-                       [as_of, [r["model"] for r in shown]]).fetchall()[0][0]
-    if last is None:
-        return None
-    hidden = con.execute("SELECT rank, model FROM ranking_daily WHERE as_of = ? AND desktop_usable = false "
-                         "AND rank < ? ORDER BY rank", [as_of, last]).fetchall()
-    if not hidden:
-        return None
-    names = ", ".join(f"#{rank} {model}" for rank, model in hidden)
-    many = len(hidden) != 1
-    return (f"Not shown: {len(hidden)} module{'s' if many else ''} (SXM/OAM) that a desktop cannot take, hidden by "
-            f"default ({names} of the full ranking); `gpuvalue rank --include-modules` shows "
-            f"{'them' if many else 'it'}.")
-
-
-def _print_ranking(rows: list[dict], title: str) -> None:
-    """The ranking as a terminal table: the price's kind, count, quartiles and date beside it."""
     def q(r: dict) -> str:
         if r["price_q1"] is None or r["price_q3"] is None:
             return "-"
         return f"{r['price_q1']:,.0f}-{r['price_q3']:,.0f}"
 
     def name(r: dict) -> str:
-        return r["model"] + (" †" if r.get("framework_supported") is False else "")
+        level = support_level(r)
+        mark = " †" if level == "legacy" else " ‡" if level != "current" else ""
+        return r["model"] + mark + (" (passive)" if is_passive(r) else "")
 
     def source(r: dict) -> str:
         return f"{r['perf_source']} *" if is_low_confidence(r) else r["perf_source"]
 
-    _print_table(RANK_HEADERS, [
-        (r["rank"], name(r), r["memory_gb"], r["price_usd"], r["price_kind"], r["price_n"], q(r),
-         r["price_as_of"], r["stale"], r["relative_perf"], source(r), r["perf_per_dollar"])
-        for r in rows
-    ], title=title, formats=_rank_formats(rows))
-    if any(r.get("framework_supported") is False for r in rows):
-        out.print("† current PyTorch builds (CUDA or ROCm) no longer support this card; --supported-only hides it.")
+    def dated(r: dict):
+        return f"{index_month(r)} (month)" if r.get("price_kind") == "index" else r["price_as_of"]
+
+    def table_rows(part: list[dict]) -> list[tuple]:
+        return [(r.get("rank_shown", r["rank"]), name(r), r["memory_gb"], r["price_usd"], r["price_kind"], r["price_n"],
+                 q(r), dated(r), age_words(r.get("price_age_days")), r["stale"], r["relative_perf"], source(r),
+                 r["perf_per_dollar"]) for r in part]
+
+    tiers = [("recent", [r for r in rows if r.get("price_tier", "recent") != "older"]),
+             ("older", [r for r in rows if r.get("price_tier") == "older"])]
+    tiers = [(tier, part) for tier, part in tiers if part]
+    for tier, part in tiers:
+        heading = title if len(tiers) == 1 else f"{title}\n{tier_title(tier, part, comparable_days)}"
+        _print_table(RANK_HEADERS, table_rows(part), title=heading, formats=_rank_formats(part))
+    if any(r.get("price_kind") == "index" for r in rows):
+        out.print("index: no own listings price the card, so the price is a published monthly average of sold cards "
+                  "(Tom's Hardware's eBay index) for the month shown, never mixed with own prices.")
+    if any(support_level(r) == "legacy" for r in rows):
+        out.print("† legacy PyTorch builds only (the CUDA 12.6 wheels; PyTorch 2.15 plans to drop them).")
+    if any(support_level(r) not in ("current", "legacy") for r in rows):
+        out.print("‡ no PyTorch build of the newest release runs this card, or its support is unknown.")
+    if any(is_passive(r) for r in rows):
+        out.print("(passive): a server card without a fan: needs a fan kit in a desktop.")
     if any(is_low_confidence(r) for r in rows):
         out.print("* low-confidence estimate (AMD, a family with no measured card, or one the model misses); "
                   "`gpuvalue perf --json` says why.")
+    if len(tiers) > 1:
+        out.print("Older prices rank after every recently priced card and are compared only with each other; "
+                  "'age' is each price's age on the ranking's day.")
+    if hidden:
+        out.print(hidden + ".", highlight=False)
 
 
 def utc_today() -> date:
@@ -94,7 +95,7 @@ def run(
 ) -> None:
     """Run the daily flow: specs, listings, matching, performance, ranking, exports.
 
-    Exits non-zero when any source failed, after finishing everything it could.
+    The listing sources shop for the cards the coverage rule derives from the catalog (`gpuvalue coverage` prints them and the count): with the shipped catalog about 166 eBay searches, so a run makes about 167 eBay Browse API calls (1 token + searches x GPUVALUE_EBAY_MAX_PAGES pages, default 1), against eBay's default limit of 5,000 Browse API calls a day for a new application. With --replay only the recorded searches are answered; the others are skipped with one warning. Exits non-zero when any source failed, after finishing everything it could.
     """
     from gpuvalue.warehouse.db import RunLockedError, WarehouseError
 
@@ -126,19 +127,20 @@ def run(
     except (RunLockedError, WarehouseError) as exc:
         _fail(str(exc))
     _print_summary(summary)
+    from gpuvalue.models.buyer_view import BuyerView, hidden_summary
     from gpuvalue.warehouse.queries import ranking_rows
 
+    view = BuyerView(min_memory_gb=settings.min_memory_gb)
     con = _reader(settings.db)
     try:
-        ranked = ranking_rows(con, as_of=summary.as_of, top=top)
-        hidden = _hidden_modules_note(con, summary.as_of, ranked)
+        ranked = ranking_rows(con, as_of=summary.as_of, top=top, view=view)
+        hidden = hidden_summary(ranking_rows(con, as_of=summary.as_of, top=None, desktop_only=False), view)
     finally:
         con.close()
     replayed = " (replay of recorded pages)" if summary.replay else ""
-    _print_ranking(ranked, title=f"Performance per $1000 (relative to {settings.reference_gpu}), "
-                                 f"as of {summary.as_of}{replayed}")
-    if hidden:
-        out.print(hidden, markup=False, highlight=False)
+    _print_ranking(ranked, title=f"Performance per $1000 (relative to {settings.reference_gpu}), as of {summary.as_of}"
+                                 f"{replayed}",
+                   hidden=hidden, comparable_days=settings.price_comparable_days)
     if any(r["stale"] for r in ranked):
         out.print("[yellow]stale[/yellow]: price older than the price window; price_as_of says how old.")
     if summary.ranked == 0:
@@ -199,6 +201,9 @@ def _print_summary(summary) -> None:
     err.print(t)
     err.print(f"catalog: {summary.catalog_models} models; {summary.spec_conflicts} spec conflicts between sources "
               "(kept the higher-precedence value; see table spec_conflicts)")
+    if summary.coverage_models:
+        err.print(f"coverage: shopping for {summary.coverage_models} models in {summary.coverage_searches} searches "
+                  "(`gpuvalue coverage` lists them)")
     if summary.replay:
         from gpuvalue.flows.pipeline import replay_sentence
 
@@ -209,36 +214,57 @@ def _print_summary(summary) -> None:
 
 @app.command()
 def rank(
-    top: Annotated[int, typer.Option("--top", help="How many rows.")] = 20,
-    min_memory: Annotated[Optional[float], typer.Option("--min-memory", help="Minimum memory, GB.")] = None,
+    top: Annotated[Optional[int], typer.Option("--top", help="How many rows (default: every card shown).")] = None,
+    min_memory: Annotated[Optional[float], typer.Option("--min-memory", help="Minimum memory, GB (default 6, or GPUVALUE_MIN_MEMORY_GB).")] = None,
     max_price: Annotated[Optional[float], typer.Option("--max-price", help="Maximum price, USD.")] = None,
     vendor: Annotated[Optional[str], typer.Option("--vendor", help="NVIDIA, AMD or Intel.")] = None,
     segment: Annotated[Optional[str], typer.Option("--segment", help="desktop, workstation, datacenter, ...")] = None,
-    supported_only: Annotated[bool, typer.Option("--supported-only", help="Only cards current PyTorch builds support.")] = False,
-    include_modules: Annotated[bool, typer.Option("--include-modules", help="Also show cards a desktop cannot take (SXM).")] = False,
+    supported_only: Annotated[bool, typer.Option("--supported-only", help="Only cards the default PyTorch wheels run (the default; overrides --include-legacy).")] = False,
+    include_legacy: Annotated[bool, typer.Option("--include-legacy", help="Also show cards only the legacy PyTorch builds (CUDA 12.6) run.")] = False,
+    include_passive: Annotated[bool, typer.Option("--include-passive", help="Also show passive server cards (they need a fan kit in a desktop).")] = False,
+    include_modules: Annotated[bool, typer.Option("--include-modules", help="Also show cards a desktop cannot take (SXM/OAM modules, laptop and integrated parts).")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="The full ranking: every priced card, no default filter.")] = False,
     date_: Annotated[Optional[str], typer.Option("--date", help="Ranking of this date (default latest).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")] = False,
     db: DbOpt = None,
 ) -> None:
-    """Show the latest (or a given day's) performance-per-dollar ranking."""
+    """Show the latest (or a given day's) performance-per-dollar ranking.
+
+    By default it shows the cards a buyer can use: run by the default PyTorch wheels, at least 6 GB, fit for a desktop without a fan kit; the flags show more. Cards whose price is older than the comparable window (GPUVALUE_PRICE_COMPARABLE_DAYS, 90 days before the newest price) are listed after the recently priced ones, with their age. `rank` is the place among the shown cards; in --json, `rank_shown` is that place and `rank` the card's place in the full ranking.
+    """
+    from gpuvalue.models.buyer_view import BuyerView, hidden_summary
     from gpuvalue.warehouse.queries import ranking_rows
 
     as_of = _parse_date(date_)
-    if top < 1:
+    if top is not None and top < 1:
         _fail("--top must be at least 1")
+    if min_memory is not None and not (min_memory >= 0):
+        _fail(f"--min-memory must be 0 GB or more, not {min_memory:g}")
+    settings = _settings(db)
+    if all_:
+        view = BuyerView.everything()
+        if min_memory is not None:
+            view = BuyerView(min_memory_gb=min_memory, include_legacy=True, include_passive=True,
+                             include_modules=True, include_unsupported=True)
+    else:
+        view = BuyerView(min_memory_gb=settings.min_memory_gb if min_memory is None else min_memory,
+                         include_legacy=include_legacy and not supported_only, include_passive=include_passive,
+                         include_modules=include_modules)
+    filters = dict(as_of=as_of, max_price=max_price, vendor=vendor, segment=segment, supported_only=supported_only)
     con = _reader(db)
     try:
-        rows = ranking_rows(con, as_of=as_of, top=top, min_memory=min_memory, max_price=max_price, vendor=vendor,
-                            segment=segment, supported_only=supported_only, desktop_only=not include_modules)
+        rows = ranking_rows(con, top=top, view=view, **filters)
+        hidden = hidden_summary(ranking_rows(con, top=None, desktop_only=False, **filters), view)
     finally:
         con.close()
     if as_json:
         _write_json_lines(rows)
         return
     if not rows:
-        out.print("No ranked GPUs match those filters.")
+        out.print("No ranked GPUs match those filters." + (f" ({hidden})" if hidden else ""))
         return
-    _print_ranking(rows, title=f"Performance per $1000 (relative to {rows[0]['reference_gpu']}), as of {rows[0]['as_of']}")
+    _print_ranking(rows, title=f"Performance per $1000 (relative to {rows[0]['reference_gpu']}), as of {rows[0]['as_of']}",
+                   hidden=hidden, comparable_days=settings.price_comparable_days)
 
 
 @app.command()

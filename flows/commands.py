@@ -28,7 +28,7 @@ def gpus(
     """
     sql = ("SELECT model, vendor, architecture, segment, release_date, memory_gb, bandwidth_gb_s, fp32_tflops, "
            "fp16_tflops, tensor_fp16_tflops, compute_capability, form_factor, launch_price_usd, framework_supported, "
-           "desktop_usable, released, provenance FROM gpus WHERE {where} ORDER BY model")
+           "desktop_usable, released, provenance, framework_support FROM gpus WHERE {where} ORDER BY model")
     con = _reader(db)
     try:
         cur = con.execute(sql.format(where="$q IS NULL OR contains(lower(model), lower($q))"), {"q": query})
@@ -54,6 +54,40 @@ def gpus(
         tuple(r[c] for c in show) + (", ".join(sorted({v.get("source", "?") for v in json.loads(r["provenance"] or "{}").values()})),)
         for r in rows
     ])
+
+
+@app.command()
+def coverage(
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines, one object per covered model.")] = False,
+    db: DbOpt = None,
+) -> None:
+    """The cards the daily run shops for: the coverage rule over the stored catalog, with each model's search.
+
+    Rule (models/coverage.py): at least 8 GB (GPUVALUE_COVERAGE_MIN_MEMORY_GB), run by a current or legacy PyTorch build, released in 2016 or later, a PCIe card for a desktop or server slot, sold as a card of its own; GPUVALUE_COVERAGE_ADD and GPUVALUE_COVERAGE_REMOVE (comma-separated model names) change the list. Prints the count and the eBay Browse API calls a run makes (1 token + searches x pages per search) against eBay's default limit of 5,000 calls a day.
+    """
+    from gpuvalue.flows.pipeline import coverage as shopping
+    from gpuvalue.models.coverage import browse_calls
+    from gpuvalue.scrapers.sources.ebay_browse import BROWSE_DAILY_CALL_LIMIT
+
+    settings = _settings(db)
+    con = _reader(db)
+    try:
+        found = shopping(con, settings)
+    finally:
+        con.close()
+    if not found.models:
+        _fail("the catalog covers no card: run `gpuvalue run` (or `gpuvalue run --replay`) to load the specs first",
+              code=1)
+    if found.unknown:
+        err.print(f"[yellow]warning:[/yellow] not catalog models, ignored: {', '.join(found.unknown)}", highlight=False)
+    if as_json:
+        _write_json_lines({"model": m.model, "query": m.query, "why": m.why} for m in found.models)
+        return
+    _print_table(["model", "search", "covered by"], [(m.model, m.query, m.why) for m in found.models])
+    calls = browse_calls(len(found.queries), settings.ebay_max_pages)
+    out.print(f"{len(found.models)} models in {len(found.queries)} searches; a run makes up to {calls} eBay Browse API "
+              f"calls (1 token + {len(found.queries)} searches x {settings.ebay_max_pages} page(s)), against eBay's "
+              f"default limit of {BROWSE_DAILY_CALL_LIMIT:,} Browse API calls a day.", highlight=False)
 
 
 # The cards a deep-learning buyer looks at; the rest of the catalog (1990s cards, laptop chips,
@@ -309,14 +343,19 @@ def recommend(
     kwh_price: Annotated[Optional[float], typer.Option("--kwh-price", help="Electricity price per kWh (USD), to add running costs.")] = None,
     hours_per_day: Annotated[Optional[float], typer.Option("--hours-per-day", help="Training hours a day, with --kwh-price.")] = None,
     gpus: Annotated[int, typer.Option("--gpus", help="Compare N cheaper cards with one larger card.")] = 1,
-    include_modules: Annotated[bool, typer.Option("--include-modules", help="Also consider cards a desktop cannot take (SXM).")] = False,
+    include_modules: Annotated[bool, typer.Option("--include-modules", help="Also consider cards a desktop cannot take (SXM/OAM modules).")] = False,
+    include_legacy: Annotated[bool, typer.Option("--include-legacy", help="Also consider cards only the legacy PyTorch builds (CUDA 12.6) run.")] = False,
+    include_passive: Annotated[bool, typer.Option("--include-passive", help="Also consider passive server cards (they need a fan kit).")] = False,
     hours_per_week: Annotated[Optional[float], typer.Option("--hours-per-week", help="Training hours a week: answers rent or buy instead, with the break-even hours.")] = None,
     db: DbOpt = None,
 ) -> None:
     """The best picks for a budget and use case, each with a one-line reason, from the latest ranking.
 
+    Considers the cards `gpuvalue rank` shows by default: run by the default PyTorch wheels, at least 6 GB (--min-memory, GPUVALUE_MIN_MEMORY_GB; a use case's minimum is a floor), fit for a desktop without a fan kit. Recently priced cards come first; older prices after them, with their age.
+
     With --hours-per-week: whether to buy a used card or rent a cloud one for that much training, and from how many hours a week buying is cheaper.
     """
+    from gpuvalue.models.buyer_view import BuyerView
     from gpuvalue.models.recommend import USE_CASES, format_recommendation, recommend as make_recommendation
     from gpuvalue.warehouse.queries import ranking_rows
 
@@ -345,9 +384,12 @@ def recommend(
         return
     if (kwh_price is None) != (hours_per_day is None):
         _fail("--kwh-price and --hours-per-day go together")
+    settings = _settings(db)
+    view = BuyerView(min_memory_gb=settings.min_memory_gb, include_legacy=include_legacy,
+                     include_passive=include_passive, include_modules=include_modules)
     con = _reader(db)
     try:
-        rows = ranking_rows(con, top=100000, desktop_only=not include_modules)
+        rows = ranking_rows(con, top=None, desktop_only=False)
         scaling: dict[str, dict[int, float]] = {}
         for model, n, eff in con.execute(
             "SELECT model, num_gpu, median(efficiency) FROM perf_scaling GROUP BY ALL").fetchall():
@@ -355,7 +397,8 @@ def recommend(
     finally:
         con.close()
     rec = make_recommendation(rows, budget_usd=budget, min_memory_gb=min_memory, use_case=use_case,
-                              kwh_price=kwh_price, hours_per_day=hours_per_day, gpus=gpus, scaling=scaling)
+                              kwh_price=kwh_price, hours_per_day=hours_per_day, gpus=gpus, scaling=scaling,
+                              view=view)
     out.print(format_recommendation(rec), highlight=False)
 
 
@@ -365,16 +408,21 @@ def report(
     top: Annotated[int, typer.Option("--top", help="Rows in the ranking table.")] = 20,
     db: DbOpt = None,
 ) -> None:
-    """Write a self-contained HTML report (charts and the ranking) that works offline."""
+    """Write a self-contained HTML report (charts and the ranking) that works offline.
+
+    It shows the cards `gpuvalue rank` shows by default (run by the default PyTorch wheels, at least 6 GB or GPUVALUE_MIN_MEMORY_GB, fit for a desktop without a fan kit), numbered by their place among them.
+    """
     from gpuvalue.warehouse.export import ExportError
     from gpuvalue.warehouse.report import write_report
 
+    from gpuvalue.models.buyer_view import BuyerView
     from gpuvalue.models.rent_vs_buy import Assumptions
 
     assumptions = Assumptions.from_settings(_settings(db))
+    view = BuyerView(min_memory_gb=_settings(db).min_memory_gb)
     con = _reader(db)
     try:
-        path = write_report(con, out_dir, top_n=top, rent_assumptions=assumptions)
+        path = write_report(con, out_dir, top_n=top, rent_assumptions=assumptions, view=view)
     except (ExportError, OSError) as exc:
         _fail(str(exc))
     finally:

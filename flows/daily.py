@@ -2,7 +2,9 @@
 
 Fetching and parsing run as separate tasks per source (concurrently, on threads or a Dask
 cluster); loading runs in the flow process because DuckDB has one writer, each source in its own
-transaction, with the write connection held only for the load window.
+transaction, with the write connection held only for the load windows. Listing sources are
+fetched after the specs are loaded: the cards they shop for come from the catalog, by the
+coverage rule (``models/coverage.py``), and reach each fetch as ``FetchContext.shopping_list``.
 """
 
 from __future__ import annotations
@@ -47,14 +49,15 @@ def _transient(task, task_run, state) -> bool:
 
 @task(name="fetch", retries=2, retry_delay_seconds=[5, 30], retry_condition_fn=_transient,
       cache_policy=NO_CACHE, task_run_name="fetch-{source}")
-def fetch_task(source: str, settings: Settings, replay: bool, replay_dir: str | None) -> SourceFetch:
+def fetch_task(source: str, settings: Settings, replay: bool, replay_dir: str | None,
+               shopping_list: tuple[str, ...] = ()) -> SourceFetch:
     logger = _logger()
 
     def progress(message: str) -> None:
         logger.info(message)
         P.notify_progress(message)
 
-    return P.fetch_source(source, settings, replay, replay_dir, progress=progress)
+    return P.fetch_source(source, settings, replay, replay_dir, progress=progress, shopping_list=shopping_list)
 
 
 @task(name="parse", cache_policy=NO_CACHE, task_run_name="parse-{source}")
@@ -138,23 +141,46 @@ def daily_flow(
 
 
 def _run(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir: str | None, export: bool, logger) -> None:
-    results = _fetch_and_parse(settings, summary, replay, replay_dir, logger)
+    listing = [n for n in settings.sources if registry.get(n).kind == "listing"]
+    first = [n for n in settings.sources if n not in listing]
+    results = _fetch_and_parse(settings, summary, replay, replay_dir, logger, first)
     con = open_database(settings.db)
     try:
-        _warehouse_stages(con, settings, summary, results, logger)
+        ctx = _load_stage(con, settings, summary, results, logger)
+        shopping = _shopping_list(con, settings, summary, logger)
+    finally:
+        con.close()
+    listed = _fetch_and_parse(settings, summary, replay, replay_dir, logger, listing, shopping)
+    results.update(listed)
+    con = open_database(settings.db)
+    try:
+        ctx.con = con
+        _warehouse_stages(con, ctx, settings, summary, results, listing, logger)
     finally:
         con.close()
     if export:
         export_task(settings, summary)
 
 
+def _shopping_list(con, settings: Settings, summary: P.RunSummary, logger) -> tuple[str, ...]:
+    """The searches the listing sources make: the coverage rule over the catalog just loaded."""
+    found = P.coverage(con, settings)
+    summary.coverage_models, summary.coverage_searches = len(found.models), len(found.queries)
+    if found.unknown:
+        summary.alarms.append(f"coverage: not catalog models, ignored: {', '.join(found.unknown)} "
+                              "(GPUVALUE_COVERAGE_ADD / GPUVALUE_COVERAGE_REMOVE)")
+    logger.info("coverage: %d models, %d searches", summary.coverage_models, summary.coverage_searches)
+    return found.queries
+
+
 def _fetch_and_parse(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir: str | None,
-                     logger) -> dict[str, ParsedSource]:
-    """The fetch and parse stages: one task each per source, concurrently; pages archived as they came."""
+                     logger, names: list[str], shopping_list: tuple[str, ...] = ()) -> dict[str, ParsedSource]:
+    """The fetch and parse stages for ``names``: one task each per source, concurrently; pages archived as
+    they came. Listing sources get the shopping list (empty: their own settings' searches)."""
     recorded = P.recorded_sources(replay_dir) if replay else None
     fetches, parses = {}, {}
     with P.StageTimer(summary, "fetch+parse"):
-        for name in settings.sources:
+        for name in names:
             src = registry.get(name)
             if src.reads_embedded(settings):
                 parses[name] = parse_task.submit(name, None)
@@ -162,7 +188,7 @@ def _fetch_and_parse(settings: Settings, summary: P.RunSummary, replay: bool, re
             if recorded is not None and name not in recorded:
                 summary.outcomes[name] = P.SourceOutcome(name, "not recorded", warnings=[f"{name}: no recording in the replay archive"])
                 continue
-            fetches[name] = fetch_task.submit(name, settings, replay, replay_dir)
+            fetches[name] = fetch_task.submit(name, settings, replay, replay_dir, shopping_list)
             parses[name] = parse_task.submit(name, fetches[name])
         results: dict[str, ParsedSource] = {}
         pages_by_source: dict[str, list] = {}
@@ -257,17 +283,28 @@ def export_task(settings: Settings, summary: P.RunSummary) -> None:
         _export(settings, summary, _logger())
 
 
-def _warehouse_stages(con, settings: Settings, summary: P.RunSummary, results: dict[str, ParsedSource], logger) -> None:
+def _load_stage(con, settings: Settings, summary: P.RunSummary, results: dict[str, ParsedSource],
+                logger) -> S.StageContext:
+    """Specs (into the catalog), price indexes and rental offers, before the listing sources shop."""
     for name, outcome in list(summary.outcomes.items()):
         _record(con, summary, name, outcome)
     S.register_sources(con)
     ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow(), on_source_loaded=lambda _n: _test_pause_in_load())
     batches = {name: [parsed] for name, parsed in results.items()}
-
     with P.StageTimer(summary, "load"):
         loaded, summary.catalog_models, summary.spec_conflicts = load_task(ctx, batches)
     _record_stage(con, summary, loaded)
     logger.info("catalog: %d models, %d spec conflicts", summary.catalog_models, summary.spec_conflicts)
+    return ctx
+
+
+def _warehouse_stages(con, ctx: S.StageContext, settings: Settings, summary: P.RunSummary,
+                      results: dict[str, ParsedSource], listing: list[str], logger) -> None:
+    for name in listing:  # what the listing fetches said before any of them loaded (not recorded, failed)
+        if name in summary.outcomes:
+            _record(con, summary, name, summary.outcomes[name])
+    ctx._matcher = None  # a new connection
+    batches = {name: [parsed] for name, parsed in results.items()}
     with P.StageTimer(summary, "match"):
         _record_stage(con, summary, match_task(ctx, batches))
     with P.StageTimer(summary, "perf"):
@@ -380,6 +417,8 @@ def summary_markdown(summary: P.RunSummary, *, movers: list[tuple] = (), freshne
         lines.append(f"| {name} | {o.status} | {o.rows} | {note} |")
     lines += ["", f"Catalog: {summary.catalog_models} models, {summary.spec_conflicts} spec conflicts between sources "
               "(table spec_conflicts)", f"Ranked models: {summary.ranked}"]
+    if summary.coverage_models:
+        lines.append(f"Coverage: {summary.coverage_models} models in {summary.coverage_searches} searches")
     if freshness:
         lines += ["", "## Listing freshness", "| source | listings | matched | newest observation |", "|---|---|---|---|"]
         lines += [f"| {src} | {n} | {m} | {newest} |" for src, n, m, newest in freshness]

@@ -51,6 +51,8 @@ class RunSummary:
     stage_seconds: dict[str, float] = field(default_factory=dict)
     exports: dict[str, str] = field(default_factory=dict)
     alarms: list[str] = field(default_factory=list)
+    coverage_models: int = 0  # catalog models the coverage rule shops for
+    coverage_searches: int = 0  # the searches they need (models that share a search count once)
     fail_on_alarm: bool = False  # Settings.fail_on_quality_alarm: an alarm fails the run like a source would
 
     @property
@@ -101,12 +103,13 @@ def notify_progress(message: str) -> None:
 
 
 def fetch_source(source: str, settings: Settings, replay: bool, replay_dir: str | Path | None = None,
-                 progress=None) -> SourceFetch:
+                 progress=None, shopping_list: Sequence[str] = ()) -> SourceFetch:
     client = make_client(settings, replay, replay_dir)
     try:
         fetch = registry.get(source).fetch
         assert fetch is not None
-        return fetch(FetchContext(client=client, settings=settings, replay=replay, progress=progress))
+        return fetch(FetchContext(client=client, settings=settings, replay=replay, progress=progress,
+                                  shopping_list=tuple(shopping_list)))
     finally:
         client.close()
 
@@ -138,6 +141,16 @@ def rebuild_catalog(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     with load.transaction(con):
         n = load.replace_catalog(con, rows, conflicts)
     return n, len(conflicts)
+
+
+def coverage(con: duckdb.DuckDBPyConnection, settings: Settings):
+    """The cards the listing sources shop for, by the coverage rule over the stored catalog
+    (``models/coverage.py``) and the settings' additions and removals."""
+    from gpuvalue.models.coverage import CoverageRule, covered
+
+    rule = CoverageRule(min_memory_gb=settings.coverage_min_memory_gb, add=tuple(settings.coverage_add),
+                        remove=tuple(settings.coverage_remove))
+    return covered(queries.coverage_catalog(con), rule)
 
 
 def catalog_matcher(con: duckdb.DuckDBPyConnection):

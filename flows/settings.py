@@ -12,6 +12,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from gpuvalue.models.buyer_view import DEFAULT_MIN_MEMORY_GB
+from gpuvalue.models.coverage import DEFAULT_COVERAGE_MIN_MEMORY_GB
+from gpuvalue.models.price_age import DEFAULT_COMPARABLE_DAYS
 from gpuvalue.scrapers import registry
 
 
@@ -38,6 +41,18 @@ class CoreSettings(BaseSettings):
     precision: Literal["fp16", "fp32"] = Field(default="fp16", description="training precision ranked")
     price_window_days: int = Field(default=30, ge=1, le=365, description="trailing window for prices")
     price_min_count: int = Field(default=3, ge=1, description="listings needed for a price")
+    price_comparable_days: int = Field(
+        default=DEFAULT_COMPARABLE_DAYS, ge=1, le=3650,
+        description="prices within this many days of the day's newest price rank first; older ones after them")
+    min_memory_gb: float = Field(default=DEFAULT_MIN_MEMORY_GB, ge=0,
+                                 description="rank, recommend, report and feed show cards with at least this memory")
+    coverage_min_memory_gb: float = Field(default=DEFAULT_COVERAGE_MIN_MEMORY_GB, ge=0,
+                                          description="the coverage rule's memory floor (the cards shopped for)")
+    # NoDecode: GPUVALUE_COVERAGE_ADD="RTX A4000,Tesla P40" is a plain comma list, not JSON.
+    coverage_add: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(), description="catalog models to shop for whatever the coverage rule says")
+    coverage_remove: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(), description="catalog models never to shop for")
     task_runner: Literal["thread", "dask"] = "thread"
     dask_address: str | None = None
     schedule_cron: str = "0 6 * * *"
@@ -48,6 +63,18 @@ class CoreSettings(BaseSettings):
     resale_fraction: float = Field(default=0.5, ge=0, lt=1, description="its resale value then, share of the price paid")
     kwh_price_usd: float = Field(default=0.15, ge=0, le=10, description="electricity, USD per kWh")
     hours_per_week: float = Field(default=10.0, gt=0, le=168, description="training hours a week")
+
+    @field_validator("coverage_add", "coverage_remove", mode="before")
+    @classmethod
+    def _split_models(cls, v: object) -> object:
+        if isinstance(v, str):
+            text = v.strip()
+            if text.startswith("["):
+                import json
+
+                return tuple(json.loads(text))
+            return tuple(s.strip() for s in text.split(",") if s.strip())
+        return v
 
     @field_validator("sources", mode="before")
     @classmethod

@@ -198,7 +198,8 @@ def rank_stage(ctx: StageContext, days: Iterable[date]) -> dict[date, int]:
     for i, day in enumerate(days, start=1):
         ctx.progress("ranking", i - 1, len(days))
         ranked[day] = load.materialize_day(ctx.con, day, precision=s.precision, reference=s.reference_gpu,
-                                           window_days=s.price_window_days, min_count=s.price_min_count)
+                                           window_days=s.price_window_days, min_count=s.price_min_count,
+                                           comparable_days=s.price_comparable_days)
     ctx.progress("ranking", len(days), len(days))
     return ranked
 

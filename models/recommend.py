@@ -7,12 +7,14 @@ the work, a price they can trust, and to know what a little more money would buy
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
+from gpuvalue.models.buyer_view import BuyerView, hidden_because, hidden_summary, row_notes
 from gpuvalue.models.memory_class import memory_class
 from gpuvalue.models.perf_label import is_low_confidence
+from gpuvalue.models.price_age import age_words, index_price_words, is_index_price, tiers_note
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,9 @@ class Pick:
     tdp_w: int | None = None
     yearly_electricity_usd: float | None = None
     value_with_electricity: float | None = None  # throughput per 1000 USD of cost + 3 years of power
+    price_tier: str = "recent"  # 'older': priced long before the newest price; ranked after the recent ones
+    price_age_days: int | None = None
+    notes: tuple[str, ...] = ()  # "legacy PyTorch builds only", "passive: needs a fan kit"
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,8 @@ def price_confidence(row: dict[str, Any]) -> tuple[str, str]:
     """(level, words): how far a price can be trusted, from its kind, sample size and age."""
     kind, n, dated = row.get("price_kind"), int(row.get("price_n") or 0), row.get("price_as_of")
     when = f" as of {dated.isoformat()}" if isinstance(dated, date) else ""
+    if is_index_price(row):  # somebody else's monthly average, never an own median
+        return "low", index_price_words(row)
     if row.get("stale"):
         return "low", f"stale {kind} price{when}"
     if kind == "launch":
@@ -131,15 +138,10 @@ def scaling_efficiency(model: str, gpus: int, scaling: dict | None) -> tuple[flo
     return efficiency, f"assumed: each added GPU adds {DATA_PARALLEL_ADDED_GPU:.0%} of a card (data parallel)"
 
 
-def _usable(row: dict[str, Any], min_memory: float | None) -> bool:
-    if row.get("framework_supported") is False or row.get("desktop_usable") is False:
+def _usable(row: dict[str, Any], view: BuyerView) -> bool:
+    if hidden_because(row, view) is not None:
         return False
-    if not row.get("price_usd") or row["price_usd"] <= 0 or not row.get("relative_perf") or row["relative_perf"] <= 0:
-        return False
-    if min_memory is not None:
-        memory = row.get("memory_gb")
-        return memory is not None and memory >= min_memory - 1e-9
-    return True
+    return bool(row.get("price_usd") and row["price_usd"] > 0 and row.get("relative_perf") and row["relative_perf"] > 0)
 
 
 def _pick(
@@ -165,14 +167,18 @@ def _pick(
     if memory is None:
         fit = "memory unknown"
     elif min_memory is not None:
-        basis = f"the {use_case} minimum" if use_case else "your minimum"
+        basis = f"the {use_case} minimum" if use_case else "the minimum"
         fit = f"{memory:g} GB meets {basis} of {min_memory:g} GB"
     else:
         fit = f"{memory:g} GB ({memory_class(memory)})"
     setup = f" ({gpus} cards)" if gpus > 1 else ""
     speed = perf_provenance(row)
     speed = f"; {speed}" if speed else ""
-    reason = f"{value:.2f} perf per $1k{setup}; {fit}{speed}; price {level} confidence: {price_words}"
+    notes = tuple(row_notes(row))
+    extra = "".join(f"; {note}" for note in notes)
+    age = row.get("price_age_days")
+    older = f" ({age_words(age)} old)" if row.get("price_tier") == "older" and age is not None else ""
+    reason = f"{value:.2f} perf per $1k{setup}; {fit}{speed}; price {level} confidence: {price_words}{older}{extra}"
     return Pick(
         model=row["model"], gpus=gpus, price_usd=row["price_usd"], cost_usd=cost,
         relative_perf=row["relative_perf"], throughput=throughput, value=value, memory_gb=memory,
@@ -180,15 +186,19 @@ def _pick(
         price_as_of=row.get("price_as_of"), stale=bool(row.get("stale")), confidence=level, reason=reason,
         scaling_efficiency=efficiency, scaling_note=note, tdp_w=tdp,
         yearly_electricity_usd=yearly, value_with_electricity=value_3y,
+        price_tier=row.get("price_tier") or "recent", price_age_days=age, notes=notes,
     )
 
 
 def _order(pick: Pick, with_power: bool) -> tuple:
-    """Best value first, then speed; with electricity prices, value over three years of use."""
+    """Recently priced cards first (as the ranking orders them), then best value, then speed; with
+    electricity prices, value over three years of use."""
+    older = pick.price_tier == "older"
     if with_power:
         known = pick.value_with_electricity is not None
-        return (not known, -(pick.value_with_electricity if known else pick.value), -pick.throughput, pick.model)
-    return (-pick.value, -pick.throughput, pick.model)
+        return (older, not known, -(pick.value_with_electricity if known else pick.value), -pick.throughput,
+                pick.model)
+    return (older, -pick.value, -pick.throughput, pick.model)
 
 
 def recommend(
@@ -202,8 +212,13 @@ def recommend(
     gpus: int = 1,
     scaling: dict | None = None,
     top: int = 3,
+    view: BuyerView | None = None,
 ) -> Recommendation:
-    """Best picks within budget, a stretch option, and (for ``gpus`` > 1) N cards vs one."""
+    """Best picks within budget, a stretch option, and (for ``gpus`` > 1) N cards vs one.
+
+    Only cards ``view`` shows are considered (default: the default PyTorch wheels run it, at least 6 GB,
+    a desktop takes it without a fan kit); an explicit ``min_memory_gb`` replaces the view's minimum and a
+    use case's minimum is a floor under both. Recently priced cards come before older-priced ones."""
     if budget_usd <= 0:
         raise ValueError("budget_usd must be positive")
     if gpus < 1:
@@ -214,9 +229,12 @@ def recommend(
         raise ValueError("give both kwh_price and hours_per_day to include electricity, or neither")
 
     assumptions: list[str] = []
+    view = view or BuyerView()
     preset = USE_CASES.get(use_case) if use_case else None
-    floors = [m for m in (min_memory_gb, preset.min_memory_gb if preset else None) if m is not None]
+    base = min_memory_gb if min_memory_gb is not None else view.min_memory_gb
+    floors = [m for m in (base, preset.min_memory_gb if preset else None) if m is not None]
     min_memory = max(floors) if floors else None
+    view = replace(view, min_memory_gb=min_memory)
     if preset:
         assumptions.append(f"{use_case}: at least {preset.min_memory_gb:g} GB because {preset.why}")
         precisions = {row.get("perf_precision") for row in rows}
@@ -234,10 +252,10 @@ def recommend(
             f"value counts {ELECTRICITY_YEARS} years of it"
         )
 
-    usable = [row for row in rows if _usable(row, min_memory)]
-    excluded = sum(1 for row in rows if row.get("framework_supported") is False or row.get("desktop_usable") is False)
-    if excluded:
-        assumptions.append(f"left out {excluded} card(s) that current frameworks cannot run or that need a server")
+    usable = [row for row in rows if _usable(row, view)]
+    left_out = hidden_summary(rows, view)
+    if left_out:
+        assumptions.append(left_out.replace("hidden:", "left out", 1))
 
     def picks_for(count: int) -> list[Pick]:
         return [_pick(row, count, scaling, min_memory, use_case, kwh_price, hours_per_day) for row in usable]
@@ -292,6 +310,13 @@ def recommend(
         else:
             verdict = "Neither a multi-GPU setup nor a single card fits the budget."
         multi = MultiGpuComparison(gpus=gpus, many=many, single=single, verdict=verdict)
+
+    shown = [p for p in (*picks, stretch) if p is not None]
+    if any(p.price_tier == "older" for p in shown):
+        older = [{"price_tier": p.price_tier, "price_age_days": p.price_age_days} for p in shown]
+        note = tiers_note(older)
+        if note:
+            assumptions.append(note.replace("card(s)", "pick(s)", 1))
 
     return Recommendation(
         budget_usd=budget_usd, min_memory_gb=min_memory, use_case=use_case, gpus=gpus, picks=picks,

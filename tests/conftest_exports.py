@@ -92,6 +92,7 @@ def ranking_for(day: date) -> list[dict]:
             "perf_precision": "fp16", "reference_gpu": REFERENCE_GPU, **price,
             "perf_per_dollar": perf / price["price_usd"] * 1000.0,
             "framework_supported": framework, "desktop_usable": desktop, "tdp_w": tdp,
+            "framework_support": "current" if framework else "none", "passive": False,
         })
     rows.sort(key=lambda r: (-r["perf_per_dollar"], r["model"]))
     for rank, row in enumerate(rows, start=1):

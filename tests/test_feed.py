@@ -39,8 +39,8 @@ def test_one_item_per_ranking_day_with_the_top_ten_and_their_price_dates(feed):
     latest = daily[0]["content_text"].splitlines()
     assert len(latest) == 12
     assert latest[0] == "Top 10 GPUs by training speed per dollar on 2024-05-09 (perf relative to GeForce RTX 3090):"
-    # Ranked #1, the Tesla K80 is left out (current frameworks no longer run it): the list counts what it
-    # shows, as the HTML's <ol> and the title do, and its last line says what was left out and why.
+    # Ranked #1, the Tesla K80 is left out like `rank` leaves it out: current frameworks no longer run it;
+    # the numbers are places among the shown cards, as `rank` numbers them.
     assert latest[1] == (
         "1. GeForce RTX 2080 Ti: $300 (median of 18 sold, 2024-05-08), 2.27 perf per $1k, perf 0.68x (lambda-tf-2021)"
     )

@@ -30,7 +30,7 @@ def _counts(db) -> dict[str, int]:
 def test_replay_ranks_at_least_25_models_with_price_perf_and_value(replay_db):
     con = duckdb.connect(str(replay_db), read_only=True)
     rows = con.execute(
-        "SELECT model, price_usd, relative_perf, perf_per_dollar, price_as_of, stale, perf_source, rank "
+        "SELECT model, price_usd, relative_perf, perf_per_dollar, price_as_of, stale, perf_source, rank, price_tier "
         "FROM ranking_latest ORDER BY rank"
     ).fetchall()
     assert len(rows) >= 25
@@ -39,7 +39,11 @@ def test_replay_ranks_at_least_25_models_with_price_perf_and_value(replay_db):
     # perf per dollar is relative performance per 1000 USD, and the ranking is sorted by it
     for model, price, perf, ppd, *_ in rows:
         assert ppd == pytest.approx(perf / price * 1000, rel=1e-3)
-    assert [r[3] for r in rows] == sorted((r[3] for r in rows), reverse=True)
+    # sorted by it among prices of comparable dates: the recent ones first, then the older ones
+    assert [r[8] for r in rows] == sorted((r[8] for r in rows), key=lambda tier: tier == "older")
+    for tier in ("recent", "older"):
+        ppd = [r[3] for r in rows if r[8] == tier]
+        assert ppd and ppd == sorted(ppd, reverse=True)
 
 
 def test_replay_prices_keep_their_capture_dates_and_are_flagged_stale(replay_db):
@@ -53,7 +57,7 @@ def test_replay_prices_keep_their_capture_dates_and_are_flagged_stale(replay_db)
 def test_replay_uses_measured_performance_where_lambda_measured(replay_db):
     con = duckdb.connect(str(replay_db), read_only=True)
     got = dict(con.execute("SELECT model, perf_source FROM ranking_latest").fetchall())
-    assert got["Tesla V100 SXM2 16 GB"].startswith("lambda")
+    assert got["GeForce RTX 4090"].startswith("lambda")
     assert any(src == "estimate" for src in got.values())
     ref = con.execute("SELECT relative_perf FROM perf WHERE model = 'GeForce RTX 3090' AND precision = 'fp16' "
                       "AND measured").fetchall()

@@ -200,9 +200,10 @@ def test_the_readme_queries_run_on_a_replayed_warehouse(replay_db):
     c = open_database(replay_db, read_only=True)
     try:
         results = [c.execute(q).fetchall() for q in queries]
-        # The replay has no RTX 3090 price: ask the per-card queries about the best-ranked card.
+        # Ask the per-card queries about the best-ranked card too, which has an own price.
         top = c.execute("SELECT model FROM ranking_latest WHERE rank = 1").fetchall()[0][0]
-        history, behind = (c.execute(queries[i].replace("'GeForce RTX 3090'", "?"), [top]).fetchall() for i in (1, 5))
+        history = c.execute(queries[1].replace("'GeForce RTX 3090'", "?"), [top]).fetchall()
+        behind = c.execute(queries[5].replace("'GeForce RTX 3090'", "?"), [top, top]).fetchall()
         price = c.execute("SELECT price_kind, price_n FROM ranking_latest WHERE rank = 1").fetchall()[0]
     finally:
         c.close()

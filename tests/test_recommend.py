@@ -41,7 +41,10 @@ def test_never_a_tiny_card_for_a_use_case_even_when_it_is_the_best_value():
     tiny = dict(ROWS[3], model="GeForce GTX 1060 3 GB", memory_gb=3.0, price_usd=60.0, relative_perf=0.2,
                 perf_per_dollar=0.2 / 60 * 1000, framework_supported=True)
     rows = ROWS + [tiny]
-    assert models(recommend(rows, budget_usd=300).picks)[0] == "GeForce GTX 1060 3 GB"
+    # With no use case the default minimum (6 GB) still keeps it out; asking for less lets it in.
+    default = recommend(rows, budget_usd=300)
+    assert "GeForce GTX 1060 3 GB" not in models(default.picks) and default.min_memory_gb == 6
+    assert models(recommend(rows, budget_usd=300, min_memory_gb=0).picks)[0] == "GeForce GTX 1060 3 GB"
     for use_case, preset in USE_CASES.items():
         rec = recommend(rows, budget_usd=5000, use_case=use_case)
         assert rec.picks, use_case
@@ -56,7 +59,8 @@ def test_cards_that_frameworks_cannot_run_or_need_a_server_are_never_picked():
     assert "Tesla K80" not in models(rec.picks)  # best perf per dollar in the ranking, but unsupported
     assert "H100 SXM5 80 GB" not in models(rec.picks)  # SXM module
     assert len(rec.picks) == 13
-    assert any("left out 2 card(s)" in note for note in rec.assumptions)
+    assert any(note.startswith("left out 2 ranked card(s)") and "(--include-modules)" in note
+               for note in rec.assumptions), rec.assumptions
 
 
 def test_nothing_fits_is_a_message_not_an_error():

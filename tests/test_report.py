@@ -36,8 +36,8 @@ def test_report_is_one_index_html_in_a_created_directory(report):
 @pytest.mark.parametrize(
     ("chart_id", "expected_marks"),
     [
-        ("chart-scatter", 15),  # every ranked card
-        ("chart-ppd", 15),  # at most 5 per memory class; this ranking has no class with more than 5
+        ("chart-scatter", 13),  # every card `rank` shows by default (not the Tesla K80, not the H100 SXM module)
+        ("chart-ppd", 13),  # at most 5 per memory class; this ranking has no class with more than 5
         ("chart-history", 6 * 23),  # the 6 best usable cards over 23 days of price history
     ],
 )
@@ -67,10 +67,10 @@ def test_scatter_draws_and_labels_the_value_frontier(page):
     frontier = {"RTX 3050 8 GB", "GTX 1080 Ti", "RTX 3060 12 GB", "RTX 2080 Ti", "RTX 3080",
                 "Tesla V100 PCIe 16 GB", "RX 7900 XTX", "RTX 3090", "RTX 4090"}
     assert frontier <= labels
-    # Unusable cards are drawn hollow and kept off the frontier.
-    k80 = next(c for c in svg.select("circle.mark") if c["data-tip"].startswith("#1 Tesla K80"))
-    assert k80["fill"] == "#fff"
-    assert "no current framework support" in k80["data-tip"]
+    # Cards `rank` hides by default are not drawn: no framework runs the K80, no desktop takes the SXM module.
+    tips = [c["data-tip"] for c in svg.select("circle.mark")]
+    assert not any("Tesla K80" in tip or "H100 SXM5" in tip for tip in tips)
+    assert any(tip.startswith("#1 GeForce RTX 2080 Ti") for tip in tips)  # numbered among the shown cards
 
 
 def test_no_external_resources(report, page):
@@ -86,10 +86,10 @@ def test_no_external_resources(report, page):
 
 def test_table_says_where_each_price_and_speed_comes_from(page):
     rows = page.find("table").find_all("tr")[1:]
-    assert len(rows) == 15
+    assert len(rows) == 13
     cells = {row.find("strong").get_text(): [td.get_text(" ", strip=True) for td in row.find_all("td")] for row in rows}
     assert cells["GeForce GTX 1660 SUPER"] == [
-        "12", "GeForce GTX 1660 SUPER Turing · desktop", "6 GB", "$229", "launch", "2019-10-29 stale",
+        "11", "GeForce GTX 1660 SUPER Turing · desktop", "6 GB", "$229", "launch", "2019-10-29 stale",
         "0.22×", "estimate estimate: roofline v1", "0.96",
     ]
     assert cells["GeForce RTX 3090"][4:8] == ["sold n=31 IQR $635–$738", "2024-05-08", "1.00×",
@@ -110,7 +110,7 @@ def test_top_n_limits_the_table(tmp_path):
     path = write_report(make_ranking_database(), tmp_path, top_n=5, generated_at=GENERATED)
     page = BeautifulSoup(path.read_text(), "lxml")
     assert len(page.find("table").find_all("tr")) == 6
-    assert page.find("svg", id="chart-scatter")["data-points"] == "15"
+    assert page.find("svg", id="chart-scatter")["data-points"] == "13"
 
 
 def test_empty_ranking_is_an_error(tmp_path):

@@ -13,6 +13,7 @@ from datetime import date
 
 import duckdb
 
+from gpuvalue.models.price_age import DEFAULT_COMPARABLE_DAYS
 from gpuvalue.warehouse.load import _run_file, transaction
 
 
@@ -52,16 +53,17 @@ def backfill_prices(con: duckdb.DuckDBPyConnection, start: date, end: date, wind
 
 
 def backfill_ranking(con: duckdb.DuckDBPyConnection, start: date, end: date, *, precision: str, reference: str,
-                     window_days: int) -> int:
+                     window_days: int, comparable_days: int = DEFAULT_COMPARABLE_DAYS) -> int:
     """Replace ranking_daily for every day in [start, end] from prices_daily; returns rows written."""
     _run_file(con, "ranking", {"start": start, "end": end, "precision": precision, "reference": reference,
-                                        "window_days": window_days})
+                               "window_days": window_days, "comparable_days": comparable_days})
     return con.execute("SELECT count(*) FROM ranking_daily WHERE as_of BETWEEN ? AND ?", [start, end]).fetchall()[0][0]
 
 
 def backfill(con: duckdb.DuckDBPyConnection, start: date, end: date, *, precision: str, reference: str,
-             window_days: int, min_count: int) -> int:
+             window_days: int, min_count: int, comparable_days: int = DEFAULT_COMPARABLE_DAYS) -> int:
     """Prices then rankings for every day in [start, end], in one transaction; returns ranking rows."""
     with transaction(con):
         backfill_prices(con, start, end, window_days, min_count)
-        return backfill_ranking(con, start, end, precision=precision, reference=reference, window_days=window_days)
+        return backfill_ranking(con, start, end, precision=precision, reference=reference, window_days=window_days,
+                                comparable_days=comparable_days)

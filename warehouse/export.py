@@ -40,7 +40,7 @@ from gpuvalue.warehouse.source_dates import (  # re-exported: exports, feed and 
     sources_from_db,
 )
 
-SCHEMA_VERSION = "1.1"  # 1.1: replay and note
+SCHEMA_VERSION = "1.1"  # 1.1: replay and note; the index price kind, framework_support, passive, price_source, price_age_days, price_tier
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "ranking.schema.json"
 
 RANKING_CSV_COLUMNS: tuple[str, ...] = (
@@ -65,6 +65,12 @@ RANKING_CSV_COLUMNS: tuple[str, ...] = (
     "desktop_usable",
     "reference_gpu",
     "as_of",
+    # Since schema 1.1: the support level, the fan kit, and where and how old the price is.
+    "framework_support",
+    "passive",
+    "price_source",
+    "price_age_days",
+    "price_tier",
 )
 
 # JSON rows carry what the CSV has plus the fields a program needs to judge a number.

@@ -16,7 +16,9 @@ from html import escape
 from typing import Any
 
 import duckdb
+from gpuvalue.models.buyer_view import BuyerView, hidden_because, shown_rows
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
+from gpuvalue.models.price_age import index_price_words
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.warehouse.export_files import ExportError, write_text_atomic
 from gpuvalue.warehouse.source_dates import ranking_is_replay, sources_from_db
@@ -48,6 +50,8 @@ def describe_price(row: dict[str, Any]) -> str:
         basis = f"median of {n} sold"
     elif kind == "asking":
         basis = f"lower quartile of {n} asking"
+    elif kind == "index":
+        return index_price_words(row) + (", stale" if row.get("stale") else "")
     else:
         basis = str(kind)
     dated = row.get("price_as_of")
@@ -71,7 +75,7 @@ def class_leaders(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """
     leaders: dict[str, dict[str, Any]] = {}
     for row in sorted(rows, key=lambda r: r["rank"]):
-        if row.get("framework_supported") is False or row.get("desktop_usable") is False:
+        if hidden_because(row, BuyerView()) is not None:  # what `rank` shows by default
             continue
         label = memory_class(row.get("memory_gb"))
         if label is not None and label not in leaders:
@@ -129,44 +133,35 @@ def price_drops(history: Iterable[dict[str, Any]], *, threshold: float = PRICE_D
 # --- items (pure) -------------------------------------------------------------------------
 
 
-def _usable(row: dict[str, Any]) -> bool:
-    return row.get("desktop_usable") is not False and row.get("framework_supported") is not False
-
-
-def hidden_note(rows: list[dict[str, Any]], shown: list[dict[str, Any]]) -> str | None:
+def hidden_note(rows: list[dict[str, Any]], shown: list[dict[str, Any]], view: BuyerView) -> str | None:
     """Why the shown list skips cards of the full ranking: the cards ranked among or above the shown
-    ones that a desktop cannot take (modules) or current frameworks no longer run, by full rank."""
+    ones that the buyer's view hides (models/buyer_view.py), each with its reason and full rank."""
     if not shown:
         return None
     last = max(row["rank"] for row in shown)
-    hidden = sorted((r for r in rows if r["rank"] < last and not _usable(r)), key=lambda r: r["rank"])
+    shown_models = {row["model"] for row in shown}
+    hidden = sorted((r for r in rows if r["rank"] < last and r["model"] not in shown_models), key=lambda r: r["rank"])
     if not hidden:
         return None
-    modules = [r for r in hidden if r.get("desktop_usable") is False]
-    unsupported = [r for r in hidden if r.get("desktop_usable") is not False]
-    parts = []
-    for group, why in ((modules, "modules (SXM/OAM) that a desktop cannot take"),
-                       (unsupported, "cards current frameworks no longer run")):
-        if group:
-            names = ", ".join(f"{r['model']} (#{r['rank']})" for r in group)
-            parts.append(f"{why}: {names}")
+    names = "; ".join(f"{r['model']} (#{r['rank']}, {hidden_because(r, view) or 'not shown'})" for r in hidden)
     count = f"{len(hidden)} card{'s' if len(hidden) != 1 else ''}"
-    return (f"Not shown, and not counted in the numbers above: {count} of the full ranking, "
-            f"{'; '.join(parts)}. The full ranking (ranking.json) lists them.")
+    return (f"Not shown, and not counted in the numbers above: {count} of the full ranking: {names}. "
+            "The full ranking (ranking.json) lists them.")
 
 
 def daily_item(day: date, rows: list[dict[str, Any]], *, home_page_url: str | None = None,
                replay: bool = False) -> dict[str, Any]:
-    # As `rank` shows by default: cards a desktop can take and current frameworks run. Title, text
-    # and HTML number them alike, by their position in this list; the note says what was left out.
-    top = sorted((r for r in rows if _usable(r)), key=lambda r: r["rank"])[:TOP_IN_DAILY_ITEM]
+    # As `rank` shows by default (models/buyer_view.py). Title, text and HTML number them alike, by
+    # their place among the shown cards; the note says what was left out of the full ranking.
+    view = BuyerView()
+    top = shown_rows(rows, view)[:TOP_IN_DAILY_ITEM]
     reference = top[0]["reference_gpu"] if top else "the reference GPU"
     lines = [
         f"{position}. {row['model']}: {format_usd(row['price_usd'])} ({describe_price(row)}), "
         f"{row['perf_per_dollar']:.2f} perf per $1k, perf {row['relative_perf']:.2f}x ({perf_source_label(row)})"
         for position, row in enumerate(top, start=1)
     ]
-    note = hidden_note(rows, top)
+    note = hidden_note(rows, top, view)
     replayed = " (a replay of recorded pages: prices as of their recordings)" if replay else ""
     text = (f"Top {len(top)} GPUs by training speed per dollar on {day.isoformat()}{replayed} "
             f"(perf relative to {reference}):\n")

@@ -14,6 +14,7 @@ from datetime import date, datetime, timezone
 import duckdb
 import pyarrow as pa
 
+from gpuvalue.models.price_age import DEFAULT_COMPARABLE_DAYS
 from gpuvalue.models.records import GpuSpec, InferenceFigure, PerfFigure
 from gpuvalue.warehouse.sql_files import statements
 
@@ -100,6 +101,7 @@ GPUS_COLUMNS = (
     "memory_gb", "memory_type", "memory_bus_bits", "bandwidth_gb_s", "fp32_tflops", "fp16_tflops",
     "tensor_fp16_tflops", "tensor_cores", "l2_cache_mb", "tdp_w", "bus_interface", "form_factor",
     "slot_width", "launch_price_usd", "compute_capability", "framework_supported", "desktop_usable",
+    "framework_support",
     "tpu_url", "provenance", "updated_at",
 )
 
@@ -295,8 +297,11 @@ def materialize_day(
     reference: str,
     window_days: int,
     min_count: int,
+    comparable_days: int = DEFAULT_COMPARABLE_DAYS,
 ) -> int:
-    """Prices then ranking for one date, in one transaction: readers see the old day or the new one."""
+    """Prices then ranking for one date, in one transaction: readers see the old day or the new one.
+
+    ``comparable_days``: prices within this many days of the day's newest price rank first ('recent')."""
     has_reference = con.execute(
         "SELECT count(*) FROM perf_best WHERE model = ? AND precision = ?", [reference, precision]).fetchall()[0][0]
     has_any = con.execute("SELECT count(*) FROM perf WHERE precision = ?", [precision]).fetchall()[0][0]
@@ -316,7 +321,7 @@ def materialize_day(
     }
     with transaction(con):
         _run_file(con, "prices_daily", params)
-        _run_file(con, "ranking", {**params, "start": as_of, "end": as_of})
+        _run_file(con, "ranking", {**params, "start": as_of, "end": as_of, "comparable_days": comparable_days})
     return con.execute("SELECT count(*) FROM ranking_daily WHERE as_of = ?", [as_of]).fetchall()[0][0]
 
 

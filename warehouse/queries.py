@@ -13,14 +13,19 @@ def ranking_rows(
     con: duckdb.DuckDBPyConnection,
     *,
     as_of: date | None = None,
-    top: int = 20,
+    top: int | None = 20,
     min_memory: float | None = None,
     max_price: float | None = None,
     vendor: str | None = None,
     segment: str | None = None,
     supported_only: bool = False,
     desktop_only: bool = True,
+    view=None,
 ) -> list[dict]:
+    """One day's ranking with the user's filters, best rank first (``top`` None: every row).
+
+    With ``view`` (a ``models.buyer_view.BuyerView``) only the rows it shows are returned, each with
+    ``rank_shown``, its position among them; ``rank`` stays the card's place in the full ranking."""
     cur = con.execute(
         statements("ranking_filtered")[0],
         {
@@ -30,12 +35,19 @@ def ranking_rows(
             "vendor": vendor,
             "segment": segment,
             "supported_only": supported_only,
-            "desktop_only": desktop_only,
-            "top": top,
+            "desktop_only": desktop_only and view is None,
+            "top": top if top is not None and view is None else None,
         },
     )
     cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur.fetchall()]
+    rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    if view is not None:
+        from gpuvalue.models.buyer_view import shown_rows
+
+        rows = shown_rows(rows, view)
+        if top is not None:
+            rows = rows[:top]
+    return rows
 
 
 def _rows(con: duckdb.DuckDBPyConnection, name: str, params: dict | None = None) -> list[tuple]:
@@ -46,6 +58,14 @@ def _rows(con: duckdb.DuckDBPyConnection, name: str, params: dict | None = None)
 def catalog_entries(con: duckdb.DuckDBPyConnection) -> list[tuple]:
     """(model, vendor, segment, memory_gb, release_date) per catalog card."""
     return _rows(con, "catalog_entries")
+
+
+def coverage_catalog(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """Every catalog model with the columns the coverage rule reads."""
+    (stmt,) = statements("coverage_catalog")
+    cur = con.execute(stmt)
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r)) for r in cur.fetchall()]
 
 
 def catalog_model_names(con: duckdb.DuckDBPyConnection) -> set[str]:

@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+from gpuvalue.models.buyer_view import BuyerView, shown_rows
 from gpuvalue.models.perf_label import perf_source_label
+from gpuvalue.models.price_age import index_price_words
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.warehouse.export import attribution_lines, ranking_is_replay, ranking_rows, sources_from_db
 from gpuvalue.warehouse.export_files import ExportError, prepare_export_dir, write_text_atomic
@@ -93,6 +95,8 @@ def unusable_reason(row: dict[str, Any]) -> str | None:
 
 def price_words(row: dict[str, Any]) -> str:
     kind = row["price_kind"]
+    if kind == "index":
+        return index_price_words(row) + (" (stale)" if row.get("stale") else "")
     basis = {"launch": "launch price", "sold": f"median of {row['price_n']} sold",
              "asking": f"lower quartile of {row['price_n']} asking"}.get(kind, str(kind))
     return f"{basis}, {row['price_as_of'].isoformat()}" + (" (stale)" if row.get("stale") else "")
@@ -858,8 +862,8 @@ def _rental_sections(data: ReportData) -> list[tuple[str, str, str]]:
 
 
 def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None = None,
-                rent_assumptions: Any = None) -> ReportData:
-    rows = ranking_rows(con)
+                rent_assumptions: Any = None, view: BuyerView | None = None) -> ReportData:
+    rows = shown_ranking(ranking_rows(con), view or BuyerView())
     # Each price on the date of its newest observation (price_as_of), not on the ranking day that
     # used it: a stale asking price of 2024 ranked every day since is one point, in 2024. Where a
     # price was recomputed on later days, the newest computation stands. A published index is
@@ -893,6 +897,12 @@ def _rental_data(con: duckdb.DuckDBPyConnection, rent_assumptions: Any) -> Any:
     return rental_report_data(con, rent_assumptions)
 
 
+def shown_ranking(rows: list[dict[str, Any]], view: BuyerView) -> list[dict[str, Any]]:
+    """The cards ``rank`` shows by default, numbered by their place among them (``rank_overall`` keeps the
+    full ranking's); the report draws and lists only these."""
+    return [dict(r, rank=r["rank_shown"], rank_overall=r["rank"]) for r in shown_rows(rows, view)]
+
+
 def write_report(
     con: duckdb.DuckDBPyConnection,
     out_dir: str | os.PathLike[str],
@@ -900,9 +910,11 @@ def write_report(
     top_n: int = 20,
     generated_at: datetime | None = None,
     rent_assumptions: Any = None,
+    view: BuyerView | None = None,
 ) -> Path:
     """Write ``index.html`` for the latest ranking into ``out_dir`` (created if missing); ``rent_assumptions``
     (models.rent_vs_buy.Assumptions, default its defaults) are those of the rent-or-buy chart."""
     directory = prepare_export_dir(out_dir)
-    html = render_report(report_data(con, generated_at=generated_at, rent_assumptions=rent_assumptions), top_n=top_n)
+    html = render_report(report_data(con, generated_at=generated_at, rent_assumptions=rent_assumptions, view=view),
+                         top_n=top_n)
     return write_text_atomic(directory / "index.html", html)

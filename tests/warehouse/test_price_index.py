@@ -54,8 +54,9 @@ def _sold(lid: str, model: str, usd: float, day: date, *, sold: bool = True) -> 
 # --------------------------------------------------------------------------- migration
 
 def test_the_migration_is_the_next_version_and_applies_on_a_fresh_database(con):
-    assert 9 in [v for v, _, _ in migrations()] and [n for v, n, _ in migrations() if v == 9] == ["009_price_index.sql"]
-    assert current_version(con) == migrations()[-1][0]
+    versions = [v for v, _, _ in migrations()]
+    assert versions.index(9) == versions.index(8) + 1
+    assert current_version(con) == versions[-1]
     objects = dict(con.execute("SELECT table_name, table_type FROM information_schema.tables "
                                "WHERE table_name LIKE 'price_%'").fetchall())
     assert objects["price_index_monthly"] == "BASE TABLE"
@@ -190,8 +191,15 @@ def test_the_index_is_its_own_kind_in_price_history_and_never_an_own_median(con,
     before = materialize()
     load_price_index(con, points, LOADED)
     after = materialize()
-    # The RTX 4090 has an index month but no own observation: still no own price, not ranked.
-    assert after == before and [r[2] for r in after[1]] == ["GeForce RTX 3090"]
+    # The own prices are untouched; the RTX 4090, with an index month but no own observation, is ranked at
+    # its index price (kind 'index', the newest month complete on the day), the RTX 3090 at its own median.
+    assert after[0] == before[0] and [r[2] for r in before[1]] == ["GeForce RTX 3090"]
+    ranked = {r["model"]: r for r in (dict(zip([d[0] for d in con.description], row)) for row in
+                                      con.execute("SELECT * FROM ranking_daily").fetchall())}
+    assert (ranked["GeForce RTX 3090"]["price_kind"], ranked["GeForce RTX 3090"]["price_usd"]) == ("sold", 910.0)
+    index = ranked["GeForce RTX 4090"]
+    assert (index["price_kind"], index["price_as_of"], index["price_source"]) == (
+        "index", date(2023, 9, 1), "tomshardware-ebay-index")
     assert con.execute("SELECT count(*) FROM price_observations WHERE kind NOT IN ('sold', 'asking')").fetchone() == (0,)
 
     kinds = dict(con.execute("SELECT price_kind, count(*) FROM price_history GROUP BY ALL").fetchall())

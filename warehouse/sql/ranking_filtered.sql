@@ -9,4 +9,4 @@ WHERE as_of = coalesce($as_of, (SELECT max(as_of) FROM ranking_daily))
   AND (NOT $supported_only OR coalesce(framework_supported, false))
   AND (NOT $desktop_only OR coalesce(desktop_usable, true))
 ORDER BY rank
-LIMIT $top;
+LIMIT coalesce($top, 1000000);

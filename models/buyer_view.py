@@ -1,0 +1,107 @@
+"""What the default outputs show: cards a deep-learning buyer can use, unless asked for more.
+
+The ranking (``ranking_daily``) keeps every priced card; ``rank``, ``recommend``, the report and the
+feed show a view of it. By default a card is shown when
+
+* the default PyTorch wheels run it (``framework_support = 'current'``); a card only the legacy
+  CUDA 12.6 wheels carry is shown with ``include_legacy`` (``--include-legacy``), noted
+  "legacy PyTorch builds only"; a card no wheel runs, or whose support is unknown, only with
+  ``include_unsupported`` (``--all``);
+* it has at least ``min_memory_gb`` (6 GB; ``GPUVALUE_MIN_MEMORY_GB``, ``--min-memory``);
+* a desktop can take it: an SXM/OAM module or a laptop or integrated part only with
+  ``include_modules``, and a passive PCIe server card, which fits the slot but needs a fan kit,
+  only with ``include_passive`` (then noted "passive: needs a fan kit").
+
+A shown card's ``rank_shown`` is its position among the shown cards; ``rank`` stays its place in
+the full ranking. Pure: rows in (dicts with ``ranking_daily`` columns), rows out.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+DEFAULT_MIN_MEMORY_GB = 6.0
+
+LEGACY_NOTE = "legacy PyTorch builds only"
+PASSIVE_NOTE = "passive: needs a fan kit"
+
+
+@dataclass(frozen=True)
+class BuyerView:
+    min_memory_gb: float | None = DEFAULT_MIN_MEMORY_GB
+    include_legacy: bool = False
+    include_passive: bool = False
+    include_modules: bool = False
+    include_unsupported: bool = False
+
+    @classmethod
+    def everything(cls) -> BuyerView:
+        """The full ranking, nothing hidden."""
+        return cls(min_memory_gb=None, include_legacy=True, include_passive=True, include_modules=True,
+                   include_unsupported=True)
+
+
+def support_level(row: Mapping[str, Any]) -> str | None:
+    """``current``, ``legacy``, ``none`` or None; rows written before the level existed carry only the
+    former flag, which is True exactly for current support."""
+    level = row.get("framework_support")
+    if level:
+        return str(level)
+    flag = row.get("framework_supported")
+    if flag is None:
+        return None
+    return "current" if flag else "none"
+
+
+def is_passive(row: Mapping[str, Any]) -> bool:
+    if row.get("passive") is not None:
+        return bool(row["passive"])
+    return row.get("form_factor") == "PCIe passive"
+
+
+def hidden_because(row: Mapping[str, Any], view: BuyerView) -> str | None:
+    """Why the view hides the row (the flag that shows it in brackets), or None when it is shown."""
+    level = support_level(row)
+    if level == "legacy" and not view.include_legacy:
+        return "legacy PyTorch builds only (--include-legacy)"
+    if level not in ("current", "legacy") and not view.include_unsupported:
+        return "no PyTorch build runs it (--all)" if level == "none" else "PyTorch support unknown (--all)"
+    if row.get("desktop_usable") is False and not view.include_modules:
+        return "not a desktop card: module, laptop or integrated (--include-modules)"
+    if is_passive(row) and not view.include_passive:
+        return "passive: needs a fan kit (--include-passive)"
+    if view.min_memory_gb is not None:
+        memory = row.get("memory_gb")
+        if memory is None or memory < view.min_memory_gb - 1e-9:
+            return f"under {view.min_memory_gb:g} GB (--min-memory)"
+    return None
+
+
+def shown_rows(rows: Iterable[Mapping[str, Any]], view: BuyerView) -> list[dict[str, Any]]:
+    """The rows the view shows, in ranking order, each with ``rank_shown`` (1, 2, ...)."""
+    kept = [dict(r) for r in sorted(rows, key=lambda r: (r["rank"], r["model"])) if hidden_because(r, view) is None]
+    for position, row in enumerate(kept, start=1):
+        row["rank_shown"] = position
+    return kept
+
+
+def hidden_summary(rows: Iterable[Mapping[str, Any]], view: BuyerView) -> str | None:
+    """One line: how many ranked cards the view hides, by reason (the flags that show them)."""
+    reasons = Counter(why for why in (hidden_because(r, view) for r in rows) if why is not None)
+    if not reasons:
+        return None
+    parts = ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"hidden: {sum(reasons.values())} ranked card(s): {parts}"
+
+
+def row_notes(row: Mapping[str, Any]) -> list[str]:
+    """What a shown row must say about itself beyond its numbers."""
+    notes = []
+    if support_level(row) == "legacy":
+        notes.append(LEGACY_NOTE)
+    if is_passive(row):
+        notes.append(PASSIVE_NOTE)
+    return notes

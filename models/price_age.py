@@ -1,0 +1,80 @@
+"""How old a ranked price is, and how every output names it.
+
+The ranking orders cards by speed per dollar only among prices of comparable dates: a card priced
+within ``DEFAULT_COMPARABLE_DAYS`` of the day's newest price is ``recent``; older prices rank after
+all recent ones, among themselves (``warehouse/sql/ranking.sql``). Prices are never aged by a
+trend: the one published trend (the monthly eBay index) ends in 2023, so any adjustment beyond it
+would be invented.
+
+A price of kind ``index`` is a published monthly average of sold cards (Tom's Hardware's eBay
+index), used only for a card the own observations cannot price; every label says so, with its
+month, so it is never read as an own median.
+
+Pure: rows in (dicts with ``ranking_daily`` columns), words out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date
+from typing import Any
+
+DEFAULT_COMPARABLE_DAYS = 90  # a quarter: used-GPU prices move a few percent in that time
+
+INDEX_NAMES = {"tomshardware-ebay-index": "Tom's Hardware eBay index"}
+
+
+def age_words(days: int | None) -> str:
+    """``12 d``, ``5 mo``, ``2 y 1 mo``: short enough for a table column."""
+    if days is None:
+        return "-"
+    if days < 0:
+        return "future"
+    if days < 60:
+        return f"{days} d"
+    months = round(days / 30.44)
+    if months < 24:
+        return f"{months} mo"
+    years, rest = divmod(months, 12)
+    return f"{years} y" + (f" {rest} mo" if rest else "")
+
+
+def index_month(row: Mapping[str, Any]) -> str:
+    dated = row.get("price_as_of")
+    return dated.strftime("%Y-%m") if isinstance(dated, date) else str(dated or "?")[:7]
+
+
+def index_name(source: str | None) -> str:
+    return INDEX_NAMES.get(source or "", source or "a published index")
+
+
+def is_index_price(row: Mapping[str, Any]) -> bool:
+    return row.get("price_kind") == "index"
+
+
+def index_price_words(row: Mapping[str, Any]) -> str:
+    """``index price of 2023-10 (Tom's Hardware eBay index, average of 765 sold)``."""
+    n = row.get("price_n")
+    count = f", average of {n} sold" if n else ", monthly average of sold cards"
+    return f"index price of {index_month(row)} ({index_name(row.get('price_source'))}{count})"
+
+
+def tier_title(tier: str, rows: list[Mapping[str, Any]], comparable_days: int | None = None) -> str:
+    """The heading over one tier of a shown ranking, with the dates it spans."""
+    dates = sorted(r["price_as_of"] for r in rows if isinstance(r.get("price_as_of"), date))
+    span = f"{dates[0].isoformat()} to {dates[-1].isoformat()}" if dates else "no dates"
+    if tier == "recent":
+        window = f"{comparable_days} days" if comparable_days else "the comparable window"
+        return f"Priced within {window} of the newest price ({span})"
+    return f"Older prices ({span}): ranked after the recent ones, compared only with each other"
+
+
+def tiers_note(rows: list[Mapping[str, Any]]) -> str | None:
+    """One line saying that the ranking shows prices of two ages apart, when it does."""
+    older = [r for r in rows if r.get("price_tier") == "older"]
+    if not older:
+        return None
+    ages = [r["price_age_days"] for r in older if r.get("price_age_days") is not None]
+    oldest = f", up to {age_words(max(ages))} old" if ages else ""
+    return (f"{len(older)} card(s) have older prices{oldest}: they rank after every recently priced card and are "
+            "compared only with each other; 'age' says how old each price is.")

@@ -1,0 +1,71 @@
+"""`gpuvalue coverage` prints the cards the run shops for, their searches, the count and the eBay call budget."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuvalue.flows.cli import app
+from gpuvalue.warehouse.db import open_database
+
+runner = CliRunner()
+
+ROWS = [
+    ("GeForce RTX 3090", "NVIDIA", "desktop", "PCIe triple-slot", 24.0, date(2020, 9, 1), "current"),
+    ("GeForce RTX 3060 12 GB", "NVIDIA", "desktop", "PCIe dual-slot", 12.0, date(2021, 1, 12), "current"),
+    ("GeForce RTX 3060 8 GB", "NVIDIA", "desktop", "PCIe dual-slot", 8.0, date(2022, 10, 12), "current"),
+    ("Tesla P40", "NVIDIA", "datacenter", "PCIe passive", 24.0, date(2016, 9, 13), "legacy"),
+    ("GeForce GTX 1650", "NVIDIA", "desktop", "PCIe dual-slot", 4.0, date(2019, 4, 23), "current"),
+    ("H100 SXM5 80 GB", "NVIDIA", "datacenter", "SXM module", 80.0, date(2023, 3, 21), "current"),
+]
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("coverage") / "gpuvalue.duckdb"
+    con = open_database(path)
+    try:
+        for model, vendor, segment, form, memory, released, level in ROWS:
+            con.execute("INSERT INTO gpus (model, vendor, segment, form_factor, memory_gb, release_date, released, "
+                        "framework_support) VALUES (?, ?, ?, ?, ?, ?, true, ?)",
+                        [model, vendor, segment, form, memory, released, level])
+    finally:
+        con.close()
+    return path
+
+
+def test_it_lists_the_covered_models_with_their_searches_and_the_call_budget(db):
+    res = runner.invoke(app, ["coverage", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.stdout.split())
+    assert "4 models in 3 searches; a run makes up to 4 eBay Browse API calls (1 token + 3 searches x 1 page(s))" in text
+    assert "default limit of 5,000 Browse API calls a day" in text
+    assert "NVIDIA Tesla P40" in res.stdout and "GTX 1650" not in res.stdout and "H100" not in res.stdout
+
+
+def test_json_and_the_settings_that_add_and_remove(db, monkeypatch):
+    monkeypatch.setenv("GPUVALUE_COVERAGE_ADD", "GeForce GTX 1650")
+    monkeypatch.setenv("GPUVALUE_COVERAGE_REMOVE", "Tesla P40,No Such Card")
+    monkeypatch.setenv("GPUVALUE_EBAY_MAX_PAGES", "2")
+    res = runner.invoke(app, ["coverage", "--json", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in res.stdout.splitlines()]
+    assert {r["model"]: (r["query"], r["why"]) for r in rows} == {
+        "GeForce GTX 1650": ("NVIDIA GeForce GTX 1650", "added in settings"),
+        "GeForce RTX 3060 12 GB": ("NVIDIA GeForce RTX 3060", "rule"),
+        "GeForce RTX 3060 8 GB": ("NVIDIA GeForce RTX 3060", "rule"),
+        "GeForce RTX 3090": ("NVIDIA GeForce RTX 3090", "rule"),
+    }
+    assert "not catalog models, ignored: No Such Card" in res.stderr
+    table = runner.invoke(app, ["coverage", "--db", str(db)])
+    assert "up to 7 eBay Browse API calls (1 token + 3 searches x 2 page(s))" in " ".join(table.stdout.split())
+
+
+def test_an_empty_catalog_says_what_to_run(tmp_path):
+    path = tmp_path / "empty.duckdb"
+    open_database(path).close()
+    res = runner.invoke(app, ["coverage", "--db", str(path)])
+    assert res.exit_code == 1 and "gpuvalue run" in res.stderr

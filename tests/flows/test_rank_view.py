@@ -1,0 +1,92 @@
+"""`rank` and `recommend` show cards a buyer can use unless asked; JSON keeps the full ranking's rank."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest_exports import LATEST_DAY, make_ranking_database, ranking_for
+from typer.testing import CliRunner
+
+from gpuvalue.flows.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("view") / "gpuvalue.duckdb"
+    con = make_ranking_database(path)
+    try:
+        levels = {"GeForce GTX 1080 Ti": "legacy", "Tesla V100 PCIe 16 GB": "legacy", "Tesla K80": "none"}
+        con.execute("UPDATE ranking_daily SET framework_support = CASE WHEN framework_supported THEN 'current' "
+                    "ELSE 'none' END, passive = false")
+        for model, level in levels.items():
+            con.execute("UPDATE ranking_daily SET framework_support = ?, framework_supported = ? WHERE model = ?",
+                        [level, level == "current", model])
+        con.execute("UPDATE ranking_daily SET passive = true WHERE model IN ('Tesla V100 PCIe 16 GB', 'A100 PCIe 40 GB')")
+        # A 3 GB card that would be the best value of the day, and an SXM module cheap enough to recommend.
+        tiny = dict(ranking_for(LATEST_DAY)[0], model="GeForce GTX 1060 3 GB", memory_gb=3.0, price_usd=60.0,
+                    relative_perf=0.2, perf_per_dollar=3.3333, rank=16, framework_supported=True)
+        con.execute("INSERT INTO ranking_daily BY NAME SELECT * FROM (SELECT " + ", ".join(
+            f"? AS {k}" for k in tiny) + ")", list(tiny.values()))
+        con.execute("UPDATE ranking_daily SET framework_support = 'current', passive = false "
+                    "WHERE model = 'GeForce GTX 1060 3 GB'")
+        con.execute("UPDATE ranking_daily SET price_usd = 1000, framework_support = 'current' "
+                    "WHERE model = 'H100 SXM5 80 GB' AND as_of = ?", [LATEST_DAY])
+    finally:
+        con.close()
+    return path
+
+
+def _json(result) -> list[dict]:
+    assert result.exit_code == 0, result.output
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_rank_shows_usable_cards_by_default_numbered_among_themselves(db):
+    rows = _json(runner.invoke(app, ["rank", "--json", "--db", str(db)]))
+    names = [r["model"] for r in rows]
+    for hidden in ("Tesla K80", "H100 SXM5 80 GB", "GeForce GTX 1080 Ti", "Tesla V100 PCIe 16 GB", "A100 PCIe 40 GB",
+                   "GeForce GTX 1060 3 GB"):
+        assert hidden not in names
+    assert all(r["memory_gb"] >= 6 and r["framework_support"] == "current" for r in rows)
+    assert [r["rank_shown"] for r in rows] == list(range(1, len(rows) + 1))
+    assert rows[0]["rank"] == 2 and rows[0]["rank_shown"] == 1  # #1 overall is the K80, which no build runs
+    assert [r["rank"] for r in rows] == sorted(r["rank"] for r in rows)
+
+
+def test_the_flags_show_more_and_the_table_says_what_each_needs(db):
+    legacy = _json(runner.invoke(app, ["rank", "--json", "--include-legacy", "--db", str(db)]))
+    assert "GeForce GTX 1080 Ti" in [r["model"] for r in legacy]
+    assert "Tesla V100 PCIe 16 GB" not in [r["model"] for r in legacy]  # passive as well
+    both = _json(runner.invoke(app, ["rank", "--json", "--include-legacy", "--include-passive", "--db", str(db)]))
+    assert {"Tesla V100 PCIe 16 GB", "A100 PCIe 40 GB"} <= {r["model"] for r in both}
+    assert [r["model"] for r in _json(runner.invoke(app, ["rank", "--json", "--min-memory", "2", "--db", str(db)]))
+            ].count("GeForce GTX 1060 3 GB") == 1
+    everything = _json(runner.invoke(app, ["rank", "--json", "--all", "--db", str(db)]))
+    assert [r["rank"] for r in everything] == [r["rank_shown"] for r in everything] == list(range(1, 17))
+    assert len(_json(runner.invoke(app, ["rank", "--json", "--top", "3", "--db", str(db)]))) == 3
+
+    table = runner.invoke(app, ["rank", "--include-legacy", "--include-passive", "--db", str(db)])
+    assert table.exit_code == 0, table.output
+    assert "GeForce GTX 1080 Ti †" in table.stdout and "(passive)" in table.stdout
+    assert "† legacy PyTorch builds only" in table.stdout and "needs a fan kit" in table.stdout
+    assert "hidden: 3 ranked card(s)" in table.stdout  # the K80, the module and the 3 GB card
+
+
+def test_supported_only_wins_over_include_legacy(db):
+    rows = _json(runner.invoke(app, ["rank", "--json", "--include-legacy", "--supported-only", "--db", str(db)]))
+    assert all(r["framework_support"] == "current" for r in rows)
+
+
+def test_recommend_never_offers_a_3_gb_card_by_default_and_can_offer_a_module(db):
+    res = runner.invoke(app, ["recommend", "--budget", "300", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert "GTX 1060 3 GB" not in res.stdout and "at least 6 GB" in res.stdout
+    assert "H100 SXM5" not in runner.invoke(app, ["recommend", "--budget", "3000", "--db", str(db)]).stdout
+    modules = runner.invoke(app, ["recommend", "--budget", "3000", "--include-modules", "--db", str(db)])
+    assert modules.exit_code == 0, modules.output
+    assert "1. H100 SXM5 80 GB" in modules.stdout
+    legacy = runner.invoke(app, ["recommend", "--budget", "200", "--include-legacy", "--db", str(db)])
+    assert "GeForce GTX 1080 Ti" in legacy.stdout and "legacy PyTorch builds only" in legacy.stdout

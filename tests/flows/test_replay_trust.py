@@ -1,0 +1,104 @@
+"""On the replay, the default ranking is one a buyer can trust at first sight: the cards people ask about,
+usable ones only, prices of comparable dates ranked together, index prices named as such (the issue's
+done-when). Reads the session's replay database (conftest.replay_db)."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+
+import duckdb
+import pytest
+from conftest import REPO
+from typer.testing import CliRunner
+
+from gpuvalue.flows.cli import app
+
+pytestmark = pytest.mark.e2e
+
+runner = CliRunner()
+
+ASKED_ABOUT = ("GeForce RTX 3090", "GeForce RTX 3080", "GeForce RTX 3070", "GeForce RTX 3060 12 GB",
+               "GeForce RTX 2080 Ti", "GeForce RTX 4060 Ti 16 GB", "GeForce RTX 4090")
+
+
+@pytest.fixture(scope="module")
+def shown(replay_db) -> list[dict]:
+    res = runner.invoke(app, ["rank", "--json", "--db", str(replay_db)])
+    assert res.exit_code == 0, res.output
+    return [json.loads(line) for line in res.stdout.splitlines()]
+
+
+def test_rank_shows_at_least_45_usable_cards_including_the_ones_people_ask_about(shown):
+    names = [r["model"] for r in shown]
+    assert len(shown) >= 45, len(shown)
+    for model in ASKED_ABOUT:
+        assert model in names, model
+    assert all(r["memory_gb"] >= 6 for r in shown)
+    assert all(r["framework_support"] == "current" and r["framework_supported"] is True for r in shown)
+    assert not any(r["passive"] or r["desktop_usable"] is False for r in shown)
+    assert [r["rank_shown"] for r in shown] == list(range(1, len(shown) + 1))
+
+
+def test_cards_without_own_listings_carry_a_labelled_index_price_with_its_month(replay_db, shown):
+    by = {r["model"]: r for r in shown}
+    for model in ASKED_ABOUT[:6]:  # no recorded eBay search finds these: the index prices them
+        r = by[model]
+        assert (r["price_kind"], r["price_source"], r["price_as_of"]) == (
+            "index", "tomshardware-ebay-index", "2023-10-01"), model
+        assert r["price_q1"] is None and r["price_n"] > 0
+    assert by["GeForce RTX 3090"]["price_usd"] == 704.0  # the index's October 2023 average, 765 sold
+    assert by["GeForce RTX 4090"]["price_kind"] == "asking"  # an own price always wins
+    con = duckdb.connect(str(replay_db), read_only=True)
+    try:  # never an own price
+        assert con.execute("SELECT count(*) FROM prices_daily WHERE model = 'GeForce RTX 3090'").fetchone() == (0,)
+    finally:
+        con.close()
+    table = runner.invoke(app, ["rank", "--db", str(replay_db)], terminal_width=250)
+    assert table.exit_code == 0, table.output
+    assert "2023-10 (month)" in table.stdout and "index: no own listings price the card" in table.stdout
+
+
+def test_recent_prices_come_first_and_older_ones_are_listed_apart_with_their_age(replay_db, shown):
+    tiers = [r["price_tier"] for r in shown]
+    recent = tiers.count("recent")
+    assert 0 < recent < len(shown) and tiers == ["recent"] * recent + ["older"] * (len(shown) - recent)
+    newest = max(date.fromisoformat(r["price_as_of"]) for r in shown)
+    assert newest == date(2025, 11, 25)  # the newest recorded capture, a year before the run date
+    assert all((newest - date.fromisoformat(r["price_as_of"])).days <= 90 for r in shown if r["price_tier"] == "recent")
+    assert all(r["price_age_days"] == (date(2026, 11, 30) - date.fromisoformat(r["price_as_of"])).days for r in shown)
+    table = runner.invoke(app, ["rank", "--db", str(replay_db)], terminal_width=250).stdout
+    assert "Priced within 90 days of the newest price (2025-11-25 to 2025-11-25)" in table
+    assert "Older prices (2023-10-01 to 2024-01-17)" in table and "3 y 2 mo" in table
+
+
+def test_the_replay_searches_by_rule_and_says_once_what_was_never_recorded(replay_db):
+    res = runner.invoke(app, ["coverage", "--json", "--db", str(replay_db)])
+    assert res.exit_code == 0, res.output
+    covered = [json.loads(line) for line in res.stdout.splitlines()]
+    searches = {r["query"] for r in covered}
+    assert 150 <= len(covered) <= 250 and len(searches) < len(covered)  # printed and checked; see README
+    assert "NVIDIA GeForce RTX 3090" in searches
+    con = duckdb.connect(str(replay_db), read_only=True)
+    try:
+        status, error = con.execute("SELECT status, error FROM runs WHERE source = 'ebay-browse'").fetchone()
+    finally:
+        con.close()
+    assert status == "ok"
+    found = re.findall(r"ebay-browse: (\d+) of (\d+) searches have no recording", error)
+    assert len(found) == 1 and int(found[0][1]) == len(searches) and int(found[0][1]) - int(found[0][0]) == 21
+
+
+def test_the_readme_rtx_3090_queries_return_rows(replay_db):
+    text = (REPO / "README.md").read_text(encoding="utf-8").split("## Six useful queries", 1)[1]
+    block = re.search(r"```sql\n(.*?)```", text, re.S).group(1)
+    queries = [q.strip() for q in block.split(";") if re.sub(r"--[^\n]*", "", q).strip()]
+    about_3090 = [q for q in queries if "RTX 3090" in q or "3090" in q]
+    assert len(about_3090) >= 2
+    con = duckdb.connect(str(replay_db), read_only=True)
+    try:
+        for query in queries:
+            assert con.execute(query).fetchall(), query
+    finally:
+        con.close()
