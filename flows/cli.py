@@ -32,6 +32,14 @@ def _rank_formats(rows: list[dict]) -> dict[str, str]:
             "perf per $1k": ".3f"}
 
 
+def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
+                   comparable_days: int | None = None) -> None:
+    """The shown ranking as terminal tables, recently priced cards first and older prices apart: each
+    price with its kind, count, quartiles, date and age beside it. ``rank`` is the place among the
+    shown cards."""
+    from gpuvalue.models.buyer_view import is_passive, support_level
+    from gpuvalue.models.price_age import age_words, index_month, tier_title
+
     def q(r: dict) -> str:
         if r["price_q1"] is None or r["price_q3"] is None:
             return "-"
