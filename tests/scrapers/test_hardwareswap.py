@@ -19,7 +19,7 @@ from gpuvalue.scrapers.hardwareswap import (
     split_items,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures" / "listings"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "listings"
 CANADA = FIXTURES / "reddit_canadianhardwareswap_new_2026-02-23.json"
 ATOM = FIXTURES / "reddit_hardwareswap_new_2017-10-18.atom.xml"
 CANADA_URL = "https://oauth.reddit.com/r/CanadianHardwareSwap/new?limit=25&raw_json=1"

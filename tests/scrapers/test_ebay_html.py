@@ -14,7 +14,7 @@ from gpuvalue.models.records import Listing
 from gpuvalue.scrapers.ebay_html import ebay_search_url, parse_ebay_results, parse_money
 from gpuvalue.scrapers.errors import ParseError
 
-FIXTURES = Path(__file__).parent / "fixtures" / "listings"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "listings"
 
 SOLD = "ebay_srp_scard_sold_2026-07_seller_auctionetl.html.gz"
 POKEMON = "ebay_srp_scard_active_2026-07_pokemon_auctionetl.html.gz"

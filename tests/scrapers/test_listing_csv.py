@@ -11,7 +11,7 @@ from gpuvalue.models.records import Listing
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.listing_csv import parse_listing_csv
 
-FIXTURES = Path(__file__).parent / "fixtures" / "listings"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "listings"
 IMPORTED = datetime(2021, 6, 1, 9, 0, tzinfo=UTC)  # after every sale in the test data
 SOURCE = "import:driscoll42"
 HEADER = "title,subtitle,price,shipping,total_price,sold_date,link\n"

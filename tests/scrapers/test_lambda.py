@@ -8,7 +8,7 @@ from gpuvalue.models.perf_measured import lambda_name_to_model
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.lambda_bench import LAMBDA_BATCHSIZE_FILES, LAMBDA_FILES, LambdaRow, parse_lambda_csv
 
-PERF = Path(__file__).parent / "fixtures" / "perf"
+PERF = Path(__file__).parents[1] / "fixtures" / "perf"
 FILES = {
     "lambda_dlb_pytorch_2024_train_throughput_fp16.csv": (53, 18),
     "lambda_dlb_pytorch_2024_train_throughput_fp32.csv": (53, 18),

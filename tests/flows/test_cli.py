@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from gpuvalue.flows.cli import app
 
 runner = CliRunner()
-FIX = Path(__file__).resolve().parent / "fixtures"
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def test_help_lists_every_command():

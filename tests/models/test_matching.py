@@ -12,7 +12,7 @@ from gpuvalue.models.records import MatchResult
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-LABELS = Path(__file__).parent / "labels"
+LABELS = Path(__file__).parents[1] / "labels"
 TRICKY = load_labels(LABELS / "titles_tricky.csv")
 
 

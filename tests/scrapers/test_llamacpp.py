@@ -22,7 +22,7 @@ from gpuvalue.scrapers.registry import LLAMACPP_SOURCE_KEY, ParsedSource
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database
 
-README = Path(__file__).resolve().parent / "fixtures" / "perf" / "xiongjiedai_llamacpp_llama3_tokens_per_s_2024.md"
+README = Path(__file__).resolve().parents[1] / "fixtures" / "perf" / "xiongjiedai_llamacpp_llama3_tokens_per_s_2024.md"
 runner = CliRunner()
 NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)
 

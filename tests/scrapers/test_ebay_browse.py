@@ -22,7 +22,7 @@ from gpuvalue.scrapers.ebay_browse import (
 )
 from gpuvalue.scrapers.errors import ParseError
 
-FIXTURES = Path(__file__).parent / "fixtures" / "listings"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "listings"
 SEEN = datetime(2025, 11, 25, 12, 0, tzinfo=UTC)
 URL = "https://api.ebay.com/buy/browse/v1/item_summary/search?q=x&category_ids=27386&limit=200&offset=0"
 

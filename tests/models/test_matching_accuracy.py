@@ -8,7 +8,7 @@ import pytest
 from gpuvalue.models.matching import TitleMatcher
 from gpuvalue.models.matching_eval import evaluate, format_metrics, load_labels
 
-LABELS = Path(__file__).parent / "labels"
+LABELS = Path(__file__).parents[1] / "labels"
 
 
 @pytest.mark.parametrize("name", ["titles_holdout.csv", "titles_tuning.csv"])

@@ -13,7 +13,7 @@ from gpuvalue.scrapers.techpowerup import (
     techpowerup_rows_to_specs,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures" / "specs"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "specs"
 TPU = "https://www.techpowerup.com/gpu-specs/"
 
 

@@ -20,7 +20,7 @@ from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.replay import packaged_replay_dir
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

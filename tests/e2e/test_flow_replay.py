@@ -240,7 +240,7 @@ def test_the_pipeline_matches_titles_like_the_published_matcher(replay_db):
     from gpuvalue.models.matching import TitleMatcher
     from gpuvalue.models.matching_eval import evaluate, load_labels
 
-    labels = load_labels(Path(__file__).resolve().parent / "labels" / "titles_holdout.csv")
+    labels = load_labels(Path(__file__).resolve().parents[1] / "labels" / "titles_holdout.csv")
     con = duckdb.connect(str(replay_db), read_only=True)
     pipeline_matcher = P.catalog_matcher(con)
     con.close()

@@ -20,7 +20,7 @@ from gpuvalue.scrapers.wikipedia import (
     usd_price,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures" / "specs"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "specs"
 NVIDIA_URL = "https://en.wikipedia.org/w/api.php?action=parse&page=List_of_Nvidia_graphics_processing_units"
 
 
