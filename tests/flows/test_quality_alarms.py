@@ -93,6 +93,7 @@ def alarmed_db(replay_db, tmp_path_factory):
 
 
 @pytest.mark.parametrize("fail_on_alarm, exit_code", [(False, 0), (True, 1)])
+@pytest.mark.e2e
 def test_fail_on_quality_alarm_turns_an_alarm_into_a_non_zero_exit(alarmed_db, tmp_path, monkeypatch,
                                                                     fail_on_alarm, exit_code):
     db = tmp_path / "gpuvalue.duckdb"

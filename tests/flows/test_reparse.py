@@ -67,6 +67,7 @@ def no_network(monkeypatch):
     monkeypatch.setattr(httpx.Client, "__init__", refuse)
 
 
+@pytest.mark.e2e
 def test_reparse_after_losing_every_parsed_row_reproduces_the_run_exactly(copied, no_network):
     before = _tables(copied)
     assert before["listings"] and before["perf"] and before["perf_workload"] and before["ranking_daily"]
@@ -94,6 +95,7 @@ def test_reparse_after_losing_every_parsed_row_reproduces_the_run_exactly(copied
     assert not Path(str(copied) + ".lock").exists()
 
 
+@pytest.mark.e2e
 def test_reparse_keeps_imported_listings_and_fixes_a_misparsed_one(copied, no_network):
     con = duckdb.connect(str(copied))
     lid = con.execute("SELECT listing_id FROM listings WHERE source = 'ebay-browse' ORDER BY listing_id LIMIT 1").fetchone()[0]
@@ -112,6 +114,7 @@ def test_reparse_keeps_imported_listings_and_fixes_a_misparsed_one(copied, no_ne
     con.close()
 
 
+@pytest.mark.e2e
 def test_reparse_leaves_a_source_whose_pages_no_longer_parse_untouched(copied, no_network):
     before = _tables(copied)
     index = copied.parent / "raw" / "index.jsonl"
@@ -129,6 +132,7 @@ def test_reparse_leaves_a_source_whose_pages_no_longer_parse_untouched(copied, n
     assert after["listings"] == before["listings"]  # the others were rebuilt all the same
 
 
+@pytest.mark.e2e
 def test_reparse_since_a_day_after_every_fetch_changes_nothing(copied, no_network):
     before = _tables(copied)
     res = runner.invoke(app, ["reparse", "--db", str(copied), "--since", "2999-01-01"])
@@ -146,6 +150,7 @@ def test_reparse_since_a_day_after_every_fetch_changes_nothing(copied, no_networ
         (["--since", "yesterday"], "--since must be a date"),
     ],
 )
+@pytest.mark.e2e
 def test_reparse_rejects_bad_arguments(copied, args, message):
     res = runner.invoke(app, ["reparse", "--db", str(copied), *args])
     assert res.exit_code == 2

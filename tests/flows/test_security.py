@@ -24,6 +24,7 @@ from gpuvalue.scrapers.http import PoliteClient
 from gpuvalue.scrapers.replay import ReplayTransport, packaged_replay_dir
 
 runner = CliRunner()
+pytestmark = pytest.mark.e2e  # every test reads the replay run's warehouse
 
 CLIENT_ID = "GpuValueSec-ClientId-7f3a9c"
 CLIENT_SECRET = "PRD-sekrit-5e1d0b77c2a4"

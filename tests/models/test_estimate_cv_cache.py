@@ -73,6 +73,7 @@ def _no_cross_validation(monkeypatch):
     monkeypatch.setattr(PW, "_loocv", refuse)
 
 
+@pytest.mark.e2e
 def test_the_run_stored_one_error_per_precision_and_the_next_fit_reuses_it(warehouse, monkeypatch):
     stored = dict(warehouse.execute(
         "SELECT precision, cv_median_abs_error FROM perf_estimate_cv ORDER BY precision").fetchall())
@@ -94,6 +95,7 @@ def test_the_run_stored_one_error_per_precision_and_the_next_fit_reuses_it(wareh
     assert warehouse.execute("SELECT count(*) FROM perf_estimate_cv").fetchall() == [(2,)]
 
 
+@pytest.mark.e2e
 def test_a_changed_training_figure_is_cross_validated_again_and_stored(warehouse, monkeypatch):
     warehouse.execute("UPDATE perf SET relative_perf = relative_perf * 1.1 "
                       "WHERE model = ? AND precision = 'fp16' AND measured", [A6000])
@@ -113,6 +115,7 @@ def test_a_changed_training_figure_is_cross_validated_again_and_stored(warehouse
     assert new == pytest.approx(estimators["fp16"].cv_median_abs_error)
 
 
+@pytest.mark.e2e
 def test_a_read_only_reader_uses_stored_errors(replay_db, monkeypatch):
     _no_cross_validation(monkeypatch)
     con = duckdb.connect(str(replay_db), read_only=True)

@@ -49,6 +49,7 @@ def estimators(data):
 
 @pytest.fixture(scope="module")
 def workload_estimators(data):
+    """The pipeline's per-workload fits with their nested cross-validation (about 10 s: tests using it are e2e)."""
     result, features = data
     return {p: fit_estimator(result.figures, features, p, per_workload=result.per_workload) for p in ("fp16", "fp32")}
 
@@ -113,7 +114,8 @@ def test_every_files_figures_fit_a_file_offset(data):
     assert len(est.trained_models) == 24
 
 
-@pytest.mark.parametrize("which", ["estimators", "workload_estimators"])
+# workload_estimators: the per-workload model's nested cross-validation takes about 10 s.
+@pytest.mark.parametrize("which", ["estimators", pytest.param("workload_estimators", marks=pytest.mark.e2e)])
 def test_budget_cards_are_in_a_plausible_order(which, request, data):
     estimators = request.getfixturevalue(which)
     _, features = data
@@ -191,6 +193,7 @@ def test_plain_loocv_of_the_v1_form_matches_the_first_pass(data):
 # --- per-workload model (roofline v3) ---------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_with_per_workload_ratios_the_pipeline_fits_the_per_workload_model(workload_estimators):
     fp16, fp32 = workload_estimators["fp16"], workload_estimators["fp32"]
     assert isinstance(fp16, PW.WorkloadEstimator) and fp16.version == PW.MODEL_VERSION
@@ -209,6 +212,7 @@ def test_with_per_workload_ratios_the_pipeline_fits_the_per_workload_model(workl
     assert alphas["ncf"] < 0.1 < 0.5 < alphas["bert_large_squad"]
 
 
+@pytest.mark.e2e
 def test_per_workload_estimate_record(workload_estimators, data):
     _, features = data
     fig = workload_estimators["fp16"].estimate(features["GeForce RTX 3060 12 GB"])
@@ -274,6 +278,7 @@ def test_per_workload_fit_recovers_each_workloads_share(data):
     assert one.objective > 1e-4
 
 
+@pytest.mark.e2e
 def test_a_family_the_model_misses_in_sample_is_flagged_low_confidence(workload_estimators, data):
     """At fp32 the per-workload model puts the measured GTX 1080 Ti at 0.81x its figure when it
     predicts it as an unmeasured card, more than twice its cross-validated error (8.2 %); every
@@ -298,6 +303,7 @@ def test_a_family_the_model_misses_in_sample_is_flagged_low_confidence(workload_
     assert plain.estimate(features["GeForce GTX 1080"]).relative_perf == gtx1080.relative_perf
 
 
+@pytest.mark.e2e
 def test_anchoring_cancels_what_the_model_gets_wrong_about_a_family(workload_estimators, data):
     result, features = data
     est = workload_estimators["fp16"]

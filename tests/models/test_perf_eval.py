@@ -84,6 +84,7 @@ def _scaled_ratios(ratios, model, factor):
     return [r.model_copy(update={"ratio": r.ratio * factor}) if r.model == model else r for r in ratios]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("held_out", ["Tesla V100 SXM2 16 GB", "GeForce GTX 1080 Ti"])
 @pytest.mark.parametrize("every_file", [False, True])
 def test_per_workload_nested_cv_never_sees_the_held_out_card(data, held_out, every_file):
@@ -100,6 +101,7 @@ def test_per_workload_nested_cv_never_sees_the_held_out_card(data, held_out, eve
     assert any(after[m].predicted != before[m].predicted for m in before if m != held_out)
 
 
+@pytest.mark.e2e
 def test_the_form_is_chosen_inside_each_fold(evaluation, first_15):
     forms = evaluation[0].nested_forms
     assert len(forms) == 23 and len(set(forms.values())) > 1
@@ -109,6 +111,7 @@ def test_the_form_is_chosen_inside_each_fold(evaluation, first_15):
     assert first_15[0].nested_forms["GeForce RTX 2080 Ti"] == "half/nomem/fam"
 
 
+@pytest.mark.e2e
 def test_todays_table_on_every_measured_card(evaluation):
     """The pre-registered evaluation of fitting on every measured card (docs/performance.md,
     "Fit on every measured card"): the judged row misses the target at both precisions."""
@@ -135,6 +138,7 @@ def test_todays_table_on_every_measured_card(evaluation):
     assert not any(meets(r) and meets(fp32[m]) for m, r in fp16.items() if not m.startswith("best single"))
 
 
+@pytest.mark.e2e
 def test_table_rows_on_the_first_15_cards_are_the_documented_figures(first_15):
     fp16 = {r.method: r for r in first_15[0].rows}
     fp32 = {r.method: r for r in first_15[1].rows}
@@ -153,6 +157,7 @@ def test_table_rows_on_the_first_15_cards_are_the_documented_figures(first_15):
         assert not (row.spearman >= 0.97 and row.median_abs_pct_error <= 0.06)
 
 
+@pytest.mark.e2e
 def test_per_workload_rows_on_the_first_15_cards_are_the_documented_figures(first_15):
     fp16 = {r.method: r for r in first_15[0].rows}
     fp32 = {r.method: r for r in first_15[1].rows}
@@ -170,6 +175,7 @@ def test_per_workload_rows_on_the_first_15_cards_are_the_documented_figures(firs
     assert target == [False, True]
 
 
+@pytest.mark.e2e
 def test_anchoring_failed_its_pre_registered_rule(first_15):
     """Anchored to measured siblings: lower fp16 median but lower Spearman, far worse at fp32,
     so the pipeline keeps plain estimates (docs/performance.md, "Anchoring ..."; judged on the
@@ -191,6 +197,7 @@ def test_anchoring_failed_its_pre_registered_rule(first_15):
     assert anchored["RTX A6000"] != plain["RTX A6000"]
 
 
+@pytest.mark.e2e
 def test_estimator_beats_both_baselines_on_the_same_cards(evaluation):
     for table in evaluation:
         rows = {r.method: r for r in table.rows}
@@ -202,6 +209,7 @@ def test_estimator_beats_both_baselines_on_the_same_cards(evaluation):
         assert {m for m, _, _ in table.predictions[NESTED]} == {m for m, _, _ in table.predictions["bandwidth only"]}
 
 
+@pytest.mark.e2e
 def test_optimistic_row_is_labelled_and_flatters(evaluation):
     for table in evaluation:
         rows = {r.method: r for r in table.rows}
@@ -209,6 +217,7 @@ def test_optimistic_row_is_labelled_and_flatters(evaluation):
         assert rows[name].median_abs_pct_error <= rows[V1_FIXED].median_abs_pct_error
 
 
+@pytest.mark.e2e
 def test_eval_table_formats(evaluation):
     text = format_eval_table(evaluation)
     assert text.splitlines()[0].split()[:3] == ["precision", "method", "n"]
@@ -223,6 +232,7 @@ def test_spearman_known_values():
     assert spearman([1, 2, 3], [1, 1, 2]) == pytest.approx(0.8660, abs=1e-4)
 
 
+@pytest.mark.e2e
 def test_evaluation_report_fetches_the_pinned_files_through_the_client():
     by_url = {f.url: fixture_path(FILES[f.key][1]) for f in LAMBDA_FILES}
     asked = []

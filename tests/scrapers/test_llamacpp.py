@@ -120,6 +120,7 @@ def test_names_are_looked_up_never_guessed(name, model):
     assert llamacpp_name_to_model(name) == model
 
 
+@pytest.mark.e2e
 def test_every_mapped_model_is_in_the_replay_catalog_with_the_memory_the_benchmark_names(replay_db):
     con = duckdb.connect(str(replay_db), read_only=True)
     memory = dict(con.execute("SELECT model, memory_gb FROM gpus").fetchall())
@@ -174,6 +175,7 @@ def test_the_pipeline_load_drops_models_the_catalog_lacks_with_a_warning(con):
 
 # ---- the replayed run and the CLI ------------------------------------------------------------
 
+@pytest.mark.e2e
 def test_the_replay_run_loads_inference_figures_and_none_of_them_reach_perf_or_the_ranking(replay_db):
     con = duckdb.connect(str(replay_db), read_only=True)
     try:
@@ -189,6 +191,7 @@ def test_the_replay_run_loads_inference_figures_and_none_of_them_reach_perf_or_t
         con.close()
 
 
+@pytest.mark.e2e
 def test_perf_inference_json_is_one_object_per_model_workload_and_phase(replay_db):
     res = runner.invoke(app, ["perf", "--inference", "--json", "--db", str(replay_db)])
     assert res.exit_code == 0, res.output
@@ -205,6 +208,7 @@ def test_perf_inference_json_is_one_object_per_model_workload_and_phase(replay_d
     assert ("GeForce RTX 3070", "llama3-8b-f16", "text-generation") not in by_key  # OOM
 
 
+@pytest.mark.e2e
 def test_perf_inference_table_names_source_and_date_and_refuses_training_flags(replay_db):
     res = runner.invoke(app, ["perf", "--inference", "--db", str(replay_db)])
     assert res.exit_code == 0, res.output

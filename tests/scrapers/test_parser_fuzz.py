@@ -173,6 +173,7 @@ HUGE = {"wikipedia": 1_000_000}
 
 
 @pytest.mark.parametrize("name", PARSERS)
+@pytest.mark.e2e
 def test_huge_pages(name):
     real = REAL.get(name, b"<html><body>" + WIKI_TABLE * 2)
     size = HUGE.get(name, 3_000_000)

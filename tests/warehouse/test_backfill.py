@@ -143,6 +143,7 @@ def test_backfill_equals_day_by_day_on_crafted_history(con):
     assert not [r for r in ranking if r[2] == "Card E"]  # unreleased cards are never ranked
 
 
+@pytest.mark.e2e  # about 2 s: the daily SQL run once per day for a quarter
 def test_backfill_replaces_only_its_range(con):
     _crafted_history(con)
     _day_by_day(con, START, END)
@@ -159,6 +160,7 @@ def test_backfill_rejects_an_empty_range(con):
         bf.backfill_prices(con, END, START, WINDOW, MIN_COUNT)
 
 
+@pytest.mark.e2e  # about 2 s: 40,000 synthetic listings, priced day by day for 45 days
 def test_backfill_equals_day_by_day_on_noisy_history(con):
     """Wide noise and many gross outliers, so many prices sit near the MAD tolerance edge: the
     backfill judges every window afresh, as the daily rule does, and agrees row for row."""
@@ -175,6 +177,7 @@ def test_backfill_equals_day_by_day_on_noisy_history(con):
     assert n == len(daily) > 300
 
 
+@pytest.mark.e2e  # about 2 s: the daily SQL run once per day for a quarter
 def test_backfill_counts_a_listing_seen_on_many_days_once_per_window(con):
     """Asking listings re-seen on later days, at changing prices and with gaps: each window holds a
     listing once, at its newest price there, exactly as the daily rule has it."""

@@ -36,6 +36,7 @@ def backed_up(replay_db, tmp_path_factory):
     return db, folder / "bk"
 
 
+@pytest.mark.e2e
 def test_restore_gives_back_every_row(backed_up, tmp_path):
     db, bk = backed_up
     target = tmp_path / "restored" / "gpuvalue.duckdb"
@@ -49,6 +50,7 @@ def test_restore_gives_back_every_row(backed_up, tmp_path):
     con.close()
 
 
+@pytest.mark.e2e
 def test_restore_refuses_to_overwrite_a_database(backed_up, tmp_path):
     db, bk = backed_up
     target = tmp_path / "gpuvalue.duckdb"
@@ -65,6 +67,7 @@ def test_restore_refuses_a_folder_that_is_not_a_backup(tmp_path):
     assert not (tmp_path / "new.duckdb").exists()
 
 
+@pytest.mark.e2e
 def test_backup_refuses_a_folder_with_files(backed_up, tmp_path):
     db, _ = backed_up
     (tmp_path / "used").mkdir()

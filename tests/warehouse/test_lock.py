@@ -49,6 +49,7 @@ def live_pid():
     proc.wait()
 
 
+@pytest.mark.e2e
 def test_a_second_run_refuses_and_names_the_running_one(db, live_pid, prefect_harness):
     lock = _write_lock(db, live_pid)
     before = db.read_bytes()
@@ -63,6 +64,7 @@ def test_a_second_run_refuses_and_names_the_running_one(db, live_pid, prefect_ha
     assert db.read_bytes() == before
 
 
+@pytest.mark.e2e
 def test_a_lock_left_by_a_dead_process_is_taken_over(db):
     dead = _dead_pid()
     lock = _write_lock(db, dead)
@@ -91,6 +93,7 @@ def _reader(args: list[str], db: Path, cwd: Path) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.e2e
 def test_readers_meeting_a_load_wait_then_refuse_or_read(db, tmp_path):
     writer = duckdb.connect(str(db))  # what a running load holds
     try:

@@ -180,6 +180,7 @@ def test_an_empty_warehouse_prices_nothing(con):
                                 window_days=30, min_count=3) == 0
 
 
+@pytest.mark.e2e
 def test_rematch_rebuilds_the_observations(replay_db, tmp_path):
     db = tmp_path / "g.duckdb"
     shutil.copy(replay_db, db)
@@ -233,6 +234,7 @@ def test_upgrading_a_schema_v4_warehouse_builds_the_observations(tmp_path):
         c.close()
 
 
+@pytest.mark.e2e
 def test_the_readme_queries_run_on_a_replayed_warehouse(replay_db):
     """The queries the README offers users are real SQL on the real schema."""
     import re

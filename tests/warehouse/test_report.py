@@ -149,7 +149,7 @@ def run_chromium(binary: str, profile: Path, *args: str) -> subprocess.Completed
     return subprocess.run(command, capture_output=True, text=True, timeout=90, check=False)
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_report_renders_in_a_headless_browser(report, tmp_path):
     binary = chromium()
     url = report.resolve().as_uri()
