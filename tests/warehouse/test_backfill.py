@@ -122,6 +122,7 @@ def _snapshot(con):
     return con.execute(PRICES).fetchall(), con.execute(RANKING).fetchall()
 
 
+@pytest.mark.e2e  # about 3 s: the daily SQL run once per day for a quarter
 def test_backfill_equals_day_by_day_on_crafted_history(con):
     _crafted_history(con)
     _day_by_day(con, START, END)
