@@ -1,12 +1,20 @@
-"""Test isolation: no ambient settings, no network, Prefect in a throwaway home.
+"""Test isolation: no ambient settings, no network, Prefect in a throwaway home; and the two tiers.
 
 Prefect reads its settings at import time, so they are set here before anything imports it.
+
+Tiers: `uv run pytest` runs everything (what CI runs); `uv run pytest -m "not e2e"` is the fast
+tier. A test is `e2e` when it starts Prefect (the test server, a served deployment, a CLI
+subprocess that runs the flow), uses the session's replay run, Dask, a browser, the static checker
+or an external client, or takes more than about 2 s. Tests that use the `prefect_harness`,
+`replay_run` or `replay_db` fixtures are marked here even where the marker was forgotten, so the
+fast tier never starts the Prefect server.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 _PREFECT_HOME = tempfile.mkdtemp(prefix="gpuvalue-prefect-")
@@ -35,6 +43,21 @@ def _no_ambient_settings(monkeypatch, tmp_path):
             monkeypatch.delenv(name, raising=False)
 
 
+# Fixtures that make a test end to end: the Prefect test server and the session's replay run.
+E2E_FIXTURES = frozenset({"prefect_harness", "replay_run", "replay_db"})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark e2e what needs the Prefect server or the replay run, and what still says `slow` (the
+    former name of the marker), before `-m` selects; the fast tier stays free of Prefect."""
+    for item in items:
+        if item.get_closest_marker("e2e") is None and (
+            E2E_FIXTURES.intersection(item.fixturenames) or item.get_closest_marker("slow")
+        ):
+            item.add_marker(pytest.mark.e2e)
+
+
 @pytest.fixture(scope="session")
 def prefect_harness():
     """One Prefect test server for the whole session (starting one costs seconds)."""
@@ -44,9 +67,15 @@ def prefect_harness():
         yield
 
 
+@dataclass(frozen=True)
+class ReplayRun:
+    db: Path
+    summary: object  # flows.pipeline.RunSummary; typed loosely so that importing conftest stays cheap
+
+
 @pytest.fixture(scope="session")
-def replay_db(prefect_harness, tmp_path_factory) -> Path:
-    """A database built by one real replay run of the daily flow, shared read-only by many tests."""
+def replay_run(prefect_harness, tmp_path_factory) -> ReplayRun:
+    """One real replay run of the daily flow (default thread runner, exports on), shared by many tests."""
     from datetime import date
 
     from gpuvalue.flows.daily import daily_flow
@@ -54,4 +83,47 @@ def replay_db(prefect_harness, tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("replay") / "gpuvalue.duckdb"
     summary = daily_flow(as_of=date.fromisoformat(REPLAY_DATE), replay=True, db=str(db))
     assert not summary.failed, summary.outcomes
-    return db
+    return ReplayRun(db, summary)
+
+
+@pytest.fixture(scope="session")
+def replay_db(replay_run) -> Path:
+    """The database of the session's replay run, shared read-only (copy it to write)."""
+    return replay_run.db
+
+
+@pytest.fixture(scope="session")
+def seed_estimate_cv(replay_db):
+    """Creates a migrated, empty warehouse at a path holding only the replay run's stored
+    cross-validated errors of the spec estimate (perf_estimate_cv).
+
+    A whole run on a fresh warehouse spends most of its time on that nested cross-validation,
+    which the session's replay run has done already on the same inputs. Tests about something
+    else (Dask, a served deployment, a killed load) start from such a warehouse, as every day's
+    run after the first does; the run still fits the estimate, and cross-validates again should
+    its inputs differ (the stored error is keyed by a digest of them).
+    """
+    import duckdb
+
+    from gpuvalue.warehouse.db import open_database
+
+    replayed = duckdb.connect(str(replay_db), read_only=True)
+    try:
+        columns = [c for (c,) in replayed.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'perf_estimate_cv' "
+            "ORDER BY ordinal_position").fetchall()]
+        rows = replayed.execute(f"SELECT {', '.join(columns)} FROM perf_estimate_cv").fetchall()
+    finally:
+        replayed.close()
+    assert len(rows) == 2, rows  # one per precision
+
+    def seed(path: Path) -> Path:
+        con = open_database(path)
+        try:
+            con.executemany(f"INSERT INTO perf_estimate_cv ({', '.join(columns)}) "
+                            f"VALUES ({', '.join('?' for _ in columns)})", rows)
+        finally:
+            con.close()
+        return path
+
+    return seed

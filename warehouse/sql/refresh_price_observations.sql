@@ -4,7 +4,7 @@
 --
 -- The rules are stg_price_observations' (migration 005), applied where they cost least; the
 -- view itself, filtered afterwards, would read the whole history on every load.
--- tests/test_price_observations.py holds the table equal to the view after any loads.
+-- tests/warehouse/test_price_observations.py holds the table equal to the view after any loads.
 --
 -- A listing seen before: its model, condition or sale may have changed every one of its rows, and
 -- its new snapshot changes the previous one's next_date, so all its rows are written again.

@@ -1,0 +1,109 @@
+"""Bad arguments get a one-line reason and exit code 2, never a traceback."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuvalue.flows.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def db(replay_db, tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "gpuvalue.duckdb"
+    shutil.copy(replay_db, path)
+    return path
+
+
+def _check(res, message: str) -> None:
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.output.split())
+    assert message in text, text
+    assert "Traceback" not in res.output
+    assert not isinstance(res.exception, Exception) or isinstance(res.exception, SystemExit)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["rank", "--date", "2026-13-01"], "--date must be a date like"),
+        (["rank", "--date", "yesterday"], "--date must be a date like"),
+        (["export", "--format", "csv", "--date", "30/11/2026"], "--date must be a date like"),
+        (["run", "--date", "2026-02-30"], "--date must be a date like"),
+        (["reparse", "--since", "2026-1-1x"], "--since must be a date like"),
+        (["reparse", "--source", "ebay"], "unknown source 'ebay'"),
+        (["export", "--format", "xlsx"], "--format must be csv, json, parquet or feed"),
+        (["perf", "--precision", "int8"], "--precision must be fp16 or fp32"),
+        (["run", "--task-runner", "mpi"], "--task-runner must be thread or dask"),
+    ],
+)
+@pytest.mark.e2e
+def test_bad_values(db, args, message):
+    _check(runner.invoke(app, [*args, "--db", str(db)]), message)
+
+
+@pytest.mark.e2e
+def test_unknown_source_in_the_environment(db, monkeypatch):
+    monkeypatch.setenv("GPUVALUE_SOURCES", '["ebay-browse", "craigslist"]')
+    _check(runner.invoke(app, ["rank", "--db", str(db)]), "unknown source(s) ['craigslist']")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["rank"], "no database at"),
+        (["sql", "SELECT 1"], "no database at"),
+        (["export", "--format", "csv"], "no database at"),
+        (["reparse"], "no database at"),
+    ],
+)
+def test_missing_database(tmp_path, args, message):
+    _check(runner.invoke(app, [*args, "--db", str(tmp_path / "none.duckdb")]), message)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["import", "listings", "{tmp}/none.csv", "--source", "x"], "no such file"),
+        (["parse", "lambda", "{tmp}/none.csv"], "no such file"),
+        (["restore", "--from", "{tmp}/none"], "is not a gpuvalue backup"),
+        (["match", "--evaluate", "{tmp}/none.csv"], "no such file"),
+    ],
+)
+def test_missing_files(tmp_path, args, message):
+    _check(runner.invoke(app, [a.format(tmp=tmp_path) for a in args] + ["--db", str(tmp_path / "new.duckdb")]
+                         if args[0] != "parse" else [a.format(tmp=tmp_path) for a in args]), message)
+
+
+@pytest.mark.parametrize(
+    "out, message",
+    [
+        ("{tmp}/no/such/dir/r.csv", "does not exist"),
+        ("{tmp}/readonly/r.csv", "is not writable"),
+    ],
+)
+@pytest.mark.e2e
+def test_unwritable_export_paths(db, tmp_path, out, message):
+    ro = tmp_path / "readonly"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        import os
+
+        if message == "is not writable" and os.access(ro, os.W_OK):
+            pytest.skip("running as a user who can write anywhere (root)")
+        _check(runner.invoke(app, ["export", "--db", str(db), "--format", "csv", "--out", out.format(tmp=tmp_path)]), message)
+    finally:
+        ro.chmod(0o700)
+
+
+def test_unwritable_database_folder(tmp_path):
+    blocker = tmp_path / "afile"
+    blocker.write_text("x")
+    res = runner.invoke(app, ["import", "listings", str(blocker), "--source", "x", "--db", str(blocker / "g.duckdb")])
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output

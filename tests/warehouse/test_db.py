@@ -1,0 +1,97 @@
+"""Opening the warehouse: schema versions in both directions, a migration that fails, the write
+connection and the sandboxed reader, on small warehouses built from the migrations. (Readers
+meeting a running load and the run lock between processes are in test_lock.py.)"""
+
+from __future__ import annotations
+
+from contextlib import closing
+
+import duckdb
+import pytest
+
+from gpuvalue.warehouse import db as W
+from gpuvalue.warehouse.db import (
+    SchemaTooNewError,
+    WarehouseError,
+    open_database,
+    open_sandboxed_reader,
+    schema_version_supported,
+    write_connection,
+)
+
+
+def _set_version(path, version: int) -> None:
+    with closing(duckdb.connect(str(path))) as con:
+        con.execute("DELETE FROM schema_version WHERE version > ?", [version])
+        if version > schema_version_supported():
+            con.execute("INSERT INTO schema_version VALUES (?, 'from the future', now())", [version])
+
+
+def test_every_migration_is_applied_once_in_order(tmp_path):
+    path = tmp_path / "g.duckdb"
+    with closing(open_database(path)) as con:
+        versions = [v for (v,) in con.execute("SELECT version FROM schema_version ORDER BY version").fetchall()]
+    assert versions == [v for v, _, _ in W.migrations()] == list(range(1, schema_version_supported() + 1))
+    with closing(open_database(path)) as con:  # opening again applies nothing twice
+        assert con.execute("SELECT count(*) FROM schema_version").fetchone()[0] == len(versions)
+
+
+def test_a_newer_warehouse_is_refused_for_reading_and_writing(tmp_path):
+    path = tmp_path / "g.duckdb"
+    open_database(path).close()
+    _set_version(path, schema_version_supported() + 1)
+    for read_only in (True, False):
+        with pytest.raises(SchemaTooNewError, match="upgrade gpuvalue|supports up to"):
+            open_database(path, read_only=read_only)
+
+
+def test_an_older_or_missing_warehouse_is_refused_by_a_reader(tmp_path):
+    # (A writer upgrades an older one: test_price_observations upgrades a schema v4 warehouse.)
+    path = tmp_path / "g.duckdb"
+    open_database(path).close()
+    _set_version(path, schema_version_supported() - 1)
+    with pytest.raises(WarehouseError, match="run `gpuvalue run` once to upgrade it"):
+        open_database(path, read_only=True)
+    with pytest.raises(WarehouseError, match="no database at"):
+        open_database(tmp_path / "missing.duckdb", read_only=True)
+
+
+def test_a_failing_migration_leaves_the_schema_as_it_was(tmp_path, monkeypatch):
+    path = tmp_path / "g.duckdb"
+    open_database(path).close()
+    shipped = W.migrations()
+    broken = (shipped[-1][0] + 1, "999_broken.sql", "CREATE TABLE half_done (x INTEGER); SELECT no_such_column FROM gpus;")
+    monkeypatch.setattr(W, "migrations", lambda: [*shipped, broken])
+    with pytest.raises(duckdb.Error):
+        open_database(path)
+    monkeypatch.undo()
+    with closing(duckdb.connect(str(path), read_only=True)) as con:
+        assert con.execute("SELECT max(version) FROM schema_version").fetchone()[0] == shipped[-1][0]
+        assert not con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'half_done'").fetchone()[0]
+
+
+def test_the_write_connection_is_released_after_the_load(tmp_path):
+    path = tmp_path / "g.duckdb"
+    with write_connection(path) as con:
+        con.execute("INSERT INTO fx_rates VALUES (DATE '2026-11-30', 'EUR', 1.05, 'test')")
+    with pytest.raises(duckdb.ConnectionException):
+        con.execute("SELECT 1")
+    with closing(open_database(path, read_only=True)) as reader:
+        assert reader.execute("SELECT count(*) FROM fx_rates").fetchone()[0] == 1
+
+
+@pytest.mark.parametrize("statement", [
+    "DELETE FROM gpus",
+    "CREATE TABLE evil (x INTEGER)",
+    "COPY gpus TO '{out}'",
+    "SELECT * FROM read_csv_auto('{out}')",
+    "SET enable_external_access = true",
+])
+def test_the_sandboxed_reader_reads_and_nothing_else(tmp_path, statement):
+    path = tmp_path / "g.duckdb"
+    open_database(path).close()
+    (tmp_path / "x.csv").write_text("a\n1\n")
+    with closing(open_sandboxed_reader(path)) as con:
+        assert con.execute("SELECT count(*) FROM gpus").fetchone() == (0,)
+        with pytest.raises(duckdb.Error):
+            con.execute(statement.format(out=tmp_path / "x.csv"))

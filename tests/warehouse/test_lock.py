@@ -1,0 +1,122 @@
+"""One writer at a time: a second run refuses naming the running one, a dead run's lock is taken
+over, and readers that meet a load wait briefly, then read or refuse with a clear message."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from gpuvalue.flows.cli import app
+from gpuvalue.warehouse.db import RunLock, RunLockedError
+
+runner = CliRunner()
+
+
+def _write_lock(db: Path, pid: int) -> Path:
+    lock = Path(str(db) + ".lock")
+    lock.write_text(json.dumps({"pid": pid, "started_at": datetime.now(timezone.utc).isoformat()}))
+    return lock
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+@pytest.fixture
+def db(replay_db, tmp_path) -> Path:
+    path = tmp_path / "gpuvalue.duckdb"
+    shutil.copy(replay_db, path)
+    return path
+
+
+@pytest.fixture
+def live_pid():
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    yield proc.pid
+    proc.kill()
+    proc.wait()
+
+
+@pytest.mark.e2e
+def test_a_second_run_refuses_and_names_the_running_one(db, live_pid, prefect_harness):
+    lock = _write_lock(db, live_pid)
+    before = db.read_bytes()
+
+    res = runner.invoke(app, ["run", "--replay", "--db", str(db)])
+
+    assert res.exit_code == 2
+    message = " ".join(res.output.split())
+    assert f"another gpuvalue run (pid {live_pid}" in message and "wait for it to finish" in message
+    assert "Traceback" not in res.output
+    assert json.loads(lock.read_text())["pid"] == live_pid  # the running one keeps its lock
+    assert db.read_bytes() == before
+
+
+@pytest.mark.e2e
+def test_a_lock_left_by_a_dead_process_is_taken_over(db):
+    dead = _dead_pid()
+    lock = _write_lock(db, dead)
+
+    res = runner.invoke(app, ["rematch", "--db", str(db)])
+
+    assert res.exit_code == 0, res.output
+    assert "re-matched" in res.output
+    assert not lock.exists()  # taken over, then released
+
+
+def test_run_lock_is_exclusive_between_processes(tmp_path, live_pid):
+    db = tmp_path / "g.duckdb"
+    _write_lock(db, live_pid)
+    with pytest.raises(RunLockedError, match=f"pid {live_pid}"):
+        RunLock(db).acquire()
+    Path(str(db) + ".lock").unlink()
+    with RunLock(db) as held:
+        assert json.loads(held.path.read_text())["pid"] == os.getpid()
+    assert not held.path.exists()
+
+
+def _reader(args: list[str], db: Path, cwd: Path) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUVALUE_")}
+    return subprocess.Popen([sys.executable, "-m", "gpuvalue.flows.cli", *args, "--db", str(db)], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.e2e
+def test_readers_meeting_a_load_wait_then_refuse_or_read(db, tmp_path):
+    writer = duckdb.connect(str(db))  # what a running load holds
+    try:
+        t0 = time.monotonic()
+        procs = {
+            "rank": _reader(["rank", "--top", "3"], db, tmp_path),
+            "sql": _reader(["sql", "SELECT count(*) FROM ranking_daily"], db, tmp_path),
+            "export": _reader(["export", "--format", "csv", "--out", str(tmp_path / "r.csv")], db, tmp_path),
+        }
+        results = {name: (p.wait(timeout=60), *p.communicate()) for name, p in procs.items()}
+        waited = time.monotonic() - t0
+        for name, (code, stdout, stderr) in results.items():
+            assert code == 2, (name, stdout, stderr)
+            assert "is being written by a running gpuvalue load; try again in a minute" in " ".join(stderr.split()), name
+            assert "Traceback" not in stderr
+        assert waited >= 5  # they waited for the load before giving up
+        assert not (tmp_path / "r.csv").exists()
+
+        # A load that ends while a reader waits: the reader gets the finished day.
+        late = _reader(["rank", "--top", "3", "--json"], db, tmp_path)
+        time.sleep(2.0)
+    finally:
+        writer.close()
+    code, stdout, stderr = late.wait(timeout=60), *late.communicate()
+    assert code == 0, stderr
+    assert len(stdout.splitlines()) == 3
