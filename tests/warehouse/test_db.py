@@ -69,6 +69,13 @@ def test_a_failing_migration_leaves_the_schema_as_it_was(tmp_path, monkeypatch):
         assert not con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'half_done'").fetchone()[0]
 
 
+@pytest.mark.parametrize("statement", [
+    "DELETE FROM gpus",
+    "CREATE TABLE evil (x INTEGER)",
+    "COPY gpus TO '{out}'",
+    "SELECT * FROM read_csv_auto('{out}')",
+    "SET enable_external_access = true",
+])
 def test_the_sandboxed_reader_reads_and_nothing_else(tmp_path, statement):
     path = tmp_path / "g.duckdb"
     open_database(path).close()

@@ -1,4 +1,4 @@
--- Schema version 13: framework support as a level, and the price's age and comparability in the ranking.
+-- Schema version 12: framework support as a level, and the price's age and comparability in the ranking.
 --
 -- gpus.framework_support: 'current' (a default or stable wheel of the newest PyTorch release runs the
 -- card), 'legacy' (only the legacy CUDA 12.6 wheels do), 'none', or NULL (the catalog cannot tell);
