@@ -26,13 +26,11 @@ def gpus(
 
     QUERY is first a substring of the model name; when no name contains it, it is read like a listing title (as `gpuvalue match` does), so "rtx3090" finds the GeForce RTX 3090.
     """
-    sql = ("SELECT model, vendor, architecture, segment, release_date, memory_gb, bandwidth_gb_s, fp32_tflops, "
-           "fp16_tflops, tensor_fp16_tflops, compute_capability, form_factor, launch_price_usd, framework_supported, "
-           "desktop_usable, released, provenance, framework_support FROM gpus WHERE {where} ORDER BY model")
+    from gpuvalue.warehouse.queries import gpu_rows
+
     con = _reader(db)
     try:
-        cur = con.execute(sql.format(where="$q IS NULL OR contains(lower(model), lower($q))"), {"q": query})
-        rows = _dict_rows(cur)
+        rows = gpu_rows(con, query=query)
         reason = None
         if query is not None and not rows:
             from gpuvalue.flows.pipeline import catalog_matcher
@@ -40,7 +38,7 @@ def gpus(
             found = catalog_matcher(con).match(query)
             reason = found.reason
             if found.model is not None:
-                rows = _dict_rows(con.execute(sql.format(where="model = $m"), {"m": found.model}))
+                rows = gpu_rows(con, model=found.model)
     finally:
         con.close()
     if query is not None and not rows:
@@ -92,13 +90,6 @@ def coverage(
 
 # The cards a deep-learning buyer looks at; the rest of the catalog (1990s cards, laptop chips,
 # 1 GB cards, consoles) is thousands of lines nobody reads. The help below states the same rule.
-RELEVANT_PERF_CARD = """(
-    EXISTS (SELECT 1 FROM perf AS m WHERE m.model = best.model AND m.measured)
-    OR (g.release_date >= DATE '2016-01-01' AND g.memory_gb >= 4
-        AND g.segment IN ('desktop', 'workstation', 'datacenter'))
-    OR best.model = $ref
-)"""
-
 
 @app.command()
 def perf(
@@ -141,37 +132,20 @@ def perf(
     con = _reader(db)
     try:
         # With --estimate: the spec estimate for every card; else the figure the ranking uses.
-        table = "(SELECT * FROM perf WHERE source = 'estimate')" if estimate else "perf_best"
+        from gpuvalue.warehouse.queries import perf_reference_present, perf_relative
 
-        def select(where: str, **params):
-            cur = con.execute(
-                f"""
-                WITH best AS (SELECT * FROM {table} WHERE precision = $p),
-                     ref AS (SELECT relative_perf AS r FROM best WHERE model = $ref)
-                SELECT best.model, relative_perf / coalesce((SELECT r FROM ref), 1.0) AS relative_perf, source, method,
-                       $ref AS reference, precision
-                FROM best LEFT JOIN gpus AS g USING (model)
-                WHERE {where}
-                ORDER BY relative_perf DESC, best.model
-                """,  # `table` and `where` are constants of this function
-                {"p": precision, "ref": settings.reference_gpu, **params},
-            )
-            cols = [d[0] for d in cur.description]
-            return cols, [dict(zip(cols, r)) for r in cur.fetchall()]
-
-        has_reference, has_any = con.execute(
-            f"SELECT count(*) FILTER (WHERE model = $ref) > 0, count(*) > 0 FROM {table} WHERE precision = $p",
-            {"p": precision, "ref": settings.reference_gpu},
-        ).fetchone()
+        args = dict(precision=precision, reference=settings.reference_gpu, estimate=estimate)
+        has_reference, has_any = perf_reference_present(con, **args)
         if query is not None:
-            cols, rows = select("contains(lower(best.model), lower($q))", q=query)
+            rows = perf_relative(con, query=query, **args)
             if not rows:
                 from gpuvalue.flows.pipeline import catalog_matcher
 
                 found = catalog_matcher(con).match(query)
-                cols, rows = select("best.model = $m", m=found.model or "")
+                rows = perf_relative(con, model=found.model or "", **args)
         else:
-            cols, rows = select("true" if all_ or as_json else RELEVANT_PERF_CARD)
+            rows = perf_relative(con, everything=all_ or as_json, **args)
+        cols = ["model", "relative_perf", "source", "method", "reference", "precision"]
     finally:
         con.close()
     if has_any and not has_reference:
@@ -390,10 +364,9 @@ def recommend(
     con = _reader(db)
     try:
         rows = ranking_rows(con, top=None, desktop_only=False)
-        scaling: dict[str, dict[int, float]] = {}
-        for model, n, eff in con.execute(
-            "SELECT model, num_gpu, median(efficiency) FROM perf_scaling GROUP BY ALL").fetchall():
-            scaling.setdefault(model, {})[int(n)] = float(eff)
+        from gpuvalue.warehouse.queries import scaling_efficiency
+
+        scaling = scaling_efficiency(con)
     finally:
         con.close()
     rec = make_recommendation(rows, budget_usd=budget, min_memory_gb=min_memory, use_case=use_case,

@@ -128,3 +128,36 @@ def upsert_source_catalog(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> N
 def source_catalog(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str, str]]:
     """name -> (export kind, attribution, licence), as the last run described its sources."""
     return {n: (k, a, lic) for n, k, a, lic in _rows(con, "source_catalog")}
+
+
+def gpu_rows(con: duckdb.DuckDBPyConnection, *, query: str | None = None, model: str | None = None) -> list[dict]:
+    (stmt,) = statements("gpu_rows")
+    cur = con.execute(stmt, {"query": query, "model": model})
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+
+def perf_relative(con: duckdb.DuckDBPyConnection, *, precision: str, reference: str, estimate: bool = False,
+                  query: str | None = None, model: str | None = None, everything: bool = False) -> list[dict]:
+    """`gpuvalue perf`'s rows (see perf_relative.sql for the default filter)."""
+    (stmt,) = statements("perf_relative")
+    cur = con.execute(stmt, {"p": precision, "ref": reference, "estimate": estimate, "query": query, "model": model,
+                             "everything": everything})
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+
+def perf_reference_present(con: duckdb.DuckDBPyConnection, *, precision: str, reference: str,
+                           estimate: bool = False) -> tuple[bool, bool]:
+    """(the reference card has a figure, the precision has any figure)."""
+    (stmt,) = statements("perf_reference_present")
+    has_reference, has_any = con.execute(stmt, {"p": precision, "ref": reference, "estimate": estimate}).fetchone()
+    return bool(has_reference), bool(has_any)
+
+
+def scaling_efficiency(con: duckdb.DuckDBPyConnection) -> dict[str, dict[int, float]]:
+    """Measured multi-GPU scaling per card: GPU count -> median efficiency."""
+    scaling: dict[str, dict[int, float]] = {}
+    for model, n, eff in _rows(con, "scaling_efficiency"):
+        scaling.setdefault(model, {})[int(n)] = float(eff)
+    return scaling

@@ -280,13 +280,35 @@ def _rent_vs_buy(db: Path) -> object:
         return rent_vs_buy_inputs(con)
 
 
+@runs("gpu_rows")
+def _gpu_rows(db: Path) -> object:
+    with closing(open_database(db)) as con:
+        return queries.gpu_rows(con, query="card") + queries.gpu_rows(con, model="Card A")
+
+
+@runs("perf_relative", "perf_reference_present")
+def _perf_relative(db: Path) -> object:
+    with closing(open_database(db)) as con:
+        present = queries.perf_reference_present(con, precision="fp16", reference=REF)
+        rows = queries.perf_relative(con, precision="fp16", reference=REF, everything=True)
+        rows += queries.perf_relative(con, precision="fp16", reference=REF, estimate=True, query="card")
+        return rows if any(present) else []
+
+
+@runs("scaling_efficiency")
+def _scaling(db: Path) -> object:
+    with closing(open_database(db)) as con:
+        return queries.scaling_efficiency(con)
+
+
 # Files whose seeded result may be empty: the small seed has no rental offers, price index or
 # coverage-sized catalog; these runs still fail on a syntax error or a column that is gone.
 QUIET_WHEN_SEEDED_EXTRA = {"quality_price_index_alarms", "rental_prices_daily", "rent_ranking", "rent_ranking_provider",
                            "rent_vs_buy", "coverage_catalog", "measured_perf_for_fit", "perf_workload_ratios",
                            "catalog_features", "delete_spec_rows", "ranking_top", "source_catalog",
                            "upsert_source_catalog", "listings_to_rematch", "apply_rematch", "catalog_entries",
-                           "catalog_model_names", "delete_listing_rows", "ranked_days", "backfill_prices_fallback"}
+                           "catalog_model_names", "delete_listing_rows", "ranked_days", "backfill_prices_fallback",
+                           "gpu_rows", "perf_relative", "perf_reference_present", "scaling_efficiency"}
 
 
 # The seeded runs are a normal day: no quality alarm (tests/flows/test_quality_alarms.py raises them).

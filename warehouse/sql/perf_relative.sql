@@ -1,0 +1,24 @@
+-- `gpuvalue perf`: relative performance per card at one precision, rescaled to the reference card.
+-- $estimate: the spec estimate for every card, else the figure the ranking uses (perf_best).
+-- $model picks one card, else $query is a part of the name; $everything lifts the default filter
+-- (cards with a measured figure, catalog cards from 2016 on with 4 GB or more in the desktop,
+-- workstation or datacenter segment, and the reference card).
+WITH best AS (
+         SELECT * FROM perf_best WHERE NOT $estimate AND precision = $p
+         UNION ALL
+         SELECT * FROM perf WHERE $estimate AND source = 'estimate' AND precision = $p
+     ),
+     ref AS (SELECT relative_perf AS r FROM best WHERE model = $ref)
+SELECT best.model, relative_perf / coalesce((SELECT r FROM ref), 1.0) AS relative_perf, source, method,
+       $ref AS reference, precision
+FROM best LEFT JOIN gpus AS g USING (model)
+WHERE CASE
+    WHEN $model IS NOT NULL THEN best.model = $model
+    WHEN $query IS NOT NULL THEN contains(lower(best.model), lower($query))
+    WHEN $everything THEN true
+    ELSE EXISTS (SELECT 1 FROM perf AS m WHERE m.model = best.model AND m.measured)
+         OR (g.release_date >= DATE '2016-01-01' AND g.memory_gb >= 4
+             AND g.segment IN ('desktop', 'workstation', 'datacenter'))
+         OR best.model = $ref
+END
+ORDER BY relative_perf DESC, best.model;
