@@ -104,7 +104,7 @@ def test_fail_on_quality_alarm_turns_an_alarm_into_a_non_zero_exit(alarmed_db, t
     res = runner.invoke(app, ["run", "--replay", "--db", str(db), "--date", "2026-12-01"])
     assert res.exit_code == exit_code, res.output
     output = " ".join(res.output.split())
-    assert "alarm: ebay-browse: 1361 rows today against a trailing median of 20000" in output
+    assert "alarm: ebay-browse: 1923 rows today against a trailing median of 20000" in output
     assert ("failed sources: quality alarms" in output) is fail_on_alarm
     con = duckdb.connect(str(db), read_only=True)
     # The alarm does not undo the day: the rows are loaded and ranked either way.
