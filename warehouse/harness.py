@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from types import ModuleType
 
 import duckdb
 import pyarrow as pa
 
-from gpuvalue.models.harness import HarnessFigure, RunMetadata
-from gpuvalue.models.perf_combine import COMBINED, CombinedPerf, HarnessInput, combine_measured
+from gpuvalue.models.harness import HarnessFigure
+from gpuvalue.models.perf_combine import COMBINED, CombinedPerf, combine_measured
 from gpuvalue.models.perf_measured import DEFAULT_REFERENCE, WorkloadRatio
 from gpuvalue.models.records import PerfFigure
+from gpuvalue.scrapers.harness_sources import figures_from_records, harness_inputs
 from gpuvalue.warehouse import load
 
 NOT_IN_CATALOG = "not in the catalog"
@@ -40,28 +40,6 @@ _SCHEMA = pa.schema([
     ("baseline_run", pa.string()), ("iterations", pa.int32()), ("note", pa.string()),
     ("loaded_at", pa.timestamp("us")),
 ])
-
-
-def source_module(name: str) -> ModuleType | None:
-    """The module that declares source ``name`` (its anchors, date and record joiner live there)."""
-    from gpuvalue.scrapers import registry
-
-    for module in registry.source_modules():
-        declared = getattr(module, "SOURCE", None)
-        if declared is not None and declared.name == name:
-            return module
-    return None
-
-
-def figures_from_records(name: str, records: Iterable[object]) -> list[HarnessFigure]:
-    """A harness source's figures from its parsed records: joined with their runs' side files where
-    the source publishes those apart (its module's ``figures_from_records``)."""
-    records = list(records)
-    module = source_module(name)
-    joiner = getattr(module, "figures_from_records", None) if module is not None else None
-    if joiner is not None and any(isinstance(r, RunMetadata) for r in records):
-        return list(joiner(records))
-    return [r for r in records if isinstance(r, HarnessFigure)]
 
 
 def with_catalog(figures: Sequence[HarnessFigure], known: set[str]) -> list[HarnessFigure]:
@@ -122,16 +100,6 @@ def stored_harness_figures(con: duckdb.DuckDBPyConnection) -> dict[str, list[Har
         data["date"] = data.pop("run_date")
         fig = HarnessFigure(**data)
         out.setdefault(fig.harness, []).append(fig)
-    return out
-
-
-def harness_inputs(figures: dict[str, list[HarnessFigure]]) -> list[HarnessInput]:
-    """Each stored harness with its anchors and data date, as its source module declares them."""
-    out = []
-    for name in sorted(figures):
-        module = source_module(name)
-        out.append(HarnessInput(name, figures[name], tuple(getattr(module, "ANCHORS", ()) or ()),
-                                getattr(module, "COMMIT_DATE", None)))
     return out
 
 
