@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
-from gpuvalue.models.perf_label import is_low_confidence
+from gpuvalue.models.perf_label import is_low_confidence, is_rocm
 
 app = typer.Typer(
     name="gpuvalue",
@@ -138,7 +138,8 @@ def _print_ranking(rows: list[dict], title: str) -> None:
         return r["model"] + (" †" if r.get("framework_supported") is False else "")
 
     def source(r: dict) -> str:
-        return f"{r['perf_source']} *" if is_low_confidence(r) else r["perf_source"]
+        label = f"{r['perf_source']} (ROCm)" if is_rocm(r) else r["perf_source"]
+        return f"{label} *" if is_low_confidence(r) else label
 
     _print_table(RANK_HEADERS, [
         (r["rank"], name(r), r["memory_gb"], r["price_usd"], r["price_kind"], r["price_n"], q(r),

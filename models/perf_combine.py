@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict
 
 from gpuvalue.models.harness import HarnessFigure
 from gpuvalue.models.harness_relative import HarnessRatio, harness_relative
+from gpuvalue.models.perf_label import ON_ROCM  # the phrase outputs mark ROCm figures by
 from gpuvalue.models.perf_measured import (
     DEFAULT_REFERENCE,
     MAX_CELL_DEVIATION,
@@ -46,8 +47,6 @@ COMBINED = "combined"
 # A card's combined sources further apart than this many times the usual spread (in log terms)
 # are flagged as disagreeing.
 DISAGREE_FACTOR = 2.0
-# The phrase a figure measured on AMD hardware (ROCm) carries in its method; outputs mark it.
-ON_ROCM = "on ROCm"
 PRECISIONS = ("fp16", "fp32")
 
 
@@ -388,3 +387,17 @@ def _combined(model: str, precision: str, figs: Sequence[SourceFigure], spread: 
 def disagreeing(figure: PerfFigure) -> bool:
     """Whether a combined figure's sources are further apart than the usual spread allows."""
     return "harnesses disagree" in figure.method
+
+
+def ranking_set(others: Sequence[PerfFigure], result: CombinedPerf) -> list[PerfFigure]:
+    """One measured figure per card and precision, the one the ranking uses (as ``perf_best``
+    picks among measured figures: the combined one, else the most workloads, then by source), for
+    fitting and cross-validating on every measured card."""
+    best: dict[tuple[str, str], PerfFigure] = {}
+    for fig in [*others, *result.figures, *result.combined]:
+        key = (fig.model, fig.precision)
+        rank = (fig.source != COMBINED, -(fig.workloads or 0), fig.source)
+        held = best.get(key)
+        if held is None or rank < (held.source != COMBINED, -(held.workloads or 0), held.source):
+            best[key] = fig
+    return [best[k] for k in sorted(best)]

@@ -12,7 +12,7 @@ from datetime import date
 from typing import Any
 
 from gpuvalue.models.memory_class import memory_class
-from gpuvalue.models.perf_label import is_low_confidence
+from gpuvalue.models.perf_label import is_low_confidence, perf_source_label
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ def perf_provenance(row: dict[str, Any]) -> str:
     if source == "local":
         return "speed measured on this machine"
     if source != "estimate":
-        return f"speed measured ({source})"
+        return f"speed measured ({perf_source_label(row)})"
     if not is_low_confidence(row):
         return "speed estimated from specs"
     if "likely low" in method:
