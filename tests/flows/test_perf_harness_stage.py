@@ -128,3 +128,19 @@ def test_multi_gpu_runs_feed_perf_scaling(con):
 
 def test_the_harnesses_are_default_sources():
     assert set(HARNESS_SOURCES) <= set(registry.default_sources())
+
+
+def test_perf_evaluate_reads_the_harnesses_through_the_replay_archive():
+    from gpuvalue.flows.commands import _recorded_harnesses
+    from gpuvalue.flows.pipeline import make_client
+
+    client = make_client(Settings(), replay=True)
+    try:
+        inputs = {h.name: h for h in _recorded_harnesses(client)}
+    finally:
+        client.close()
+    assert set(inputs) == set(HARNESS_SOURCES)
+    assert inputs["cnn-benchmarks"].anchors == ("TITAN X Pascal",)
+    # lamikr's figures come joined with their runs' side files: batches known, the RX 7800 XT's is 4.
+    xt = {f.batch_size for f in inputs["pytorch-gpu-benchmark"].figures if f.model == "Radeon RX 7800 XT"}
+    assert xt == {4}

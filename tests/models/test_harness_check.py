@@ -115,7 +115,7 @@ def test_perf_evaluate_prints_the_enlarged_table_and_the_third_check(monkeypatch
     monkeypatch.setattr(E, "evaluate_enlarged", enlarged)
     result = relative_perf_from_lambda(lambda_tables())
     text = E.evaluation_report(result.figures, {}, per_file=result.per_file, per_workload=result.per_workload,
-                               harness_figures=recorded_harness_figures())
+                               harnesses=harness_inputs(recorded_harness_figures()))
     assert ENLARGED_TITLE in text and HARNESS_CHECK_TITLE in text
     assert text.index(ENLARGED_TITLE) < text.index(HARNESS_CHECK_TITLE)
     assert "enlarged" in text
