@@ -19,7 +19,7 @@ from gpuvalue.flows.cli_app import (
     DbOpt, _check_db_path, _fail, _memory_format, _jsonable, _parse_date, _print_table, _reader, _settings, _write_json_lines, app, err,
     out,
 )
-from gpuvalue.models.perf_label import is_low_confidence
+from gpuvalue.models.perf_label import is_low_confidence, is_rocm
 
 RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price as of", "age", "stale", "rel. perf",
                 "perf source", "perf per $1k"]
@@ -51,7 +51,8 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
         return r["model"] + mark + (" (passive)" if is_passive(r) else "")
 
     def source(r: dict) -> str:
-        return f"{r['perf_source']} *" if is_low_confidence(r) else r["perf_source"]
+        label = f"{r['perf_source']} (ROCm)" if is_rocm(r) else r["perf_source"]
+        return f"{label} *" if is_low_confidence(r) else label
 
     def dated(r: dict):
         return f"{index_month(r)} (month)" if r.get("price_kind") == "index" else r["price_as_of"]

@@ -9,8 +9,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Optional
 
+import duckdb
 import typer
 
+from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.flows.cli_app import (
     DbOpt, _dict_rows, _fail, _print_table, _reader, _settings, _write_json_lines, app, err, import_app, out,
 )
@@ -119,14 +121,15 @@ def perf(
         from gpuvalue.models.perf_measured import relative_perf_from_lambda
         from gpuvalue.scrapers.sources.lambda_bench import fetch_lambda_tables
 
-        # The Lambda tables come through the replay archive: the evaluation is reproducible offline.
+        # The Lambda tables and the harnesses come through the replay archive: reproducible offline.
         client = make_client(_settings(db), replay=True)
         try:
             lambda_perf = relative_perf_from_lambda(fetch_lambda_tables(client))
+            harnesses = _recorded_harnesses(client)
         finally:
             client.close()
         out.print(evaluation_report(lambda_perf.figures, per_file=lambda_perf.per_file,
-                                    per_workload=lambda_perf.per_workload), highlight=False)
+                                    per_workload=lambda_perf.per_workload, harnesses=harnesses), highlight=False)
         return
     settings = _settings(db)
     con = _reader(db)
@@ -159,6 +162,48 @@ def perf(
             out.file.write(json.dumps(r) + "\n")
         return
     _print_table(cols, [tuple(r.values()) for r in rows])
+    if query is not None and not estimate:
+        _perf_card_sources(db, [r["model"] for r in rows], precision)
+
+
+def _recorded_harnesses(client) -> list:
+    """The benchmark harnesses' figures, read through ``client``, for the enlarged cross-validation
+    and the third held-out check of `perf --evaluate`."""
+    from gpuvalue.scrapers.harness_sources import fetch_harness_figures, harness_inputs
+
+    return harness_inputs(fetch_harness_figures(client))
+
+
+# A MODEL query that matches more cards than this lists their figures only, not every source's.
+PERF_SOURCES_MAX_CARDS = 5
+
+
+def _perf_card_sources(db, models: list[str], precision: str) -> None:
+    """Under `gpuvalue perf MODEL`: every source's figure of each matched card (the ranked one first,
+    its method saying how it was made) and the harness runs that give the card no figure, with why."""
+    from gpuvalue.warehouse.sql_files import sql
+
+    if not models or len(models) > PERF_SOURCES_MAX_CARDS:
+        return
+    con = _reader(db)
+    try:
+        for model in models:
+            params = {"model": model, "precision": precision}
+            figures = _dict_rows(con.execute(sql("perf_card_sources"), params))
+            try:
+                runs = _dict_rows(con.execute(sql("perf_card_harness_runs"), params))
+            except duckdb.CatalogException:  # a warehouse from before harness figures were stored
+                runs = []
+            _print_table(["", "source", "relative perf", "workloads", "method"], [
+                ("ranked" if f["ranked"] else "", perf_source_label({"perf_source": f["source"], "perf_method": f["method"]}),
+                 round(f["relative_perf"], 4), f["workloads"], f["method"]) for f in figures
+            ], title=f"{model}, {precision}: every figure")
+            if runs:
+                _print_table(["harness", "device as published", "figures", "why no figure"],
+                             [(r["harness"], r["device"], r["figures"], r["why"]) for r in runs],
+                             title=f"{model}: harness runs that give it no {precision} figure")
+    finally:
+        con.close()
 
 
 def _perf_inference(db, as_json: bool) -> None:

@@ -98,6 +98,34 @@ def _load_inference(ctx: StageContext, name: str, batches: list[ParsedSource]) -
     return P.load_inference(ctx.con, batches[-1], ctx.loaded_at)
 
 
+def _load_harness(ctx: StageContext, name: str, batches: list[ParsedSource]) -> int:
+    """A benchmark harness's figures as published (its newest fetch replaces the rest); they are
+    combined with the other measured figures once the stage has stored every benchmark source."""
+    from gpuvalue.warehouse.harness import load_harness
+
+    return load_harness(ctx.con, name, batches[-1].records, ctx.loaded_at)
+
+
+def _combine_measured(ctx: StageContext, batches: Batches, result: StageResult) -> None:
+    """Every stored harness combined with the other measured figures (docs/performance.md); a failure
+    fails the harness sources of this run, a card without a figure is a warning on its harness."""
+    from gpuvalue.warehouse.harness import combine_and_store
+
+    benchmarks = set(registry.names(kind="benchmark"))
+    harnesses = [n for n in result.seconds
+                 if n in benchmarks and not any(b.perf_tables for b in batches.get(n, []))]
+    try:
+        combined = combine_and_store(ctx.con, ctx.loaded_at, ctx.settings.reference_gpu)
+    except Exception as exc:  # recorded on the harness sources; the run goes on
+        log.error("combining the benchmark harnesses failed: %s", exc)
+        for name in harnesses:
+            result.failed[name] = f"combining: {type(exc).__name__}: {exc}"
+        return
+    for model, precision, harness, why in (combined.no_figure if combined else []):
+        if harness in result.warnings:
+            result.warnings[harness].append(f"{harness}: no {precision} figure for {model}: {why}")
+
+
 def _load_price_index(ctx: StageContext, name: str, batches: list[ParsedSource]) -> int:
     """A third kind of price: stored apart (price_index_monthly), never mixed into own medians."""
     from gpuvalue.warehouse.price_index import load_price_index
@@ -124,6 +152,7 @@ def _load_rental(ctx: StageContext, name: str, batches: list[ParsedSource]) -> i
 EXTRA_LOADERS: dict[str, Callable[[StageContext, str, list[ParsedSource]], int]] = {
     "price_index": _load_price_index,
     "rental": _load_rental,
+    "benchmark": _load_harness,  # benchmark sources without Lambda-format tables
 }
 
 
@@ -183,6 +212,7 @@ def perf_stage(ctx: StageContext, batches: Batches) -> StageResult:
     """Measured training figures, then inference figures (their own table, never the ranking)."""
     result = StageResult()
     _store_kinds(ctx, "perf", batches, result)
+    _combine_measured(ctx, batches, result)
     return result
 
 

@@ -8,7 +8,8 @@ Model ("roofline v2"): a two-term roofline in log space,
 
 - ``C`` is the matrix throughput the precision actually uses: dense FP16 tensor/matrix
   TFLOPS for fp16 (plain FP16/FP32 shader rate where there are no matrix units); for
-  fp32, TF32 (half the FP16 tensor rate) on NVIDIA Ampere and newer, else FP32 TFLOPS.
+  fp32, TF32 (half the FP32-accumulate FP16 tensor rate, halved on GeForce in every
+  form) on NVIDIA Ampere and newer, else FP32 TFLOPS.
 - ``B_eff = bandwidth * (L2 / L2_ref) ** gamma``: a large L2 (Ada, Hopper) serves part
   of the traffic, so it acts as extra bandwidth; ``gamma`` is small and fitted.
 - ``s`` is a common scale, ``u_family`` a per-architecture-family efficiency offset
@@ -145,7 +146,13 @@ def compute_tflops(
     """The throughput a training step at this precision runs on (see module doc).
 
     ``full_rate_geforce`` undoes the arch table's GeForce halving of the FP32-accumulate
-    tensor rate (and so of TF32), for the model forms that test whether it binds.
+    FP16 tensor rate, for the model forms that test whether it binds for mixed precision.
+    It does not touch TF32: NVIDIA states GeForce TF32 at the halved rate (RTX 3090 35.6,
+    RTX 4090 82.6 dense TFLOPS), so fp32 is half the table's rate in every form. (Before
+    the fix in docs/performance.md, "fp32 on cards without TF32", the doubled rate fed
+    TF32 too, which put the reference at twice its TF32 rate and every card without a
+    doubled GeForce TF32 rate - all pre-Ampere cards among them - at half its compute
+    next to it.) Cards without TF32 (Volta, Turing, Pascal and older) run plain FP32.
     """
     fp32 = _num(features, "fp32_tflops")
     fp16 = _num(features, "fp16_tflops")
@@ -153,10 +160,10 @@ def compute_tflops(
     rate = matrix_rate(
         _str(features.get("vendor")), _str(features.get("architecture")), _str(features.get("model"))
     )
-    if tensor and full_rate_geforce and rate is not None and rate.geforce_fp32_acc_halved:
-        if is_geforce(_str(features.get("model"))):
-            tensor *= 2
     if precision == "fp16":
+        if tensor and full_rate_geforce and rate is not None and rate.geforce_fp32_acc_halved:
+            if is_geforce(_str(features.get("model"))):
+                tensor *= 2
         if tensor:
             return tensor
         candidates = [v for v in (fp32, fp16) if v]

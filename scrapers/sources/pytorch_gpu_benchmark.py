@@ -355,8 +355,8 @@ def _as_of(page: FetchedPage) -> date:
 
 
 SOURCE = Source(
-    # Opt-in (GPUVALUE_SOURCES) until the warehouse stores its kind: a default run fetches only what it keeps.
-    default=False,
+    # A default source since its figures are stored and combined (docs/performance.md).
+    default=True,
     name=NAME,
     kind="benchmark",
     export_kind="perf",

@@ -84,10 +84,12 @@ def test_the_figures_reported(tables):
     rows = {(t.precision, r.method): r for t in tables for r in t.rows}
     shipped16, shipped32 = rows[("fp16", SHIPPED)], rows[("fp32", SHIPPED)]
     assert (shipped16.median_abs_pct_error, shipped16.max_abs_pct_error) == (0.0406, 0.049)
-    assert (shipped32.median_abs_pct_error, shipped32.max_abs_pct_error) == (0.0434, 0.156)
+    # fp32 as recomputed after the fp32 fix (published before it: 4.3 % and 15.6 %; docs/performance.md,
+    # "fp32 on cards without TF32"); fp16 is untouched by the fix.
+    assert (shipped32.median_abs_pct_error, shipped32.max_abs_pct_error) == (0.0253, 0.088)
     # The anchored variant (pre-registered, not adopted): better at fp16, worse at fp32 here too.
     assert rows[("fp16", ANCHORED)].median_abs_pct_error == 0.0172
-    assert rows[("fp32", ANCHORED)].median_abs_pct_error == 0.0615
+    assert rows[("fp32", ANCHORED)].median_abs_pct_error > shipped32.median_abs_pct_error
     assert rows[("fp16", BANDWIDTH_ONLY)].median_abs_pct_error == 0.0443
     assert rows[("fp32", BANDWIDTH_ONLY)].median_abs_pct_error == 0.2783
 
@@ -139,7 +141,8 @@ def test_second_check_scores_four_cards_no_fit_saw(fresh_tables, data):
 def test_second_check_figures_reported(fresh_tables):
     rows = {(t.precision, r.method): r for t in fresh_tables for r in t.rows}
     assert (rows[("fp16", SHIPPED)].spearman, rows[("fp16", SHIPPED)].median_abs_pct_error) == (1.0, 0.0764)
-    assert (rows[("fp32", SHIPPED)].spearman, rows[("fp32", SHIPPED)].median_abs_pct_error) == (1.0, 0.0782)
+    # fp32 recomputed after the fp32 fix (published before it: Spearman 1.0, 7.8 %).
+    assert (rows[("fp32", SHIPPED)].spearman, rows[("fp32", SHIPPED)].median_abs_pct_error) == (0.8, 0.0735)
     assert rows[("fp16", BANDWIDTH_ONLY)].spearman == rows[("fp32", BANDWIDTH_ONLY)].spearman == 0.7379
     # Above the 6 % target at both precisions: reported, not acted on (docs/performance.md).
     assert all(rows[(p, SHIPPED)].median_abs_pct_error > 0.06 for p in ("fp16", "fp32"))

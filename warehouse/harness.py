@@ -1,0 +1,175 @@
+"""Benchmark-harness figures in the warehouse: stored as published (``harness_figures``), then
+combined with the other measured figures into ``perf``, ``perf_workload`` and ``perf_scaling``.
+
+A harness source's load stores its figures only. The combining runs once after every benchmark
+source of a run is stored (``combine_and_store``), because a harness without the reference card is
+chained through cards other sources measured, and a card's combined figure needs all its sources.
+The method: ``gpuvalue.models.perf_combine`` and docs/performance.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+import duckdb
+import pyarrow as pa
+
+from gpuvalue.models.harness import HarnessFigure
+from gpuvalue.models.perf_combine import COMBINED, CombinedPerf, combine_measured
+from gpuvalue.models.perf_measured import DEFAULT_REFERENCE, WorkloadRatio
+from gpuvalue.models.records import PerfFigure
+from gpuvalue.scrapers.harness_sources import figures_from_records, harness_inputs
+from gpuvalue.warehouse import load
+
+NOT_IN_CATALOG = "not in the catalog"
+# Sources whose perf rows are not another measured source's figures.
+_NOT_MEASURED_SOURCES = ("local", "estimate", COMBINED)
+
+_COLUMNS = (
+    "harness", "device", "model", "excluded", "workload", "mode", "precision", "metric", "value", "batch_size",
+    "batch_basis", "gpu_count", "framework", "framework_version", "cuda", "rocm", "cudnn", "run_date", "series",
+    "run", "baseline_run", "iterations", "note", "loaded_at",
+)
+_SCHEMA = pa.schema([
+    ("harness", pa.string()), ("device", pa.string()), ("model", pa.string()), ("excluded", pa.string()),
+    ("workload", pa.string()), ("mode", pa.string()), ("precision", pa.string()), ("metric", pa.string()),
+    ("value", pa.float64()), ("batch_size", pa.int32()), ("batch_basis", pa.string()), ("gpu_count", pa.int32()),
+    ("framework", pa.string()), ("framework_version", pa.string()), ("cuda", pa.string()), ("rocm", pa.string()),
+    ("cudnn", pa.string()), ("run_date", pa.date32()), ("series", pa.string()), ("run", pa.string()),
+    ("baseline_run", pa.string()), ("iterations", pa.int32()), ("note", pa.string()),
+    ("loaded_at", pa.timestamp("us")),
+])
+
+
+def with_catalog(figures: Sequence[HarnessFigure], known: set[str]) -> list[HarnessFigure]:
+    """Figures whose model the catalog lacks are kept, out of the ranking, with that reason."""
+    out = []
+    for fig in figures:
+        if fig.model is not None and fig.model not in known and fig.excluded is None:
+            fig = fig.model_copy(update={"excluded": NOT_IN_CATALOG})
+        out.append(fig)
+    return out
+
+
+def replace_harness_figures(con: duckdb.DuckDBPyConnection, harness: str, figures: Sequence[HarnessFigure],
+                            loaded_at: datetime) -> int:
+    """A harness's figures replace its previous ones (its newest fetch is the whole truth)."""
+    others = sorted({f.harness for f in figures} - {harness})
+    if others:
+        raise ValueError(f"figures of {', '.join(others)} passed as {harness}'s")
+    con.execute("DELETE FROM harness_figures WHERE harness = ?", [harness])
+    if not figures:
+        return 0
+    stamp = _naive_utc(loaded_at)
+    rows = []
+    for f in figures:
+        row = f.model_dump()
+        row["run_date"] = row.pop("date")
+        row["loaded_at"] = stamp
+        rows.append({c: row[c] for c in _COLUMNS})
+    incoming_harness = pa.Table.from_pylist(rows, schema=_SCHEMA)
+    con.register("incoming_harness", incoming_harness)
+    try:
+        con.execute(f"INSERT INTO harness_figures BY NAME SELECT {', '.join(_COLUMNS)} FROM incoming_harness")
+    finally:
+        con.unregister("incoming_harness")
+    return len(rows)
+
+
+def _naive_utc(moment: datetime) -> datetime:
+    from datetime import timezone
+
+    return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+def load_harness(con: duckdb.DuckDBPyConnection, name: str, records: Iterable[object], loaded_at: datetime) -> int:
+    """Store one harness source's figures (a device the catalog lacks kept with that reason)."""
+    from gpuvalue.warehouse import queries
+
+    figures = with_catalog(figures_from_records(name, records), queries.catalog_model_names(con))
+    with load.transaction(con):
+        return replace_harness_figures(con, name, figures, loaded_at)
+
+
+def stored_harness_figures(con: duckdb.DuckDBPyConnection) -> dict[str, list[HarnessFigure]]:
+    cur = con.execute(f"SELECT {', '.join(_COLUMNS[:-1])} FROM harness_figures ORDER BY harness, run, workload")
+    out: dict[str, list[HarnessFigure]] = {}
+    for row in cur.fetchall():
+        data = dict(zip(_COLUMNS[:-1], row, strict=True))
+        data["date"] = data.pop("run_date")
+        fig = HarnessFigure(**data)
+        out.setdefault(fig.harness, []).append(fig)
+    return out
+
+
+def other_measured(con: duckdb.DuckDBPyConnection, derived: Iterable[str]) -> tuple[list[PerfFigure],
+                                                                                     list[WorkloadRatio]]:
+    """The other measured sources' figures (Lambda's) and their per-workload ratios."""
+    skip = [*_NOT_MEASURED_SOURCES, *derived]
+    marks = ", ".join("?" for _ in skip)
+    figures = [
+        PerfFigure(model=r[0], precision=r[1], relative_perf=r[2], source=r[3], method=r[4], reference=r[5],
+                   measured=True, workloads=r[6] or 0, as_of=r[7])
+        for r in con.execute(
+            "SELECT model, precision, relative_perf, source, method, reference, workloads, as_of FROM perf "
+            f"WHERE measured AND source NOT IN ({marks}) ORDER BY ALL", skip).fetchall()
+    ]
+    ratios = [
+        WorkloadRatio(model=r[0], precision=r[1], source=r[2], workload=r[3], ratio=r[4])
+        for r in con.execute(
+            f"SELECT model, precision, source, workload, ratio FROM perf_workload WHERE source NOT IN ({marks}) "
+            "ORDER BY ALL", skip).fetchall()
+    ]
+    return figures, ratios
+
+
+def derived_sources(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Every source name whose perf/perf_workload/perf_scaling rows the combining writes: the
+    benchmark sources of the registry (a harness's rows carry its name; Lambda's rows carry their
+    file's name, never the source's) and ``combined``."""
+    from gpuvalue.scrapers import registry
+
+    stored = {r[0] for r in con.execute("SELECT DISTINCT harness FROM harness_figures").fetchall()}
+    return sorted({*registry.names(kind="benchmark"), *stored, COMBINED})
+
+
+def combine_and_store(con: duckdb.DuckDBPyConnection, loaded_at: datetime,
+                      reference: str = DEFAULT_REFERENCE) -> CombinedPerf | None:
+    """Combine every stored harness with the other measured figures and replace the derived rows:
+    each harness's perf/perf_workload/perf_scaling rows and the ``combined`` rows. None (and no
+    derived rows left) when no harness figure is stored."""
+    figures = stored_harness_figures(con)
+    sources = derived_sources(con)
+    with load.transaction(con):
+        if not figures:
+            _store(con, None, sources, loaded_at)
+            return None
+        others, other_ratios = other_measured(con, sources)
+        vendors = dict(con.execute("SELECT model, vendor FROM gpus WHERE vendor IS NOT NULL").fetchall())
+        result = combine_measured(harness_inputs(figures), others, other_ratios, reference=reference,
+                                  vendors=vendors)
+        _store(con, result, sources, loaded_at)
+    return result
+
+
+def _store(con: duckdb.DuckDBPyConnection, result: CombinedPerf | None, sources: Sequence[str],
+           loaded_at: datetime) -> None:
+    """Replace every derived source's rows (with nothing where ``result`` has none)."""
+    by_source: dict[str, list[PerfFigure]] = {s: [] for s in sources}
+    workloads: dict[str, list[dict]] = {s: [] for s in sources}
+    scaling: dict[str, list[dict]] = {s: [] for s in sources}
+    if result is None:
+        result = CombinedPerf(figures=[], combined=[], per_workload=[], scaling=[], spread={})
+    for fig in [*result.figures, *result.combined]:
+        by_source.setdefault(fig.source, []).append(fig)
+    for r in result.per_workload:
+        workloads.setdefault(r.source, []).append(r.model_dump())
+    for s in result.scaling:
+        scaling.setdefault(s.source, []).append(s.model_dump(exclude={"workloads"}))
+    for source, figs in by_source.items():
+        load.replace_perf(con, source, figs, loaded_at)
+    for source, rows in workloads.items():
+        load.replace_perf_workload(con, source, rows)
+    for source, rows in scaling.items():
+        load.replace_scaling(con, source, rows)
