@@ -15,6 +15,8 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from gpuvalue.flows.settings import Settings
 from gpuvalue.models.records import FetchedPage, InferenceFigure, PerfFigure
@@ -147,9 +149,14 @@ def catalog_matcher(con: duckdb.DuckDBPyConnection):
     )
 
 
-def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict]) -> int:
+def load_listings(con: duckdb.DuckDBPyConnection, rows: pa.Table | Sequence[dict]) -> int:
     with load.transaction(con):
         return load.load_listings(con, rows)
+
+
+def matched_rows(rows: pa.Table) -> int:
+    """How many of ``listing_rows``' rows name a model."""
+    return pc.sum(pc.fill_null(pc.not_equal(rows.column("model"), ""), False)).as_py() or 0
 
 
 def perf_from_tables(parsed: ParsedSource, reference: str):
