@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from datetime import timezone
 from operator import attrgetter, itemgetter
 
 import numpy as np
@@ -28,11 +27,12 @@ from gpuvalue.warehouse.load import LISTING_SCHEMA
 
 # The Listing fields a row is made of, with their Arrow types; timestamps as the warehouse stores
 # them, in UTC without a zone (Arrow converts an aware value to UTC, as _naive_utc does).
+_TIMESTAMP = pa.timestamp("us")
 _FIELDS = {
     "source": pa.string(), "listing_id": pa.string(), "title": pa.string(), "subtitle": pa.string(),
     "price": pa.float64(), "shipping": pa.float64(), "currency": pa.string(), "condition": pa.string(),
     "buying_option": pa.string(), "bid_count": pa.int32(), "quantity": pa.int32(), "sold": pa.bool_(),
-    "ended": pa.bool_(), "sold_at": pa.timestamp("us"), "seen_at": pa.timestamp("us"), "url": pa.string(),
+    "ended": pa.bool_(), "sold_at": _TIMESTAMP, "seen_at": _TIMESTAMP, "url": pa.string(),
     "marketplace": pa.string(),
 }
 
@@ -47,7 +47,10 @@ def listing_rows(listings: Sequence[Listing], matcher, condition_words: Mapping[
     # A pydantic record keeps its fields in its __dict__: each column is one C-level pass of dict
     # lookups (measured: a quarter less CPU than attribute access), converted and dropped at once.
     records = list(map(attrgetter("__dict__"), listings))
-    c = {name: pa.array(list(map(itemgetter(name), records)), kind) for name, kind in _FIELDS.items()}
+    c = {name: pa.array(list(map(itemgetter(name), records)), kind) for name, kind in _FIELDS.items()
+         if kind != _TIMESTAMP}
+    c["sold_at"], sold_on = _timestamps(records, "sold_at")
+    c["seen_at"], seen_on = _timestamps(records, "seen_at")
 
     title, title_of = _encode(c["title"])
     subtitle, subtitle_of = _encode(c["subtitle"])
@@ -68,9 +71,8 @@ def listing_rows(listings: Sequence[Listing], matcher, condition_words: Mapping[
                for cond, hint in zip(condition.take(condition_of[one]).to_pylist(), hints)]
     condition_class = pa.array(classes, pa.string()).take(class_of)
 
-    on = _local_days(c["sold_at"], records, "sold_at")
-    on = np.where(np.isnat(on), _local_days(c["seen_at"], records, "seen_at"), on)
-    total_usd, fx_source = _usd(c["price"], c["shipping"], c["currency"], on)
+    # The rate is the day's where the listing was sold, else seen (the stamp's own calendar day).
+    total_usd, fx_source = _usd(c["price"], c["shipping"], c["currency"], pc.coalesce(sold_on, seen_on))
     status = pc.if_else(c["sold"], "sold", pc.if_else(c["ended"], "ended", "active"))
     columns = {
         **c, "total_usd": total_usd, "fx_source": fx_source, "condition_class": condition_class,
@@ -99,14 +101,14 @@ def _combine(*codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pa.array(key), one
 
 
-def _usd(price: pa.Array, shipping: pa.Array, currency: pa.Array, on: np.ndarray) -> tuple[pa.Array, pa.Array]:
-    """Price plus shipping in USD at the rate of the day ``on`` (datetime64[D]), rounded to the cent,
+def _usd(price: pa.Array, shipping: pa.Array, currency: pa.Array, on: pa.Array) -> tuple[pa.Array, pa.Array]:
+    """Price plus shipping in USD at the rate of the day ``on`` (date32), rounded to the cent,
     and where that rate came from; null where there is no price, no currency, no rate for it, or
     the result is not finite."""
     from gpuvalue.models.fx import to_usd
 
     currencies, currency_of = _encode(currency)
-    days, day_of = _encode(pa.array(on, pa.date32()))
+    days, day_of = _encode(on)
     pair_of, one = _combine(currency_of, day_of)
     pairs = zip(currencies.take(currency_of[one]).to_pylist(), days.take(day_of[one]).to_pylist())
     rate = np.full(len(one) + 1, np.nan)  # the last: no rate
@@ -127,17 +129,20 @@ def _usd(price: pa.Array, shipping: pa.Array, currency: pa.Array, on: np.ndarray
     return total, pa.array(sources, pa.string()).take(pa.array(np.where(ok, which, len(one))))
 
 
-def _local_days(utc: pa.Array, records: list[dict], name: str) -> np.ndarray:
-    """Each timestamp's calendar day where it was stamped (``datetime.date()``), as datetime64[D]
-    (NaT where none): the UTC day for naive and UTC values, the local day in any other zone."""
-    days = utc.to_numpy(zero_copy_only=False).astype("datetime64[D]")
-    # A datetime is never falsy, so filter(None, ...) drops only the missing ones.
-    zones = set(map(attrgetter("tzinfo"), filter(None, map(itemgetter(name), records))))
-    if zones - {None, timezone.utc}:  # rare: records stamped in another zone
-        for i, value in enumerate(map(itemgetter(name), records)):
-            if value is not None and value.tzinfo not in (None, timezone.utc):
-                days[i] = np.datetime64(value.date(), "D")
-    return days
+def _timestamps(records: list[dict], name: str) -> tuple[pa.Array, pa.Array]:
+    """A datetime field as the warehouse stores it (UTC, no zone) and each value's calendar day
+    where it was stamped (``datetime.date()``, in its own zone), null where there is none.
+
+    Each distinct object is converted once: the listings of one page share one capture time
+    (pydantic keeps the object it is given), so a day's listings hold a handful of objects."""
+    values = list(map(itemgetter(name), records))
+    ids = list(map(id, values))
+    by_id = dict(zip(ids, values))
+    position = {object_id: i for i, object_id in enumerate(by_id)}
+    rows = pa.array(list(map(position.__getitem__, ids)), pa.int64())
+    distinct = list(by_id.values())
+    days = [None if v is None else v.date() for v in distinct]
+    return pa.array(distinct, _TIMESTAMP).take(rows), pa.array(days, pa.date32()).take(rows)
 
 
 # Below this, a hundredfold value's rounding error is far under the margin round_cents checks.
