@@ -18,6 +18,7 @@ from pathlib import Path
 
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
+from prefect.utilities.annotations import quote
 
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows import stages as S
@@ -290,7 +291,10 @@ def _load_stage(con, settings: Settings, summary: P.RunSummary, results: dict[st
         _record(con, summary, name, outcome)
     S.register_sources(con)
     ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow(), on_source_loaded=lambda _n: _test_pause_in_load())
-    batches = {name: [parsed] for name, parsed in results.items()}
+    # Quoted: Prefect would otherwise walk every parsed record of every source, twice per stage
+    # task, looking for futures among the task's inputs (measured: seconds of a replay run).
+    batches = quote({name: [parsed] for name, parsed in results.items()})
+
     with P.StageTimer(summary, "load"):
         loaded, summary.catalog_models, summary.spec_conflicts = load_task(ctx, batches)
     _record_stage(con, summary, loaded)

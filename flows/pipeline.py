@@ -15,6 +15,8 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from gpuvalue.flows.settings import Settings
 from gpuvalue.models.records import FetchedPage, InferenceFigure, PerfFigure
@@ -166,9 +168,14 @@ def catalog_matcher(con: duckdb.DuckDBPyConnection):
     )
 
 
-def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict]) -> int:
+def load_listings(con: duckdb.DuckDBPyConnection, rows: pa.Table | Sequence[dict]) -> int:
     with load.transaction(con):
         return load.load_listings(con, rows)
+
+
+def matched_rows(rows: pa.Table) -> int:
+    """How many of ``listing_rows``' rows name a model."""
+    return pc.sum(pc.fill_null(pc.not_equal(rows.column("model"), ""), False)).as_py() or 0
 
 
 def perf_from_tables(parsed: ParsedSource, reference: str):
@@ -230,12 +237,13 @@ def fitted_estimators(
     behind them, and the catalog's features.
 
     Each fit's cross-validated error is read from ``perf_estimate_cv`` when a fit on the same
-    inputs computed it; otherwise it is computed, and stored when ``computed_at`` is given
-    (a writing connection)."""
+    inputs computed it, else from the errors shipped with gpuvalue for the same inputs digest;
+    otherwise it is computed. When ``computed_at`` is given (a writing connection), a shipped or
+    computed error is stored in ``perf_estimate_cv``."""
     from gpuvalue.models.perf_digest import estimate_inputs_digest
     from gpuvalue.models.perf_workload import fit_estimator
     from gpuvalue.models.perf_measured import WorkloadRatio
-    from gpuvalue.warehouse.estimate_cv import store_cv_error, stored_cv_error
+    from gpuvalue.warehouse.estimate_cv import known_cv_error, store_cv_error
 
     features = catalog_features(con)
     rows = queries.measured_perf_for_fit(con)
@@ -254,11 +262,12 @@ def fitted_estimators(
         if len(pm) < 3:
             continue
         digest = estimate_inputs_digest(pm, features, precision, per_workload)
-        known = stored_cv_error(con, digest)
-        est = fit_estimator(pm, features, precision, per_workload=per_workload, known_cv_error=known)
-        if known is None and computed_at is not None and est.cv_median_abs_error is not None:
+        known = known_cv_error(con, digest)  # this warehouse's, else the one shipped for these inputs
+        est = fit_estimator(pm, features, precision, per_workload=per_workload,
+                            known_cv_error=known.error if known else None)
+        if (known is None or not known.stored) and computed_at is not None and est.cv_median_abs_error is not None:
             store_cv_error(con, digest, precision, est.version, len(est.trained_models), est.cv_median_abs_error,
-                           computed_at)
+                           known.computed_at if known else computed_at)
         estimators[precision] = est
     return estimators, features
 

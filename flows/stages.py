@@ -78,9 +78,9 @@ def _load_listings(ctx: StageContext, name: str, batches: list[ParsedSource], re
     matcher = ctx.matcher().with_vocabulary(vocabulary.junk_words if vocabulary else None)
     words = vocabulary.condition_words if vocabulary else None
     for b in batches:
-        rows = P.listing_rows(b.listings, matcher, words)
+        rows = P.listing_rows(b.listings, matcher, words)  # an Arrow table, loaded without a copy
         n += P.load_listings(ctx.con, rows)
-        matched += sum(1 for r in rows if r["model"])
+        matched += P.matched_rows(rows)
     result.matched[name] = matched
     return n
 

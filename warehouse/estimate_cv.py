@@ -1,8 +1,25 @@
-"""Stored cross-validated errors of the spec estimate (table ``perf_estimate_cv``)."""
+"""Stored cross-validated errors of the spec estimate (table ``perf_estimate_cv``), and the ones
+shipped with gpuvalue (``models/data/perf_estimate_cv.json``).
+
+A warehouse keeps the error of every fit it cross-validated. A new warehouse has none, so the
+errors of the fits on the shipped replay's inputs ship with the package: a fit whose inputs
+digest is one of those uses it instead of a nested cross-validation of its own (about 11 s). The
+digest covers the training figures, the training cards' specs and the model code, so a shipped
+error is only ever used for exactly the inputs and code it was computed from; any other fit
+computes its own. Regenerate the file after a change to the model code or the replay's data:
+
+    uv run python -m gpuvalue.warehouse.estimate_cv <database after a replay run>
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
+from importlib import resources
+from pathlib import Path
 
 import duckdb
 
@@ -11,11 +28,32 @@ INSERT_CV_ERROR = (
     "INSERT INTO perf_estimate_cv (inputs_digest, precision, model_version, trained_cards, cv_median_abs_error, "
     "computed_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
 )
+SHIPPED_FILE = ("data", "perf_estimate_cv.json")  # in gpuvalue.models
+_COLUMNS = ("inputs_digest", "precision", "model_version", "trained_cards", "cv_median_abs_error", "computed_at")
+
+
+@dataclass(frozen=True)
+class KnownCvError:
+    error: float
+    stored: bool  # a row of this warehouse's perf_estimate_cv; else one shipped with gpuvalue
+    computed_at: datetime
 
 
 def stored_cv_error(con: duckdb.DuckDBPyConnection, digest: str) -> float | None:
     rows = con.execute(SELECT_CV_ERROR, [digest]).fetchall()
     return float(rows[0][0]) if rows else None
+
+
+def known_cv_error(con: duckdb.DuckDBPyConnection, digest: str) -> KnownCvError | None:
+    """The warehouse's error for these inputs, else the shipped one for the same digest, else None."""
+    rows = con.execute("SELECT cv_median_abs_error, computed_at FROM perf_estimate_cv WHERE inputs_digest = ?",
+                       [digest]).fetchall()
+    if rows:
+        return KnownCvError(float(rows[0][0]), True, rows[0][1])
+    shipped = shipped_cv_errors().get(digest)
+    if shipped is None:
+        return None
+    return KnownCvError(float(shipped["cv_median_abs_error"]), False, datetime.fromisoformat(shipped["computed_at"]))
 
 
 def store_cv_error(
@@ -28,3 +66,39 @@ def store_cv_error(
     computed_at: datetime,
 ) -> None:
     con.execute(INSERT_CV_ERROR, [digest, precision, model_version, trained_cards, error, computed_at])
+
+
+def _shipped_path() -> Path:
+    return Path(str(resources.files("gpuvalue.models").joinpath(*SHIPPED_FILE)))
+
+
+@cache
+def shipped_cv_errors() -> dict[str, dict]:
+    """The shipped rows by inputs digest (none when the file is absent)."""
+    path = _shipped_path()
+    if not path.is_file():
+        return {}
+    return {row["inputs_digest"]: row for row in json.loads(path.read_text(encoding="utf-8"))["rows"]}
+
+
+def write_shipped_cv_errors(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
+    """Write every row of ``con``'s perf_estimate_cv (a warehouse after a replay run) as the shipped file."""
+    rows = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM perf_estimate_cv ORDER BY precision, inputs_digest").fetchall()
+    payload = {
+        "about": "Cross-validated errors of the spec estimate fitted on the replay's inputs, by inputs digest "
+                 "(models/perf_digest.py); read by warehouse/estimate_cv.py when a warehouse has no row for a "
+                 "digest. Regenerate: uv run python -m gpuvalue.warehouse.estimate_cv <database after a replay run>",
+        "rows": [{**dict(zip(_COLUMNS, r)), "computed_at": r[-1].isoformat()} for r in rows],
+    }
+    target = path or _shipped_path()
+    target.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    shipped_cv_errors.cache_clear()
+    return len(rows)
+
+
+if __name__ == "__main__":
+    database = duckdb.connect(sys.argv[1], read_only=True)
+    try:
+        print(f"wrote {write_shipped_cv_errors(database)} rows to {_shipped_path()}")
+    finally:
+        database.close()

@@ -2,58 +2,169 @@
 
 Each listing is matched to one catalog model, its condition classified and its price converted to
 USD at the rate of the day it was seen or sold.
+
+The rows are built as Arrow columns (``LISTING_SCHEMA``), which ``load_listings`` reads without a
+copy. Titles, conditions, currencies and days repeat heavily (a listing is seen again every day,
+a search page repeats the same card), so every rule runs once per distinct input and its result is
+spread over the rows with an Arrow ``take``: the matcher once per distinct (title, subtitle,
+condition), the condition rules once per distinct (condition, title when no condition is stated),
+the exchange rate once per distinct (currency, day). Built one dict per listing, each rule run for
+every listing, the same million records took 34 times as long to load and twice the memory
+(docs/benchmarks.md, section 2).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from operator import attrgetter, itemgetter
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from gpuvalue.models.records import Listing
-from gpuvalue.warehouse.load import _naive_utc
+from gpuvalue.warehouse.load import LISTING_SCHEMA
+
+# The Listing fields a row is made of, with their Arrow types; timestamps as the warehouse stores
+# them, in UTC without a zone (Arrow converts an aware value to UTC, as _naive_utc does).
+_TIMESTAMP = pa.timestamp("us")
+_FIELDS = {
+    "source": pa.string(), "listing_id": pa.string(), "title": pa.string(), "subtitle": pa.string(),
+    "price": pa.float64(), "shipping": pa.float64(), "currency": pa.string(), "condition": pa.string(),
+    "buying_option": pa.string(), "bid_count": pa.int32(), "quantity": pa.int32(), "sold": pa.bool_(),
+    "ended": pa.bool_(), "sold_at": _TIMESTAMP, "seen_at": _TIMESTAMP, "url": pa.string(),
+    "marketplace": pa.string(),
+}
 
 
-def listing_rows(listings: Sequence[Listing], matcher, condition_words: Mapping[str, str] | None = None) -> list[dict]:
-    """Match, classify and convert each listing into a warehouse row (``condition_words``: the
-    source's own condition phrases; its junk phrases come with the matcher)."""
+def listing_rows(listings: Sequence[Listing], matcher, condition_words: Mapping[str, str] | None = None) -> pa.Table:
+    """Match, classify and convert listings into warehouse rows, as one Arrow table
+    (``condition_words``: the source's own condition phrases; its junk phrases come with the matcher)."""
     from gpuvalue.models.conditions import classify_condition
+
+    if not listings:
+        return LISTING_SCHEMA.empty_table()
+    # A pydantic record keeps its fields in its __dict__: each column is one C-level pass of dict
+    # lookups (measured: a quarter less CPU than attribute access), converted and dropped at once.
+    records = list(map(attrgetter("__dict__"), listings))
+    c = {name: pa.array(list(map(itemgetter(name), records)), kind) for name, kind in _FIELDS.items()
+         if kind != _TIMESTAMP}
+    c["sold_at"], sold_on = _timestamps(records, "sold_at")
+    c["seen_at"], seen_on = _timestamps(records, "seen_at")
+
+    title, title_of = _encode(c["title"])
+    subtitle, subtitle_of = _encode(c["subtitle"])
+    condition, condition_of = _encode(c["condition"])
+    match_of, one = _combine(title_of, subtitle_of, condition_of)
+    distinct = zip(title.take(title_of[one]).to_pylist(), subtitle.take(subtitle_of[one]).to_pylist(),
+                   condition.take(condition_of[one]).to_pylist())
+    results = [matcher.match(t, s, cond) for t, s, cond in distinct]
+    model = pa.array([r.model for r in results], pa.string()).take(match_of)
+    reason = pa.array([r.reason for r in results], pa.string()).take(match_of)
+
+    # A stated condition decides alone; only without one do the title's words count.
+    stated = np.array([bool(v is not None and v.strip()) for v in condition.to_pylist()])
+    hint_of = np.where(stated[condition_of], -1, title_of)
+    class_of, one = _combine(condition_of, hint_of)
+    hints = [None if code < 0 else title[int(code)].as_py() for code in hint_of[one]]
+    classes = [classify_condition(cond, hint or "", condition_words)
+               for cond, hint in zip(condition.take(condition_of[one]).to_pylist(), hints)]
+    condition_class = pa.array(classes, pa.string()).take(class_of)
+
+    # The rate is the day's where the listing was sold, else seen (the stamp's own calendar day).
+    total_usd, fx_source = _usd(c["price"], c["shipping"], c["currency"], pc.coalesce(sold_on, seen_on))
+    status = pc.if_else(c["sold"], "sold", pc.if_else(c["ended"], "ended", "active"))
+    columns = {
+        **c, "total_usd": total_usd, "fx_source": fx_source, "condition_class": condition_class,
+        "first_seen": c["seen_at"], "last_seen": c["seen_at"], "status": status, "model": model,
+        "match_reason": reason,
+    }
+    return pa.table([columns[f.name] for f in LISTING_SCHEMA], schema=LISTING_SCHEMA)
+
+
+def _encode(array: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """The array's distinct values (None among them) and, per row, the index of its value."""
+    encoded = array.dictionary_encode(null_encoding="encode")
+    return encoded.dictionary, encoded.indices.to_numpy().astype(np.int64)
+
+
+def _combine(*codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the index of its distinct combination of codes (each code >= -1), and one row
+    holding each combination (any of its rows: they hold the same codes)."""
+    key = codes[0]
+    for more in codes[1:]:
+        # Pairs of codes, numbered densely again so the next product stays far from overflowing.
+        paired = pa.array(key * (int(more.max()) + 2) + (more + 1)).dictionary_encode()
+        key = paired.indices.to_numpy().astype(np.int64)
+    one = np.zeros(int(key.max()) + 1, np.int64)
+    one[key] = np.arange(len(key))
+    return pa.array(key), one
+
+
+def _usd(price: pa.Array, shipping: pa.Array, currency: pa.Array, on: pa.Array) -> tuple[pa.Array, pa.Array]:
+    """Price plus shipping in USD at the rate of the day ``on`` (date32), rounded to the cent,
+    and where that rate came from; null where there is no price, no currency, no rate for it, or
+    the result is not finite."""
     from gpuvalue.models.fx import to_usd
 
-    rows = []
-    for li in listings:
-        result = matcher.match(li.title, li.subtitle, li.condition)
-        total_usd = fx_source = None
-        if li.price is not None and li.currency:
-            on = (li.sold_at or li.seen_at).date()
-            conv = to_usd(li.price + (li.shipping or 0.0), li.currency, on)
-            if conv is not None and math.isfinite(conv.usd):
-                total_usd, fx_source = round(conv.usd, 2), conv.source
-        seen = _naive_utc(li.seen_at)
-        rows.append(
-            {
-                "source": li.source,
-                "listing_id": li.listing_id,
-                "title": li.title,
-                "subtitle": li.subtitle,
-                "price": li.price,
-                "shipping": li.shipping,
-                "currency": li.currency,
-                "total_usd": total_usd,
-                "fx_source": fx_source,
-                "condition": li.condition,
-                "condition_class": classify_condition(li.condition, li.title, condition_words),
-                "buying_option": li.buying_option,
-                "bid_count": li.bid_count,
-                "quantity": li.quantity,
-                "sold": li.sold,
-                "sold_at": _naive_utc(li.sold_at),
-                "first_seen": seen,
-                "last_seen": seen,
-                "status": "sold" if li.sold else ("ended" if li.ended else "active"),
-                "url": li.url,
-                "marketplace": li.marketplace,
-                "model": result.model,
-                "match_reason": result.reason,
-            }
-        )
-    return rows
+    currencies, currency_of = _encode(currency)
+    days, day_of = _encode(on)
+    pair_of, one = _combine(currency_of, day_of)
+    pairs = zip(currencies.take(currency_of[one]).to_pylist(), days.take(day_of[one]).to_pylist())
+    rate = np.full(len(one) + 1, np.nan)  # the last: no rate
+    sources: list[str | None] = [None] * (len(one) + 1)
+    for i, (code, day) in enumerate(pairs):
+        conv = to_usd(1.0, code, day) if code else None
+        if conv is not None:  # to_usd's amount in USD is the amount times conv.rate
+            rate[i], sources[i] = conv.rate, conv.source
+    priced = price.is_valid().to_numpy(zero_copy_only=False)
+    which = np.where(priced, pair_of.to_numpy(), len(one))
+    p = price.to_numpy(zero_copy_only=False)
+    s = shipping.fill_null(0.0).to_numpy(zero_copy_only=False)
+    amount = p + np.where(s != 0, s, 0.0)  # as price + (shipping or 0.0): a -0.0 shipping adds 0.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        usd = amount * rate[which]
+    ok = np.isfinite(usd)
+    total = pa.array(round_cents(np.where(ok, usd, 0.0)), pa.float64(), mask=~ok)
+    return total, pa.array(sources, pa.string()).take(pa.array(np.where(ok, which, len(one))))
+
+
+def _timestamps(records: list[dict], name: str) -> tuple[pa.Array, pa.Array]:
+    """A datetime field as the warehouse stores it (UTC, no zone) and each value's calendar day
+    where it was stamped (``datetime.date()``, in its own zone), null where there is none.
+
+    Each distinct object is converted once: the listings of one page share one capture time
+    (pydantic keeps the object it is given), so a day's listings hold a handful of objects."""
+    values = list(map(itemgetter(name), records))
+    ids = list(map(id, values))
+    by_id = dict(zip(ids, values))
+    position = {object_id: i for i, object_id in enumerate(by_id)}
+    rows = pa.array(list(map(position.__getitem__, ids)), pa.int64())
+    distinct = list(by_id.values())
+    days = [None if v is None else v.date() for v in distinct]
+    return pa.array(distinct, _TIMESTAMP).take(rows), pa.array(days, pa.date32()).take(rows)
+
+
+# Below this, a hundredfold value's rounding error is far under the margin round_cents checks.
+_VECTOR_ROUND_LIMIT = 1e9
+
+
+def round_cents(values: np.ndarray) -> np.ndarray:
+    """``round(v, 2)`` of each finite value, exactly as Python rounds (the exact binary value,
+    half to even), without a Python call per value.
+
+    ``rint(v * 100) / 100`` gives the same float except where the product ``v * 100``, rounded to
+    a float, lands on a half (the exact product may lie on either side of it, which ``rint``
+    cannot see) or is large; values near a half, with a wide margin, go through ``round`` itself.
+    Dividing the exact integer by 100 is correctly rounded, as is the conversion of Python's decimal
+    result, so every other value agrees bit for bit."""
+    values = np.asarray(values, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):  # what overflows is redone below
+        scaled = values * 100.0
+        out = np.rint(scaled) / 100.0
+        close = (np.abs(scaled - np.floor(scaled) - 0.5) < 1e-4) | ~(np.abs(values) < _VECTOR_ROUND_LIMIT)
+    for i in np.flatnonzero(close):
+        v = float(values[i])
+        out[i] = round(v, 2) if math.isfinite(v) else v
+    return out

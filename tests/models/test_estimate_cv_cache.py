@@ -1,6 +1,7 @@
 """The spec estimate's cross-validated error is stored by a digest of its inputs and reused,
 and recomputed exactly when a training figure, a training card's specs or the code change."""
 
+import json
 import shutil
 from datetime import datetime, timezone
 
@@ -124,3 +125,46 @@ def test_a_read_only_reader_uses_stored_errors(replay_db, monkeypatch):
     finally:
         con.close()
     assert set(estimators) == {"fp16", "fp32"}
+
+
+def test_a_new_warehouse_uses_the_errors_shipped_for_the_replay_inputs(warehouse, monkeypatch):
+    """A warehouse that never cross-validated these inputs takes the shipped error for their digest
+    (what a first replay run does), and keeps it as its own row."""
+    from gpuvalue.warehouse.estimate_cv import shipped_cv_errors
+
+    warehouse.execute("DELETE FROM perf_estimate_cv")
+    shipped = {r["precision"]: r["cv_median_abs_error"] for r in shipped_cv_errors().values()}
+    with monkeypatch.context() as m:
+        m.setattr(PW, "_loocv", lambda *a, **k: pytest.fail(
+            "the shipped errors are not those of the replay's inputs: regenerate models/data/perf_estimate_cv.json "
+            "as warehouse/estimate_cv.py says"))
+        estimators, _ = P.fitted_estimators(warehouse)
+        assert {p: e.cv_median_abs_error for p, e in estimators.items()} == shipped
+        P.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
+    rows = warehouse.execute("SELECT inputs_digest, precision, cv_median_abs_error FROM perf_estimate_cv").fetchall()
+    assert {(d, p, e) for d, p, e in rows} == {
+        (d, r["precision"], r["cv_median_abs_error"]) for d, r in shipped_cv_errors().items()}
+
+
+def test_a_changed_input_in_a_new_warehouse_is_cross_validated(warehouse, monkeypatch):
+    from gpuvalue.warehouse.estimate_cv import shipped_cv_errors
+
+    warehouse.execute("DELETE FROM perf_estimate_cv")
+    warehouse.execute("UPDATE perf SET relative_perf = relative_perf * 1.1 "
+                      "WHERE model = ? AND precision = 'fp32' AND measured", [A6000])
+    cross_validated = []
+    real = PW._loocv
+    monkeypatch.setattr(PW, "_loocv", lambda *a, **k: cross_validated.append(1) or real(*a, **k))
+    P.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
+    assert cross_validated  # fp32 computed its own error ...
+    rows = dict(warehouse.execute("SELECT precision, inputs_digest FROM perf_estimate_cv").fetchall())
+    assert rows["fp32"] not in shipped_cv_errors()
+    assert rows["fp16"] in shipped_cv_errors()  # ... while fp16, whose inputs are unchanged, took the shipped one
+
+
+def test_the_shipped_file_round_trips(warehouse, tmp_path):
+    from gpuvalue.warehouse import estimate_cv
+
+    out = tmp_path / "cv.json"
+    assert estimate_cv.write_shipped_cv_errors(warehouse, out) == 2
+    assert json.loads(out.read_text()) == json.loads(estimate_cv._shipped_path().read_text())

@@ -1,0 +1,56 @@
+"""The listing rows as the flow built them before they became Arrow columns: one dict per listing,
+every title matched, every price converted, one at a time. The reference the column-wise
+``warehouse.listing_rows.listing_rows`` is held to (tests/warehouse/test_listing_rows.py), and the
+"before" of the load benchmark (bench/bench_load.py)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from gpuvalue.models.conditions import classify_condition
+from gpuvalue.models.fx import to_usd
+from gpuvalue.models.records import Listing
+from gpuvalue.warehouse.load import _naive_utc
+
+
+def listing_rows_one_by_one(listings: Sequence[Listing], matcher,
+                            condition_words: Mapping[str, str] | None = None) -> list[dict]:
+    rows = []
+    for li in listings:
+        result = matcher.match(li.title, li.subtitle, li.condition)
+        total_usd = fx_source = None
+        if li.price is not None and li.currency:
+            on = (li.sold_at or li.seen_at).date()
+            conv = to_usd(li.price + (li.shipping or 0.0), li.currency, on)
+            if conv is not None and math.isfinite(conv.usd):
+                total_usd, fx_source = round(conv.usd, 2), conv.source
+        seen = _naive_utc(li.seen_at)
+        rows.append(
+            {
+                "source": li.source,
+                "listing_id": li.listing_id,
+                "title": li.title,
+                "subtitle": li.subtitle,
+                "price": li.price,
+                "shipping": li.shipping,
+                "currency": li.currency,
+                "total_usd": total_usd,
+                "fx_source": fx_source,
+                "condition": li.condition,
+                "condition_class": classify_condition(li.condition, li.title, condition_words),
+                "buying_option": li.buying_option,
+                "bid_count": li.bid_count,
+                "quantity": li.quantity,
+                "sold": li.sold,
+                "sold_at": _naive_utc(li.sold_at),
+                "first_seen": seen,
+                "last_seen": seen,
+                "status": "sold" if li.sold else ("ended" if li.ended else "active"),
+                "url": li.url,
+                "marketplace": li.marketplace,
+                "model": result.model,
+                "match_reason": result.reason,
+            }
+        )
+    return rows
