@@ -308,7 +308,7 @@ def _warehouse_stages(con, ctx: S.StageContext, settings: Settings, summary: P.R
         if name in summary.outcomes:
             _record(con, summary, name, summary.outcomes[name])
     ctx._matcher = None  # a new connection
-    batches = {name: [parsed] for name, parsed in results.items()}
+    batches = quote({name: [parsed] for name, parsed in results.items()})  # as above: Prefect need not walk them
     with P.StageTimer(summary, "match"):
         _record_stage(con, summary, match_task(ctx, batches))
     with P.StageTimer(summary, "perf"):
