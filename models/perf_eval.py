@@ -129,7 +129,7 @@ def evaluate_loocv(
 ENLARGED_TITLE = (
     "Nested leave-one-card-out on the enlarged measured set: every measured card by the figure the ranking "
     "uses (Lambda's, a harness's, or their combination), each source weighing the same within a card "
-    '(docs/performance.md, "Refit on the enlarged measured set")')
+    '(docs/performance-log.md, "Refit on the enlarged measured set")')
 
 
 def evaluate_enlarged(

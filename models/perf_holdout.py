@@ -78,10 +78,10 @@ class HoldoutSet:
 
 FIRST = HoldoutSet(HOLDOUT_KEY, HOLDOUT_FILES, HOLDOUT_ORIGIN, FIRST_HELD_OUT, False,
                    "Held-out check: Lambda's first PyTorch tables, four cards predicted by a fit without the eight "
-                   'held-out cards, as when it was computed (docs/performance.md, "Held-out check")')
+                   'held-out cards, as when it was computed (docs/performance-log.md, "Held-out check")')
 FRESH = HoldoutSet(FRESH_KEY, FRESH_FILES, FRESH_ORIGIN, FRESH_HELD_OUT, True,
                    "Second held-out check: four cards from Lambda's mid-2021 PyTorch tables that nothing had seen, "
-                   'predicted by the same fit (docs/performance.md, "Second held-out check")')
+                   'predicted by the same fit (docs/performance-log.md, "Second held-out check")')
 HOLDOUT_SETS = (FIRST, FRESH)
 
 
@@ -169,11 +169,11 @@ def format_holdout_tables(tables: Sequence[EvalTable], markdown: bool = False) -
 
 
 # --- the third check: cards first measured by the benchmark harnesses -------------------------------
-# Protocol: docs/performance.md, "The next check" and "The next check, applied to these harnesses".
+# Protocol: docs/performance-log.md, "The next check" and "The next check, applied to these harnesses".
 
 HARNESS_CHECK_TITLE = (
     "Third held-out check: cards first measured by the benchmark harnesses (combined figures, broken cells "
-    "dropped at 4x), predicted by the shipped procedure fitted on the 24 Lambda cards (docs/performance.md, "
+    "dropped at 4x), predicted by the shipped procedure fitted on the 24 Lambda cards (docs/performance-log.md, "
     '"The next check, applied to these harnesses")')
 SHIPPED_ON_LAMBDA = "shipped procedure (roofline v3), fitted on the Lambda cards"
 V2_ON_LAMBDA = "roofline v2, form chosen by leave-one-card-out on the Lambda cards"

@@ -60,7 +60,7 @@ def test_replay_uses_measured_performance_where_lambda_measured(replay_db):
     got = {m: (s, method) for m, s, method in con.execute(
         "SELECT model, perf_source, perf_method FROM ranking_latest").fetchall()}
     # Lambda's figure, as the card's combined figure: deep-learning-benchmark's chained one is shown,
-    # not averaged in (docs/performance.md, "Combining benchmark harnesses").
+    # not averaged in (docs/performance-log.md, "Combining benchmark harnesses").
     source, method = got["Tesla V100 SXM2 16 GB"]
     assert source == "combined" and method.startswith("measured: lambda-pytorch-2024 (10 workloads)")
     got = {m: s for m, (s, _) in got.items()}

@@ -1,4 +1,4 @@
-"""The third held-out check (docs/performance.md, "The next check, applied to these harnesses"):
+"""The third held-out check (docs/performance-log.md, "The next check, applied to these harnesses"):
 cards first measured by the benchmark harnesses, read offline from the shipped replay archive, and
 predicted by the shipped procedure fitted on the Lambda cards only."""
 

@@ -1,4 +1,4 @@
-"""Combining harnesses (docs/performance.md, "Combining benchmark harnesses"): pure rules on made-up
+"""Combining harnesses (docs/performance-log.md, "Combining benchmark harnesses"): pure rules on made-up
 figures."""
 
 import math

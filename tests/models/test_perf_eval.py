@@ -156,12 +156,11 @@ def test_the_form_is_chosen_inside_each_fold(evaluation, first_15):
 
 @pytest.mark.e2e
 def test_todays_table_on_every_measured_card(evaluation):
-    """The pre-registered evaluation of fitting on every measured card (docs/performance.md,
-    "Fit on every measured card"): the judged row misses the target at both precisions."""
+    """The pre-registered evaluation of fitting on every measured card (docs/performance-log.md, "Fit on every measured card"): the judged row misses the target at both precisions."""
     fp16 = {r.method: r for r in evaluation[0].rows}
     fp32 = {r.method: r for r in evaluation[1].rows}
     assert fp16[WORKLOAD_NESTED] == EvalRow(WORKLOAD_NESTED, "fp16", 23, 0.9743, 0.0654, 0.6411, "GeForce GTX 1080 Ti")
-    # fp32 as recomputed after the fp32 fix (docs/performance.md, "fp32 on cards without TF32"; published
+    # fp32 as recomputed after the fp32 fix (docs/performance-log.md, "fp32 on cards without TF32"; published
     # before it: 0.9743, 8.2 %, 22.0 % RTX A6000).
     assert fp32[WORKLOAD_NESTED] == EvalRow(WORKLOAD_NESTED, "fp32", 23, 0.9792, 0.0619, 0.1931, "Tesla V100 SXM2 16 GB")
     assert fp16[NESTED] == EvalRow(NESTED, "fp16", 23, 0.9753, 0.0533, 0.5657, "GeForce GTX 1080 Ti")
@@ -226,7 +225,7 @@ def test_per_workload_rows_on_the_first_15_cards_are_the_documented_figures(firs
 @pytest.mark.e2e
 def test_anchoring_failed_its_pre_registered_rule(first_15):
     """Anchored to measured siblings: lower fp16 median but lower Spearman, far worse at fp32,
-    so the pipeline keeps plain estimates (docs/performance.md, "Anchoring ..."; judged on the
+    so the pipeline keeps plain estimates (docs/performance-log.md, "Anchoring ..."; judged on the
     15 cards of the time)."""
     fp16 = {r.method: r for r in first_15[0].rows}
     fp32 = {r.method: r for r in first_15[1].rows}
