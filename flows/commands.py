@@ -181,7 +181,7 @@ PERF_SOURCES_MAX_CARDS = 5
 def _perf_card_sources(db, models: list[str], precision: str) -> None:
     """Under `gpuvalue perf MODEL`: every source's figure of each matched card (the ranked one first,
     its method saying how it was made) and the harness runs that give the card no figure, with why."""
-    from gpuvalue.warehouse.sql_files import sql
+    from gpuvalue.warehouse import queries
 
     if not models or len(models) > PERF_SOURCES_MAX_CARDS:
         return
@@ -189,11 +189,8 @@ def _perf_card_sources(db, models: list[str], precision: str) -> None:
     try:
         for model in models:
             params = {"model": model, "precision": precision}
-            figures = _dict_rows(con.execute(sql("perf_card_sources"), params))
-            try:
-                runs = _dict_rows(con.execute(sql("perf_card_harness_runs"), params))
-            except duckdb.CatalogException:  # a warehouse from before harness figures were stored
-                runs = []
+            figures = queries.perf_card_sources(con, model, precision)
+            runs = queries.perf_card_harness_runs(con, model, precision)
             _print_table(["", "source", "relative perf", "workloads", "method"], [
                 ("ranked" if f["ranked"] else "", perf_source_label({"perf_source": f["source"], "perf_method": f["method"]}),
                  round(f["relative_perf"], 4), f["workloads"], f["method"]) for f in figures

@@ -232,7 +232,7 @@ def evaluate_harness_check(
     if not rows[SHIPPED_ON_LAMBDA]:
         raise ValueError(f"no {precision} card of the third check has the specs the estimate needs")
     return EvalTable(precision=precision, reference=shipped.reference,
-                     rows=[_row(method, precision, preds) for method, preds in rows.items()], predictions=rows)
+                     rows=[score_row(method, precision, preds) for method, preds in rows.items()], predictions=rows)
 
 
 def format_harness_check(tables: Sequence[EvalTable], check: HarnessCheck, markdown: bool = False) -> str:

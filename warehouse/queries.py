@@ -161,3 +161,23 @@ def scaling_efficiency(con: duckdb.DuckDBPyConnection) -> dict[str, dict[int, fl
     for model, n, eff in _rows(con, "scaling_efficiency"):
         scaling.setdefault(model, {})[int(n)] = float(eff)
     return scaling
+
+
+def perf_card_sources(con: duckdb.DuckDBPyConnection, model: str, precision: str) -> list[dict]:
+    """Every source's figure of one card, the ranked one first (`gpuvalue perf MODEL`)."""
+    (stmt,) = statements("perf_card_sources")
+    cur = con.execute(stmt, {"model": model, "precision": precision})
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+
+def perf_card_harness_runs(con: duckdb.DuckDBPyConnection, model: str, precision: str) -> list[dict]:
+    """The harness runs of one card that give it no figure, with why (none in a warehouse from
+    before harness figures were stored)."""
+    (stmt,) = statements("perf_card_harness_runs")
+    try:
+        cur = con.execute(stmt, {"model": model, "precision": precision})
+    except duckdb.CatalogException:
+        return []
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r)) for r in cur.fetchall()]

@@ -1,11 +1,12 @@
 """The rental sources in a real replay run (the session's replay_db): what the issue's done-when asks.
 
 - the replay ranks rental prices for at least 15 catalog models, each with its providers;
-- rent_vs_buy answers for the RTX 3090, RTX 4090, RTX A6000, an A100 and a V100. The replay's used
-  prices come from its recorded eBay searches (29 queries, scrapers/replay_archive/PROVENANCE.md),
-  none of which is for an RTX 3090 or an RTX A6000: no listing in the replay matches either card, so
-  the used ranking has no price for them and their comparison has the renting side only. The RTX 4090,
-  the A100 SXM4 40 GB and PCIe 40 GB and the Tesla V100 SXM2 16 GB have both sides and a break-even;
+- rent_vs_buy answers for the RTX 3090, RTX 4090, RTX A6000, an A100 and a V100. The replay's own used
+  prices come from its recorded eBay searches (scrapers/replay_archive/PROVENANCE.md), none of which
+  is for an RTX 3090 or an RTX A6000; the RTX 3090 is priced by the used-price index (kind 'index',
+  its month), the RTX A6000 by nothing, so its comparison has the renting side only. The RTX 3090,
+  RTX 4090, the A100 SXM4 40 GB and PCIe 40 GB and the Tesla V100 SXM2 16 GB have both sides and a
+  break-even;
 - the run records the rental loads' counts on the sources' outcomes; the exports carry the rental
   files and validate;
 - a catalog whose header lost a column fails its source with the source, file and column named, and
@@ -30,8 +31,8 @@ from gpuvalue.warehouse.rental import rent_vs_buy_rows
 pytestmark = pytest.mark.e2e
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-BOTH_SIDES = ("GeForce RTX 4090", "A100 SXM4 40 GB", "A100 PCIe 40 GB", "Tesla V100 SXM2 16 GB")
-RENT_ONLY = ("GeForce RTX 3090", "RTX A6000")
+BOTH_SIDES = ("GeForce RTX 3090", "GeForce RTX 4090", "A100 SXM4 40 GB", "A100 PCIe 40 GB", "Tesla V100 SXM2 16 GB")
+RENT_ONLY = ("RTX A6000",)
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +67,8 @@ def test_rent_vs_buy_answers_for_the_cards_the_issue_names(con):
         assert r["used_price_usd"] is None and r["buy_usd_per_reference_hour"] is None and r["cheaper"] is None
         # Why: the replay has no used listing of the card at all.
         assert con.execute("SELECT count(*) FROM listings WHERE model = ?", [model]).fetchone() == (0,)
+    # The RTX 3090's used side is the index's average of sold cards, and says so.
+    assert rows["GeForce RTX 3090"]["used_price_kind"] == "index"
     # The V100 the replay rents (AWS p3, SXM2 16 GB) is the V100 it prices used.
     assert rows["Tesla V100 SXM2 16 GB"]["provider"] == "aws"
 

@@ -26,6 +26,9 @@ def test_the_feed_marks_rocm_figures():
 
     row = {**ROCM_ROW, "rank": 1, "model": "Radeon RX 7900 XTX", "price_usd": 700.0, "price_kind": "sold",
            "price_n": 12, "price_q1": 650.0, "price_q3": 750.0, "price_as_of": date(2026, 11, 30), "stale": False,
-           "perf_per_dollar": 1.9, "relative_perf": 1.31, "reference_gpu": "GeForce RTX 3090"}
+           "perf_per_dollar": 1.9, "relative_perf": 1.31, "reference_gpu": "GeForce RTX 3090",
+           # a card the default view shows (models/buyer_view.py)
+           "memory_gb": 24.0, "framework_support": "current", "framework_supported": True, "desktop_usable": True,
+           "passive": False}
     item = daily_item(date(2026, 11, 30), [row])
     assert "(pytorch-gpu-benchmark (ROCm))" in item["content_text"]

@@ -141,4 +141,6 @@ SELECT r.model, r.vendor, r.segment, r.memory_gb, r.tdp_w, r.framework_supported
        u.price_usd AS used_price_usd, u.price_kind AS used_price_kind, u.price_n AS used_price_n,
        u.price_as_of AS used_price_as_of, u.stale AS used_price_stale, u.as_of AS ranking_as_of
 FROM rent_ranking_latest AS r
-LEFT JOIN (SELECT * FROM ranking_latest WHERE price_kind IN ('sold', 'asking')) AS u USING (model);
+-- A card priced only by the used-price index (kind 'index', its month as price_as_of) is compared too,
+-- labelled by its kind: the index is an average of sold prices, never mixed with own ones.
+LEFT JOIN (SELECT * FROM ranking_latest WHERE price_kind IN ('sold', 'asking', 'index')) AS u USING (model);
