@@ -306,8 +306,7 @@ def test_evaluation_report_fetches_the_pinned_files_through_the_client(evaluatio
 
 FEW_CARDS = ("GeForce RTX 3090", "GeForce RTX 4090", "GeForce RTX 3080", "RTX A6000", "A100 PCIe 40 GB",
              "Tesla V100 SXM2 16 GB", "GeForce GTX 1080 Ti", "GeForce RTX 2080 Ti")
-
-
+@pytest.mark.e2e  # over ~2 s: the full suite runs it, the fast tier does not
 def test_the_table_on_a_few_cards_has_every_method_scored_on_the_same_cards(data):
     """The whole evaluation on eight cards (the reference and seven scored): every method's row,
     each scored on the same held-out cards, and the table's layout; seconds instead of minutes."""

