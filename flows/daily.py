@@ -361,7 +361,19 @@ def _quality_alarms(con, summary: P.RunSummary) -> list[str]:
     for source, rate, med in rates:
         alarms.append(f"{source}: {rate:.0%} of listings matched a GPU model today against a trailing median of "
                       f"{med:.0%} (titles or page changed?)")
+    alarms.extend(price_index_alarm_lines(con))
     return alarms
+
+
+def price_index_alarm_lines(con) -> list[str]:
+    """Model-months where a published used-price index and the own sold prices disagree by more than
+    25 %: the matcher may be pulling in other cards, junk may be getting through, or the index's
+    name may mean another variant. The difference itself is stored (view price_index_vs_own)."""
+    from gpuvalue.warehouse.price_index import price_index_alarms
+
+    return [f"{a['model']}: own sold median ${a['own_median_usd']:,.0f} ({a['own_n']} sales) in "
+            f"{a['month']:%Y-%m} is {a['rel_diff']:+.0%} off {a['source']}'s ${a['index_avg_usd']:,.0f} "
+            "(matching, junk or another variant?)" for a in price_index_alarms(con)]
 
 
 def _export(settings: Settings, summary: P.RunSummary, logger) -> None:
