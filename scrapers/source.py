@@ -102,10 +102,6 @@ class Source:
         """Never fetched: its data ships with gpuvalue."""
         return self.fetch is None
 
-    @property
-    def parses_pages(self) -> bool:
-        return self.parse is not None
-
     def reads_embedded(self, settings: Any) -> bool:
         """Whether a run reads the shipped data rather than fetching (a source may offer both)."""
         if self.fetch is None:

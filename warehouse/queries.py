@@ -39,8 +39,7 @@ def ranking_rows(
             "top": top if top is not None and view is None else None,
         },
     )
-    cols = [d[0] for d in cur.description]
-    rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    rows = _as_dicts(cur)
     if view is not None:
         from gpuvalue.models.buyer_view import shown_rows
 
@@ -55,6 +54,17 @@ def _rows(con: duckdb.DuckDBPyConnection, name: str, params: dict | None = None)
     return con.execute(stmt, params or {}).fetchall()
 
 
+def _as_dicts(cur) -> list[dict]:
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+
+def _dicts(con: duckdb.DuckDBPyConnection, name: str, params: dict | None = None) -> list[dict]:
+    """One SQL file's rows as dicts, by column name."""
+    (stmt,) = statements(name)
+    return _as_dicts(con.execute(stmt, params or {}))
+
+
 def catalog_entries(con: duckdb.DuckDBPyConnection) -> list[tuple]:
     """(model, vendor, segment, memory_gb, release_date) per catalog card."""
     return _rows(con, "catalog_entries")
@@ -62,10 +72,7 @@ def catalog_entries(con: duckdb.DuckDBPyConnection) -> list[tuple]:
 
 def coverage_catalog(con: duckdb.DuckDBPyConnection) -> list[dict]:
     """Every catalog model with the columns the coverage rule reads."""
-    (stmt,) = statements("coverage_catalog")
-    cur = con.execute(stmt)
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur.fetchall()]
+    return _dicts(con, "coverage_catalog")
 
 
 def catalog_model_names(con: duckdb.DuckDBPyConnection) -> set[str]:
@@ -73,10 +80,7 @@ def catalog_model_names(con: duckdb.DuckDBPyConnection) -> set[str]:
 
 
 def catalog_features(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
-    (stmt,) = statements("catalog_features")
-    cur = con.execute(stmt)
-    cols = [d[0] for d in cur.description]
-    return {r[0]: dict(zip(cols, r)) for r in cur.fetchall()}
+    return {r["model"]: r for r in _dicts(con, "catalog_features")}
 
 
 def measured_perf_for_fit(con: duckdb.DuckDBPyConnection) -> list[tuple]:
@@ -92,10 +96,7 @@ def ranked_days(con: duckdb.DuckDBPyConnection) -> list[date]:
 
 
 def ranking_top(con: duckdb.DuckDBPyConnection, as_of: date, limit: int) -> list[dict]:
-    (stmt,) = statements("ranking_top")
-    cur = con.execute(stmt, {"as_of": as_of, "limit": limit})
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur.fetchall()]
+    return _dicts(con, "ranking_top", {"as_of": as_of, "limit": limit})
 
 
 def delete_source_rows(con: duckdb.DuckDBPyConnection, kind: str, source: str) -> None:
@@ -131,20 +132,14 @@ def source_catalog(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str, 
 
 
 def gpu_rows(con: duckdb.DuckDBPyConnection, *, query: str | None = None, model: str | None = None) -> list[dict]:
-    (stmt,) = statements("gpu_rows")
-    cur = con.execute(stmt, {"query": query, "model": model})
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur.fetchall()]
+    return _dicts(con, "gpu_rows", {"query": query, "model": model})
 
 
 def perf_relative(con: duckdb.DuckDBPyConnection, *, precision: str, reference: str, estimate: bool = False,
                   query: str | None = None, model: str | None = None, everything: bool = False) -> list[dict]:
     """`gpuvalue perf`'s rows (see perf_relative.sql for the default filter)."""
-    (stmt,) = statements("perf_relative")
-    cur = con.execute(stmt, {"p": precision, "ref": reference, "estimate": estimate, "query": query, "model": model,
-                             "everything": everything})
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur.fetchall()]
+    return _dicts(con, "perf_relative", {"p": precision, "ref": reference, "estimate": estimate, "query": query,
+                                         "model": model, "everything": everything})
 
 
 def perf_reference_present(con: duckdb.DuckDBPyConnection, *, precision: str, reference: str,
@@ -165,19 +160,13 @@ def scaling_efficiency(con: duckdb.DuckDBPyConnection) -> dict[str, dict[int, fl
 
 def perf_card_sources(con: duckdb.DuckDBPyConnection, model: str, precision: str) -> list[dict]:
     """Every source's figure of one card, the ranked one first (`gpuvalue perf MODEL`)."""
-    (stmt,) = statements("perf_card_sources")
-    cur = con.execute(stmt, {"model": model, "precision": precision})
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur.fetchall()]
+    return _dicts(con, "perf_card_sources", {"model": model, "precision": precision})
 
 
 def perf_card_harness_runs(con: duckdb.DuckDBPyConnection, model: str, precision: str) -> list[dict]:
     """The harness runs of one card that give it no figure, with why (none in a warehouse from
     before harness figures were stored)."""
-    (stmt,) = statements("perf_card_harness_runs")
     try:
-        cur = con.execute(stmt, {"model": model, "precision": precision})
+        return _dicts(con, "perf_card_harness_runs", {"model": model, "precision": precision})
     except duckdb.CatalogException:
         return []
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur.fetchall()]

@@ -307,15 +307,10 @@ def _perf_card(db: Path) -> object:
         return queries.perf_card_sources(con, "Card A", "fp16") + queries.perf_card_harness_runs(con, "Card A", "fp16")
 
 
-# Files whose seeded result may be empty: the small seed has no rental offers, price index or
-# coverage-sized catalog; these runs still fail on a syntax error or a column that is gone.
+# Files whose seeded result is empty: the small seed has no rental offers, price index, bandwidths,
+# per-workload ratios or multi-GPU rows; these runs still fail on a syntax error or a column that is gone.
 QUIET_WHEN_SEEDED_EXTRA = {"quality_price_index_alarms", "rental_prices_daily", "rent_ranking", "rent_ranking_provider",
-                           "rent_vs_buy", "coverage_catalog", "measured_perf_for_fit", "perf_workload_ratios",
-                           "catalog_features", "delete_spec_rows", "ranking_top", "source_catalog",
-                           "upsert_source_catalog", "listings_to_rematch", "apply_rematch", "catalog_entries",
-                           "catalog_model_names", "delete_listing_rows", "ranked_days", "backfill_prices_fallback",
-                           "gpu_rows", "perf_relative", "perf_reference_present", "scaling_efficiency",
-                           "perf_card_sources", "perf_card_harness_runs"}
+                           "rent_vs_buy", "catalog_features", "perf_workload_ratios", "scaling_efficiency"}
 
 
 # The seeded runs are a normal day: no quality alarm (tests/flows/test_quality_alarms.py raises them).
