@@ -106,35 +106,45 @@ def run(
 
     The listing sources shop for the cards the coverage rule derives from the catalog (`gpuvalue coverage` prints them and the count): with the shipped catalog about 166 eBay searches, so a run makes about 167 eBay Browse API calls (1 token + searches x GPUVALUE_EBAY_MAX_PAGES pages, default 1), against eBay's default limit of 5,000 Browse API calls a day for a new application. With --replay only the recorded searches are answered; the others are skipped with one warning. Exits non-zero when any source failed, after finishing everything it could.
     """
-    from gpuvalue.warehouse.db import RunLockedError, WarehouseError
+    from gpuvalue.flows import prefect_server
 
     as_of = _parse_date(date_)
     today = utc_today()
     if as_of is not None and as_of > today:
         _fail(f"--date {as_of} is after today ({today}, UTC); a day can be ranked once it has come")
-    settings = _settings(db)
-    _check_db_path(settings.db)
-    task_runner = task_runner or settings.task_runner
-    dask_address = dask_address or settings.dask_address
-    if task_runner not in ("thread", "dask"):
-        _fail("--task-runner must be thread or dask")
     if top < 1:
         _fail("--top must be at least 1")
-    from gpuvalue.flows.daily import daily_flow
-
-    flow_fn = daily_flow
-    if task_runner == "dask":
-        from gpuvalue.flows.scale import with_dask
-
-        flow_fn = with_dask(daily_flow, dask_address)
-    err.print(f"gpuvalue: running the daily flow{' on recorded pages' if replay else ''} into {settings.db} ...")
-    _start_prefect_server(settings.data_dir)
+    # First, before the imports below: the server's start (seconds) then overlaps them.
+    server = prefect_server.launch_temporary_server()
     try:
-        with _fetch_progress():
-            summary = flow_fn(as_of=as_of, replay=replay, db=str(settings.db),
-                              replay_dir=str(replay_dir) if replay_dir else None)
-    except (RunLockedError, WarehouseError) as exc:
-        _fail(str(exc))
+        settings = _settings(db)
+        _check_db_path(settings.db)
+        task_runner = task_runner or settings.task_runner
+        dask_address = dask_address or settings.dask_address
+        if task_runner not in ("thread", "dask"):
+            _fail("--task-runner must be thread or dask")
+        from gpuvalue.flows.daily import daily_flow
+        from gpuvalue.warehouse.db import RunLockedError, WarehouseError
+
+        flow_fn = daily_flow
+        if task_runner == "dask":
+            from gpuvalue.flows.scale import with_dask
+
+            flow_fn = with_dask(daily_flow, dask_address)
+        err.print(f"gpuvalue: running the daily flow{' on recorded pages' if replay else ''} into {settings.db} ...")
+        api_url = _prefect_api(server, settings.data_dir)
+        try:
+            with _prefect_settings(api_url), _fetch_progress():
+                summary = flow_fn(as_of=as_of, replay=replay, db=str(settings.db),
+                                  replay_dir=str(replay_dir) if replay_dir else None)
+        except (RunLockedError, WarehouseError) as exc:
+            _fail(str(exc))
+    except BaseException:
+        if server is not None:  # no flow ran to its end: nothing of Prefect's is left to send to it
+            server.stop()
+        raise
+    # Otherwise the server stops when this process exits, after Prefect has sent its last logs and
+    # events to it (stopped at exit, registered first, it is stopped last).
     _print_summary(summary)
     from gpuvalue.models.buyer_view import BuyerView, hidden_summary
     from gpuvalue.warehouse.queries import ranking_rows
@@ -161,16 +171,24 @@ def run(
         raise typer.Exit(1)
 
 
-def _start_prefect_server(data_dir: Path) -> None:
-    """Prefect's temporary server, tied to this run so that a killed run does not leave it behind
-    (see flows/prefect_server.py); nothing when PREFECT_API_URL names a server."""
-    from gpuvalue.flows.prefect_server import start_temporary_server
+def _prefect_api(server, data_dir: Path) -> str | None:
+    """The API of this run's temporary Prefect server, tied to the run so that a killed run does not
+    leave it behind (see flows/prefect_server.py); None when PREFECT_API_URL names a server."""
+    from gpuvalue.flows.prefect_server import adopt
 
     try:
-        start_temporary_server(data_dir)
+        return adopt(server, data_dir)
     except Exception as exc:  # noqa: BLE001 - the flow would meet the same failure, less clearly
         _fail(f"could not start Prefect's temporary server: {_exc_line(exc)} "
               "(set PREFECT_API_URL to use a running Prefect server instead)", code=1)
+
+
+def _prefect_settings(api_url: str | None):
+    if api_url is None:
+        return contextlib.nullcontext()
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    return temporary_settings(updates={PREFECT_API_URL: api_url})
 
 
 @contextlib.contextmanager

@@ -4,8 +4,9 @@ Without ``PREFECT_API_URL`` Prefect starts a temporary API server as a child pro
 when the run exits normally. A run killed with SIGKILL (the OOM killer, ``kill -9``) never gets to
 stop it: the server lives on, orphaned, holding a few hundred MB, and every such run adds one.
 
-So the run starts that server itself, from its main thread, before the flow asks for one, and
-Prefect uses it (it keeps one temporary server per process). Two things end it with the run:
+So the run starts that server itself, from its main thread, as its first step (its start then
+overlaps the run's own imports), and points the flow at it through ``PREFECT_API_URL``. Two things
+end it with the run:
 
 - on Linux the server is started through a tiny launcher that asks the kernel to send it SIGTERM
   when the run dies (``PR_SET_PDEATHSIG``), however the run dies, then becomes the server itself;
@@ -18,13 +19,19 @@ its server in order, rather than both at once.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import importlib.util
 import json
 import logging
 import os
+import random
 import signal
+import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -111,79 +118,143 @@ def reap_stale_server(data_dir: Path) -> int | None:
     return reaped
 
 
-_TIED_SERVER = None
+PORTS = range(8000, 9000)  # where Prefect's own temporary servers look for a free port
+PORT_TAKEN_EXIT = 3  # uvicorn's exit status when another process took the port first
+DEFAULT_STARTUP_TIMEOUT_S = 20.0
 
 
-def _tied_server_class():
-    global _TIED_SERVER
-    if _TIED_SERVER is None:
-        _TIED_SERVER = _define_tied_server()
-    return _TIED_SERVER
-
-
-def _define_tied_server():
-    from prefect.server.api.server import SubprocessASGIServer
-
-    class TiedServer(SubprocessASGIServer):
-        """Prefect's temporary server, started through LAUNCHER and recorded in the data folder."""
-
-        record_path: Path | None = None
-
-        def _run_uvicorn_command(self) -> subprocess.Popen:
-            import prefect
-            from prefect.settings import get_current_settings
-
-            # What Prefect runs for its temporary server, behind the launcher.
-            argv = [sys.executable, "-m", "uvicorn", "--app-dir", str(prefect.__module_path__.parent), "--factory",
-                    SERVER_APP, "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "error",
-                    "--lifespan", "on"]
-            env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
-                   "PREFECT__SERVER_FINAL": "1",
-                   **get_current_settings().to_environment_variables(exclude_unset=True)}
-            process = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(os.getpid()), *argv], env=env,
-                                       start_new_session=True)
-            self._record(process.pid)
-            return process
-
-        def _record(self, pid: int) -> None:
-            if self.record_path is None:
-                return
-            record = {"pid": pid, "owner": os.getpid(), "port": self.port,
-                      "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+def _free_port() -> int:
+    for _ in range(20):
+        port = random.choice(PORTS)
+        with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
             try:
-                self.record_path.write_text(json.dumps(record) + "\n", encoding="utf-8")
-            except OSError as exc:  # a record is a convenience; the launcher's signal does the work
-                log.warning("could not record the temporary Prefect server in %s: %s", self.record_path, exc)
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1} for Prefect's temporary server")
 
-        def stop(self) -> None:
-            super().stop()
-            if self.record_path is not None:
+
+def _prefect_package_dir() -> Path:
+    """Where the prefect package lies, found without importing it (its import takes seconds)."""
+    spec = importlib.util.find_spec("prefect")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("prefect is not installed")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+@dataclass
+class TemporaryServer:
+    """This run's temporary Prefect server: launched first, waited for only when the flow starts.
+
+    Started this way, and not by Prefect when the flow asks for an API, its start-up (importing the
+    server's modules, migrating its database) overlaps the run's own imports instead of following
+    them; the flow then talks to it as to any Prefect server, through ``PREFECT_API_URL``."""
+
+    port: int
+    process: subprocess.Popen
+    record_path: Path | None = None
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api"
+
+    def wait_ready(self, timeout_s: float | None = None) -> str:
+        """Block until the server answers its health check; returns its API URL."""
+        import httpx
+
+        if timeout_s is None:
+            timeout_s = float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS")
+                              or DEFAULT_STARTUP_TIMEOUT_S)
+        deadline = time.monotonic() + timeout_s
+        with httpx.Client(timeout=5) as client:
+            while time.monotonic() < deadline:
+                status = self.process.poll()
+                if status == PORT_TAKEN_EXIT:  # lost the port between the check and the bind
+                    self.port = _free_port()
+                    self.process = _launch(self.port)
+                    self.record(self.record_path)
+                elif status is not None:
+                    raise RuntimeError(f"Prefect's temporary server exited with status {status} before it answered")
                 try:
-                    self.record_path.unlink()
-                except FileNotFoundError:
+                    if client.get(f"{self.api_url}/health").status_code == 200:
+                        return self.api_url
+                except httpx.TransportError:
                     pass
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"Prefect's temporary server did not answer within {timeout_s:.0f} s "
+                           "(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS sets the wait)")
 
-    return TiedServer
+    def record(self, record_path: Path | None) -> None:
+        """Note the server in the data folder, so a later run can stop it if this one is killed
+        where the kernel's signal does not reach (not Linux)."""
+        self.record_path = record_path
+        if record_path is None:
+            return
+        record = {"pid": self.process.pid, "owner": os.getpid(), "port": self.port,
+                  "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        try:
+            record_path.parent.mkdir(parents=True, exist_ok=True)
+            record_path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+        except OSError as exc:  # a record is a convenience; the launcher's signal does the work
+            log.warning("could not record the temporary Prefect server in %s: %s", record_path, exc)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.record_path is not None:
+            try:
+                self.record_path.unlink()
+            except FileNotFoundError:
+                pass
 
 
-def start_temporary_server(data_dir: Path) -> str | None:
-    """Before a flow runs: reap a server a killed run left in ``data_dir``, then, unless an API is
-    configured, start this run's temporary server tied to this process. Returns its API URL (None
-    when an API is configured). Call from the main thread: the kernel's signal follows the thread
-    that started the server."""
+def _launch(port: int) -> subprocess.Popen:
+    """What Prefect runs for its temporary server, behind the launcher, started from this thread."""
+    argv = [sys.executable, "-m", "uvicorn", "--app-dir", str(_prefect_package_dir().parent), "--factory",
+            SERVER_APP, "--host", "127.0.0.1", "--port", str(port), "--log-level", "error", "--lifespan", "on"]
+    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+    # Nobody browses a run's temporary server: registering the block types (plugin entry points and
+    # all) costs seconds of its start; a long-running server (`prefect server start`) still does it.
+    env.setdefault("PREFECT_SERVER_REGISTER_BLOCKS_ON_START", "false")
+    return subprocess.Popen([sys.executable, "-c", LAUNCHER, str(os.getpid()), *argv], env=env,
+                            start_new_session=True)
+
+
+def launch_temporary_server() -> TemporaryServer | None:
+    """Launch this run's temporary server without waiting for it, unless ``PREFECT_API_URL`` names a
+    server in the environment. Call from the main thread, first thing: the kernel's signal follows
+    the thread that started the server, and the server's start then overlaps the run's imports."""
+    if os.environ.get("PREFECT_API_URL"):
+        return None
+    return _start()
+
+
+def _start() -> TemporaryServer:
+    port = _free_port()
+    server = TemporaryServer(port=port, process=_launch(port))
+    atexit.register(server.stop)
+    return server
+
+
+def adopt(server: TemporaryServer | None, data_dir: Path) -> str | None:
+    """Once the run knows its data folder: reap a server a killed run left there, record this one,
+    and wait for it. Returns the API URL the flow should use; None when Prefect's settings (a
+    profile, say) name a server, in which case the launched one is stopped unused."""
     from prefect.settings import PREFECT_API_URL
 
-    data_dir = Path(data_dir)
-    reap_stale_server(data_dir)
+    reap_stale_server(Path(data_dir))
     if PREFECT_API_URL.value():
+        if server is not None:
+            server.stop()
         return None
-    tied = _tied_server_class()
-    # Prefect keeps one temporary server per process and hands it to whoever asks: created here
-    # first, it is this one, and the flow's own request for a server finds it running.
-    server = tied()
-    if server.running or not isinstance(server, tied):  # one was already up in this process
-        return server.api_url if server.running else None
-    data_dir.mkdir(parents=True, exist_ok=True)
-    server.record_path = data_dir / RECORD_NAME
-    server.start()
-    return server.api_url
+    if server is None:  # not launched early (an empty PREFECT_API_URL, say): launch now
+        server = _start()
+    server.record(Path(data_dir) / RECORD_NAME)
+    return server.wait_ready()

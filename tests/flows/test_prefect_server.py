@@ -1,6 +1,6 @@
 """A temporary Prefect server left behind by a killed run is stopped by the next run; a live run's
 server, or a recorded pid now running something else, is left alone. (The kernel-signal half, a
-server dying with its SIGKILLed run, is tested on a real run in tests/test_kill_midload.py.)"""
+server dying with its SIGKILLed run, is tested on a real run in tests/e2e/test_kill_midload.py.)"""
 
 from __future__ import annotations
 
@@ -78,3 +78,90 @@ def test_a_zombie_is_not_running():
         assert not running(proc.pid)
     finally:
         proc.wait()
+
+
+# ---- this run's own temporary server: launched first, waited for when the flow starts ------------
+
+HEALTHY_AFTER = """
+import http.server, sys, time
+time.sleep(float(sys.argv[2]))
+class Health(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200 if self.path == "/api/health" else 404)
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Health).serve_forever()
+"""
+
+
+@pytest.fixture
+def fake_servers(monkeypatch):
+    """Stand-ins for Prefect's server process: each launch takes the next script from a list."""
+    from gpuvalue.flows import prefect_server
+
+    scripts: list[str] = []
+    launched: list[subprocess.Popen] = []
+
+    def launch(port: int) -> subprocess.Popen:
+        script = scripts.pop(0) if scripts else HEALTHY_AFTER
+        proc = subprocess.Popen([sys.executable, "-c", script, str(port), "0.3"])
+        launched.append(proc)
+        return proc
+
+    monkeypatch.setattr(prefect_server, "_launch", launch)
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    yield scripts, launched
+    for proc in launched:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_no_server_is_launched_when_the_environment_names_one(monkeypatch):
+    from gpuvalue.flows.prefect_server import launch_temporary_server
+
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:4200/api")
+    assert launch_temporary_server() is None
+
+
+def test_a_launched_server_is_waited_for_recorded_and_stopped_with_the_run(tmp_path, fake_servers):
+    from gpuvalue.flows.prefect_server import launch_temporary_server
+
+    _, launched = fake_servers
+    server = launch_temporary_server()
+    assert server is not None and launched  # launched at once, not waited for
+    server.record(tmp_path / RECORD_NAME)
+    assert server.wait_ready(timeout_s=30) == f"http://127.0.0.1:{server.port}/api"
+    record = json.loads((tmp_path / RECORD_NAME).read_text())
+    assert record == {**record, "pid": launched[0].pid, "owner": os.getpid(), "port": server.port}
+    server.stop()
+    assert launched[0].poll() is not None
+    assert not (tmp_path / RECORD_NAME).exists()
+    server.stop()  # twice is harmless (the run's exit stops it again)
+
+
+def test_a_lost_port_is_retried_on_another(tmp_path, fake_servers):
+    from gpuvalue.flows.prefect_server import PORT_TAKEN_EXIT, launch_temporary_server
+
+    scripts, launched = fake_servers
+    scripts.append(f"import sys; sys.exit({PORT_TAKEN_EXIT})")
+    server = launch_temporary_server()
+    server.record(tmp_path / RECORD_NAME)
+    server.wait_ready(timeout_s=30)
+    assert len(launched) == 2 and launched[0].returncode == PORT_TAKEN_EXIT
+    assert json.loads((tmp_path / RECORD_NAME).read_text())["pid"] == launched[1].pid
+    server.stop()
+
+
+def test_a_server_that_dies_or_never_answers_fails_in_one_line(fake_servers):
+    from gpuvalue.flows.prefect_server import launch_temporary_server
+
+    scripts, launched = fake_servers
+    scripts.append("import sys; sys.exit(1)")
+    with pytest.raises(RuntimeError, match="exited with status 1 before it answered"):
+        launch_temporary_server().wait_ready(timeout_s=30)
+    scripts.append("import time; time.sleep(60)")
+    with pytest.raises(RuntimeError, match=r"did not answer within 1 s \(PREFECT_SERVER_EPHEMERAL_STARTUP"):
+        launch_temporary_server().wait_ready(timeout_s=1)
+    assert launched[-1].poll() is not None  # stopped, not left running

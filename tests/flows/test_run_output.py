@@ -40,7 +40,8 @@ def _invoke_run(monkeypatch, db, *, replay: bool):
         return summary
 
     monkeypatch.setattr(daily, "daily_flow", fake_flow)
-    monkeypatch.setattr(prefect_server, "start_temporary_server", lambda data_dir: None)  # no flow, no server
+    monkeypatch.setattr(prefect_server, "launch_temporary_server", lambda: None)  # no flow, no server
+    monkeypatch.setattr(prefect_server, "adopt", lambda server, data_dir: None)
     args = ["run", "--db", str(db), "--date", LATEST_DAY.isoformat(), "--top", "20"]
     return runner.invoke(app, args + (["--replay"] if replay else []))
 
