@@ -10,8 +10,6 @@ coverage rule (``models/coverage.py``), and reach each fetch as ``FetchContext.s
 from __future__ import annotations
 
 import logging
-import os
-import time
 import uuid
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -290,7 +288,7 @@ def _load_stage(con, settings: Settings, summary: P.RunSummary, results: dict[st
     for name, outcome in list(summary.outcomes.items()):
         _record(con, summary, name, outcome)
     S.register_sources(con)
-    ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow(), on_source_loaded=lambda _n: _test_pause_in_load())
+    ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow())
     # Quoted: Prefect would otherwise walk every parsed record of every source, twice per stage
     # task, looking for futures among the task's inputs (measured: seconds of a replay run).
     batches = quote({name: [parsed] for name, parsed in results.items()})
@@ -322,19 +320,6 @@ def _warehouse_stages(con, ctx: S.StageContext, settings: Settings, summary: P.R
     with P.StageTimer(summary, "check"):
         check_task(ctx)
     con.execute("CHECKPOINT")
-
-
-def _test_pause_in_load() -> None:
-    """Test hook, unset in production: GPUVALUE_TEST_PAUSE_IN_LOAD=<seconds> pauses once, right after
-    the first source's load committed, writing this process id to GPUVALUE_TEST_PAUSE_MARKER first, so
-    a test can kill a real run mid-load at a known point."""
-    seconds = os.environ.pop("GPUVALUE_TEST_PAUSE_IN_LOAD", None)
-    if not seconds:
-        return
-    marker = os.environ.get("GPUVALUE_TEST_PAUSE_MARKER")
-    if marker:
-        Path(marker).write_text(str(os.getpid()), encoding="utf-8")
-    time.sleep(float(seconds))
 
 
 ALARM_HISTORY_RUNS = 14  # trailing window: the last two weeks of daily runs

@@ -54,7 +54,6 @@ class StageContext:
     settings: Settings
     loaded_at: datetime
     progress: Callable[[str, int, int], None] = lambda what, done, total: None
-    on_source_loaded: Callable[[str], None] | None = None  # e.g. the kill test's pause point
     _matcher: object | None = None
 
     def matcher(self):
@@ -190,8 +189,6 @@ def _store_kinds(ctx: StageContext, stage: str, batches: Batches, result: StageR
                 result.failed[name] = f"{type(exc).__name__}: {exc}"
             result.warnings[name] = [w for b in batches[name] for w in b.warnings]
             result.seconds[name] = time.perf_counter() - t0
-            if ctx.on_source_loaded is not None:
-                ctx.on_source_loaded(name)
 
 
 # ---- the warehouse stages ----------------------------------------------------------------------

@@ -66,12 +66,12 @@ def killed(seed_estimate_cv, tmp_path_factory):
     compared below never include it."""
     folder = tmp_path_factory.mktemp("killed")
     db, marker = seed_estimate_cv(folder / "gpuvalue.duckdb"), folder / "paused"
-    env = {k: v for k, v in cli_env(GPUVALUE_TEST_PAUSE_IN_LOAD="300", GPUVALUE_TEST_PAUSE_MARKER=str(marker),
-                                    PREFECT_HOME=str(folder / "prefect-home"),
+    env = {k: v for k, v in cli_env(PREFECT_HOME=str(folder / "prefect-home"),
                                     PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="300").items()
            if k != "PREFECT_API_URL"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gpuvalue.flows.cli", "run", "--replay", "--db", str(db), "--date", REPLAY_DATE],
+        [sys.executable, str(Path(__file__).with_name("run_paused_in_load.py")), str(marker), "300",
+         "run", "--replay", "--db", str(db), "--date", REPLAY_DATE],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
     deadline = time.monotonic() + 420  # the temporary server's start takes a minute on a busy machine
