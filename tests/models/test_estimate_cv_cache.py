@@ -74,6 +74,27 @@ def _no_cross_validation(monkeypatch):
     monkeypatch.setattr(PW, "_loocv", refuse)
 
 
+def _no_form_choice(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("chose the form again although the stored row names it")
+
+    monkeypatch.setattr(PW, "_select_form", refuse)
+
+
+def _cheap_cross_validation(monkeypatch) -> list[int]:
+    """What these tests check is when the cross-validation runs and what is stored, not its
+    figure: each fold takes the first form instead of choosing among four on the other cards
+    (the nested choice is minutes on 46 cards; tests/models/test_perf_eval.py tests it)."""
+    real, calls = PW._loocv, []
+
+    def first_form_only(data, form, used):
+        calls.append(1)
+        return real(data, used[0], used[:1])
+
+    monkeypatch.setattr(PW, "_loocv", first_form_only)
+    return calls
+
+
 @pytest.mark.e2e
 def test_the_run_stored_one_error_per_precision_and_the_next_fit_reuses_it(warehouse, monkeypatch):
     stored = dict(warehouse.execute(
@@ -85,9 +106,12 @@ def test_the_run_stored_one_error_per_precision_and_the_next_fit_reuses_it(wareh
     before = warehouse.execute(
         "SELECT model, precision, relative_perf, method, uncertainty FROM perf WHERE source = 'estimate' "
         "ORDER BY ALL").fetchall()
+    forms = dict(warehouse.execute("SELECT precision, form FROM perf_estimate_cv").fetchall())
     _no_cross_validation(monkeypatch)
+    _no_form_choice(monkeypatch)
     estimators, _ = P.fitted_estimators(warehouse)
     assert {p: e.cv_median_abs_error for p, e in estimators.items()} == stored
+    assert {p: e.form.code for p, e in estimators.items()} == forms  # the stored choice, not a new one
     # The whole estimate stage again, from the stored errors: the same estimates, nothing added.
     P.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
     after = warehouse.execute(
@@ -99,12 +123,14 @@ def test_the_run_stored_one_error_per_precision_and_the_next_fit_reuses_it(wareh
 
 @pytest.mark.e2e
 def test_a_changed_training_figure_is_cross_validated_again_and_stored(warehouse, monkeypatch):
+    kept = [d for (d,) in warehouse.execute("SELECT inputs_digest FROM perf_estimate_cv").fetchall()]
     warehouse.execute("UPDATE perf SET relative_perf = relative_perf * 1.1 "
                       "WHERE model = ? AND precision = 'fp16' AND measured", [A6000])
     with monkeypatch.context() as m:
         _no_cross_validation(m)
         with pytest.raises(AssertionError, match="cross-validated"):
             P.fitted_estimators(warehouse)
+    _cheap_cross_validation(monkeypatch)
     # A reader (no computed_at) computes it but stores nothing ...
     estimators, _ = P.fitted_estimators(warehouse)
     assert warehouse.execute("SELECT count(*) FROM perf_estimate_cv").fetchall() == [(2,)]
@@ -112,9 +138,20 @@ def test_a_changed_training_figure_is_cross_validated_again_and_stored(warehouse
     P.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
     rows = warehouse.execute("SELECT precision, count(*) FROM perf_estimate_cv GROUP BY ALL ORDER BY ALL").fetchall()
     assert rows == [("fp16", 2), ("fp32", 1)]
-    new = warehouse.execute("SELECT cv_median_abs_error FROM perf_estimate_cv WHERE precision = 'fp16' "
-                            "ORDER BY computed_at DESC LIMIT 1").fetchall()[0][0]
+    new, form = warehouse.execute("SELECT cv_median_abs_error, form FROM perf_estimate_cv WHERE precision = 'fp16' "
+                                  "AND NOT list_contains(?, inputs_digest)", [kept]).fetchall()[0]
     assert new == pytest.approx(estimators["fp16"].cv_median_abs_error)
+    assert form == estimators["fp16"].form.code
+
+
+def test_a_row_kept_before_forms_were_gets_its_form_from_the_next_run(warehouse, monkeypatch):
+    """A warehouse whose rows predate the form column chooses the form once more, and keeps it."""
+    forms = dict(warehouse.execute("SELECT precision, form FROM perf_estimate_cv").fetchall())
+    assert set(forms) == {"fp16", "fp32"} and all(forms.values())
+    warehouse.execute("UPDATE perf_estimate_cv SET form = NULL")
+    _no_cross_validation(monkeypatch)
+    P.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
+    assert dict(warehouse.execute("SELECT precision, form FROM perf_estimate_cv").fetchall()) == forms
 
 
 @pytest.mark.e2e
@@ -153,9 +190,7 @@ def test_a_changed_input_in_a_new_warehouse_is_cross_validated(warehouse, monkey
     warehouse.execute("DELETE FROM perf_estimate_cv")
     warehouse.execute("UPDATE perf SET relative_perf = relative_perf * 1.1 "
                       "WHERE model = ? AND precision = 'fp32' AND measured", [A6000])
-    cross_validated = []
-    real = PW._loocv
-    monkeypatch.setattr(PW, "_loocv", lambda *a, **k: cross_validated.append(1) or real(*a, **k))
+    cross_validated = _cheap_cross_validation(monkeypatch)
     P.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
     assert cross_validated  # fp32 computed its own error ...
     rows = dict(warehouse.execute("SELECT precision, inputs_digest FROM perf_estimate_cv").fetchall())
