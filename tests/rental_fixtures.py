@@ -17,7 +17,7 @@ from datetime import date, datetime, timezone
 
 import duckdb
 
-from conftest_exports import CARDS, REFERENCE_GPU, insert_dicts, make_ranking_database
+from conftest_exports import CARDS, REFERENCE_GPU, from_template, insert_dicts, make_ranking_database
 from gpuvalue.models.rental import RentalOffer
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.rental import load_rental_offers
@@ -86,6 +86,10 @@ def load_offers(con: duckdb.DuckDBPyConnection, offers: list[RentalOffer], sourc
 
 
 def make_rental_database(path: str = ":memory:") -> duckdb.DuckDBPyConnection:
+    return from_template("rental", _build_rental_database, path)
+
+
+def _build_rental_database(path: str) -> duckdb.DuckDBPyConnection:
     con = make_ranking_database(path)
     fill_catalog_and_perf(con)
     load_offers(con, cloud_a_january(), "cloud-a")

