@@ -349,12 +349,16 @@ def design_matrix(
     if form.memory_term:
         columns.append(memory_x)
         penalty.append(0.0)
+    # One comparison per column over arrays: cross-validation builds this matrix for every fold.
+    point_sources = np.array([p.source for p in pts], dtype=object)
     for s in sources:
-        columns.append(np.array([1.0 if p.source == s else 0.0 for p in pts]))
+        columns.append((point_sources == s).astype(float))
         penalty.append(0.0)
-    families = sorted({p.family for p in pts}) if form.family_offsets else []
+    point_families = [p.family for p in pts]
+    families = sorted(set(point_families)) if form.family_offsets else []
+    family_array = np.array(point_families, dtype=object)
     for f in families:
-        columns.append(np.array([1.0 if p.family == f else 0.0 for p in pts]))
+        columns.append((family_array == f).astype(float))
         penalty.append(SHRINK)
     return np.column_stack(columns), np.diag(penalty) + 1e-9 * np.eye(len(penalty)), families
 

@@ -164,7 +164,8 @@ class _Problem:
         order = np.argsort(work, kind="stable")
         starts = np.r_[0, np.flatnonzero(np.diff(work[order])) + 1]
         err = np.zeros((len(_ALPHAS), len(self.workloads)))
-        w_sorted = w[order]
+        w_sorted, x_sorted = w[order], x[order]
+        every_workload, every_row = np.arange(len(self.workloads)), np.arange(len(rows))
         sq = np.empty((len(_ALPHAS), len(rows)))  # the sweeps' squared errors, in workload order
 
         best = None
@@ -180,24 +181,23 @@ class _Problem:
             theta = thetas[a0]
             resid_sorted = resid[:, order]  # constant over the sweeps: only the linear part moves
             for _ in range(MAX_SWEEPS):
-                base = x @ theta
                 # (y + den - base)^2 w, each element computed as before, in place and already in
                 # workload order (the sweeps are most of a fit's time).
-                np.subtract(resid_sorted, base[order][None, :], out=sq)
+                np.subtract(resid_sorted, x_sorted @ theta, out=sq)
                 np.square(sq, out=sq)
                 np.multiply(sq, w_sorted[None, :], out=sq)
                 err[:, present] = np.add.reduceat(sq, starts, axis=1)  # A x workloads
                 new = alpha_idx.copy()
                 cand = np.argmin(err, axis=0)
-                better = err[cand, np.arange(len(self.workloads))] < err[alpha_idx, np.arange(len(self.workloads))] - 1e-15
+                better = err[cand, every_workload] < err[alpha_idx, every_workload] - 1e-15
                 new[better] = cand[better]
-                changed = not np.array_equal(new, alpha_idx)
+                changed = bool((new != alpha_idx).any())
                 alpha_idx = new
-                r = y + den[alpha_idx[work], np.arange(len(rows))]
+                r = y + den[alpha_idx[work], every_row]
                 theta = inv @ (x.T @ (r * w))
                 if not changed:
                     break
-            r = y + den[alpha_idx[work], np.arange(len(rows))]
+            r = y + den[alpha_idx[work], every_row]
             objective = float(((r - x @ theta) ** 2 * w).sum() + theta @ pen @ theta)
             if best is None or objective < best[0] - 1e-12:
                 best = (objective, g, alpha_idx.copy(), theta.copy())
