@@ -56,6 +56,11 @@ def pytest_collection_modifyitems(config, items):
             E2E_FIXTURES.intersection(item.fixturenames) or item.get_closest_marker("slow")
         ):
             item.add_marker(pytest.mark.e2e)
+    # Modules holding e2e tests first, each module's tests kept together and in order: the test
+    # workers (pytest-xdist, a module per worker at a time) start the long modules at once and fill
+    # the end of the run with short ones, instead of waiting on a long module handed out last.
+    heavy = {item.module.__name__ for item in items if item.get_closest_marker("e2e") is not None and item.module}
+    items[:] = sorted(items, key=lambda item: item.module is None or item.module.__name__ not in heavy)
 
 
 @pytest.fixture(scope="session")

