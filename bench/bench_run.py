@@ -6,8 +6,8 @@ cross-validated error (table perf_estimate_cv), against the first run's estimate
 
 The CLI runs ``--runs`` times on an empty database and a fresh Prefect home (the median is the
 figure); each run is split by the timestamps of Prefect's own log lines into: start-up (the
-interpreter, imports, until Prefect starts its temporary server), the temporary server's start
-(until the flow run begins), the flow, and the rest (stopping the server, printing, exiting).
+interpreter, imports and, at the same time, the start of the run's temporary Prefect server, until
+the flow run begins), the flow, and the rest (printing, exiting, stopping the server).
 """
 
 from __future__ import annotations
@@ -44,15 +44,13 @@ def child(db: str, day: str = REPLAY_DATE) -> None:
 
 _LOG_LINE = r"^(\d\d):(\d\d):(\d\d\.\d+) \| \w+ +\| "
 MARKS = {  # Prefect's own INFO lines, in the order a run writes them
-    "server_starting": r"prefect - Starting temporary server",
     "flow_begins": r"Flow run '[^']+' - Beginning flow run",
     "flow_finished": r"Flow run '[^']+' - Finished in state",
 }
 
 
 def cli_timeline(stderr: str, started: datetime, seconds: float) -> dict[str, float] | None:
-    """A CLI run's wall time split at Prefect's log lines (None when a line is missing, e.g. with
-    PREFECT_API_URL set, there is no temporary server)."""
+    """A CLI run's wall time split at Prefect's log lines (None when a line is missing)."""
     at = {}
     for mark, pattern in MARKS.items():
         found = re.search(_LOG_LINE + pattern, stderr, re.MULTILINE)
@@ -63,8 +61,7 @@ def cli_timeline(stderr: str, started: datetime, seconds: float) -> dict[str, fl
                                                           + started.microsecond / 1e6)
         at[mark] = offset + 86400 if offset < -3600 else offset  # a run across midnight
     return {
-        "start-up": at["server_starting"],
-        "temporary server start": at["flow_begins"] - at["server_starting"],
+        "start-up and temporary server": at["flow_begins"],
         "flow": at["flow_finished"] - at["flow_begins"],
         "stop and exit": seconds - at["flow_finished"],
     }
