@@ -63,6 +63,22 @@ def pytest_collection_modifyitems(config, items):
     items[:] = sorted(items, key=lambda item: item.module is None or item.module.__name__ not in heavy)
 
 
+MAX_TEST_WORKERS = 8  # each worker that runs e2e tests starts a Prefect test server and a replay run
+
+
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: the cores this process may use (its CPU affinity and a cgroup CPU quota, which a
+    container's core count does not show), at most MAX_TEST_WORKERS."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()
+        if quota != "max":
+            cores = min(cores, max(1, -(-int(quota) // int(period))))
+    except (OSError, ValueError):
+        pass
+    return max(1, min(cores, MAX_TEST_WORKERS))
+
+
 @pytest.fixture(scope="session")
 def prefect_harness():
     """One Prefect test server for the whole session (starting one costs seconds)."""
