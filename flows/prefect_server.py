@@ -120,7 +120,6 @@ def reap_stale_server(data_dir: Path) -> int | None:
 
 PORTS = range(8000, 9000)  # where Prefect's own temporary servers look for a free port
 PORT_TAKEN_EXIT = 3  # uvicorn's exit status when another process took the port first
-DEFAULT_STARTUP_TIMEOUT_S = 20.0
 
 
 def _free_port() -> int:
@@ -159,13 +158,10 @@ class TemporaryServer:
     def api_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/api"
 
-    def wait_ready(self, timeout_s: float | None = None) -> str:
+    def wait_ready(self, timeout_s: float) -> str:
         """Block until the server answers its health check; returns its API URL."""
         import httpx
 
-        if timeout_s is None:
-            timeout_s = float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS")
-                              or DEFAULT_STARTUP_TIMEOUT_S)
         deadline = time.monotonic() + timeout_s
         with httpx.Client(timeout=5) as client:
             while time.monotonic() < deadline:
@@ -247,7 +243,7 @@ def adopt(server: TemporaryServer | None, data_dir: Path) -> str | None:
     """Once the run knows its data folder: reap a server a killed run left there, record this one,
     and wait for it. Returns the API URL the flow should use; None when Prefect's settings (a
     profile, say) name a server, in which case the launched one is stopped unused."""
-    from prefect.settings import PREFECT_API_URL
+    from prefect.settings import PREFECT_API_URL, PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS
 
     reap_stale_server(Path(data_dir))
     if PREFECT_API_URL.value():
@@ -257,4 +253,4 @@ def adopt(server: TemporaryServer | None, data_dir: Path) -> str | None:
     if server is None:  # not launched early (an empty PREFECT_API_URL, say): launch now
         server = _start()
     server.record(Path(data_dir) / RECORD_NAME)
-    return server.wait_ready()
+    return server.wait_ready(float(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS.value()))

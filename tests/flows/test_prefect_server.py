@@ -165,3 +165,27 @@ def test_a_server_that_dies_or_never_answers_fails_in_one_line(fake_servers):
     with pytest.raises(RuntimeError, match=r"did not answer within 1 s \(PREFECT_SERVER_EPHEMERAL_STARTUP"):
         launch_temporary_server().wait_ready(timeout_s=1)
     assert launched[-1].poll() is not None  # stopped, not left running
+
+
+def test_a_server_named_in_prefects_settings_is_used_and_the_launched_one_stopped(tmp_path, fake_servers):
+    """A profile (not the environment) may name a running server: the run then uses it."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from gpuvalue.flows.prefect_server import adopt, launch_temporary_server
+
+    _, launched = fake_servers
+    server = launch_temporary_server()
+    with temporary_settings(updates={PREFECT_API_URL: "http://127.0.0.1:4200/api"}):
+        assert adopt(server, tmp_path) is None
+    assert launched[0].wait(timeout=15) is not None
+    assert not (tmp_path / RECORD_NAME).exists()
+
+
+def test_adopting_records_the_server_in_the_data_folder_and_waits_for_it(tmp_path, fake_servers):
+    from gpuvalue.flows.prefect_server import adopt, launch_temporary_server
+
+    _, launched = fake_servers
+    server = launch_temporary_server()
+    assert adopt(server, tmp_path / "data") == server.api_url
+    assert json.loads((tmp_path / "data" / RECORD_NAME).read_text())["pid"] == launched[0].pid
+    server.stop()
