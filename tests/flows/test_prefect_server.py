@@ -182,10 +182,14 @@ def test_a_server_named_in_prefects_settings_is_used_and_the_launched_one_stoppe
 
 
 def test_adopting_records_the_server_in_the_data_folder_and_waits_for_it(tmp_path, fake_servers):
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
     from gpuvalue.flows.prefect_server import adopt, launch_temporary_server
 
     _, launched = fake_servers
     server = launch_temporary_server()
-    assert adopt(server, tmp_path / "data") == server.api_url
+    # As a user's run: no API in Prefect's settings (the session's test server may have set one).
+    with temporary_settings(restore_defaults={PREFECT_API_URL}):
+        assert adopt(server, tmp_path / "data") == server.api_url
     assert json.loads((tmp_path / "data" / RECORD_NAME).read_text())["pid"] == launched[0].pid
     server.stop()
