@@ -132,10 +132,10 @@ def run(
 
             flow_fn = with_dask(daily_flow, dask_address)
         err.print(f"gpuvalue: running the daily flow{' on recorded pages' if replay else ''} into {settings.db} ...")
-        if server is not None:
-            err.print(f"gpuvalue: Prefect's temporary server for this run: http://127.0.0.1:{server.port} "
-                      "(set PREFECT_API_URL to use a running Prefect server instead)", highlight=False)
         api_url = _prefect_api(server, settings.data_dir)
+        if api_url is not None:  # the server it answered on (a lost port moves it)
+            err.print(f"gpuvalue: Prefect's temporary server for this run: {api_url.removesuffix('/api')} "
+                      "(set PREFECT_API_URL to use a running Prefect server instead)", highlight=False)
         try:
             with _prefect_settings(api_url), _fetch_progress():
                 summary = flow_fn(as_of=as_of, replay=replay, db=str(settings.db),

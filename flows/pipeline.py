@@ -269,7 +269,7 @@ def fitted_estimators(
         if (known is None or not known.stored) and computed_at is not None and est.cv_median_abs_error is not None:
             store_cv_error(con, digest, precision, est.version, len(est.trained_models), est.cv_median_abs_error,
                            known.computed_at if known else computed_at, form)
-        elif known is not None and known.stored and known.form is None and form and computed_at is not None:
+        elif known is not None and known.stored and known.form is None and computed_at is not None:
             fill_form(con, digest, form)
         estimators[precision] = est
     return estimators, features

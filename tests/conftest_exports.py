@@ -12,6 +12,7 @@ price moves are scripted so that the feed has notable moves to report:
 from __future__ import annotations
 
 import atexit
+import functools
 import shutil
 import tempfile
 from datetime import date, datetime, timedelta
@@ -178,13 +179,12 @@ def from_template(name: str, build, path: str | Path = ":memory:") -> duckdb.Duc
     return open_test_database(path)
 
 
+@functools.cache
 def _scratch() -> Path:
     """One temporary folder per test process for templates and in-memory stand-ins, removed at exit."""
-    if "" not in _TEMPLATES:
-        root = Path(tempfile.mkdtemp(prefix="gpuvalue-test-warehouses-"))
-        atexit.register(shutil.rmtree, root, True)
-        _TEMPLATES[""] = root
-    return _TEMPLATES[""]
+    root = Path(tempfile.mkdtemp(prefix="gpuvalue-test-warehouses-"))
+    atexit.register(shutil.rmtree, root, True)
+    return root
 
 
 def make_ranking_database(path: str | Path = ":memory:") -> duckdb.DuckDBPyConnection:

@@ -23,7 +23,6 @@ from pathlib import Path
 
 import duckdb
 
-SELECT_CV_ERROR = "SELECT cv_median_abs_error FROM perf_estimate_cv WHERE inputs_digest = ?"
 SELECT_KNOWN = "SELECT cv_median_abs_error, computed_at, form FROM perf_estimate_cv WHERE inputs_digest = ?"
 INSERT_CV_ERROR = (
     "INSERT INTO perf_estimate_cv (inputs_digest, precision, model_version, trained_cards, cv_median_abs_error, "
@@ -41,11 +40,6 @@ class KnownCvError:
     stored: bool  # a row of this warehouse's perf_estimate_cv; else one shipped with gpuvalue
     computed_at: datetime
     form: str | None = None  # the form the fit on these inputs chose (ModelForm.code); None if not kept
-
-
-def stored_cv_error(con: duckdb.DuckDBPyConnection, digest: str) -> float | None:
-    rows = con.execute(SELECT_CV_ERROR, [digest]).fetchall()
-    return float(rows[0][0]) if rows else None
 
 
 def known_cv_error(con: duckdb.DuckDBPyConnection, digest: str) -> KnownCvError | None:
@@ -93,12 +87,15 @@ def shipped_cv_errors() -> dict[str, dict]:
 
 def write_shipped_cv_errors(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
     """Write every row of ``con``'s perf_estimate_cv (a warehouse after a replay run) as the shipped file."""
-    rows = con.execute(f"SELECT {', '.join(_COLUMNS)} FROM perf_estimate_cv ORDER BY precision, inputs_digest").fetchall()
+    rows = [dict(zip(_COLUMNS, r)) for r in con.execute(
+        f"SELECT {', '.join(_COLUMNS)} FROM perf_estimate_cv ORDER BY precision, inputs_digest").fetchall()]
+    for row in rows:
+        row["computed_at"] = row["computed_at"].isoformat()
     payload = {
         "about": "Cross-validated errors of the spec estimate fitted on the replay's inputs, by inputs digest "
                  "(models/perf_digest.py); read by warehouse/estimate_cv.py when a warehouse has no row for a "
                  "digest. Regenerate: uv run python -m gpuvalue.warehouse.estimate_cv <database after a replay run>",
-        "rows": [{**(row := dict(zip(_COLUMNS, r))), "computed_at": row["computed_at"].isoformat()} for r in rows],
+        "rows": rows,
     }
     target = path or _shipped_path()
     target.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")

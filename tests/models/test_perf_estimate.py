@@ -19,7 +19,7 @@ from gpuvalue.models.perf_measured import WorkloadRatio, relative_perf_from_lamb
 from gpuvalue.models.perf_workload import fit_estimator
 from gpuvalue.models.records import PerfFigure
 from gpuvalue.models.perf_holdout import HELD_OUT_MODELS
-from lambda_fixtures import lambda_tables
+from lambda_fixtures import WORKLOAD_NESTED_ERRORS, lambda_tables
 
 # Cards people buy used, by generation, slowest first.
 CHAINS = [
@@ -46,11 +46,6 @@ def data():
 def estimators(data):
     result, features = data
     return {p: fit_estimator(result.figures, features, p) for p in ("fp16", "fp32")}
-
-
-# The per-workload model's nested cross-validated errors on these cards, as today's evaluation table
-# computes them with the same cross-validation (tests/models/test_perf_eval.py, WORKLOAD_NESTED).
-WORKLOAD_NESTED_ERRORS = {"fp16": 0.0654, "fp32": 0.0619}
 
 
 @pytest.fixture(scope="module")
@@ -232,7 +227,7 @@ def test_per_workload_estimate_record(workload_estimators, data):
     assert fig.relative_perf == pytest.approx(0.3205, abs=0.002)
     assert fig.method.startswith("estimate: roofline v3 per-workload (GeForce half-rate tensor, memory term, family offsets; alpha_w ")
     assert fig.method.endswith("; 24 measured cards)")
-    assert fig.uncertainty == pytest.approx(0.0654, abs=1e-4)
+    assert fig.uncertainty == pytest.approx(WORKLOAD_NESTED_ERRORS["fp16"], abs=1e-4)
     amd = workload_estimators["fp16"].estimate(features["Radeon RX 6800 XT"])
     assert "low confidence: AMD" in amd.method and amd.uncertainty > fig.uncertainty
     assert workload_estimators["fp16"].estimate({"model": "X", "vendor": "NVIDIA", "architecture": "Ampere"}) is None
