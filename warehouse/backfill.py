@@ -14,7 +14,8 @@ from datetime import date
 import duckdb
 
 from gpuvalue.models.price_age import DEFAULT_COMPARABLE_DAYS
-from gpuvalue.warehouse.load import _run_file, transaction
+from gpuvalue.warehouse import sql_files
+from gpuvalue.warehouse.load import transaction
 
 
 # Three months of windows per statement: about 1.3 GB at ten million listings, a third of the
@@ -24,16 +25,13 @@ MONTHS_PER_BATCH = 3
 
 def _anchor_batches(con: duckdb.DuckDBPyConnection, months: int = MONTHS_PER_BATCH) -> list[tuple[date, date]]:
     """First and last needed window end of each run of `months` calendar months, oldest first."""
-    return con.execute(
-        "SELECT min(anchor), max(anchor) FROM backfill_needed "
-        "GROUP BY (year(anchor) * 12 + month(anchor) - 1) // ? ORDER BY 1", [months]
-    ).fetchall()
+    return sql_files.rows(con, "backfill_anchor_batches", [months])
 
 
 def _judge_needed_windows(con: duckdb.DuckDBPyConnection, params: dict) -> None:
     """Statistics of every window in backfill_needed, into backfill_stats, a batch of months at a time."""
     for a0, a1 in _anchor_batches(con):
-        _run_file(con, "backfill_prices_windows", {**params, "a0": a0, "a1": a1})
+        sql_files.run(con, "backfill_prices_windows", {**params, "a0": a0, "a1": a1})
 
 
 def backfill_prices(con: duckdb.DuckDBPyConnection, start: date, end: date, window_days: int, min_count: int) -> int:
@@ -44,20 +42,20 @@ def backfill_prices(con: duckdb.DuckDBPyConnection, start: date, end: date, wind
     if end < start:
         raise ValueError(f"backfill range is empty: {start} > {end}")
     params = {"start": start, "end": end, "window_days": window_days, "min_count": min_count}
-    _run_file(con, "backfill_prices", params)
+    sql_files.run(con, "backfill_prices", params)
     _judge_needed_windows(con, params)  # each day's trailing window
-    _run_file(con, "backfill_prices_fallback", params)
+    sql_files.run(con, "backfill_prices_fallback", params)
     _judge_needed_windows(con, params)  # the earlier windows of days whose trailing one does not count
-    _run_file(con, "backfill_prices_resolve", params)
-    return con.execute("SELECT count(*) FROM prices_daily WHERE as_of BETWEEN ? AND ?", [start, end]).fetchall()[0][0]
+    sql_files.run(con, "backfill_prices_resolve", params)
+    return sql_files.scalar(con, "backfill_prices_written", [start, end])
 
 
 def backfill_ranking(con: duckdb.DuckDBPyConnection, start: date, end: date, *, precision: str, reference: str,
                      window_days: int, comparable_days: int = DEFAULT_COMPARABLE_DAYS) -> int:
     """Replace ranking_daily for every day in [start, end] from prices_daily; returns rows written."""
-    _run_file(con, "ranking", {"start": start, "end": end, "precision": precision, "reference": reference,
-                               "window_days": window_days, "comparable_days": comparable_days})
-    return con.execute("SELECT count(*) FROM ranking_daily WHERE as_of BETWEEN ? AND ?", [start, end]).fetchall()[0][0]
+    sql_files.run(con, "ranking", {"start": start, "end": end, "precision": precision, "reference": reference,
+                                   "window_days": window_days, "comparable_days": comparable_days})
+    return sql_files.scalar(con, "backfill_ranking_written", [start, end])
 
 
 def backfill(con: duckdb.DuckDBPyConnection, start: date, end: date, *, precision: str, reference: str,

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import duckdb
 
+from gpuvalue.warehouse.sql_files import rows, run, scalar
+
 MIGRATIONS_PACKAGE = "gpuvalue.warehouse"
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 
@@ -69,13 +71,9 @@ def schema_version_supported() -> int:
 
 
 def current_version(con: duckdb.DuckDBPyConnection) -> int:
-    exists = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
-    ).fetchall()[0][0]
-    if not exists:
+    if not scalar(con, "schema_version_table_exists"):
         return 0
-    row = con.execute("SELECT max(version) FROM schema_version").fetchall()[0]
-    return int(row[0] or 0)
+    return int(scalar(con, "schema_version_current") or 0)
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> int:
@@ -88,20 +86,14 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
             "upgrade gpuvalue, or restore a backup made for this version (gpuvalue backup/restore)"
         )
     if have == 0:
-        con.execute(
-            "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL, name VARCHAR NOT NULL, "
-            "applied_at TIMESTAMP NOT NULL)"
-        )
+        run(con, "schema_version_create")
     for version, name, sql in migrations():
         if version <= have:
             continue
         con.execute("BEGIN TRANSACTION")
         try:
             con.execute(sql)
-            con.execute(
-                "INSERT INTO schema_version VALUES (?, ?, ?)",
-                [version, name, datetime.now(timezone.utc).replace(tzinfo=None)],
-            )
+            run(con, "schema_version_record", [version, name, datetime.now(timezone.utc).replace(tzinfo=None)])
             con.execute("COMMIT")
         except Exception:
             con.execute("ROLLBACK")
@@ -128,12 +120,9 @@ def storage_config() -> dict[str, str]:
 def storage_version(con: duckdb.DuckDBPyConnection) -> str | None:
     """The storage format of the connection's database, as DuckDB reports it (e.g. 'v1.4.0+')."""
     try:
-        row = con.execute(
-            "SELECT tags['storage_version'] FROM duckdb_databases() WHERE database_name = current_database()"
-        ).fetchone()
+        return scalar(con, "storage_version")
     except duckdb.Error:  # a DuckDB that does not report it
         return None
-    return row[0] if row else None
 
 
 def _connect(path: Path, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConnection:
@@ -199,21 +188,16 @@ def _literal(text: str) -> str:
 
 
 def _table_counts(con: duckdb.DuckDBPyConnection, database: str) -> dict[str, int]:
-    tables = con.execute(
-        "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY ALL", [database]
-    ).fetchall()
-    return {
-        f"{schema}.{table}": con.execute(
-            f"SELECT count(*) FROM {_ident(database)}.{_ident(schema)}.{_ident(table)}"
-        ).fetchone()[0]
-        for schema, table in tables
-    }
+    counts = {}
+    for schema, table in rows(con, "storage_copy_tables", [database]):
+        qualified = f"{_ident(database)}.{_ident(schema)}.{_ident(table)}"
+        count = f"SELECT count(*) FROM {qualified}"  # SQL built from identifiers: each table of the copy and original
+        counts[f"{schema}.{table}"] = con.execute(count).fetchone()[0]
+    return counts
 
 
 def _view_names(con: duckdb.DuckDBPyConnection, database: str) -> list[str]:
-    return [name for (name,) in con.execute(
-        "SELECT view_name FROM duckdb_views() WHERE database_name = ? AND NOT internal ORDER BY 1", [database]
-    ).fetchall()]
+    return [name for (name,) in rows(con, "storage_copy_views", [database])]
 
 
 def migrate_storage(con: duckdb.DuckDBPyConnection, path: Path, wait_s: float = 10.0) -> duckdb.DuckDBPyConnection:
@@ -234,7 +218,7 @@ def migrate_storage(con: duckdb.DuckDBPyConnection, path: Path, wait_s: float = 
     copy = "gpuvalue_storage_copy"
     try:
         try:
-            source = con.execute("SELECT current_database()").fetchone()[0]
+            source = scalar(con, "storage_copy_source")
             con.execute(f"ATTACH {_literal(str(tmp))} AS {copy} (STORAGE_VERSION {_literal(STORAGE_VERSION)})")
             con.execute(f"COPY FROM DATABASE {_ident(source)} TO {copy}")
             same = (_table_counts(con, source) == _table_counts(con, copy)

@@ -23,15 +23,9 @@ from pathlib import Path
 
 import duckdb
 
-SELECT_KNOWN = "SELECT cv_median_abs_error, computed_at, form FROM perf_estimate_cv WHERE inputs_digest = ?"
-INSERT_CV_ERROR = (
-    "INSERT INTO perf_estimate_cv (inputs_digest, precision, model_version, trained_cards, cv_median_abs_error, "
-    "computed_at, form) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
-)
-FILL_FORM = "UPDATE perf_estimate_cv SET form = ? WHERE inputs_digest = ? AND form IS NULL"
+from gpuvalue.warehouse.sql_files import dicts, rows, run
+
 SHIPPED_FILE = ("data", "perf_estimate_cv.json")  # in gpuvalue.models
-_COLUMNS = ("inputs_digest", "precision", "model_version", "trained_cards", "cv_median_abs_error", "computed_at",
-            "form")
 
 
 @dataclass(frozen=True)
@@ -44,9 +38,9 @@ class KnownCvError:
 
 def known_cv_error(con: duckdb.DuckDBPyConnection, digest: str) -> KnownCvError | None:
     """The warehouse's error for these inputs, else the shipped one for the same digest, else None."""
-    rows = con.execute(SELECT_KNOWN, [digest]).fetchall()
-    if rows:
-        return KnownCvError(float(rows[0][0]), True, rows[0][1], rows[0][2])
+    found = rows(con, "perf_estimate_cv_known", [digest])
+    if found:
+        return KnownCvError(float(found[0][0]), True, found[0][1], found[0][2])
     shipped = shipped_cv_errors().get(digest)
     if shipped is None:
         return None
@@ -64,12 +58,12 @@ def store_cv_error(
     computed_at: datetime,
     form: str | None = None,
 ) -> None:
-    con.execute(INSERT_CV_ERROR, [digest, precision, model_version, trained_cards, error, computed_at, form])
+    run(con, "perf_estimate_cv_store", [digest, precision, model_version, trained_cards, error, computed_at, form])
 
 
 def fill_form(con: duckdb.DuckDBPyConnection, digest: str, form: str) -> None:
     """Keep the chosen form on a row stored before forms were kept."""
-    con.execute(FILL_FORM, [form, digest])
+    run(con, "perf_estimate_cv_fill_form", [form, digest])
 
 
 def _shipped_path() -> Path:
@@ -87,20 +81,19 @@ def shipped_cv_errors() -> dict[str, dict]:
 
 def write_shipped_cv_errors(con: duckdb.DuckDBPyConnection, path: Path | None = None) -> int:
     """Write every row of ``con``'s perf_estimate_cv (a warehouse after a replay run) as the shipped file."""
-    rows = [dict(zip(_COLUMNS, r)) for r in con.execute(
-        f"SELECT {', '.join(_COLUMNS)} FROM perf_estimate_cv ORDER BY precision, inputs_digest").fetchall()]
-    for row in rows:
+    shipped = dicts(con, "perf_estimate_cv_shipped")
+    for row in shipped:
         row["computed_at"] = row["computed_at"].isoformat()
     payload = {
         "about": "Cross-validated errors of the spec estimate fitted on the replay's inputs, by inputs digest "
                  "(models/perf_digest.py); read by warehouse/estimate_cv.py when a warehouse has no row for a "
                  "digest. Regenerate: uv run python -m gpuvalue.warehouse.estimate_cv <database after a replay run>",
-        "rows": rows,
+        "rows": shipped,
     }
     target = path or _shipped_path()
     target.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     shipped_cv_errors.cache_clear()
-    return len(rows)
+    return len(shipped)
 
 
 if __name__ == "__main__":

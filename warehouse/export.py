@@ -20,6 +20,7 @@ from typing import IO, Any
 
 import duckdb
 
+from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import (  # re-exported: callers catch ExportError from here
     csv_cell,
     ExportError,
@@ -85,11 +86,11 @@ RANKING_JSON_FIELDS: tuple[str, ...] = RANKING_CSV_COLUMNS + ("perf_method", "pe
 def resolve_as_of(con: duckdb.DuckDBPyConnection, as_of: date | None) -> date:
     """The latest ranked day by default; a day without a ranking is an error, not an empty file."""
     if as_of is None:
-        latest = con.execute("SELECT max(as_of) FROM ranking_daily").fetchall()[0][0]
+        latest = sql_files.scalar(con, "ranking_latest_day")
         if latest is None:
             raise ExportError("nothing to export: ranking_daily is empty")
         return latest
-    found = con.execute("SELECT count(*) FROM ranking_daily WHERE as_of = ?", [as_of]).fetchall()[0][0]
+    found = sql_files.scalar(con, "ranking_day_count", [as_of])
     if not found:
         raise ExportError(f"nothing to export: no ranking for {as_of.isoformat()}")
     return as_of
@@ -98,16 +99,14 @@ def resolve_as_of(con: duckdb.DuckDBPyConnection, as_of: date | None) -> date:
 def ranking_rows(con: duckdb.DuckDBPyConnection, as_of: date | None = None) -> list[dict[str, Any]]:
     """All ``ranking_daily`` columns of one day, best rank first."""
     day = resolve_as_of(con, as_of)
-    cursor = con.execute("SELECT * FROM ranking_daily WHERE as_of = ? ORDER BY rank, model", [day])
-    names = [column[0] for column in cursor.description]
-    return [dict(zip(names, values)) for values in cursor.fetchall()]
+    return sql_files.dicts(con, "ranking_day_rows", [day])
 
 
 def ranking_arrow_table(con: duckdb.DuckDBPyConnection, as_of: date | None = None):
     """The day's ranking in CSV column order (then the extra JSON fields), as an Arrow table."""
     day = resolve_as_of(con, as_of)
-    columns = ", ".join(RANKING_JSON_FIELDS)
-    relation = con.sql(f"SELECT {columns} FROM ranking_daily WHERE as_of = ? ORDER BY rank, model", params=[day])
+    (query,) = sql_files.statements("ranking_day_parquet")  # its columns: RANKING_JSON_FIELDS
+    relation = con.sql(query, params=[day])
     # DuckDB 2 names it to_arrow_table; older releases only have fetch_arrow_table.
     to_table = getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table
     return to_table()
@@ -266,9 +265,7 @@ def export_all(con: duckdb.DuckDBPyConnection, out_dir: str | os.PathLike[str], 
     day = resolve_as_of(con, meta.get("as_of"))
     reference_gpu = meta.get("reference_gpu")
     if reference_gpu is None:
-        references = con.execute(
-            "SELECT DISTINCT reference_gpu FROM ranking_daily WHERE as_of = ? ORDER BY 1", [day]
-        ).fetchall()
+        references = sql_files.rows(con, "ranking_day_reference_gpus", [day])
         if len(references) != 1:
             raise ExportError(f"ranking for {day.isoformat()} mixes reference GPUs; pass reference_gpu")
         reference_gpu = references[0][0]

@@ -20,6 +20,7 @@ from gpuvalue.models.buyer_view import BuyerView, hidden_because, shown_rows
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.models.price_age import index_price_words
 from gpuvalue.models.perf_label import perf_source_label
+from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import ExportError, write_text_atomic
 from gpuvalue.warehouse.source_dates import ranking_is_replay, sources_from_db
 
@@ -287,22 +288,12 @@ def build_feed(
 # --- database and file ----------------------------------------------------------------------
 
 
-def _dicts(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    names = [column[0] for column in cursor.description]
-    return [dict(zip(names, values)) for values in cursor.fetchall()]
-
-
 def feed_inputs(con: duckdb.DuckDBPyConnection) -> tuple[dict[date, list[dict[str, Any]]], list[dict[str, Any]]]:
     """Every ranked day's rows and the whole price history."""
     days: dict[date, list[dict[str, Any]]] = defaultdict(list)
-    for row in _dicts(con.execute("SELECT * FROM ranking_daily ORDER BY as_of, rank, model")):
+    for row in sql_files.dicts(con, "feed_ranking_days"):
         days[row["as_of"]].append(row)
-    # The own price kinds only: a published index's months (kind 'index') are no price moves.
-    history = _dicts(
-        con.execute("SELECT as_of, model, price_usd, price_kind, price_n FROM price_history "
-                    "WHERE price_kind IN ('sold', 'asking', 'launch') ORDER BY model, as_of")
-    )
-    return dict(days), history
+    return dict(days), sql_files.dicts(con, "feed_price_history")
 
 
 def export_feed(

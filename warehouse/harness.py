@@ -20,11 +20,14 @@ from gpuvalue.models.perf_combine import COMBINED, CombinedPerf, HarnessInput, c
 from gpuvalue.models.perf_measured import DEFAULT_REFERENCE, WorkloadRatio
 from gpuvalue.models.records import PerfFigure
 from gpuvalue.warehouse import load
+from gpuvalue.warehouse.sql_files import dicts, rows, run
 
 NOT_IN_CATALOG = "not in the catalog"
 # Sources whose perf rows are not another measured source's figures.
 _NOT_MEASURED_SOURCES = ("local", "estimate", COMBINED)
 
+# The columns of a stored figure: sql/harness_figures_insert.sql names them all, and
+# sql/harness_figures_stored.sql all but loaded_at.
 _COLUMNS = (
     "harness", "device", "model", "excluded", "workload", "mode", "precision", "metric", "value", "batch_size",
     "batch_basis", "gpu_count", "framework", "framework_version", "cuda", "rocm", "cudnn", "run_date", "series",
@@ -57,23 +60,23 @@ def replace_harness_figures(con: duckdb.DuckDBPyConnection, harness: str, figure
     others = sorted({f.harness for f in figures} - {harness})
     if others:
         raise ValueError(f"figures of {', '.join(others)} passed as {harness}'s")
-    con.execute("DELETE FROM harness_figures WHERE harness = ?", [harness])
+    run(con, "harness_figures_delete", [harness])
     if not figures:
         return 0
     stamp = _naive_utc(loaded_at)
-    rows = []
+    batch = []
     for f in figures:
         row = f.model_dump()
         row["run_date"] = row.pop("date")
         row["loaded_at"] = stamp
-        rows.append({c: row[c] for c in _COLUMNS})
-    incoming_harness = pa.Table.from_pylist(rows, schema=_SCHEMA)
+        batch.append({c: row[c] for c in _COLUMNS})
+    incoming_harness = pa.Table.from_pylist(batch, schema=_SCHEMA)
     con.register("incoming_harness", incoming_harness)
     try:
-        con.execute(f"INSERT INTO harness_figures BY NAME SELECT {', '.join(_COLUMNS)} FROM incoming_harness")
+        run(con, "harness_figures_insert")
     finally:
         con.unregister("incoming_harness")
-    return len(rows)
+    return len(batch)
 
 
 def _naive_utc(moment: datetime) -> datetime:
@@ -93,10 +96,8 @@ def load_harness(con: duckdb.DuckDBPyConnection, name: str, figures: Iterable[Ha
 
 
 def stored_harness_figures(con: duckdb.DuckDBPyConnection) -> dict[str, list[HarnessFigure]]:
-    cur = con.execute(f"SELECT {', '.join(_COLUMNS[:-1])} FROM harness_figures ORDER BY harness, run, workload")
     out: dict[str, list[HarnessFigure]] = {}
-    for row in cur.fetchall():
-        data = dict(zip(_COLUMNS[:-1], row, strict=True))
+    for data in dicts(con, "harness_figures_stored"):
         data["date"] = data.pop("run_date")
         fig = HarnessFigure(**data)
         out.setdefault(fig.harness, []).append(fig)
@@ -106,20 +107,15 @@ def stored_harness_figures(con: duckdb.DuckDBPyConnection) -> dict[str, list[Har
 def other_measured(con: duckdb.DuckDBPyConnection, derived: Iterable[str]) -> tuple[list[PerfFigure],
                                                                                      list[WorkloadRatio]]:
     """The other measured sources' figures (Lambda's) and their per-workload ratios."""
-    skip = [*_NOT_MEASURED_SOURCES, *derived]
-    marks = ", ".join("?" for _ in skip)
+    skip = {"skip": [*_NOT_MEASURED_SOURCES, *derived]}
     figures = [
         PerfFigure(model=r[0], precision=r[1], relative_perf=r[2], source=r[3], method=r[4], reference=r[5],
                    measured=True, workloads=r[6] or 0, as_of=r[7])
-        for r in con.execute(
-            "SELECT model, precision, relative_perf, source, method, reference, workloads, as_of FROM perf "
-            f"WHERE measured AND source NOT IN ({marks}) ORDER BY ALL", skip).fetchall()
+        for r in rows(con, "harness_other_measured_perf", skip)
     ]
     ratios = [
         WorkloadRatio(model=r[0], precision=r[1], source=r[2], workload=r[3], ratio=r[4])
-        for r in con.execute(
-            f"SELECT model, precision, source, workload, ratio FROM perf_workload WHERE source NOT IN ({marks}) "
-            "ORDER BY ALL", skip).fetchall()
+        for r in rows(con, "harness_other_measured_ratios", skip)
     ]
     return figures, ratios
 
@@ -128,7 +124,7 @@ def derived_sources(con: duckdb.DuckDBPyConnection, benchmark_sources: Iterable[
     """Every source name whose perf/perf_workload/perf_scaling rows the combining writes: the
     benchmark sources (the flow passes the registry's; a harness's rows carry its name; Lambda's rows
     carry their file's name, never the source's), the stored harnesses and ``combined``."""
-    stored = {r[0] for r in con.execute("SELECT DISTINCT harness FROM harness_figures").fetchall()}
+    stored = {r[0] for r in rows(con, "harness_stored_names")}
     return sorted({*benchmark_sources, *stored, COMBINED})
 
 
@@ -151,7 +147,7 @@ def combine_and_store(con: duckdb.DuckDBPyConnection, loaded_at: datetime,
             _store(con, None, sources, loaded_at)
             return None
         others, other_ratios = other_measured(con, sources)
-        vendors = dict(con.execute("SELECT model, vendor FROM gpus WHERE vendor IS NOT NULL").fetchall())
+        vendors = dict(rows(con, "harness_catalog_vendors"))
         result = combine_measured((make_inputs or _plain_inputs)(figures), others, other_ratios, reference=reference,
                                   vendors=vendors)
         _store(con, result, sources, loaded_at)
@@ -174,7 +170,7 @@ def _store(con: duckdb.DuckDBPyConnection, result: CombinedPerf | None, sources:
         scaling.setdefault(s.source, []).append(s.model_dump(exclude={"workloads"}))
     for source, figs in by_source.items():
         load.replace_perf(con, source, figs, loaded_at)
-    for source, rows in workloads.items():
-        load.replace_perf_workload(con, source, rows)
-    for source, rows in scaling.items():
-        load.replace_scaling(con, source, rows)
+    for source, source_rows in workloads.items():
+        load.replace_perf_workload(con, source, source_rows)
+    for source, source_rows in scaling.items():
+        load.replace_scaling(con, source, source_rows)

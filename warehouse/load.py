@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from gpuvalue.models.price_age import DEFAULT_COMPARABLE_DAYS
 from gpuvalue.models.records import GpuSpec, InferenceFigure, PerfFigure
-from gpuvalue.warehouse.sql_files import statements
+from gpuvalue.warehouse import sql_files
 
 
 def _naive_utc(value: datetime | None) -> datetime | None:
@@ -41,15 +41,6 @@ class _Transaction:
 
 def transaction(con: duckdb.DuckDBPyConnection) -> _Transaction:
     return _Transaction(con)
-
-
-def _run_file(con: duckdb.DuckDBPyConnection, name: str, params: dict | None = None) -> None:
-    for stmt in statements(name):
-        if params:
-            used = {k: v for k, v in params.items() if f"${k}" in stmt}
-            con.execute(stmt, used)
-        else:
-            con.execute(stmt)
 
 
 def spec_hash(spec: GpuSpec) -> str:
@@ -85,14 +76,14 @@ def load_gpu_specs(con: duckdb.DuckDBPyConnection, specs: Iterable[GpuSpec]) -> 
     )
     con.register("incoming_specs", incoming_specs)
     try:
-        _run_file(con, "upsert_gpu_specs")
+        sql_files.run(con, "upsert_gpu_specs")
     finally:
         con.unregister("incoming_specs")
     return len(rows)
 
 
 def current_specs(con: duckdb.DuckDBPyConnection) -> list[GpuSpec]:
-    rows = con.execute(statements("current_gpu_specs")[0]).fetchall()
+    rows = sql_files.rows(con, "current_gpu_specs")
     return [GpuSpec.model_validate_json(spec) for _, _, _, spec in rows]
 
 
@@ -115,15 +106,13 @@ def replace_catalog(con: duckdb.DuckDBPyConnection, rows: Sequence[dict], confli
         d["updated_at"] = _naive_utc(d["updated_at"]) if isinstance(d["updated_at"], datetime) else d["updated_at"]
         data.append(d)
     incoming_gpus = pa.Table.from_pylist(data) if data else None
-    con.execute("DELETE FROM gpus")
+    sql_files.run(con, "catalog_clear")
     if incoming_gpus is not None:
         con.register("incoming_gpus", incoming_gpus)
         try:
-            cols = ", ".join(GPUS_COLUMNS)
-            con.execute(f"INSERT INTO gpus ({cols}) SELECT {cols} FROM incoming_gpus")  # column names are constants
+            sql_files.run(con, "catalog_insert_gpus")
         finally:
             con.unregister("incoming_gpus")
-    con.execute("DELETE FROM spec_conflicts")
     if conflicts:
         incoming_conflicts = pa.Table.from_pylist(
             [{**c, "kept_value": None if c.get("kept_value") is None else str(c["kept_value"]),
@@ -132,7 +121,7 @@ def replace_catalog(con: duckdb.DuckDBPyConnection, rows: Sequence[dict], confli
         )
         con.register("incoming_conflicts", incoming_conflicts)
         try:
-            con.execute("INSERT OR REPLACE INTO spec_conflicts BY NAME SELECT * FROM incoming_conflicts")
+            sql_files.run(con, "catalog_insert_conflicts")
         finally:
             con.unregister("incoming_conflicts")
     return len(data)
@@ -167,24 +156,19 @@ def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict] | pa.Tabl
         return 0
     con.register("incoming_raw", table)
     try:
-        duplicates = con.execute(
-            "SELECT count(*) - count(DISTINCT (source, listing_id)) FROM incoming_raw").fetchall()[0][0]
+        duplicates = sql_files.scalar(con, "incoming_listings_duplicates")
         kind = "TABLE" if duplicates else "VIEW"
         if duplicates:  # a page can show a listing twice: keep its newest observation
-            con.execute(
-                "CREATE OR REPLACE TEMP TABLE incoming_listings AS SELECT * FROM incoming_raw "
-                "QUALIFY row_number() OVER (PARTITION BY source, listing_id ORDER BY last_seen DESC, sold DESC) = 1"
-            )
+            sql_files.run(con, "incoming_listings_newest")
         else:  # the common case: read the batch straight from Arrow, no copy
             con.execute("CREATE OR REPLACE TEMP VIEW incoming_listings AS SELECT * FROM incoming_raw")
         try:
             # Which listings the warehouse knew before this batch decides how their observations
             # are refreshed (see refresh_price_observations.sql).
-            con.execute("CREATE OR REPLACE TEMP TABLE touched_listings AS SELECT source, listing_id "
-                        "FROM incoming_listings SEMI JOIN listings USING (source, listing_id)")
+            sql_files.run(con, "incoming_listings_touched")
             try:
-                _run_file(con, "upsert_listings")
-                _run_file(con, "refresh_price_observations")
+                sql_files.run(con, "upsert_listings")
+                sql_files.run(con, "refresh_price_observations")
             finally:
                 con.execute("DROP TABLE touched_listings")
         finally:
@@ -200,13 +184,13 @@ def rebuild_price_observations(con: duckdb.DuckDBPyConnection) -> int:
     Loads keep the table current by themselves; whatever changes listings another way (a
     re-match, a re-parse, rows written by hand) calls this before prices are materialized.
     """
-    _run_file(con, "rebuild_price_observations")
-    return con.execute("SELECT count(*) FROM price_observations").fetchall()[0][0]
+    sql_files.run(con, "rebuild_price_observations")
+    return sql_files.scalar(con, "price_observations_count")
 
 
 def replace_perf(con: duckdb.DuckDBPyConnection, source: str, figures: Sequence[PerfFigure], loaded_at: datetime) -> int:
     """A source's figures replace its previous ones: a re-import is the new truth for that source."""
-    con.execute("DELETE FROM perf WHERE source = ?", [source])
+    sql_files.run(con, "perf_delete_source", {"source": source})
     if not figures:
         return 0
     rows = [
@@ -216,33 +200,28 @@ def replace_perf(con: duckdb.DuckDBPyConnection, source: str, figures: Sequence[
     incoming_perf = pa.Table.from_pylist(rows)
     con.register("incoming_perf", incoming_perf)
     try:
-        con.execute(
-            "INSERT INTO perf BY NAME SELECT model, precision, source, relative_perf, method, reference, measured, "
-            "workloads, uncertainty, as_of, loaded_at FROM incoming_perf"
-        )
+        sql_files.run(con, "perf_insert_incoming")
     finally:
         con.unregister("incoming_perf")
     return len(rows)
 
 
-# Tables a benchmark source's load replaces whole, with the columns it writes. Keys and names are
-# constants: SQL below is built from them only.
-_PER_SOURCE_TABLES = {
-    "perf_workload": ("model", "precision", "source", "workload", "ratio"),
-    "perf_scaling": ("model", "precision", "source", "num_gpu", "efficiency"),
-}
+# Tables a benchmark source's load replaces whole: each has <table>_delete_source.sql and
+# <table>_insert_incoming.sql.
+_PER_SOURCE_TABLES = ("perf_workload", "perf_scaling")
 
 
 def _replace_source_rows(con: duckdb.DuckDBPyConnection, table: str, source: str, rows: Sequence[dict]) -> int:
     """A source's rows replace its previous ones: a re-import is the new truth for that source."""
-    columns = ", ".join(_PER_SOURCE_TABLES[table])
-    con.execute(f"DELETE FROM {table} WHERE source = ?", [source])
+    if table not in _PER_SOURCE_TABLES:
+        raise ValueError(f"{table} is not replaced per source")
+    sql_files.run(con, f"{table}_delete_source", {"source": source})
     if not rows:
         return 0
     incoming = pa.Table.from_pylist(list(rows))
     con.register("incoming_source_rows", incoming)
     try:
-        con.execute(f"INSERT OR REPLACE INTO {table} BY NAME SELECT {columns} FROM incoming_source_rows")
+        sql_files.run(con, f"{table}_insert_incoming")
     finally:
         con.unregister("incoming_source_rows")
     return len(rows)
@@ -253,13 +232,6 @@ def replace_perf_workload(con: duckdb.DuckDBPyConnection, source: str, rows: Seq
     return _replace_source_rows(con, "perf_workload", source, rows)
 
 
-DELETE_PERF_INFERENCE = "DELETE FROM perf_inference WHERE source = ?"
-INSERT_PERF_INFERENCE = (
-    "INSERT INTO perf_inference BY NAME SELECT model, source, workload, phase, gpu_count, tokens_per_s, as_of, "
-    "loaded_at FROM incoming_inference"
-)
-
-
 def replace_perf_inference(con: duckdb.DuckDBPyConnection, source: str, figures: Sequence[InferenceFigure],
                            loaded_at: datetime) -> int:
     """A source's inference figures replace its previous ones, like ``replace_perf``; they go to
@@ -267,7 +239,7 @@ def replace_perf_inference(con: duckdb.DuckDBPyConnection, source: str, figures:
     others = sorted({f.source for f in figures} - {source})
     if others:
         raise ValueError(f"figures of {', '.join(others)} passed as {source}'s")
-    con.execute(DELETE_PERF_INFERENCE, [source])
+    sql_files.run(con, "perf_inference_delete_source", {"source": source})
     keyed = {(f.model, f.workload, f.phase, f.gpu_count): f for f in figures}
     if not keyed:
         return 0
@@ -279,7 +251,7 @@ def replace_perf_inference(con: duckdb.DuckDBPyConnection, source: str, figures:
     )
     con.register("incoming_inference", incoming_inference)
     try:
-        con.execute(INSERT_PERF_INFERENCE)
+        sql_files.run(con, "perf_inference_insert_incoming")
     finally:
         con.unregister("incoming_inference")
     return len(keyed)
@@ -302,9 +274,8 @@ def materialize_day(
     """Prices then ranking for one date, in one transaction: readers see the old day or the new one.
 
     ``comparable_days``: prices within this many days of the day's newest price rank first ('recent')."""
-    has_reference = con.execute(
-        "SELECT count(*) FROM perf_best WHERE model = ? AND precision = ?", [reference, precision]).fetchall()[0][0]
-    has_any = con.execute("SELECT count(*) FROM perf WHERE precision = ?", [precision]).fetchall()[0][0]
+    has_reference, has_any = sql_files.rows(con, "materialize_day_reference",
+                                            {"reference": reference, "precision": precision})[0]
     if has_any and not has_reference:
         from gpuvalue.warehouse.db import WarehouseError
 
@@ -320,25 +291,20 @@ def materialize_day(
         "reference": reference,
     }
     with transaction(con):
-        _run_file(con, "prices_daily", params)
-        _run_file(con, "ranking", {**params, "start": as_of, "end": as_of, "comparable_days": comparable_days})
-    return con.execute("SELECT count(*) FROM ranking_daily WHERE as_of = ?", [as_of]).fetchall()[0][0]
+        sql_files.run(con, "prices_daily", params)
+        sql_files.run(con, "ranking", {**params, "start": as_of, "end": as_of, "comparable_days": comparable_days})
+    return sql_files.scalar(con, "ranking_day_count", [as_of])
 
 
 def start_run(con, run_id: str, source: str, stage: str, as_of: date, replay: bool) -> None:
-    con.execute(
-        "INSERT OR REPLACE INTO runs (run_id, source, stage, as_of, replay, started_at, status) "
-        "VALUES (?, ?, ?, ?, ?, ?, 'running')",
-        [run_id, source, stage, as_of, replay, _naive_utc(datetime.now(timezone.utc))],
-    )
+    sql_files.run(con, "run_start", {"run_id": run_id, "source": source, "stage": stage, "as_of": as_of,
+                                     "replay": replay, "started_at": _naive_utc(datetime.now(timezone.utc))})
 
 
 def set_run_matched(con, run_id: str, source: str, matched: int) -> None:
-    con.execute("UPDATE runs SET matched = ? WHERE run_id = ? AND source = ?", [matched, run_id, source])
+    sql_files.run(con, "run_set_matched", {"matched": matched, "run_id": run_id, "source": source})
 
 
 def finish_run(con, run_id: str, source: str, status: str, rows: int | None = None, error: str | None = None) -> None:
-    con.execute(
-        "UPDATE runs SET finished_at = ?, status = ?, rows = ?, error = ? WHERE run_id = ? AND source = ?",
-        [_naive_utc(datetime.now(timezone.utc)), status, rows, error, run_id, source],
-    )
+    sql_files.run(con, "run_finish", {"finished_at": _naive_utc(datetime.now(timezone.utc)), "status": status,
+                                      "rows": rows, "error": error, "run_id": run_id, "source": source})

@@ -13,19 +13,19 @@ import duckdb
 import pyarrow as pa
 
 from gpuvalue.models.price_index import PriceIndexPoint
-from gpuvalue.warehouse.sql_files import statements
+from gpuvalue.warehouse.sql_files import dicts, run
 
 # Alarm when the own sold median and the index's average differ by more than this, either way.
 ALARM_MAX_REL_DIFF = 0.25
 # ... and only with this many own sales behind the median: fewer make no price either (price_min_count).
 ALARM_MIN_OWN = 3
 
+# The incoming batch of an import; sql/price_index_insert.sql names these columns, in this order.
 _SCHEMA = pa.schema([
     ("source", pa.string()), ("gpu_name", pa.string()), ("model", pa.string()), ("match_reason", pa.string()),
     ("month", pa.date32()), ("avg_sold_usd", pa.float64()), ("quantity_sold", pa.int32()), ("published", pa.date32()),
     ("loaded_at", pa.timestamp("us")),
 ])
-_COLUMNS = ", ".join(_SCHEMA.names)  # constants: SQL below is built from them only
 
 
 def _naive_utc(value: datetime) -> datetime:
@@ -52,7 +52,7 @@ def load_price_index(con: duckdb.DuckDBPyConnection, points: Iterable[PriceIndex
     for p in sorted(points, key=lambda p: p.published):
         keyed[(p.source, p.gpu_name, p.month)] = p
     for name in sorted(sources):
-        con.execute("DELETE FROM price_index_monthly WHERE source = ?", [name])
+        run(con, "price_index_delete_source", [name])
     if not keyed:
         return 0
     stamp = _naive_utc(loaded_at)
@@ -60,7 +60,7 @@ def load_price_index(con: duckdb.DuckDBPyConnection, points: Iterable[PriceIndex
         [{**p.model_dump(exclude={"table"}), "loaded_at": stamp} for p in keyed.values()], schema=_SCHEMA)
     con.register("incoming_price_index", incoming)
     try:
-        con.execute(f"INSERT INTO price_index_monthly ({_COLUMNS}) SELECT {_COLUMNS} FROM incoming_price_index")
+        run(con, "price_index_insert")
     finally:
         con.unregister("incoming_price_index")
     return len(keyed)
@@ -70,13 +70,9 @@ def price_index_alarms(con: duckdb.DuckDBPyConnection, *, max_rel_diff: float = 
                        min_own: int = ALARM_MIN_OWN) -> list[dict]:
     """Model-months where the index and the own sold median disagree by more than ``max_rel_diff``."""
     params = {"max_rel_diff": max_rel_diff, "min_own": min_own}
-    cursor = con.execute(statements("quality_price_index_alarms")[0], params)
-    names = [column[0] for column in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return dicts(con, "quality_price_index_alarms", params)
 
 
 def price_index_latest(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
     """Each model's newest index month (average, quantity, month), by model."""
-    cursor = con.execute("SELECT * FROM price_index_latest ORDER BY model")
-    names = [column[0] for column in cursor.description]
-    return {row[0]: dict(zip(names, row)) for row in cursor.fetchall()}
+    return {row["model"]: row for row in dicts(con, "price_index_latest")}

@@ -6,7 +6,7 @@ from datetime import date
 
 import duckdb
 
-from gpuvalue.warehouse.sql_files import statements
+from gpuvalue.warehouse import sql_files
 
 
 def ranking_rows(
@@ -26,8 +26,9 @@ def ranking_rows(
 
     With ``view`` (a ``models.buyer_view.BuyerView``) only the rows it shows are returned, each with
     ``rank_shown``, its position among them; ``rank`` stays the card's place in the full ranking."""
-    cur = con.execute(
-        statements("ranking_filtered")[0],
+    rows = sql_files.dicts(
+        con,
+        "ranking_filtered",
         {
             "as_of": as_of,
             "min_memory": min_memory,
@@ -39,7 +40,6 @@ def ranking_rows(
             "top": top if top is not None and view is None else None,
         },
     )
-    rows = _as_dicts(cur)
     if view is not None:
         from gpuvalue.models.buyer_view import shown_rows
 
@@ -49,124 +49,106 @@ def ranking_rows(
     return rows
 
 
-def _rows(con: duckdb.DuckDBPyConnection, name: str, params: dict | None = None) -> list[tuple]:
-    (stmt,) = statements(name)
-    return con.execute(stmt, params or {}).fetchall()
-
-
-def _as_dicts(cur) -> list[dict]:
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur.fetchall()]
-
-
-def _dicts(con: duckdb.DuckDBPyConnection, name: str, params: dict | None = None) -> list[dict]:
-    """One SQL file's rows as dicts, by column name."""
-    (stmt,) = statements(name)
-    return _as_dicts(con.execute(stmt, params or {}))
-
-
 def catalog_entries(con: duckdb.DuckDBPyConnection) -> list[tuple]:
     """(model, vendor, segment, memory_gb, release_date) per catalog card."""
-    return _rows(con, "catalog_entries")
+    return sql_files.rows(con, "catalog_entries")
 
 
 def coverage_catalog(con: duckdb.DuckDBPyConnection) -> list[dict]:
     """Every catalog model with the columns the coverage rule reads."""
-    return _dicts(con, "coverage_catalog")
+    return sql_files.dicts(con, "coverage_catalog")
 
 
 def catalog_model_names(con: duckdb.DuckDBPyConnection) -> set[str]:
-    return {m for (m,) in _rows(con, "catalog_model_names")}
+    return {m for (m,) in sql_files.rows(con, "catalog_model_names")}
 
 
 def catalog_features(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
-    return {r["model"]: r for r in _dicts(con, "catalog_features")}
+    return {r["model"]: r for r in sql_files.dicts(con, "catalog_features")}
 
 
 def measured_perf_for_fit(con: duckdb.DuckDBPyConnection) -> list[tuple]:
-    return _rows(con, "measured_perf_for_fit")
+    return sql_files.rows(con, "measured_perf_for_fit")
 
 
 def perf_workload_ratios(con: duckdb.DuckDBPyConnection) -> list[tuple]:
-    return _rows(con, "perf_workload_ratios")
+    return sql_files.rows(con, "perf_workload_ratios")
 
 
 def ranked_days(con: duckdb.DuckDBPyConnection) -> list[date]:
-    return [d for (d,) in _rows(con, "ranked_days")]
+    return [d for (d,) in sql_files.rows(con, "ranked_days")]
 
 
 def ranking_top(con: duckdb.DuckDBPyConnection, as_of: date, limit: int) -> list[dict]:
-    return _dicts(con, "ranking_top", {"as_of": as_of, "limit": limit})
+    return sql_files.dicts(con, "ranking_top", {"as_of": as_of, "limit": limit})
 
 
 def delete_source_rows(con: duckdb.DuckDBPyConnection, kind: str, source: str) -> None:
     """A spec or listing source's rows, before reparse rebuilds them from the raw archive."""
     name = {"spec": "delete_spec_rows", "listing": "delete_listing_rows"}[kind]
-    for stmt in statements(name):
-        con.execute(stmt, {"source": source})
+    sql_files.run(con, name, {"source": source})
 
 
 def listings_to_rematch(con: duckdb.DuckDBPyConnection) -> list[tuple]:
-    return _rows(con, "listings_to_rematch")
+    return sql_files.rows(con, "listings_to_rematch")
 
 
 def apply_rematch(con: duckdb.DuckDBPyConnection, rematched) -> None:
     """``rematched``: an Arrow table (source, listing_id, model, match_reason)."""
     con.register("rematched", rematched)
     try:
-        (stmt,) = statements("apply_rematch")
-        con.execute(stmt)
+        sql_files.run(con, "apply_rematch")
     finally:
         con.unregister("rematched")
 
 
 def upsert_source_catalog(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
-    (stmt,) = statements("upsert_source_catalog")
+    (stmt,) = sql_files.statements("upsert_source_catalog")
     for r in rows:
         con.execute(stmt, r)
 
 
 def source_catalog(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str, str]]:
     """name -> (export kind, attribution, licence), as the last run described its sources."""
-    return {n: (k, a, lic) for n, k, a, lic in _rows(con, "source_catalog")}
+    return {n: (k, a, lic) for n, k, a, lic in sql_files.rows(con, "source_catalog")}
 
 
 def gpu_rows(con: duckdb.DuckDBPyConnection, *, query: str | None = None, model: str | None = None) -> list[dict]:
-    return _dicts(con, "gpu_rows", {"query": query, "model": model})
+    return sql_files.dicts(con, "gpu_rows", {"query": query, "model": model})
 
 
 def perf_relative(con: duckdb.DuckDBPyConnection, *, precision: str, reference: str, estimate: bool = False,
                   query: str | None = None, model: str | None = None, everything: bool = False) -> list[dict]:
     """`gpuvalue perf`'s rows (see perf_relative.sql for the default filter)."""
-    return _dicts(con, "perf_relative", {"p": precision, "ref": reference, "estimate": estimate, "query": query,
-                                         "model": model, "everything": everything})
+    return sql_files.dicts(con, "perf_relative", {"p": precision, "ref": reference, "estimate": estimate,
+                                                  "query": query, "model": model, "everything": everything})
 
 
 def perf_reference_present(con: duckdb.DuckDBPyConnection, *, precision: str, reference: str,
                            estimate: bool = False) -> tuple[bool, bool]:
     """(the reference card has a figure, the precision has any figure)."""
-    (stmt,) = statements("perf_reference_present")
-    has_reference, has_any = con.execute(stmt, {"p": precision, "ref": reference, "estimate": estimate}).fetchone()
+    has_reference, has_any = sql_files.cursor(con, "perf_reference_present",
+                                              {"p": precision, "ref": reference, "estimate": estimate}).fetchone()
     return bool(has_reference), bool(has_any)
 
 
 def scaling_efficiency(con: duckdb.DuckDBPyConnection) -> dict[str, dict[int, float]]:
     """Measured multi-GPU scaling per card: GPU count -> median efficiency."""
     scaling: dict[str, dict[int, float]] = {}
-    for model, n, eff in _rows(con, "scaling_efficiency"):
+    for model, n, eff in sql_files.rows(con, "scaling_efficiency"):
         scaling.setdefault(model, {})[int(n)] = float(eff)
     return scaling
 
 
 def perf_card_sources(con: duckdb.DuckDBPyConnection, model: str, precision: str) -> list[dict]:
     """Every source's figure of one card, the ranked one first (`gpuvalue perf MODEL`)."""
-    return _dicts(con, "perf_card_sources", {"model": model, "precision": precision})
+    return sql_files.dicts(con, "perf_card_sources", {"model": model, "precision": precision})
 
 
 def perf_card_harness_runs(con: duckdb.DuckDBPyConnection, model: str, precision: str) -> list[dict]:
     """The harness runs of one card that give it no figure, with why (none in a warehouse from
     before harness figures were stored)."""
     try:
-        return _dicts(con, "perf_card_harness_runs", {"model": model, "precision": precision})
+        return sql_files.dicts(con, "perf_card_harness_runs", {"model": model, "precision": precision})
     except duckdb.CatalogException:
         return []

@@ -19,8 +19,9 @@ import pyarrow as pa
 
 from gpuvalue.models.rent_vs_buy import Assumptions, compare
 from gpuvalue.models.rental import RentalOffer, validate_prices
-from gpuvalue.warehouse.sql_files import statements
+from gpuvalue.warehouse import sql_files
 
+# The incoming batch of a load; sql/rental_offers_insert.sql names these columns, in this order.
 _SCHEMA = pa.schema([
     ("source", pa.string()), ("provider", pa.string()), ("offer_key", pa.string()), ("instance_type", pa.string()),
     ("region", pa.string()), ("as_of", pa.date32()), ("gpu_name", pa.string()), ("model", pa.string()),
@@ -29,7 +30,6 @@ _SCHEMA = pa.schema([
     ("gpu_memory_gb", pa.float64()), ("vcpus", pa.float64()), ("memory_gib", pa.float64()),
     ("loaded_at", pa.timestamp("us")),
 ])
-_COLUMNS = ", ".join(_SCHEMA.names)  # constants: the SQL below is built from them only
 _OFFER_FIELDS = tuple(n for n in _SCHEMA.names if n not in ("offer_key", "loaded_at"))  # as RentalOffer names them
 
 DROPPED_SHOWN = 5  # reasons named in the warning; the rest are counted
@@ -92,12 +92,12 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
     rows = offer_rows(kept, loaded_at)
     days = sorted({o.as_of for o in offers})
     if days:
-        con.execute("DELETE FROM rental_offers WHERE source = ? AND list_contains(?, as_of)", [source, days])
+        sql_files.run(con, "rental_offers_delete_days", [source, days])
     if rows:
         incoming = pa.Table.from_pylist(rows, schema=_SCHEMA)
         con.register("incoming_rental_offers", incoming)
         try:
-            con.execute(f"INSERT INTO rental_offers ({_COLUMNS}) SELECT {_COLUMNS} FROM incoming_rental_offers")
+            sql_files.run(con, "rental_offers_insert")
         finally:
             con.unregister("incoming_rental_offers")
     rebuild_rental_prices(con)
@@ -105,17 +105,11 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
 
 
 def rebuild_rental_prices(con: duckdb.DuckDBPyConnection) -> int:
-    for stmt in statements("rental_prices_daily"):
-        con.execute(stmt)
-    return con.execute("SELECT count(*) FROM rental_prices_daily").fetchone()[0]
+    sql_files.run(con, "rental_prices_daily")
+    return sql_files.scalar(con, "rental_prices_daily_count")
 
 
 # --- reads ------------------------------------------------------------------------------------
-
-
-def _dicts(cursor) -> list[dict[str, Any]]:
-    names = [column[0] for column in cursor.description]
-    return [dict(zip(names, values)) for values in cursor.fetchall()]
 
 
 def rent_ranking_rows(con: duckdb.DuckDBPyConnection, *, spot: bool = False, provider: str | None = None,
@@ -128,17 +122,15 @@ def rent_ranking_rows(con: duckdb.DuckDBPyConnection, *, spot: bool = False, pro
     params = {"spot": spot, "min_memory": min_memory, "top": top}
     if provider is not None:
         params["provider"] = provider.casefold()
-    (stmt,) = statements(name)
-    return _dicts(con.execute(stmt, params))
+    return sql_files.dicts(con, name, params)
 
 
 def rental_providers(con: duckdb.DuckDBPyConnection) -> list[str]:
-    return [p for (p,) in con.execute("SELECT DISTINCT provider FROM rental_offers ORDER BY 1").fetchall()]
+    return [p for (p,) in sql_files.rows(con, "rental_providers")]
 
 
 def rent_vs_buy_inputs(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    (stmt,) = statements("rent_vs_buy")
-    return _dicts(con.execute(stmt))
+    return sql_files.dicts(con, "rent_vs_buy")
 
 
 def rent_vs_buy_rows(con: duckdb.DuckDBPyConnection, assumptions: Assumptions) -> list[dict[str, Any]]:

@@ -28,10 +28,12 @@ from gpuvalue.models.rent_vs_buy import Assumptions
 from gpuvalue.warehouse.export_files import csv_cell, prepare_export_dir, write_atomic, write_text_atomic
 from gpuvalue.warehouse.source_dates import attribution_lines, json_value, normalize_source, sources_from_db
 from gpuvalue.warehouse.rental import rent_vs_buy_rows
+from gpuvalue.warehouse.sql_files import dicts, scalar, statements
 
 RENTAL_SCHEMA_VERSION = "1.0"
 RENTAL_SCHEMA_PATH = Path(__file__).parent / "schemas" / "rental_ranking.schema.json"
 
+# The columns of the rental files, in order; sql/rental_ranking_export.sql selects the same ones.
 RENTAL_COLUMNS: tuple[str, ...] = (
     "rank", "spot_rank", "model", "vendor", "segment", "memory_gb", "relative_perf", "perf_source", "perf_precision",
     "reference_gpu", "usd_per_gpu_hour", "provider", "instance_type", "gpu_count", "median_usd_per_gpu_hour",
@@ -58,15 +60,12 @@ TOP_IN_FEED_ITEM = 10
 
 
 def has_rental_prices(con: duckdb.DuckDBPyConnection) -> bool:
-    return bool(con.execute("SELECT count(*) FROM rental_prices_daily").fetchone()[0])
+    return bool(scalar(con, "rental_prices_daily_count"))
 
 
 def rental_rows(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """Every model of the rental ranking: ranked on demand first, then spot-only models by spot rank."""
-    cursor = con.execute(f"SELECT {', '.join(RENTAL_COLUMNS)} FROM rent_ranking_latest "
-                         "ORDER BY rank NULLS LAST, spot_rank NULLS LAST, model")
-    names = [column[0] for column in cursor.description]
-    return [dict(zip(names, values)) for values in cursor.fetchall()]
+    return dicts(con, "rental_ranking_export")
 
 
 def _csv(path: Path, columns: tuple[str, ...], rows: list[dict[str, Any]]) -> None:
@@ -122,8 +121,8 @@ def export_rental(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[s
                                generated_at=generated_at or datetime.now(timezone.utc))
     write_atomic(paths["rental_schema"], lambda handle: handle.write(RENTAL_SCHEMA_PATH.read_bytes()))
     write_text_atomic(paths["rental_json"], json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
-    relation = con.sql(f"SELECT {', '.join(RENTAL_COLUMNS)} FROM rent_ranking_latest "
-                       "ORDER BY rank NULLS LAST, spot_rank NULLS LAST, model")
+    (query,) = statements("rental_ranking_export")
+    relation = con.sql(query)
     table = (getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table)()
     write_atomic(paths["rental_parquet"], lambda handle: pq.write_table(table, handle, compression="zstd"))
     return paths

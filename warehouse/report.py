@@ -21,6 +21,7 @@ from gpuvalue.models.buyer_view import BuyerView, shown_rows
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.models.price_age import index_price_words
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
+from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export import attribution_lines, ranking_is_replay, ranking_rows, sources_from_db
 from gpuvalue.warehouse.export_files import ExportError, prepare_export_dir, write_text_atomic
 from gpuvalue.warehouse.report_svg import (
@@ -864,26 +865,11 @@ def _rental_sections(data: ReportData) -> list[tuple[str, str, str]]:
 def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None = None,
                 rent_assumptions: Any = None, view: BuyerView | None = None) -> ReportData:
     rows = shown_ranking(ranking_rows(con), view or BuyerView())
-    # Each price on the date of its newest observation (price_as_of), not on the ranking day that
-    # used it: a stale asking price of 2024 ranked every day since is one point, in 2024. Where a
-    # price was recomputed on later days, the newest computation stands. A published index is
-    # its own kind, on the first day of its month.
-    cursor = con.execute(
-        """
-        SELECT price_as_of AS as_of, model, price_usd, price_kind, price_n FROM prices_daily
-        WHERE price_kind IN ('sold', 'asking', 'launch')
-        QUALIFY row_number() OVER (PARTITION BY model, price_kind, price_as_of ORDER BY as_of DESC) = 1
-        UNION ALL
-        SELECT as_of, model, price_usd, price_kind, price_n FROM price_history WHERE price_kind = 'index'
-        ORDER BY model, as_of, price_kind
-        """
-    )
-    names = [column[0] for column in cursor.description]
-    history = [dict(zip(names, values)) for values in cursor.fetchall()]
     return ReportData(
         as_of=rows[0]["as_of"],
         rows=rows,
-        history=history,
+        # Each price on the date of its newest observation, not on the ranking day that used it.
+        history=sql_files.dicts(con, "report_price_history"),
         sources=sources_from_db(con),
         generated_at=generated_at or datetime.now(timezone.utc),
         rental=_rental_data(con, rent_assumptions),

@@ -10,6 +10,7 @@ from typing import Any
 
 import duckdb
 
+from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import ExportError
 from gpuvalue.warehouse.queries import source_catalog
 
@@ -113,30 +114,13 @@ def sources_from_db(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
             return candidate
         return max(current, candidate, key=lambda value: _as_datetime(value) or datetime.min)
 
-    latest_runs = con.execute(
-        """
-        SELECT source, status,
-               max(CASE WHEN status = 'ok' AND NOT replay THEN coalesce(finished_at, started_at) END)
-                   OVER (PARTITION BY source) AS last_live_ok
-        FROM runs
-        QUALIFY row_number() OVER (PARTITION BY source ORDER BY started_at DESC, run_id DESC) = 1
-        """
-    ).fetchall()
-    for name, status, last_live_ok in latest_runs:
+    for name, status, last_live_ok in sql_files.rows(con, "source_latest_runs"):
         item = entry(name)
         item["status"] = status
         item["fetched_at"] = newer(item["fetched_at"], last_live_ok)
 
-    # (source, when its data was fetched, the date the data is of)
-    data_freshness = [
-        "SELECT source, max(last_seen), CAST(max(greatest(last_seen, coalesce(sold_at, last_seen))) AS DATE) "
-        "FROM listings GROUP BY source",
-        "SELECT source, max(fetched_at), CAST(max(fetched_at) AS DATE) FROM gpu_specs GROUP BY source",
-        "SELECT source, NULL, max(rate_date) FROM fx_rates GROUP BY source",
-        "SELECT source, max(loaded_at), max(as_of) FROM rental_offers GROUP BY source",
-        "SELECT source, NULL, max(month) FROM price_index_monthly GROUP BY source",
-    ]
-    for query in data_freshness:
+    # (source, when its data was fetched, the date the data is of), one statement per table
+    for query in sql_files.statements("source_data_freshness"):
         for name, fetched_at, day in con.execute(query).fetchall():
             item = entry(name)
             item["fetched_at"] = newer(item["fetched_at"], fetched_at)
@@ -144,11 +128,7 @@ def sources_from_db(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
     # Benchmark figures are stored under their tables' names (lambda-pytorch-2024 for the source
     # lambda); a source is as new as its newest table, and a table was fetched when its source was.
-    tables = con.execute(
-        "SELECT source, max(loaded_at), max(as_of), false FROM perf GROUP BY source "
-        "UNION ALL SELECT source, NULL, max(as_of), true FROM perf_inference GROUP BY source"
-    ).fetchall()
-    for name, loaded_at, day, inference_only in tables:
+    for name, loaded_at, day, inference_only in sql_files.rows(con, "source_benchmark_tables"):
         owner = _registered_parent(name, catalog)
         ran = owner is not None and owner != name and owner in merged  # the source that fetched the table
         if ran:
@@ -181,12 +161,9 @@ def _registered_parent(name: str, catalog: Mapping[str, Any]) -> str | None:
 def ranking_is_replay(con: duckdb.DuckDBPyConnection, as_of: date | None = None) -> bool:
     """Whether the newest run for the ranking day (default: the latest ranked day) was a replay of
     recorded pages rather than a live fetch."""
-    day = as_of or con.execute("SELECT max(as_of) FROM ranking_daily").fetchall()[0][0]
+    day = as_of or sql_files.scalar(con, "ranking_latest_day")
     if day is None:
         return False
-    found = con.execute(
-        "SELECT replay FROM runs WHERE as_of = ? ORDER BY started_at DESC, run_id DESC LIMIT 1", [day]
-    ).fetchall()
-    return bool(found and found[0][0])
+    return bool(sql_files.scalar(con, "ranking_day_replay", [day]))
 
 

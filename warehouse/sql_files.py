@@ -1,9 +1,23 @@
-"""SQL lives in warehouse/sql/*.sql; this reads it by name."""
+"""SQL lives in warehouse/sql/*.sql; this reads it by name and runs it.
+
+Every statement that reads or writes a warehouse table is a file here, run through the functions
+below, so that a query can be read, diffed and tested as SQL. What stays in Python is plumbing
+that names no table's contents: transaction control, registering and dropping an Arrow batch or a
+temp view over it, session settings, and statements built from identifiers (ATTACH, COPY FROM
+DATABASE, EXPORT/IMPORT DATABASE; a query over a table named at run time carries the marker
+``# SQL built from identifiers:`` and its reason). tests/test_sql_location.py fails on any other
+query in a string; tests/warehouse/test_sql_files.py runs every file.
+"""
 
 from __future__ import annotations
 
 from functools import cache
 from importlib import resources
+from typing import Any
+
+import duckdb
+
+Params = dict[str, Any] | list[Any] | None
 
 
 @cache
@@ -30,3 +44,40 @@ def split_statements(text: str) -> list[str]:
     if tail:
         out.append(tail)
     return out
+
+
+def run(con: duckdb.DuckDBPyConnection, name: str, params: Params = None) -> None:
+    """Every statement of a file in order; named parameters go to the statements that use them."""
+    for stmt in statements(name):
+        if isinstance(params, dict):
+            con.execute(stmt, {k: v for k, v in params.items() if f"${k}" in stmt})
+        elif params:
+            con.execute(stmt, params)
+        else:
+            con.execute(stmt)
+
+
+def cursor(con: duckdb.DuckDBPyConnection, name: str, params: Params = None) -> duckdb.DuckDBPyConnection:
+    """A one-statement file, executed: its rows are still to be fetched."""
+    (stmt,) = statements(name)
+    return con.execute(stmt, params) if params else con.execute(stmt)
+
+
+def rows(con: duckdb.DuckDBPyConnection, name: str, params: Params = None) -> list[tuple]:
+    return cursor(con, name, params).fetchall()
+
+
+def dicts(con: duckdb.DuckDBPyConnection, name: str, params: Params = None) -> list[dict[str, Any]]:
+    """A one-statement file's rows as dicts, by column name."""
+    return as_dicts(cursor(con, name, params))
+
+
+def scalar(con: duckdb.DuckDBPyConnection, name: str, params: Params = None) -> Any:
+    """The first column of a one-statement file's first row (None where it returned no row)."""
+    found = cursor(con, name, params).fetchall()  # fetched to the end: DuckDB holds the connection till then
+    return found[0][0] if found else None
+
+
+def as_dicts(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]

@@ -71,7 +71,7 @@ def _listing(listing_id: str, day: date, price: float, *, sold: bool) -> dict:
     }
 
 
-@runs("upsert_listings", "refresh_price_observations")
+@runs("upsert_listings", "refresh_price_observations", "incoming_listings_duplicates", "incoming_listings_touched")
 def _listings(db: Path) -> object:
     with closing(open_database(db)) as con:
         # New listings, then the same ones seen again the next day (one of them sold): both paths of the upsert.
@@ -83,19 +83,20 @@ def _listings(db: Path) -> object:
         return con.execute("SELECT count(*) FROM price_observations WHERE listing_id LIKE 'new-%'").fetchone()[0]
 
 
-@runs("rebuild_price_observations")
+@runs("rebuild_price_observations", "price_observations_count")
 def _rebuild(db: Path) -> object:
     with closing(open_database(db)) as con:
         return load.rebuild_price_observations(con)
 
 
-@runs("prices_daily", "ranking")
+@runs("prices_daily", "ranking", "materialize_day_reference", "ranking_day_count")
 def _day(db: Path) -> object:
     with closing(open_database(db)) as con:
         return load.materialize_day(con, END, precision="fp16", reference=REF, window_days=WINDOW, min_count=MIN_COUNT)
 
 
-@runs("backfill_prices", "backfill_prices_windows", "backfill_prices_resolve", "backfill_prices_fallback")
+@runs("backfill_prices", "backfill_prices_windows", "backfill_prices_resolve", "backfill_prices_fallback",
+      "backfill_anchor_batches", "backfill_prices_written", "backfill_ranking_written")
 def _backfill(db: Path) -> object:
     with closing(open_database(db)) as con:
         return backfill.backfill(con, END - timedelta(days=40), END, precision="fp16", reference=REF,
@@ -307,6 +308,237 @@ def _perf_card(db: Path) -> object:
         return queries.perf_card_sources(con, "Card A", "fp16") + queries.perf_card_harness_runs(con, "Card A", "fp16")
 
 
+# The downloads, the feed and the chart report (warehouse/export.py, feed.py, report.py, and
+# source_dates.py behind all three). On the empty warehouse each stops at "nothing to export"
+# (ExportError) after the files it reads first; UNREAD_WHEN_EMPTY names the files it never reaches.
+@runs("ranking_latest_day", "ranking_day_rows", "ranking_day_parquet", "ranking_day_reference_gpus")
+def _export_all(db: Path) -> object:
+    from gpuvalue.warehouse import export
+
+    with closing(open_database(db)) as con:
+        try:
+            return export.export_all(con, db.parent / "export")
+        except export.ExportError:
+            return None
+
+
+@runs("ranking_day_replay")
+def _export_day(db: Path) -> object:
+    from gpuvalue.warehouse import export
+
+    with closing(open_database(db)) as con:
+        assert not export.ranking_is_replay(con, LATEST_DAY)  # the seed's runs fetched live
+        try:
+            return export.resolve_as_of(con, LATEST_DAY)
+        except export.ExportError:
+            return None
+
+
+@runs("source_latest_runs", "source_data_freshness", "source_benchmark_tables")
+def _sources(db: Path) -> object:
+    from gpuvalue.warehouse.source_dates import sources_from_db
+
+    with closing(open_database(db)) as con:
+        return sources_from_db(con)
+
+
+@runs("feed_ranking_days", "feed_price_history")
+def _feed(db: Path) -> object:
+    from gpuvalue.warehouse import feed
+
+    with closing(open_database(db)) as con:
+        try:
+            return feed.export_feed(con, db.parent / "feed.json")
+        except feed.ExportError:
+            return 0
+
+
+@runs("report_price_history")
+def _report(db: Path) -> object:
+    from gpuvalue.models.buyer_view import BuyerView
+    from gpuvalue.warehouse import report
+
+    with closing(open_database(db)) as con:
+        try:  # every card: the default view hides all of the seed's newest day (their support is unknown)
+            return report.report_data(con, view=BuyerView.everything()).history
+        except report.ExportError:
+            return []
+
+
+# Files the empty warehouse never reaches: the backfill has no window to evaluate there, so its step
+# 2 never runs, and an export stops at "nothing to export" before reading the day's rows.
+UNREAD_WHEN_EMPTY = {"backfill_prices_windows", "ranking_day_rows", "ranking_day_parquet", "ranking_day_reference_gpus",
+                     "report_price_history"}
+
+
+# The loads' own statements (warehouse/load.py).
+@runs("incoming_listings_newest")
+def _listings_repeated(db: Path) -> object:
+    with closing(open_database(db)) as con:
+        # A page that shows one listing twice: the newer sighting is the one stored.
+        load.load_listings(con, [_listing("twice", END, 1400.0, sold=False),
+                                 _listing("twice", END + timedelta(days=1), 1380.0, sold=False)])
+        return con.execute("SELECT price FROM listings WHERE listing_id = 'twice'").fetchall()
+
+
+@runs("catalog_clear", "catalog_insert_gpus", "catalog_insert_conflicts")
+def _catalog(db: Path) -> object:
+    with closing(open_database(db)) as con:
+        load.replace_catalog(con, [{"model": "Card A", "vendor": "NVIDIA", "provenance": {"memory_gb": "test"}}],
+                             [{"model": "Card A", "field": "bandwidth_gb_s", "kept_source": "techpowerup",
+                               "kept_value": 940.0, "other_source": "wikipedia", "other_value": 936.0,
+                               "detected_at": SEEN}])
+        return con.execute("SELECT model FROM gpus").fetchall() + con.execute(
+            "SELECT model, field FROM spec_conflicts").fetchall()
+
+
+@runs("perf_delete_source", "perf_insert_incoming", "perf_workload_delete_source", "perf_workload_insert_incoming",
+      "perf_scaling_delete_source", "perf_scaling_insert_incoming", "perf_inference_delete_source",
+      "perf_inference_insert_incoming")
+def _perf_replaced(db: Path) -> object:
+    from gpuvalue.models.records import PerfFigure
+
+    with closing(open_database(db)) as con:
+        figure = PerfFigure(model="Card A", precision="fp16", relative_perf=1.1, source="bench-test",
+                            method="measured: test", reference=REF, measured=True, workloads=1)
+        counts = [load.replace_perf(con, "bench-test", [figure], SEEN), load.replace_perf(con, "bench-test", [], SEEN)]
+        counts.append(load.replace_perf_workload(con, "bench-test", [
+            {"model": "Card A", "precision": "fp16", "source": "bench-test", "workload": "resnet50", "ratio": 1.1}]))
+        counts.append(load.replace_scaling(con, "bench-test", [
+            {"model": "Card A", "precision": "fp16", "source": "bench-test", "num_gpu": 2, "efficiency": 0.9}]))
+        counts.append(load.replace_perf_inference(con, "llamacpp-test", [InferenceFigure(
+            model="Card A", source="llamacpp-test", workload="llama3-8b-q4_k_m", phase="text-generation",
+            tokens_per_s=100.0)], SEEN))
+        left = con.execute("SELECT (SELECT count(*) FROM perf WHERE source = 'bench-test'), "
+                           "(SELECT count(*) FROM perf_workload WHERE source = 'bench-test'), "
+                           "(SELECT count(*) FROM perf_inference WHERE source = 'llamacpp-test')").fetchone()
+        return counts + list(left)
+
+
+@runs("run_start", "run_set_matched", "run_finish")
+def _run_rows(db: Path) -> object:
+    with closing(open_database(db)) as con:
+        load.start_run(con, "run-test", "ebay-browse", "match", END, False)
+        load.set_run_matched(con, "run-test", "ebay-browse", 3)
+        load.finish_run(con, "run-test", "ebay-browse", "ok", rows=4)
+        return con.execute("SELECT status, rows, matched FROM runs WHERE run_id = 'run-test'").fetchall()
+
+
+# The warehouse's own statements (warehouse/db.py): every open reads the schema version, and an open
+# for writing the storage format; only a new file creates the migration ledger; a file in a storage
+# format newer than STORAGE_VERSION is converted when opened for writing.
+@runs("schema_version_table_exists", "schema_version_current", "storage_version")
+def _open(db: Path) -> object:
+    from gpuvalue.warehouse.db import current_version, storage_version
+
+    with closing(open_database(db)) as con:
+        return current_version(con), storage_version(con)
+
+
+@runs("schema_version_create", "schema_version_record")
+def _migrate_new(db: Path) -> object:
+    from gpuvalue.warehouse.db import current_version
+
+    with closing(open_database(db.with_name("new.duckdb"))) as con:  # a new file beside the warehouse
+        return current_version(con)
+
+
+@runs("storage_copy_source", "storage_copy_tables", "storage_copy_views")
+def _convert_storage(db: Path) -> object:
+    """The warehouse copied into DuckDB's default storage format, as gpuvalue once wrote it; opening
+    the copy for writing converts it, checked table by table and view by view."""
+    import duckdb
+
+    from gpuvalue.warehouse import db as warehouse_db
+
+    newer = db.with_name("newer.duckdb")
+    with closing(duckdb.connect(str(newer))) as con:
+        default = warehouse_db.storage_version(con)
+        if (not warehouse_db.storage_config() or warehouse_db._version_tuple(default)
+                <= warehouse_db._version_tuple(warehouse_db.STORAGE_VERSION)):
+            pytest.skip(f"this DuckDB ({duckdb.__version__}) writes {default} by default: nothing to convert")
+        con.execute(f"ATTACH '{str(db).replace(chr(39), chr(39) * 2)}' AS seed_copy (READ_ONLY)")
+        con.execute("COPY FROM DATABASE seed_copy TO newer")
+    with closing(open_database(newer)) as con:
+        converted = warehouse_db.storage_version(con)
+        assert converted == f"{warehouse_db.STORAGE_VERSION}+"
+        return converted
+
+
+# Rental offers, the rental downloads, the price index, harness figures and the estimate's stored
+# errors (warehouse/rental.py, rental_export.py, price_index.py, harness.py, estimate_cv.py): the seed
+# has none of them, so each runner loads a few first, as the pipeline's stages do.
+def _load_rental_offers(con) -> tuple[int, str]:
+    from gpuvalue.models.rental import RentalOffer
+    from gpuvalue.warehouse.rental import load_rental_offers
+
+    offer = RentalOffer(source="cloud-test", provider="vast", instance_type="1x-a", gpu_name="RTX Card A",
+                        model="Card A", match_reason="test", gpu_count=1, usd_per_hour=0.30, usd_per_gpu_hour=0.30,
+                        spot_usd_per_hour=0.20, spot_usd_per_gpu_hour=0.20, as_of=END)
+    return load_rental_offers(con, [offer], SEEN, source="cloud-test")
+
+
+@runs("rental_offers_delete_days", "rental_offers_insert", "rental_providers")
+def _rental_load(db: Path) -> object:
+    from gpuvalue.warehouse.rental import rental_providers
+
+    with closing(open_database(db)) as con:
+        _load_rental_offers(con)
+        _load_rental_offers(con)  # a re-load of the date replaces its rows
+        assert con.execute("SELECT count(*) FROM rental_offers").fetchone()[0] == 1
+        return rental_providers(con)
+
+
+@runs("rental_ranking_export", "rental_prices_daily_count")
+def _rental_export(db: Path) -> object:
+    from gpuvalue.warehouse.rental_export import export_rental
+
+    with closing(open_database(db)) as con:
+        _load_rental_offers(con)
+        return export_rental(con, db.parent / "rental-export")
+
+
+@runs("price_index_delete_source", "price_index_insert", "price_index_latest")
+def _price_index(db: Path) -> object:
+    from gpuvalue.models.price_index import PriceIndexPoint
+    from gpuvalue.warehouse.price_index import load_price_index, price_index_latest
+
+    with closing(open_database(db)) as con:
+        load_price_index(con, [PriceIndexPoint(source="index-test", gpu_name="RTX Card A", model="Card A",
+                                               match_reason="test", month=date(2026, 2, 1), avg_sold_usd=1400.0,
+                                               quantity_sold=12, published=date(2026, 3, 1), table="t.csv")], SEEN)
+        return price_index_latest(con)
+
+
+@runs("harness_figures_delete", "harness_figures_insert", "harness_figures_stored", "harness_stored_names",
+      "harness_other_measured_perf", "harness_other_measured_ratios", "harness_catalog_vendors")
+def _harness(db: Path) -> object:
+    from gpuvalue.models.harness import HarnessFigure
+    from gpuvalue.warehouse.harness import combine_and_store, load_harness, stored_harness_figures
+
+    with closing(open_database(db)) as con:
+        load_harness(con, "harness-test", [
+            HarnessFigure(harness="harness-test", device=model, model=model, workload="resnet50", mode="train",
+                          precision="fp16", metric="ms_per_iter", value=ms, batch_size=12, batch_basis="stated",
+                          framework="pytorch", run=f"{model}-1", cuda="12.1")
+            for model, ms in ((REF, 40.0), ("Card A", 30.0))], SEEN)
+        combine_and_store(con, SEEN, REF, benchmark_sources=["harness-test"])
+        return stored_harness_figures(con)
+
+
+@runs("perf_estimate_cv_store", "perf_estimate_cv_fill_form", "perf_estimate_cv_known", "perf_estimate_cv_shipped")
+def _estimate_cv(db: Path) -> object:
+    from gpuvalue.warehouse import estimate_cv
+
+    with closing(open_database(db)) as con:
+        estimate_cv.store_cv_error(con, "digest-test", "fp16", "v-test", 5, 0.07, SEEN)
+        estimate_cv.fill_form(con, "digest-test", "form-test")
+        known = estimate_cv.known_cv_error(con, "digest-test")
+        assert known is not None and known.stored and known.form == "form-test"
+        assert estimate_cv.write_shipped_cv_errors(con, db.with_name("perf_estimate_cv.json")) >= 1
+        return known
+
+
 # Files whose seeded result is empty: the small seed has no rental offers, price index, bandwidths,
 # per-workload ratios or multi-GPU rows; these runs still fail on a syntax error or a column that is gone.
 QUIET_WHEN_SEEDED_EXTRA = {"quality_price_index_alarms", "rental_prices_daily", "rent_ranking", "rent_ranking_provider",
@@ -339,8 +571,7 @@ def test_every_sql_file_runs(name, warehouse, warehouses, tmp_path, monkeypatch)
 
     result = _call(RUNNERS[name], db, monkeypatch)
 
-    if warehouse == "seeded" or name not in ("backfill_prices_windows",):
-        # On the empty warehouse the backfill has no window to evaluate, so step 2 never runs.
+    if warehouse == "seeded" or name not in UNREAD_WHEN_EMPTY:
         assert name in read, f"{RUNNERS[name].__name__} ran without reading warehouse/sql/{name}.sql"
     if warehouse == "seeded" and name not in QUIET_WHEN_SEEDED:
         assert result, f"{name}: the seeded warehouse gave nothing"

@@ -1,0 +1,16 @@
+-- How old each source's data is, for the exports' sources list: one statement per table a source
+-- fills, each giving (source, when its data was fetched, the date the data is of). The date is the
+-- data's own, never the day a run was made for; sources_from_db keeps the newest of each.
+
+-- A listing is as new as the last time it was seen, or sold.
+SELECT source, max(last_seen), CAST(max(greatest(last_seen, coalesce(sold_at, last_seen))) AS DATE)
+FROM listings GROUP BY source;
+
+SELECT source, max(fetched_at), CAST(max(fetched_at) AS DATE) FROM gpu_specs GROUP BY source;
+
+-- Exchange rates and a price index carry no fetch time, only the date they are of.
+SELECT source, NULL, max(rate_date) FROM fx_rates GROUP BY source;
+
+SELECT source, max(loaded_at), max(as_of) FROM rental_offers GROUP BY source;
+
+SELECT source, NULL, max(month) FROM price_index_monthly GROUP BY source;
