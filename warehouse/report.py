@@ -864,7 +864,11 @@ def _rental_sections(data: ReportData) -> list[tuple[str, str, str]]:
 
 def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None = None,
                 rent_assumptions: Any = None, view: BuyerView | None = None) -> ReportData:
-    rows = shown_ranking(ranking_rows(con), view or BuyerView())
+    ranked = ranking_rows(con)
+    rows = shown_ranking(ranked, view or BuyerView())
+    if ranked and not rows:  # every card of the day hidden (too little memory, unsupported, ...)
+        raise ExportError(f"nothing to report: none of the {len(ranked)} cards ranked on {ranked[0]['as_of']} "
+                          "passes the default filter of `gpuvalue rank`; `gpuvalue rank --all` lists them")
     return ReportData(
         as_of=rows[0]["as_of"],
         rows=rows,

@@ -119,6 +119,14 @@ def test_empty_ranking_is_an_error(tmp_path):
     assert not (tmp_path / "index.html").exists()
 
 
+def test_a_day_whose_every_card_the_view_hides_is_a_one_line_error(tmp_path):
+    from gpuvalue.models.buyer_view import BuyerView
+
+    with pytest.raises(ExportError, match=r"none of the \d+ cards ranked on .* `gpuvalue rank --all` lists them"):
+        write_report(make_ranking_database(), tmp_path, view=BuyerView(min_memory_gb=1000))
+    assert not (tmp_path / "index.html").exists()
+
+
 def test_value_frontier():
     points = [(800, 1.0), (230, 0.45), (420, 0.82), (300, 0.68), (450, 0.62), (1750, 1.85), (3800, 1.05), (230, 0.3)]
     assert value_frontier(points) == [1, 3, 2, 0, 5]
