@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -369,15 +369,18 @@ def workload_loocv_both(
     form: ModelForm | None = None,
     forms: Sequence[ModelForm] = WORKLOAD_FORMS,
     every_file: bool = False,
+    cards: Collection[str] | None = None,
 ) -> tuple[list[HeldOutPrediction], list[HeldOutPrediction]]:
     """Plain and sibling-anchored leave-one-card-out predictions from the same fold fits (the
     nested form choice is most of the cost).
 
     With ``form``, plain leave-one-card-out of that form; without, nested: the form is
-    chosen inside each outer fold by leave-one-card-out on the remaining cards only."""
+    chosen inside each outer fold by leave-one-card-out on the remaining cards only. With
+    ``cards``, only those cards' folds (each fold is the same whichever others run), so a
+    question about one card costs one fold, not one per card."""
     used = [form] if form is not None else list(forms)
     data = _prepare(measured, per_workload, features, precision, used, every_file)
-    return _loocv(data, form, used)
+    return _loocv(data, form, used, cards)
 
 
 def _unmeasured(p: _Point) -> _Point:
@@ -412,12 +415,14 @@ def _siblings(data: _Data, problem: _Problem, model: str, among: Sequence[str]) 
 
 
 def _loocv(
-    data: _Data, form: ModelForm | None, used: Sequence[ModelForm]
+    data: _Data, form: ModelForm | None, used: Sequence[ModelForm], cards: Collection[str] | None = None
 ) -> tuple[list[HeldOutPrediction], list[HeldOutPrediction]]:
-    """Plain and sibling-anchored predictions of every card, from the same fold fits."""
+    """Plain and sibling-anchored predictions of every card (or of ``cards``), from the same fold fits."""
     everything = list(range(len(next(iter(data.problems.values())).figures)))
     plain, anchored = [], []
     for model in data.models:
+        if cards is not None and model not in cards:
+            continue
         rest = _without(data, everything, model)
         chosen = form if form is not None else _select_form(data, rest, used)
         problem = data.problems[chosen]
