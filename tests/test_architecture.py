@@ -422,11 +422,16 @@ def test_unresolved_project_imports_are_recognised_in_mypy_output():
 def test_mypy_resolves_every_project_import(tmp_path):
     """mypy, configured in pyproject.toml, sees every module of the package and resolves every
     gpuvalue.* import. Its other findings are reported, not asserted: typing the code is a
-    separate job."""
+    separate job.
+
+    Third-party modules are resolved but not analysed (``--follow-imports=skip``): a project
+    import is resolved, or reported unresolved, the same either way (a module of the package
+    that is missing, or seen as an installed package without types, is reported alike), and
+    mypy takes a third of the time (about 10 s, not 30 s, on two cores)."""
     pytest.importorskip("mypy")
     started = time.monotonic()
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "mypy_cache")],
+        [sys.executable, "-m", "mypy", "--follow-imports=skip", "--cache-dir", str(tmp_path / "mypy_cache")],
         cwd=ROOT, capture_output=True, text=True, timeout=600,
     )
     elapsed = time.monotonic() - started
