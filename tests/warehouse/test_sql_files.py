@@ -558,18 +558,36 @@ def test_there_are_sql_files_and_no_runner_without_one():
     assert set(RUNNERS) <= set(SQL_FILES), "RUNNERS names a file warehouse/sql no longer has"
 
 
+@pytest.fixture(scope="module")
+def outcomes(warehouses, tmp_path_factory) -> Callable[[Callable, str], tuple[list[str], object]]:
+    """Each runner run once on each warehouse (a copy of it): the files it read and its result.
+
+    A runner serves several files (the backfill reads seven); they share its one run, as they
+    share it in the pipeline. A runner that fails fails every test of its files."""
+    done: dict[tuple[str, str], tuple[list[str], object]] = {}
+
+    def outcome(runner: Callable, warehouse: str) -> tuple[list[str], object]:
+        key = (runner.__name__, warehouse)
+        if key not in done:
+            db = tmp_path_factory.mktemp(f"{runner.__name__.strip('_')}-{warehouse}") / "g.duckdb"
+            shutil.copy(warehouses[warehouse], db)
+            read: list[str] = []
+            original = sql_files.sql
+            with pytest.MonkeyPatch.context() as monkeypatch:
+                monkeypatch.setattr(sql_files, "sql", lambda file: (read.append(file), original(file))[1])
+                done[key] = (read, _call(runner, db, monkeypatch))
+        return done[key]
+
+    return outcome
+
+
 @pytest.mark.parametrize("name", SQL_FILES)
 @pytest.mark.parametrize("warehouse", ["empty", "seeded"])
-def test_every_sql_file_runs(name, warehouse, warehouses, tmp_path, monkeypatch):
+def test_every_sql_file_runs(name, warehouse, outcomes):
     if name not in RUNNERS:
         pytest.fail(f"warehouse/sql/{name}.sql is run by nothing in this test: add the call that runs it to RUNNERS")
-    db = tmp_path / "g.duckdb"
-    shutil.copy(warehouses[warehouse], db)
-    read = []
-    original = sql_files.sql
-    monkeypatch.setattr(sql_files, "sql", lambda file: (read.append(file), original(file))[1])
 
-    result = _call(RUNNERS[name], db, monkeypatch)
+    read, result = outcomes(RUNNERS[name], warehouse)
 
     if warehouse == "seeded" or name not in UNREAD_WHEN_EMPTY:
         assert name in read, f"{RUNNERS[name].__name__} ran without reading warehouse/sql/{name}.sql"
