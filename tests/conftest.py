@@ -13,10 +13,17 @@ fast tier never starts the Prefect server.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+# The suite starts dozens of Python processes over the same modules (a test worker per core, the
+# CLI and the flow in subprocesses). Where PYTHONDONTWRITEBYTECODE is set, each of them compiled
+# the project afresh and pytest rewrote every test module's asserts again: the bytecode caches
+# (git-ignored __pycache__ folders) are written for the suite whatever the environment says.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 _PREFECT_HOME = tempfile.mkdtemp(prefix="gpuvalue-prefect-")
 os.environ["PREFECT_HOME"] = _PREFECT_HOME
 os.environ["DO_NOT_TRACK"] = "1"
