@@ -34,7 +34,7 @@ def fetch_pages(ctx: FetchContext, source: str, urls: Iterable[str]) -> SourceFe
     for number, url in enumerate(urls, start=1):
         out.pages.append(ctx.client.get(url, source=source))
         if len(urls) > 1:
-            ctx.report(f"{source}: page {number}/{len(urls)}")
+            ctx.step(f"{source}: page {number}/{len(urls)}", number, len(urls))
     return out
 
 

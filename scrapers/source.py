@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timezone
 from pathlib import Path
+from time import monotonic
 from typing import Any
 
 from pydantic import BaseModel
@@ -24,6 +25,9 @@ from gpuvalue.scrapers.errors import RobotsDisallowed
 # Open set: a new kind needs a loader for it in the flow, nothing else.
 KNOWN_KINDS = ("spec", "listing", "benchmark", "inference", "price_index", "rental")
 
+# A long fetch says where it is at most this often (plus its first and last step).
+PROGRESS_EVERY_S = 2.0
+
 
 @dataclass
 class FetchContext:
@@ -32,12 +36,24 @@ class FetchContext:
     client: Any  # gpuvalue.scrapers.http.PoliteClient (replay swaps only its transport)
     settings: Any  # the flow's Settings: core fields plus every source's own
     replay: bool
-    progress: Callable[[str], None] | None = None  # one line per page on long fetches
+    progress: Callable[[str], None] | None = None  # where the fetch says what it is doing
     shopping_list: tuple[str, ...] = ()  # listing sources: the searches the coverage rule derived
+    _last_step: float | None = field(default=None, init=False, repr=False)
 
     def report(self, message: str) -> None:
         if self.progress is not None:
             self.progress(message)
+
+    def step(self, message: str, number: int, total: int | None = None) -> None:
+        """One step of a long fetch (a page, a search), said on the first and the last step and at
+        most every PROGRESS_EVERY_S seconds between: a live fetch, waiting politely between pages,
+        shows where it is every few pages; a replay, reading hundreds of pages a second, says two
+        lines instead of hundreds. Warnings go through ``report``, never held back."""
+        now = monotonic()
+        if (number == 1 or number == total or self._last_step is None
+                or now - self._last_step >= PROGRESS_EVERY_S):
+            self._last_step = now
+            self.report(message)
 
 
 @dataclass(frozen=True)

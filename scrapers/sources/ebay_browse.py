@@ -365,7 +365,7 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
         queries += [q for _, q, _, _ in _RECORDED if q not in queries]
     unrecorded = 0
     for i, query in enumerate(queries, start=1):
-        ctx.report(f"ebay-browse: search {i}/{len(queries)}: {query}")
+        ctx.step(f"ebay-browse: search {i}/{len(queries)}: {query}", i, len(queries))
         next_url: str | None = browse_search_url(query)
         pages = 0
         while next_url and pages < s.ebay_max_pages:

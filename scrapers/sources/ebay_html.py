@@ -442,7 +442,7 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
     out = SourceFetch(NAME)
     queries = ctx.shopping_list or ctx.settings.ebay_queries
     for i, query in enumerate(queries, start=1):
-        ctx.report(f"ebay-html: sold search {i}/{len(queries)}: {query}")
+        ctx.step(f"ebay-html: sold search {i}/{len(queries)}: {query}", i, len(queries))
         page = get_page(ctx, out, ebay_search_url(query, sold=True))
         if page is None:
             break  # the same rule covers every search of the site

@@ -358,7 +358,7 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
     while queue:
         params = queue.pop(0)
         url = listing_url(params)
-        ctx.report(f"techpowerup: {url} ({len(out.pages) + 1} fetched, {len(queue)} queued)")
+        ctx.step(f"techpowerup: {url} ({len(out.pages) + 1} fetched, {len(queue)} queued)", len(out.pages) + 1)
         try:
             page = get_page(ctx, out, url)
         except NotRecordedError:
