@@ -19,25 +19,27 @@ def _context(said: list[str]) -> FetchContext:
     return FetchContext(client=None, settings=None, replay=False, progress=said.append)
 
 
-def test_first_last_and_one_step_per_interval_are_said(monkeypatch):
+def _said_by_steps(monkeypatch, steps: list[tuple[str, int, int | None]], seconds_apart: float) -> list[str]:
+    """What a fetch taking these steps, ``seconds_apart`` from each other, says."""
     now = [100.0]
     monkeypatch.setattr(source_module, "monotonic", lambda: now[0])
     said: list[str] = []
     ctx = _context(said)
-    for number in range(1, 11):
-        ctx.step(f"page {number}/10", number, 10)
-        now[0] += PROGRESS_EVERY_S / 4  # four pages to an interval
+    for message, number, total in steps:
+        ctx.step(message, number, total)
+        now[0] += seconds_apart
+    return said
+
+
+def test_first_last_and_one_step_per_interval_are_said(monkeypatch):
+    pages = [(f"page {n}/10", n, 10) for n in range(1, 11)]
+    said = _said_by_steps(monkeypatch, pages, PROGRESS_EVERY_S / 4)  # four pages to an interval
     assert said == ["page 1/10", "page 5/10", "page 9/10", "page 10/10"]
 
 
 def test_a_fetch_without_a_known_total_says_its_first_step_then_one_per_interval(monkeypatch):
-    now = [0.0]
-    monkeypatch.setattr(source_module, "monotonic", lambda: now[0])
-    said: list[str] = []
-    ctx = _context(said)
-    for number in range(1, 8):
-        ctx.step(f"{number} fetched", number)
-        now[0] += PROGRESS_EVERY_S / 2
+    pages = [(f"{n} fetched", n, None) for n in range(1, 8)]
+    said = _said_by_steps(monkeypatch, pages, PROGRESS_EVERY_S / 2)
     assert said == ["1 fetched", "3 fetched", "5 fetched", "7 fetched"]
 
 
