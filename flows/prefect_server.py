@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from gpuvalue.flows.prefect_db_template import place_template
+
 log = logging.getLogger("gpuvalue.prefect_server")
 
 RECORD_NAME = "prefect-server.json"
@@ -219,6 +221,7 @@ def _launch(port: int) -> subprocess.Popen:
     # Nobody browses a run's temporary server: registering the block types (plugin entry points and
     # all) costs seconds of its start; a long-running server (`prefect server start`) still does it.
     env.setdefault("PREFECT_SERVER_REGISTER_BLOCKS_ON_START", "false")
+    place_template(env)  # a new Prefect home gets its database already migrated
     return subprocess.Popen([sys.executable, "-c", LAUNCHER, str(os.getpid()), *argv], env=env,
                             start_new_session=True)
 
