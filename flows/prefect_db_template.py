@@ -39,14 +39,20 @@ def place_template(environ: Mapping[str, str] = os.environ, version: str | None 
     path written, or None. Never replaces a file: two runs starting at once write one copy."""
     if any(environ.get(name) for name in DATABASE_URL_VARIABLES):
         return None
+    target = prefect_home(environ) / "prefect.db"
+    return target if write_template(target, version) else None
+
+
+def write_template(target: Path, version: str | None = None) -> bool:
+    """The shipped empty database of the installed Prefect (or ``version``) at ``target``, unless
+    a file is there or no database is shipped for that version; whether it was written."""
     try:
         version = version or metadata.version("prefect")
     except metadata.PackageNotFoundError:
-        return None
+        return False
     template = resources.files("gpuvalue.flows").joinpath("data", template_name(version))
-    target = prefect_home(environ) / "prefect.db"
     if target.exists() or not template.is_file():
-        return None
+        return False
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=target.parent, prefix=".prefect-db-", delete=False) as tmp:
@@ -56,5 +62,5 @@ def place_template(environ: Mapping[str, str] = os.environ, version: str | None 
         finally:
             os.unlink(tmp.name)
     except OSError:  # already there, a read-only home, no hard links: Prefect migrates as usual
-        return None
-    return target
+        return False
+    return True

@@ -88,11 +88,26 @@ def pytest_xdist_auto_num_workers(config):
 
 @pytest.fixture(scope="session")
 def prefect_harness():
-    """One Prefect test server for the whole session (starting one costs seconds)."""
-    from prefect.testing.utilities import prefect_test_harness
+    """One Prefect test server for the whole session (starting one costs seconds).
 
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
+    Its database starts as the migrated empty schema gpuvalue ships for a new Prefect home
+    (flows/prefect_db_template.py), written where the harness puts its database, so the test
+    server skips Prefect's migrations (about 6 s of CPU on each test worker). Should Prefect
+    name its test database otherwise, the file is simply not used."""
+    from prefect.testing import utilities
+
+    from gpuvalue.flows.prefect_db_template import write_template
+
+    def folder_with_schema() -> str:
+        folder = make_folder()
+        write_template(Path(folder) / "prefect-test.db")
+        return folder
+
+    make_folder = utilities.mkdtemp
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(utilities, "mkdtemp", folder_with_schema)
+        with utilities.prefect_test_harness(server_startup_timeout=120):
+            yield
 
 
 @dataclass(frozen=True)

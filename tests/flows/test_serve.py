@@ -141,8 +141,13 @@ def test_serve_rejects_a_bad_cron():
 
 @pytest.mark.e2e
 def test_served_deployment_runs_on_schedule_server(tmp_path, seed_estimate_cv):
+    from gpuvalue.flows.prefect_db_template import write_template
+
     home = tmp_path / "prefect-home"
     home.mkdir()
+    # The home as a gpuvalue run leaves it: its database already migrated (the migrations are
+    # Prefect's own business, and about 8 s of this test).
+    write_template(home / "prefect.db")
     port = _free_port()
     api_url = f"http://127.0.0.1:{port}/api"
     db = seed_estimate_cv(tmp_path / "served" / "gpuvalue.duckdb")
