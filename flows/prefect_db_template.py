@@ -46,12 +46,14 @@ def place_template(environ: Mapping[str, str] = os.environ, version: str | None 
 def write_template(target: Path, version: str | None = None) -> bool:
     """The shipped empty database of the installed Prefect (or ``version``) at ``target``, unless
     a file is there or no database is shipped for that version; whether it was written."""
+    if target.exists():  # every run but a home's first: nothing more to look up
+        return False
     try:
         version = version or metadata.version("prefect")
     except metadata.PackageNotFoundError:
         return False
     template = resources.files("gpuvalue.flows").joinpath("data", template_name(version))
-    if target.exists() or not template.is_file():
+    if not template.is_file():
         return False
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

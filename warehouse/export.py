@@ -105,11 +105,7 @@ def ranking_rows(con: duckdb.DuckDBPyConnection, as_of: date | None = None) -> l
 def ranking_arrow_table(con: duckdb.DuckDBPyConnection, as_of: date | None = None):
     """The day's ranking in CSV column order (then the extra JSON fields), as an Arrow table."""
     day = resolve_as_of(con, as_of)
-    (query,) = sql_files.statements("ranking_day_parquet")  # its columns: RANKING_JSON_FIELDS
-    relation = con.sql(query, params=[day])
-    # DuckDB 2 names it to_arrow_table; older releases only have fetch_arrow_table.
-    to_table = getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table
-    return to_table()
+    return sql_files.arrow_table(con, "ranking_day_parquet", [day])  # its columns: RANKING_JSON_FIELDS
 
 
 # --- CSV ---------------------------------------------------------------------------------

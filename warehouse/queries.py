@@ -127,8 +127,8 @@ def perf_relative(con: duckdb.DuckDBPyConnection, *, precision: str, reference: 
 def perf_reference_present(con: duckdb.DuckDBPyConnection, *, precision: str, reference: str,
                            estimate: bool = False) -> tuple[bool, bool]:
     """(the reference card has a figure, the precision has any figure)."""
-    has_reference, has_any = sql_files.cursor(con, "perf_reference_present",
-                                              {"p": precision, "ref": reference, "estimate": estimate}).fetchone()
+    ((has_reference, has_any),) = sql_files.rows(con, "perf_reference_present",
+                                                 {"p": precision, "ref": reference, "estimate": estimate})
     return bool(has_reference), bool(has_any)
 
 

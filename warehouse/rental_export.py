@@ -28,7 +28,7 @@ from gpuvalue.models.rent_vs_buy import Assumptions
 from gpuvalue.warehouse.export_files import csv_cell, prepare_export_dir, write_atomic, write_text_atomic
 from gpuvalue.warehouse.source_dates import attribution_lines, json_value, normalize_source, sources_from_db
 from gpuvalue.warehouse.rental import rent_vs_buy_rows
-from gpuvalue.warehouse.sql_files import dicts, scalar, statements
+from gpuvalue.warehouse.sql_files import arrow_table, dicts, scalar
 
 RENTAL_SCHEMA_VERSION = "1.0"
 RENTAL_SCHEMA_PATH = Path(__file__).parent / "schemas" / "rental_ranking.schema.json"
@@ -121,9 +121,7 @@ def export_rental(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[s
                                generated_at=generated_at or datetime.now(timezone.utc))
     write_atomic(paths["rental_schema"], lambda handle: handle.write(RENTAL_SCHEMA_PATH.read_bytes()))
     write_text_atomic(paths["rental_json"], json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
-    (query,) = statements("rental_ranking_export")
-    relation = con.sql(query)
-    table = (getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table)()
+    table = arrow_table(con, "rental_ranking_export")
     write_atomic(paths["rental_parquet"], lambda handle: pq.write_table(table, handle, compression="zstd"))
     return paths
 

@@ -78,6 +78,14 @@ def scalar(con: duckdb.DuckDBPyConnection, name: str, params: Params = None) -> 
     return found[0][0] if found else None
 
 
+def arrow_table(con: duckdb.DuckDBPyConnection, name: str, params: list[Any] | None = None) -> Any:
+    """A one-statement file's result as an Arrow table (for the Parquet exports)."""
+    (stmt,) = statements(name)
+    relation = con.sql(stmt, params=params) if params else con.sql(stmt)
+    # DuckDB 2 names it to_arrow_table; older releases only have fetch_arrow_table.
+    return (getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table)()
+
+
 def as_dicts(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     names = [d[0] for d in cur.description]
     return [dict(zip(names, r)) for r in cur.fetchall()]
