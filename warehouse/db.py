@@ -19,6 +19,7 @@ import os
 import re
 import time
 from datetime import datetime, timezone
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
@@ -57,13 +58,19 @@ class RunLockedError(WarehouseError):
 
 def migrations() -> list[tuple[int, str, str]]:
     """(version, name, sql) for every shipped migration, in order."""
+    return list(_shipped_migrations())
+
+
+@cache
+def _shipped_migrations() -> tuple[tuple[int, str, str], ...]:
+    """Read once a process: every open asks for them three times (fourteen files each)."""
     folder = resources.files(MIGRATIONS_PACKAGE).joinpath("migrations")
     found = []
     for entry in folder.iterdir():
         m = _MIGRATION_NAME.match(entry.name)
         if m:
             found.append((int(m.group(1)), entry.name, entry.read_text(encoding="utf-8")))
-    return sorted(found)
+    return tuple(sorted(found))
 
 
 def schema_version_supported() -> int:
