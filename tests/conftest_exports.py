@@ -105,12 +105,18 @@ def ranking_for(day: date) -> list[dict]:
 
 
 def insert_dicts(con: duckdb.DuckDBPyConnection, table: str, rows: list[dict]) -> None:
-    by_columns: dict[tuple[str, ...], list[list]] = {}
+    """Rows as Arrow, one INSERT per set of columns (executemany took 0.1 s per test warehouse)."""
+    import pyarrow as pa
+
+    by_columns: dict[tuple[str, ...], list[dict]] = {}
     for row in rows:
-        by_columns.setdefault(tuple(row), []).append(list(row.values()))
-    for columns, values in by_columns.items():
-        marks = ", ".join("?" for _ in columns)
-        con.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", values)
+        by_columns.setdefault(tuple(row), []).append(row)
+    for columns, same in by_columns.items():
+        con.register("incoming_test_rows", pa.Table.from_pylist(same))
+        try:
+            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_test_rows")
+        finally:
+            con.unregister("incoming_test_rows")
 
 
 def fill_ranking_database(con: duckdb.DuckDBPyConnection, days: tuple[date, ...] = RANKING_DAYS) -> None:
