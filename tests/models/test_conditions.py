@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gpuvalue.models.conditions import classify_condition
 
@@ -59,7 +60,7 @@ def test_missing_condition_reads_title(title, expected):
     assert classify_condition("", title) == expected
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.one_of(st.none(), st.text()), st.text())
 def test_always_one_of_the_classes(condition, title):
     assert classify_condition(condition, title) in {"used", "refurbished", "open_box", "new", "parts", "unknown"}

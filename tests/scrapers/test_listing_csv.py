@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gpuvalue.models.records import Listing
 from gpuvalue.scrapers.errors import ParseError
@@ -174,7 +175,7 @@ def test_header_only_is_empty():
     assert parse_listing_csv(HEADER, SOURCE, IMPORTED) == []
 
 
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FUZZ

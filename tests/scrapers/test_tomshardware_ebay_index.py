@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.scrapers.errors import ParseError
@@ -20,7 +21,7 @@ from gpuvalue.scrapers.sources import tomshardware_ebay_index as index
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ROOT = FIXTURES / "prices" / "tomshardware_ebay_monthly"
 URL = index.TIME_SERIES_URL
-FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _month(folder: str) -> date:

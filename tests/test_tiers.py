@@ -1,0 +1,49 @@
+"""The two test tiers: which run is the fast tier, what a property test draws in each, and the order
+the test workers are handed the modules in (tests/conftest.py)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import conftest
+import property_budget
+import pytest
+
+
+def _config(markexpr: str):
+    return SimpleNamespace(getoption=lambda name, default=None: markexpr if name == "markexpr" else default)
+
+
+@pytest.mark.parametrize(("markexpr", "fast"), [
+    ("not e2e", True),
+    ("  not   e2e ", True),
+    ("not e2e and not slow", True),
+    ("not (e2e or browser)", True),
+    ("", False),
+    ("e2e", False),
+    ("not slow", False),  # a test marked e2e alone is still selected
+    ("e2e or not e2e", False),
+])
+def test_the_fast_tier_is_a_selection_without_e2e_tests(markexpr, fast):
+    assert conftest._selects_no_e2e(_config(markexpr)) is fast
+
+
+def test_the_fast_tier_draws_a_quarter_of_each_budget_and_never_under_ten(monkeypatch):
+    monkeypatch.setattr(property_budget, "FAST_TIER", False)
+    assert [property_budget.examples(n) for n in (25, 40, 300)] == [25, 40, 300]
+    monkeypatch.setattr(property_budget, "FAST_TIER", True)
+    assert [property_budget.examples(n) for n in (25, 40, 300)] == [10, 10, 75]
+
+
+def _item(module: str, name: str, e2e: bool = False):
+    return SimpleNamespace(module=SimpleNamespace(__name__=module), nodeid=f"{module}::{name}",
+                           get_closest_marker=lambda marker: object() if e2e and marker == "e2e" else None)
+
+
+def test_modules_holding_e2e_tests_go_first_then_the_most_tests_each_module_kept_together_in_order():
+    items = [
+        _item("a", "1"), _item("b", "1"), _item("b", "2"), _item("c", "1"), _item("c", "2", e2e=True),
+        _item("a", "2"), _item("b", "3"), _item("d", "1"), _item("e", "1"),
+    ]
+    conftest.pytest_collection_modifyitems_long_modules_first(None, items)
+    assert [i.nodeid for i in items] == ["c::1", "c::2", "b::1", "b::2", "b::3", "a::1", "a::2", "d::1", "e::1"]
