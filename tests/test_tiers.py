@@ -47,3 +47,30 @@ def test_modules_holding_e2e_tests_go_first_then_the_most_tests_each_module_kept
     ]
     conftest.pytest_collection_modifyitems_long_modules_first(None, items)
     assert [i.nodeid for i in items] == ["c::1", "c::2", "b::1", "b::2", "b::3", "a::1", "a::2", "d::1", "e::1"]
+
+
+def test_each_command_line_app_is_built_once_and_answers_every_invoke():
+    import typer
+    from typer.testing import CliRunner
+
+    app = typer.Typer()
+    calls = []
+
+    @app.command()
+    def hello(name: str) -> None:
+        calls.append(name)
+        typer.echo(f"hello {name}")
+
+    @app.command()
+    def bye() -> None:
+        typer.echo("bye")
+
+    runner = CliRunner()
+    first, second = runner.invoke(app, ["hello", "a"]), runner.invoke(app, ["hello", "b"])
+    assert (first.exit_code, first.stdout, second.stdout) == (0, "hello a\n", "hello b\n")
+    assert runner.invoke(app, ["hello"]).exit_code == 2  # a fresh context each time: no state carried over
+    assert calls == ["a", "b"]
+    import typer.testing
+
+    built = typer.testing._get_command.built
+    assert [entry[0] for entry in built.values()].count(app) == 1

