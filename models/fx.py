@@ -61,7 +61,9 @@ def known_currencies() -> frozenset[str]:
     return frozenset(currency for _, currency in fx_table()) | {"USD"}
 
 
+@lru_cache(maxsize=1)
 def _month_range() -> tuple[str, str]:
+    """The table's first and last month: every conversion asks, and the table never changes."""
     months = sorted({month for month, _ in fx_table()})
     return months[0], months[-1]
 
