@@ -197,7 +197,7 @@ def replay_run(prefect_harness, tmp_path_factory) -> ReplayRun:
     """One real replay run of the daily flow (default thread runner, exports on), shared by many
     tests, and by every test worker of the session: the first worker to need it runs it while the
     others wait, then they all read its database (read-only, as every test treats it) and its
-    summary. It costs about 13 s of CPU on each worker that would otherwise run its own."""
+    summary. A run is about 11 s of this process's CPU, and the Prefect server's work besides."""
     import pickle
     from datetime import date
 
