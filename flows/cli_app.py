@@ -143,8 +143,3 @@ def _write_json_lines(rows) -> None:
     """One JSON object per row on stdout: what `--json` promises scripts."""
     for r in rows:
         out.file.write(json.dumps({k: _jsonable(v) for k, v in r.items()}) + "\n")
-
-
-def _dict_rows(cur) -> list[dict]:
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r)) for r in cur.fetchall()]

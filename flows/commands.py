@@ -14,7 +14,7 @@ import typer
 
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.flows.cli_app import (
-    DbOpt, _dict_rows, _fail, _print_table, _reader, _settings, _write_json_lines, app, err, import_app, out,
+    DbOpt, _fail, _print_table, _reader, _settings, _write_json_lines, app, err, import_app, out,
 )
 
 
@@ -205,11 +205,11 @@ def _perf_card_sources(db, models: list[str], precision: str) -> None:
 
 def _perf_inference(db, as_json: bool) -> None:
     """Inference figures come from their own table: they never mix with the training figures above."""
-    from gpuvalue.warehouse.sql_files import statements
+    from gpuvalue.warehouse.sql_files import dicts
 
     con = _reader(db)
     try:
-        rows = _dict_rows(con.execute(statements("perf_inference_single")[0]))
+        rows = dicts(con, "perf_inference_single")
     finally:
         con.close()
     if as_json:

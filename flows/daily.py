@@ -25,9 +25,8 @@ from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.errors import FetchError, NotRecordedError, ParseError
-from gpuvalue.warehouse import load, queries
+from gpuvalue.warehouse import load, queries, sql_files
 from gpuvalue.warehouse.db import RunLock, open_database
-from gpuvalue.warehouse.sql_files import statements
 
 
 def _transient(task, task_run, state) -> bool:
@@ -335,14 +334,12 @@ def _quality_alarms(con, summary: P.RunSummary) -> list[str]:
     listing source whose titles suddenly match far less often points at changed titles (or a
     scraped page that is no longer the search results) even when the volume looks normal.
     """
-    from gpuvalue.warehouse.sql_files import statements
-
     params = {"run": summary.run_id, "window": ALARM_HISTORY_RUNS, "min_n": ALARM_MIN_HISTORY}
     alarms = []
-    volume = con.execute(statements("quality_volume_alarms")[0], {**params, "share": ALARM_VOLUME_SHARE}).fetchall()
+    volume = sql_files.rows(con, "quality_volume_alarms", {**params, "share": ALARM_VOLUME_SHARE})
     for source, n, med in volume:
         alarms.append(f"{source}: {n} rows today against a trailing median of {med:.0f} (markup change or block?)")
-    rates = con.execute(statements("quality_match_alarms")[0], {**params, "drop": ALARM_MATCH_RATE_DROP}).fetchall()
+    rates = sql_files.rows(con, "quality_match_alarms", {**params, "drop": ALARM_MATCH_RATE_DROP})
     for source, rate, med in rates:
         alarms.append(f"{source}: {rate:.0%} of listings matched a GPU model today against a trailing median of "
                       f"{med:.0%} (titles or page changed?)")
@@ -395,8 +392,8 @@ def _publish_artifacts(settings: Settings, summary: P.RunSummary) -> None:
     try:
         top = [{c: (str(v) if v is not None else None) for c, v in r.items()}
                for r in queries.ranking_top(con, summary.as_of, 20)]
-        movers = con.execute(statements("biggest_movers")[0], {"as_of": summary.as_of, "limit": 5}).fetchall()
-        freshness = con.execute(statements("listing_freshness")[0]).fetchall()
+        movers = sql_files.rows(con, "biggest_movers", {"as_of": summary.as_of, "limit": 5})
+        freshness = sql_files.rows(con, "listing_freshness")
     finally:
         con.close()
     try:

@@ -92,9 +92,15 @@ def pytest_collection_modifyitems_long_modules_first(config, items):
     modules = [item.module.__name__ if item.module else item.nodeid for item in items]
     heavy = {m for m, item in zip(modules, items, strict=True) if item.get_closest_marker("e2e") is not None}
     counts = Counter(modules)
-    rank = {m: (m not in heavy, -counts[m], first) for first, m in reversed(list(enumerate(modules)))}
-    order = sorted(range(len(items)), key=lambda i: (rank[modules[i]], i))
-    items[:] = [items[i] for i in order]
+    first_seen: dict[str, int] = {}
+    for i, m in enumerate(modules):
+        first_seen.setdefault(m, i)
+
+    def place(i: int) -> tuple[bool, int, int, int]:
+        m = modules[i]
+        return (m not in heavy, -counts[m], first_seen[m], i)
+
+    items[:] = [items[i] for i in sorted(range(len(items)), key=place)]
 
 
 def pytest_configure(config):

@@ -25,9 +25,15 @@ def sql(name: str) -> str:
     return resources.files("gpuvalue.warehouse").joinpath("sql", f"{name}.sql").read_text(encoding="utf-8")
 
 
-def statements(name: str) -> list[str]:
-    """The statements of a multi-statement file, for DuckDB calls that take one at a time."""
-    return split_statements(sql(name))
+def statements(name: str) -> tuple[str, ...]:
+    """The statements of a file, for DuckDB calls that take one at a time."""
+    return _split_once(sql(name))
+
+
+@cache
+def _split_once(text: str) -> tuple[str, ...]:
+    """Each file's text is split once a process: every run of the file asks for its statements."""
+    return tuple(split_statements(text))
 
 
 def split_statements(text: str) -> list[str]:

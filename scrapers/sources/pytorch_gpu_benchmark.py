@@ -250,9 +250,10 @@ def _positive_numbers(cells: list[str], line_no: int, url: str) -> list[float]:
     try:
         values = [float(cell) for cell in cells]
     except ValueError:
-        values = []
-    if len(values) == len(cells) and all(0 < v < math.inf for v in values):
-        return values
+        pass
+    else:
+        if all(0 < v < math.inf for v in values):
+            return values
     return [positive_number(cell.strip(), f"line {line_no}", NAME, url) for cell in cells]
 
 
