@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
@@ -87,7 +88,9 @@ _NOISE_WORDS = {"geforce", "tesla", "generation", "graphics", "card", "gpu"}
 _MEMORY_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)gb$")
 
 
-def _tokens(raw: str) -> list[str]:
+@lru_cache(maxsize=1 << 16)
+def _tokens(raw: str) -> tuple[str, ...]:
+    """Cached: a run builds the name index several times over the same few thousand names."""
     text = raw.lower()
     text = re.sub(r"\[[^\]]*\]", " ", text)  # footnote markers
     text = re.sub(r"[®™©]", " ", text)
@@ -96,7 +99,7 @@ def _tokens(raw: str) -> list[str]:
     text = re.sub(r"(\d)(ti|xtx|xt|super|gre)\b", r"\1 \2", text)  # 3080Ti -> 3080 Ti
     text = re.sub(r"(\d+(?:\.\d+)?)\s*gi?b\b", r"\1gb", text)  # 24 GB / 24GB / 24 GiB -> 24gb
     text = re.sub(r"[^a-z0-9.+\-]+", " ", text)
-    return [t for t in text.split() if t not in _VENDOR_WORDS and t not in _NOISE_WORDS]
+    return tuple(t for t in text.split() if t not in _VENDOR_WORDS and t not in _NOISE_WORDS)
 
 
 def _core_and_memory(raw: str) -> tuple[str, float | None, bool]:
@@ -254,39 +257,48 @@ def merge_specs(specs: Iterable[GpuSpec], precedence: Sequence[str] = DEFAULT_PR
     flag ``framework_supported`` it implies) and ``desktop_usable`` always, are derived from the merged fields (provenance "derived").
     """
     rank = {source: i for i, source in enumerate(precedence)}
-    by_model: dict[str, dict[str, GpuSpec]] = defaultdict(dict)
+    # model -> source -> (its newest spec, that spec's fetch time in UTC)
+    by_model: dict[str, dict[str, tuple[GpuSpec, datetime]]] = defaultdict(dict)
     newest = None
     for spec in rename_by_product_id(specs):
+        at = _utc(spec.fetched_at)
         current = by_model[spec.model].get(spec.source)
-        if current is None or _utc(spec.fetched_at) > _utc(current.fetched_at):
-            by_model[spec.model][spec.source] = spec
-        newest = spec.fetched_at if newest is None or _utc(spec.fetched_at) > _utc(newest) else newest
+        if current is None or at > current[1]:
+            by_model[spec.model][spec.source] = (spec, at)
+        newest = spec.fetched_at if newest is None or at > _utc(newest) else newest
     detected = detected_at or newest or datetime.now(timezone.utc)
 
     rows: list[CatalogRow] = []
     conflicts: list[SpecConflict] = []
     for model in sorted(by_model):
-        ordered = sorted(by_model[model].values(), key=lambda s: (rank.get(s.source, len(rank)), s.source))
+        ordered = sorted(by_model[model].values(), key=lambda pair: (rank.get(pair[0].source, len(rank)),
+                                                                      pair[0].source))
+        # Each spec's fields read as a dict and its fetch time written out once: a catalog holds
+        # thousands of models, each asked for every field.
+        stated = [(spec.__dict__, spec.source, at) for spec, at in ordered]
+        fetched_text: dict[str, str] = {}  # source -> fetch time, ISO
         values: dict = {}
         provenance: dict[str, dict] = {}
         for name in SPEC_FIELDS:
-            stating = [s for s in ordered if getattr(s, name) is not None]
+            stating = [(fields[name], source, at) for fields, source, at in stated if fields[name] is not None]
             if not stating:
                 continue
             if name == "released":
-                winner = max(stating, key=lambda s: _utc(s.fetched_at))
+                winner = max(stating, key=lambda statement: statement[2])
             else:
                 winner = stating[0]
-            kept = getattr(winner, name)
+            kept, kept_source, kept_at = winner
             values[name] = kept
-            provenance[name] = {"source": winner.source, "fetched_at": _utc(winner.fetched_at).isoformat()}
+            if kept_source not in fetched_text:
+                fetched_text[kept_source] = kept_at.isoformat()
+            provenance[name] = {"source": kept_source, "fetched_at": fetched_text[kept_source]}
             for other in stating:
                 if other is winner:
                     continue
-                if _disagree(name, kept, getattr(other, name)):
+                if _disagree(name, kept, other[0]):
                     conflicts.append(SpecConflict(
-                        model=model, field=name, kept_source=winner.source, kept_value=_text(kept),
-                        other_source=other.source, other_value=_text(getattr(other, name)),
+                        model=model, field=name, kept_source=kept_source, kept_value=_text(kept),
+                        other_source=other[1], other_value=_text(other[0]),
                         detected_at=detected,
                     ))
         _derive(model, values, provenance)
@@ -294,7 +306,7 @@ def merge_specs(specs: Iterable[GpuSpec], precedence: Sequence[str] = DEFAULT_PR
             model=model,
             **values,
             provenance=provenance,
-            updated_at=max(_utc(s.fetched_at) for s in ordered),
+            updated_at=max(at for _, at in ordered),
         ))
     return CatalogMerge(rows=rows, conflicts=conflicts)
 
