@@ -16,7 +16,7 @@ import typer
 from rich.table import Table
 
 from gpuvalue.flows.cli_app import (
-    DbOpt, _check_db_path, _fail, _memory_format, _jsonable, _parse_date, _print_table, _reader, _settings, _write_json_lines, app, err,
+    DbOpt, _check_db_path, _fail, _memory_format, _jsonable, _parse_date, _print_table, _reader, _reader_error, _settings, _write_json_lines, app, err,
     out,
 )
 from gpuvalue.models.perf_label import is_low_confidence, is_rocm
@@ -358,9 +358,9 @@ def sql(
     text = _sql_text(query, file)
     settings = _settings(db)
     try:
-        con = open_sandboxed_reader(settings.db)
+        con = open_sandboxed_reader(settings.db, wait_s=settings.read_wait_s)
     except WarehouseError as exc:
-        _fail(str(exc))
+        _fail(_reader_error(exc, settings.read_wait_s))
     results: list[tuple[str, list[str] | None, list[tuple]]] = []
     try:
         try:

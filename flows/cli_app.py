@@ -84,9 +84,19 @@ def _reader(db: Path | None):
 
     settings = _settings(db)
     try:
-        return open_database(settings.db, read_only=True)
+        return open_database(settings.db, read_only=True, wait_s=settings.read_wait_s)
     except WarehouseError as exc:
-        _fail(str(exc))
+        _fail(_reader_error(exc, settings.read_wait_s))
+
+
+def _reader_error(exc: Exception, waited_s: float) -> str:
+    """The warehouse's message; where a load held the database, also how long this reader waited
+    and the setting that waits longer."""
+    from gpuvalue.warehouse.db import DatabaseBusyError
+
+    if isinstance(exc, DatabaseBusyError):
+        return f"{exc} (waited {waited_s:g} s; GPUVALUE_READ_WAIT_S waits longer)"
+    return str(exc)
 
 
 def _fmt(v, spec: str | None = None) -> str:

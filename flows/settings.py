@@ -53,6 +53,9 @@ class CoreSettings(BaseSettings):
         default=(), description="catalog models to shop for whatever the coverage rule says")
     coverage_remove: Annotated[tuple[str, ...], NoDecode] = Field(
         default=(), description="catalog models never to shop for")
+    read_wait_s: float = Field(
+        default=10.0, ge=0, le=3600,
+        description="seconds a reading command (rank, sql, export, ...) waits for a running load before giving up")
     task_runner: Literal["thread", "dask"] = "thread"
     dask_address: str | None = None
     schedule_cron: str = "0 6 * * *"

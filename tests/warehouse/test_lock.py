@@ -87,8 +87,8 @@ def test_run_lock_is_exclusive_between_processes(tmp_path, live_pid):
     assert not held.path.exists()
 
 
-def _reader(args: list[str], db: Path, cwd: Path) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUVALUE_")}
+def _reader(args: list[str], db: Path, cwd: Path, **settings: str) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUVALUE_")} | settings
     return subprocess.Popen([sys.executable, "-m", "gpuvalue.flows.cli", *args, "--db", str(db)], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -98,18 +98,22 @@ def test_readers_meeting_a_load_wait_then_refuse_or_read(db, tmp_path):
     writer = duckdb.connect(str(db))  # what a running load holds
     try:
         t0 = time.monotonic()
+        # Each waits GPUVALUE_READ_WAIT_S (3 s here, 10 s by default) for the load, then gives up.
         procs = {
-            "rank": _reader(["rank", "--top", "3"], db, tmp_path),
-            "sql": _reader(["sql", "SELECT count(*) FROM ranking_daily"], db, tmp_path),
-            "export": _reader(["export", "--format", "csv", "--out", str(tmp_path / "r.csv")], db, tmp_path),
+            "rank": _reader(["rank", "--top", "3"], db, tmp_path, GPUVALUE_READ_WAIT_S="3"),
+            "sql": _reader(["sql", "SELECT count(*) FROM ranking_daily"], db, tmp_path, GPUVALUE_READ_WAIT_S="3"),
+            "export": _reader(["export", "--format", "csv", "--out", str(tmp_path / "r.csv")], db, tmp_path,
+                              GPUVALUE_READ_WAIT_S="3"),
         }
         results = {name: (p.wait(timeout=60), *p.communicate()) for name, p in procs.items()}
         waited = time.monotonic() - t0
         for name, (code, stdout, stderr) in results.items():
             assert code == 2, (name, stdout, stderr)
-            assert "is being written by a running gpuvalue load; try again in a minute" in " ".join(stderr.split()), name
+            message = " ".join(stderr.split())
+            assert "is being written by a running gpuvalue load; try again in a minute" in message, name
+            assert "(waited 3 s; GPUVALUE_READ_WAIT_S waits longer)" in message, name
             assert "Traceback" not in stderr
-        assert waited >= 5  # they waited for the load before giving up
+        assert waited >= 3  # they waited for the load before giving up
         assert not (tmp_path / "r.csv").exists()
 
         # A load that ends while a reader waits: the reader gets the finished day.
@@ -120,3 +124,25 @@ def test_readers_meeting_a_load_wait_then_refuse_or_read(db, tmp_path):
     code, stdout, stderr = late.wait(timeout=60), *late.communicate()
     assert code == 0, stderr
     assert len(stdout.splitlines()) == 3
+
+
+@pytest.mark.parametrize("command", [["rank"], ["sql", "SELECT 1"], ["export", "--format", "csv"]])
+def test_readers_wait_as_long_as_the_setting_says(command, tmp_path, monkeypatch):
+    """GPUVALUE_READ_WAIT_S reaches the open of every reading command, and the one-line refusal
+    says how long it waited."""
+    from gpuvalue.warehouse import db as warehouse_db
+
+    asked: list[float] = []
+
+    def busy(path, *, read_only=False, wait_s=10.0):
+        asked.append(wait_s)
+        raise warehouse_db.DatabaseBusyError(f"{path} is being written by a running gpuvalue load; try again in a minute")
+
+    monkeypatch.setattr(warehouse_db, "open_database", busy)
+    monkeypatch.setenv("GPUVALUE_READ_WAIT_S", "0.5")
+    (tmp_path / "g.duckdb").write_bytes(b"")
+    res = runner.invoke(app, [*command, "--db", str(tmp_path / "g.duckdb")])
+    assert res.exit_code == 2, res.output
+    assert asked == [0.5]
+    assert "(waited 0.5 s; GPUVALUE_READ_WAIT_S waits longer)" in " ".join(res.output.split())
+    assert "Traceback" not in res.output
