@@ -49,6 +49,41 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 REPLAY_DATE = "2026-11-30"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _new_warehouses_start_migrated(tmp_path_factory):
+    """A warehouse file a test creates starts as a copy of one the migrations built this session.
+
+    Migrating a new warehouse runs about a hundred statements (0.12-0.16 s), and the tests create
+    one about ninety times in the fast tier; copying the one built costs about a millisecond. That
+    one is built as every warehouse is (``open_database`` on a new file, the first time a test asks
+    for one), so each session still runs every migration on a new file. A test that replaces the
+    migrations gets them run for real, as does an in-memory open, and a test that restores
+    ``inspect.unwrap(db._connect)`` (test_sql_files does, for the migration ledger's files)."""
+    from gpuvalue.warehouse import db
+
+    real_connect, shipped = db._connect, db.migrations
+    built: list[Path] = []
+
+    def connect(path: Path, read_only: bool, wait_s: float):
+        if not read_only and db.migrations is shipped and db._connect is connect and not path.exists():
+            if not built:
+                template = tmp_path_factory.getbasetemp() / "migrated-empty-warehouse.duckdb"
+                with pytest.MonkeyPatch.context() as patch:
+                    patch.setattr(db, "_connect", real_connect)
+                    db.open_database(template).close()
+                built.append(template)
+            try:
+                shutil.copyfile(built[0], path)
+            except OSError:
+                pass  # an unwritable path: the real open says why
+        return real_connect(path, read_only, wait_s)
+
+    connect.__wrapped__ = real_connect  # type: ignore[attr-defined]  # inspect.unwrap: the real open
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(db, "_connect", connect)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _no_ambient_settings(request, monkeypatch, tmp_path_factory):
     """Every test starts in an empty folder with no GPUVALUE_* or credential variables and no .env.

@@ -436,11 +436,15 @@ def _open(db: Path) -> object:
 
 
 @runs("schema_version_create", "schema_version_record")
-def _migrate_new(db: Path) -> object:
-    from gpuvalue.warehouse.db import current_version
+def _migrate_new(db: Path, monkeypatch: pytest.MonkeyPatch) -> object:
+    import inspect
 
+    from gpuvalue.warehouse import db as warehouse_db
+
+    # The migrations themselves, not the copy of this session's migrated warehouse (tests/conftest.py).
+    monkeypatch.setattr(warehouse_db, "_connect", inspect.unwrap(warehouse_db._connect))
     with closing(open_database(db.with_name("new.duckdb"))) as con:  # a new file beside the warehouse
-        return current_version(con)
+        return warehouse_db.current_version(con)
 
 
 @runs("storage_copy_source", "storage_copy_tables", "storage_copy_views")
@@ -550,7 +554,7 @@ QUIET_WHEN_SEEDED = {"quality_volume_alarms", "quality_match_alarms", *QUIET_WHE
 
 
 def _call(runner: Callable, db: Path, monkeypatch: pytest.MonkeyPatch) -> object:
-    return runner(db, monkeypatch) if runner is _artifacts else runner(db)
+    return runner(db, monkeypatch) if runner in (_artifacts, _migrate_new) else runner(db)
 
 
 def test_there_are_sql_files_and_no_runner_without_one():
