@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import sys
 from datetime import date, timedelta
 
@@ -122,10 +123,31 @@ def _snapshot(con):
     return con.execute(PRICES).fetchall(), con.execute(RANKING).fetchall()
 
 
+@pytest.fixture(scope="module")
+def crafted_day_by_day(tmp_path_factory):
+    """The crafted history, priced and ranked by the daily SQL once per day for the quarter (about
+    3 s): two tests start from it, each on a copy."""
+    path = tmp_path_factory.mktemp("crafted") / "g.duckdb"
+    c = open_database(path)
+    try:
+        _crafted_history(c)
+        _day_by_day(c, START, END)
+    finally:
+        c.close()
+    return path
+
+
+@pytest.fixture
+def crafted(crafted_day_by_day, tmp_path):
+    shutil.copyfile(crafted_day_by_day, tmp_path / "crafted.duckdb")
+    c = open_database(tmp_path / "crafted.duckdb")
+    yield c
+    c.close()
+
+
 @pytest.mark.e2e  # about 3 s: the daily SQL run once per day for a quarter
-def test_backfill_equals_day_by_day_on_crafted_history(con):
-    _crafted_history(con)
-    _day_by_day(con, START, END)
+def test_backfill_equals_day_by_day_on_crafted_history(crafted):
+    con = crafted
     daily_prices, daily_ranking = _snapshot(con)
     con.execute("DELETE FROM prices_daily")
     con.execute("DELETE FROM ranking_daily")
@@ -144,10 +166,9 @@ def test_backfill_equals_day_by_day_on_crafted_history(con):
     assert not [r for r in ranking if r[2] == "Card E"]  # unreleased cards are never ranked
 
 
-@pytest.mark.e2e  # about 2 s: the daily SQL run once per day for a quarter
-def test_backfill_replaces_only_its_range(con):
-    _crafted_history(con)
-    _day_by_day(con, START, END)
+@pytest.mark.e2e  # the daily SQL run once per day for a quarter, shared with the test above
+def test_backfill_replaces_only_its_range(crafted):
+    con = crafted
     before = con.execute("SELECT * FROM prices_daily WHERE as_of < DATE '2026-03-01' ORDER BY ALL").fetchall()
     con.execute("UPDATE prices_daily SET price_usd = 1 WHERE as_of >= DATE '2026-03-01'")
     with load.transaction(con):
