@@ -35,8 +35,8 @@ def test_the_fast_tier_draws_a_quarter_of_each_budget_and_never_under_ten(monkey
     assert [property_budget.examples(n) for n in (25, 40, 300)] == [10, 10, 75]
 
 
-def _item(module: str, name: str, e2e: bool = False):
-    return SimpleNamespace(module=SimpleNamespace(__name__=module), nodeid=f"{module}::{name}",
+def _item(module: str, name: str, e2e: bool = False, fixtures: tuple[str, ...] = ()):
+    return SimpleNamespace(module=SimpleNamespace(__name__=module), nodeid=f"{module}::{name}", fixturenames=fixtures,
                            get_closest_marker=lambda marker: object() if e2e and marker == "e2e" else None)
 
 
@@ -47,6 +47,17 @@ def test_modules_holding_e2e_tests_go_first_then_the_most_tests_each_module_kept
     ]
     conftest.pytest_collection_modifyitems_long_modules_first(None, items)
     assert [i.nodeid for i in items] == ["c::1", "c::2", "b::1", "b::2", "b::3", "a::1", "a::2", "d::1", "e::1"]
+
+
+def test_long_modules_that_need_no_prefect_server_go_before_those_that_do():
+    """So that while one worker runs the session's replay run, the other has a long module to run."""
+    items = [
+        _item("served", "1", e2e=True, fixtures=("replay_db",)),
+        _item("served", "2", e2e=True, fixtures=("prefect_harness",)),
+        _item("tables", "1", e2e=True), _item("quick", "1"), _item("replayed", "1", e2e=True, fixtures=("replay_run",)),
+    ]
+    conftest.pytest_collection_modifyitems_long_modules_first(None, items)
+    assert [i.nodeid for i in items] == ["tables::1", "served::1", "served::2", "replayed::1", "quick::1"]
 
 
 def test_each_command_line_app_is_built_once_and_answers_every_invoke():
