@@ -49,15 +49,17 @@ def test_modules_holding_e2e_tests_go_first_then_the_most_tests_each_module_kept
     assert [i.nodeid for i in items] == ["c::1", "c::2", "b::1", "b::2", "b::3", "a::1", "a::2", "d::1", "e::1"]
 
 
-def test_long_modules_that_need_no_prefect_server_go_before_those_that_do():
-    """So that while one worker runs the session's replay run, the other has a long module to run."""
+def test_one_replay_user_starts_then_the_long_modules_that_need_no_prefect_server():
+    """So that while one worker runs the session's replay run, the others have long modules to run."""
     items = [
+        _item("replayed", "1", e2e=True, fixtures=("replay_run",)),
         _item("served", "1", e2e=True, fixtures=("replay_db",)),
         _item("served", "2", e2e=True, fixtures=("prefect_harness",)),
-        _item("tables", "1", e2e=True), _item("quick", "1"), _item("replayed", "1", e2e=True, fixtures=("replay_run",)),
+        _item("tables", "1", e2e=True), _item("quick", "1"), _item("fuzz", "1", e2e=True), _item("fuzz", "2"),
     ]
     conftest.pytest_collection_modifyitems_long_modules_first(None, items)
-    assert [i.nodeid for i in items] == ["tables::1", "served::1", "served::2", "replayed::1", "quick::1"]
+    assert [i.nodeid for i in items] == ["served::1", "served::2", "fuzz::1", "fuzz::2", "tables::1", "replayed::1",
+                                         "quick::1"]
 
 
 def test_each_command_line_app_is_built_once_and_answers_every_invoke():
