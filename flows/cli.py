@@ -16,8 +16,8 @@ import typer
 from rich.table import Table
 
 from gpuvalue.flows.cli_app import (
-    DbOpt, _check_db_path, _fail, _memory_format, _jsonable, _parse_date, _print_table, _reader, _reader_error, _settings, _write_json_lines, app, err,
-    out,
+    DbOpt, _check_db_path, _fail, _memory_format, _jsonable, _parse_date, _print_table, _reader, _reader_error,
+    _settings, _write_json_lines, app, err, out,
 )
 from gpuvalue.models.perf_label import is_low_confidence, is_rocm
 

@@ -65,7 +65,7 @@ def _new_warehouses_start_migrated(tmp_path_factory):
     built: list[Path] = []
 
     def connect(path: Path, read_only: bool, wait_s: float):
-        if not read_only and db.migrations is shipped and db._connect is connect and not path.exists():
+        if not read_only and db.migrations is shipped and not path.exists():
             if not built:
                 template = tmp_path_factory.getbasetemp() / "migrated-empty-warehouse.duckdb"
                 with pytest.MonkeyPatch.context() as patch:
@@ -131,7 +131,8 @@ def pytest_collection_modifyitems_long_modules_first(config, items):
     (10-17 s, measured)."""
     modules = [item.module.__name__ if item.module else item.nodeid for item in items]
     heavy = {m for m, item in zip(modules, items, strict=True) if item.get_closest_marker("e2e") is not None}
-    on_prefect = {m for m, item in zip(modules, items, strict=True) if E2E_FIXTURES.intersection(item.fixturenames)}
+    on_prefect = {m for m, item in zip(modules, items, strict=True)
+                  if E2E_FIXTURES.intersection(item.fixturenames)}
     counts = Counter(modules)
     first_seen: dict[str, int] = {}
     for i, m in enumerate(modules):

@@ -136,7 +136,8 @@ def test_readers_wait_as_long_as_the_setting_says(command, tmp_path, monkeypatch
 
     def busy(path, *, read_only=False, wait_s=10.0):
         asked.append(wait_s)
-        raise warehouse_db.DatabaseBusyError(f"{path} is being written by a running gpuvalue load; try again in a minute")
+        raise warehouse_db.DatabaseBusyError(f"{path} is being written by a running gpuvalue load; "
+                                             "try again in a minute")
 
     monkeypatch.setattr(warehouse_db, "open_database", busy)
     monkeypatch.setenv("GPUVALUE_READ_WAIT_S", "0.5")
