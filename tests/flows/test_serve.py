@@ -44,6 +44,9 @@ def _server_env(home: Path, api_url: str | None = None) -> dict[str, str]:
         PREFECT_SERVER_ANALYTICS_ENABLED="false",
         PREFECT_LOGGING_LEVEL="WARNING",
         PREFECT_UI_ENABLED="false",
+        # Serving needs no block types: registering them is about 3 s of the server's start (8.3 s
+        # instead of 11.7 s, measured once).
+        PREFECT_SERVER_REGISTER_BLOCKS_ON_START="false",
         # The serving process asks for due runs every second instead of every 10 s (the default).
         PREFECT_RUNNER_POLL_FREQUENCY="1",
     )
