@@ -11,7 +11,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from tests.conftest import REPO
+from conftest import REPO
 
 DEPLOY = REPO / "deploy"
 

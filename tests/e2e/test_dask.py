@@ -15,7 +15,7 @@ from datetime import date
 import duckdb
 import pytest
 
-from tests.conftest import REPLAY_DATE
+from conftest import REPLAY_DATE
 
 pytestmark = pytest.mark.e2e
 

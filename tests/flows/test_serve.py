@@ -22,7 +22,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from tests.conftest import REPLAY_DATE
+from conftest import REPLAY_DATE
 
 SERVER_START_TIMEOUT_S = 120
 REGISTER_TIMEOUT_S = 90

@@ -12,7 +12,7 @@ import pytest
 from gpuvalue.warehouse import backfill as bf
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database
-from tests.conftest import REPO
+from conftest import REPO
 
 END = date(2026, 3, 31)
 START = date(2026, 1, 1)
