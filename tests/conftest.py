@@ -33,8 +33,9 @@ os.environ["DO_NOT_TRACK"] = "1"
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 os.environ.pop("PREFECT_API_URL", None)
+CREDENTIALS = ("EBAY_CLIENT_ID", "EBAY_CLIENT_SECRET", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET")
 for _name in list(os.environ):
-    if _name.startswith("GPUVALUE_") or _name in ("EBAY_CLIENT_ID", "EBAY_CLIENT_SECRET", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"):
+    if _name.startswith("GPUVALUE_") or _name in CREDENTIALS:
         del os.environ[_name]
 
 import pytest  # noqa: E402
@@ -62,18 +63,16 @@ def _new_warehouses_start_migrated(tmp_path_factory):
     from gpuvalue.warehouse import db
 
     real_connect, shipped = db._connect, db.migrations
-    built: list[Path] = []
+    template = tmp_path_factory.getbasetemp() / "migrated-empty-warehouse.duckdb"
 
     def connect(path: Path, read_only: bool, wait_s: float):
         if not read_only and db.migrations is shipped and not path.exists():
-            if not built:
-                template = tmp_path_factory.getbasetemp() / "migrated-empty-warehouse.duckdb"
+            if not template.exists():
                 with pytest.MonkeyPatch.context() as patch:
                     patch.setattr(db, "_connect", real_connect)
                     db.open_database(template).close()
-                built.append(template)
             try:
-                shutil.copyfile(built[0], path)
+                shutil.copyfile(template, path)
             except OSError:
                 pass  # an unwritable path: the real open says why
         return real_connect(path, read_only, wait_s)
@@ -96,7 +95,7 @@ def _no_ambient_settings(request, monkeypatch, tmp_path_factory):
     else:
         monkeypatch.chdir(tempfile.mkdtemp(prefix="cwd-", dir=tmp_path_factory.getbasetemp()))
     for name in list(os.environ):
-        if name.startswith("GPUVALUE_") or name in ("EBAY_CLIENT_ID", "EBAY_CLIENT_SECRET", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"):
+        if name.startswith("GPUVALUE_") or name in CREDENTIALS:
             monkeypatch.delenv(name, raising=False)
 
 
@@ -163,20 +162,20 @@ def pytest_configure(config):
 def _build_each_cli_once() -> None:
     """typer's test runner turns the app into a click command on every invoke, reading every
     command's signature and type hints again: about 6,000 signatures read in the fast tier, 8 % of
-    its time under a profiler. The app is the same object all session and click makes a fresh context for each
-    invoke, so the command is built once per app (what `gpuvalue` itself does once per process).
+    its time under a profiler. The app is the same object all session and click makes a fresh
+    context for each invoke, so the command is built once per app (what `gpuvalue` itself does once per process).
     Should typer rename its helper, every invoke builds the command again, as before."""
     import typer.testing
 
     build = getattr(typer.testing, "_get_command", None)
     if build is None or getattr(build, "built", None) is not None:
         return
-    built: dict[int, tuple[object, object]] = {}
+    built: dict[object, object] = {}  # app -> its command (an app hashes by identity)
 
     def get_command(app):
-        if id(app) not in built:
-            built[id(app)] = (app, build(app))  # the app is kept, so its id is never reused
-        return built[id(app)][1]
+        if app not in built:
+            built[app] = build(app)
+        return built[app]
 
     get_command.built = built
     typer.testing._get_command = get_command
