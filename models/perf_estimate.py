@@ -268,7 +268,7 @@ def _memory_x(p: _Point, ref: _Point) -> float:
 @dataclass(frozen=True, kw_only=True)
 class FittedTerms:
     """What both rooflines fit besides their compute shares: the linear terms of the log
-    prediction (``design_matrix`` lays them out, ``linear_terms`` reads them back), ``gamma``
+    prediction (``DesignColumns.matrix`` lays them out, ``linear_terms`` reads them back), ``gamma``
     and the objective reached."""
 
     form: ModelForm
@@ -311,15 +311,16 @@ class _Problem:
         self.log_den = np.log(alpha * comp + (1 - alpha) * bw * l2 ** (-gamma))
         self.log_perf = np.array([p.log_perf for p in self.points], dtype=float)
         self.memory_x = np.array([_memory_x(p, ref) for p in self.points])
+        self.columns = DesignColumns(self.points, self.memory_x, form)
 
     def fit(self, idx: Sequence[int]) -> _Fit:
         """Least squares (plus ridge on family offsets) over the points in ``idx``."""
-        pts = [self.points[i] for i in idx]
-        sources = _identifiable_sources(pts, self.primary)
-        x, penalty, families = design_matrix(pts, self.memory_x[list(idx)], self.form, sources)
+        rows = np.asarray(idx, dtype=int)
+        sources = self.columns.identifiable_sources(rows, self.primary)
+        x, penalty, families = self.columns.matrix(rows, sources)
         gram = x.T @ x + penalty
         inv = np.linalg.inv(gram)
-        resid = self.log_perf[list(idx)][:, None] + self.log_den[list(idx)]  # n x grid
+        resid = self.log_perf[rows][:, None] + self.log_den[rows]  # n x grid
         xtr = x.T @ resid
         objective = (resid**2).sum(axis=0) - (xtr * (inv @ xtr)).sum(axis=0)
         best = int(np.argmin(objective))
@@ -337,30 +338,62 @@ class _Problem:
         )
 
 
-def design_matrix(
-    pts: Sequence[_Point], memory_x: np.ndarray, form: ModelForm, sources: Sequence[str]
-) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """The linear part of both rooflines: columns scale, memory term (if the form has it), one
-    per file offset and one per family offset (if the form has them), in the order
-    ``linear_terms`` reads them back; the ridge penalty matrix (family offsets only, plus a
-    tiny jitter so the system stays invertible); and the families, in column order."""
-    columns: list[np.ndarray] = [np.ones(len(pts))]
-    penalty = [0.0]
-    if form.memory_term:
-        columns.append(memory_x)
-        penalty.append(0.0)
-    # One comparison per column over arrays: cross-validation builds this matrix for every fold.
-    point_sources = np.array([p.source for p in pts], dtype=object)
-    for s in sources:
-        columns.append((point_sources == s).astype(float))
-        penalty.append(0.0)
-    point_families = [p.family for p in pts]
-    families = sorted(set(point_families)) if form.family_offsets else []
-    family_array = np.array(point_families, dtype=object)
-    for f in families:
-        columns.append((family_array == f).astype(float))
-        penalty.append(SHRINK)
-    return np.column_stack(columns), np.diag(penalty) + 1e-9 * np.eye(len(penalty)), families
+class DesignColumns:
+    """The linear part of both rooflines for any subset of these points: every column built once.
+
+    Cross-validation fits thousands of subsets of the same points; taking rows and columns out of
+    ready 0/1 arrays costs far less than walking the points for each fold, and gives the same
+    matrix (tests/models/test_design_columns.py holds it equal to the per-point construction).
+    """
+
+    def __init__(self, points: Sequence[_Point], memory_x: np.ndarray, form: ModelForm):
+        self.form = form
+        self.memory_x = np.asarray(memory_x, dtype=float)
+        # Ids follow the names' sorted order, so that sorted ids are sorted names.
+        self.source_names = sorted({p.source for p in points})
+        self.family_names = sorted({p.family for p in points})
+        model_ids: dict[str, int] = {}
+        source_ids = {s: i for i, s in enumerate(self.source_names)}
+        family_ids = {f: i for i, f in enumerate(self.family_names)}
+        self.model_of = np.array([model_ids.setdefault(p.model, len(model_ids)) for p in points], dtype=int)
+        self.source_of = np.array([source_ids[p.source] for p in points], dtype=int)
+        self.family_of = np.array([family_ids[p.family] for p in points], dtype=int)
+        self.source_onehot = (self.source_of[:, None] == np.arange(len(self.source_names))).astype(float)
+        self.family_onehot = (self.family_of[:, None] == np.arange(len(self.family_names))).astype(float)
+        self._models = len(model_ids)
+        self._penalties: dict[tuple[int, int], np.ndarray] = {}
+
+    def identifiable_sources(self, rows: np.ndarray, primary: str) -> list[str]:
+        """Benchmark files that get their own offset among the points in ``rows``: those sharing
+        a card with the primary file, in name order. A file whose cards appear nowhere else
+        cannot be told apart from its cards' own speed, so it stays on the primary file's scale."""
+        sources, models = self.source_of[rows], self.model_of[rows]
+        primary_id = self.source_names.index(primary) if primary in self.source_names else -1
+        in_primary = np.zeros(self._models, dtype=bool)
+        in_primary[models[sources == primary_id]] = True
+        linked = np.unique(sources[in_primary[models] & (sources != primary_id)])
+        return [self.source_names[i] for i in linked]
+
+    def matrix(self, rows: np.ndarray, sources: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """The design matrix of the points in ``rows``: columns scale, memory term (if the form
+        has it), one per file offset in ``sources`` and one per family present (if the form has
+        family offsets, in name order), as ``linear_terms`` reads them back; the ridge penalty
+        matrix (family offsets only, plus a tiny jitter so the system stays invertible); and the
+        families, in column order."""
+        columns: list[np.ndarray] = [np.ones((len(rows), 1))]
+        if self.form.memory_term:
+            columns.append(self.memory_x[rows][:, None])
+        source_cols = [self.source_names.index(s) for s in sources]
+        columns.append(self.source_onehot[np.ix_(rows, source_cols)])
+        family_cols = np.unique(self.family_of[rows]) if self.form.family_offsets else np.array([], dtype=int)
+        columns.append(self.family_onehot[np.ix_(rows, family_cols)])
+        linear = len(columns) - 2 + len(source_cols)
+        key = (linear, len(family_cols))
+        if key not in self._penalties:
+            penalty = [0.0] * linear + [SHRINK] * len(family_cols)
+            self._penalties[key] = np.diag(penalty) + 1e-9 * np.eye(len(penalty))
+        families = [self.family_names[i] for i in family_cols]
+        return np.hstack(columns), self._penalties[key], families
 
 
 def linear_terms(
@@ -375,17 +408,6 @@ def linear_terms(
     k += len(sources)
     family_offsets = {f: float(theta[k + j]) for j, f in enumerate(families)}
     return beta, source_offsets, family_offsets
-
-
-def _identifiable_sources(points: Sequence[_Point], primary: str) -> list[str]:
-    """Benchmark files that get their own offset: those sharing a card with the primary
-    file. A file whose cards appear nowhere else cannot be told apart from its cards'
-    own speed, so it stays on the primary file's scale."""
-    primary_models = {p.model for p in points if p.source == primary}
-    sources = sorted({p.source for p in points if p.source != primary})
-    return [
-        s for s in sources if any(p.model in primary_models for p in points if p.source == s)
-    ]
 
 
 # --- cross-validation ----------------------------------------------------------------

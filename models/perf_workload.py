@@ -38,6 +38,7 @@ from gpuvalue.models.perf_estimate import (
     ALPHA_GRID,
     CANDIDATE_FORMS,
     GAMMA_GRID,
+    DesignColumns,
     Estimator,
     FamilyMiss,
     Features,
@@ -45,11 +46,9 @@ from gpuvalue.models.perf_estimate import (
     FittedTerms,
     HeldOutPrediction,
     ModelForm,
-    _identifiable_sources,
     _memory_x,
     _point,
     _Point,
-    design_matrix,
     estimate_record,
     fit_v2_estimator,
     linear_terms,
@@ -132,6 +131,9 @@ class _Problem:
         self.weight = np.array(weight)  # each figure weighs 1 in total
         self.log_den = _log_den_table([self.cards[j] for j in self.fig_of], ref)  # G x A x n
         self.memory_x = np.array([_memory_x(self.cards[j], ref) for j in self.fig_of])
+        self.columns = DesignColumns([self.cards[j] for j in self.fig_of], self.memory_x, form)
+        self.card_columns = DesignColumns(self.cards, np.zeros(len(self.cards)), form)
+        self.figure_source = np.array([f.source for f in self.figures], dtype=object)
         self._fits: dict[frozenset[int], _WorkloadFit] = {}
 
     def fit(self, figure_idx: Sequence[int]) -> _WorkloadFit:
@@ -147,13 +149,12 @@ class _Problem:
         return self._fits[chosen]
 
     def _fit(self, chosen: frozenset[int]) -> _WorkloadFit:
-        rows = np.flatnonzero(np.isin(self.fig_of, np.fromiter(chosen, dtype=int, count=len(chosen))))
-        figs = [self.figures[j] for j in sorted(chosen)]
-        pts = [self.cards[j] for j in self.fig_of[rows]]
-        sources = _identifiable_sources(
-            [self.cards[j] for j in sorted(chosen)], self.primary
-        ) if len({f.source for f in figs}) > 1 else []
-        x, pen, families = design_matrix(pts, self.memory_x[rows], self.form, sources)
+        figure_idx = np.array(sorted(chosen), dtype=int)
+        rows = np.flatnonzero(np.isin(self.fig_of, figure_idx))
+        sources = self.card_columns.identifiable_sources(
+            figure_idx, self.primary
+        ) if len(set(self.figure_source[figure_idx])) > 1 else []
+        x, pen, families = self.columns.matrix(rows, sources)
         w = self.weight[rows]
         inv = np.linalg.inv(x.T @ (x * w[:, None]) + pen)
         y = self.y[rows]
