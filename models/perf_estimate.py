@@ -312,17 +312,30 @@ class _Problem:
         self.log_perf = np.array([p.log_perf for p in self.points], dtype=float)
         self.memory_x = np.array([_memory_x(p, ref) for p in self.points])
         self.columns = DesignColumns(self.points, self.memory_x, form)
+        # Every point's residual at every grid point, and its square: a fold takes its rows.
+        self.resid = self.log_perf[:, None] + self.log_den  # n x grid
+        self.resid_sq = self.resid**2
+        self._fits: dict[tuple[int, ...], _Fit] = {}
 
     def fit(self, idx: Sequence[int]) -> _Fit:
-        """Least squares (plus ridge on family offsets) over the points in ``idx``."""
-        rows = np.asarray(idx, dtype=int)
+        """Least squares (plus ridge on family offsets) over the points in ``idx``.
+
+        A fit depends only on the points in ``idx``, and nested cross-validation asks for each
+        set twice (leaving out card i then j, or j then i, both in point order): each is fitted once.
+        """
+        key = tuple(idx)
+        if key not in self._fits:
+            self._fits[key] = self._fit(np.asarray(key, dtype=int))
+        return self._fits[key]
+
+    def _fit(self, rows: np.ndarray) -> _Fit:
         sources = self.columns.identifiable_sources(rows, self.primary)
         x, penalty, families = self.columns.matrix(rows, sources)
         gram = x.T @ x + penalty
         inv = np.linalg.inv(gram)
-        resid = self.log_perf[rows][:, None] + self.log_den[rows]  # n x grid
+        resid = self.resid[rows]
         xtr = x.T @ resid
-        objective = (resid**2).sum(axis=0) - (xtr * (inv @ xtr)).sum(axis=0)
+        objective = self.resid_sq[rows].sum(axis=0) - (xtr * (inv @ xtr)).sum(axis=0)
         best = int(np.argmin(objective))
         theta = inv @ xtr[:, best]
         beta, source_offsets, family_offsets = linear_terms(theta, self.form, sources, families)
