@@ -21,7 +21,7 @@ from gpuvalue.models.perf_holdout import (
     holdout_figures,
 )
 from gpuvalue.models.perf_measured import lambda_name_to_model, relative_perf_from_lambda
-from gpuvalue.models.perf_workload import fit_estimator
+from gpuvalue.models.perf_workload import WORKLOAD_FORMS, fit_estimator
 from gpuvalue.scrapers.sources.lambda_bench import parse_lambda_csv
 from lambda_fixtures import lambda_tables
 
@@ -63,7 +63,9 @@ def test_only_the_held_out_cards_are_scored_and_the_checks_fit_never_sees_them(t
         # ...which the pipeline's fit now uses ("Fit on every measured card")...
         trained = {fig.model for fig, _ in training_points(result.figures, features, p)}
         assert HELD_OUT_MODELS <= trained
-        shipped = fit_estimator(result.figures, features, p, per_workload=result.per_workload, cross_validate=False)
+        # Which cards a fit trains on does not depend on its form: the first candidate, not a form choice.
+        shipped = fit_estimator(result.figures, features, p, per_workload=result.per_workload, cross_validate=False,
+                                known_form=WORKLOAD_FORMS[0].code)
         assert HELD_OUT_MODELS <= set(shipped.trained_models)
     for t in tables:
         scored = {card for card, _, _ in t.predictions[SHIPPED]}
