@@ -468,7 +468,7 @@ def measure(
     if settings.db.exists():
         con = _reader(db)
         try:
-            estimators, features = P.fitted_estimators(con)
+            estimators, features = P.fitted_estimators(con, note=lambda message: err.print(message, highlight=False))
         finally:
             con.close()
     buf = io.StringIO()

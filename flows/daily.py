@@ -287,7 +287,12 @@ def _load_stage(con, settings: Settings, summary: P.RunSummary, results: dict[st
     for name, outcome in list(summary.outcomes.items()):
         _record(con, summary, name, outcome)
     S.register_sources(con)
-    ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow())
+
+    def note(message: str) -> None:
+        logger.info(message)
+        P.notify_progress(message)
+
+    ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow(), note=note)
     # Quoted: Prefect would otherwise walk every parsed record of every source, twice per stage
     # task, looking for futures among the task's inputs (measured: seconds of a replay run).
     batches = quote({name: [parsed] for name, parsed in results.items()})

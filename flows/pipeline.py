@@ -9,7 +9,7 @@ import logging
 import math
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -230,7 +230,8 @@ def catalog_features(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
 
 
 def fitted_estimators(
-    con: duckdb.DuckDBPyConnection, *, computed_at: datetime | None = None
+    con: duckdb.DuckDBPyConnection, *, computed_at: datetime | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> tuple[dict, dict[str, dict]]:
     """The spec model per precision, fitted on the benchmark figures in the warehouse (local
     measurements excluded: they are what the model is applied to) and the per-workload ratios
@@ -239,7 +240,9 @@ def fitted_estimators(
     Each fit's cross-validated error is read from ``perf_estimate_cv`` when a fit on the same
     inputs computed it, else from the errors shipped with gpuvalue for the same inputs digest;
     otherwise it is computed. When ``computed_at`` is given (a writing connection), a shipped or
-    computed error is stored in ``perf_estimate_cv``."""
+    computed error is stored in ``perf_estimate_cv``. ``note`` gets a line when a cross-validation
+    starts and every tenth of its folds: it takes minutes on a small machine, once per change of
+    inputs."""
     from gpuvalue.models.perf_digest import estimate_inputs_digest
     from gpuvalue.models.perf_workload import fit_estimator
     from gpuvalue.models.perf_measured import WorkloadRatio
@@ -263,8 +266,14 @@ def fitted_estimators(
             continue
         digest = estimate_inputs_digest(pm, features, precision, per_workload)
         known = known_cv_error(con, digest)  # this warehouse's, else the one shipped for these inputs
+        progress = None
+        if known is None and note is not None:
+            note(f"estimate: no cross-validated error stored or shipped for these {precision} inputs; "
+                 "cross-validating the fit (can take minutes; once per change of inputs)")
+            progress = _cross_validation_progress(note, precision)
         est = fit_estimator(pm, features, precision, per_workload=per_workload,
-                            known_cv_error=known.error if known else None, known_form=known.form if known else None)
+                            known_cv_error=known.error if known else None, known_form=known.form if known else None,
+                            progress=progress)
         form = est.form.code
         if (known is None or not known.stored) and computed_at is not None and est.cv_median_abs_error is not None:
             store_cv_error(con, digest, precision, est.version, len(est.trained_models), est.cv_median_abs_error,
@@ -275,9 +284,24 @@ def fitted_estimators(
     return estimators, features
 
 
-def estimate_perf(con: duckdb.DuckDBPyConnection, loaded_at: datetime) -> int:
+def _cross_validation_progress(note: Callable[[str], None], precision: str) -> Callable[[int, int], None]:
+    """A line at the first fold and at every further tenth of them."""
+    shown = -1
+
+    def progress(done: int, total: int) -> None:
+        nonlocal shown
+        tenth = done * 10 // total
+        if tenth != shown:
+            shown = tenth
+            note(f"estimate: cross-validating {precision}, {done}/{total} cards held out")
+
+    return progress
+
+
+def estimate_perf(con: duckdb.DuckDBPyConnection, loaded_at: datetime,
+                  note: Callable[[str], None] | None = None) -> int:
     """Fit the spec model on what was measured and estimate every catalog card with a bandwidth."""
-    estimators, features = fitted_estimators(con, computed_at=loaded_at)
+    estimators, features = fitted_estimators(con, computed_at=loaded_at, note=note)
     figures: list[PerfFigure] = []
     for est in estimators.values():
         for feat in features.values():

@@ -174,7 +174,9 @@ def reparse_database(
 def _load(con, settings: Settings, parsed: dict[str, list[ParsedSource]], summary: ReparseSummary,
           progress: Progress) -> None:
     """The pipeline's warehouse stages on the re-parsed batches, then every ranked day again."""
-    ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow(), progress=progress)
+    # A long cross-validation shows as the bar's text, its folds counted in the text itself.
+    ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow(), progress=progress,
+                         note=lambda message: progress(message, 0, 0))
     days = S.ranked_days(con)
     done = S.rerank_after(ctx, parsed, stages=("load", "match", "perf", "estimate", "rank"), days=days)
     for stage in ("load", "match", "perf"):

