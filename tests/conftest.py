@@ -234,6 +234,18 @@ def prefect_harness():
         server.stop()
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _prefect_events_client_closed_after_each_module():
+    """Prefect's events client pings its server over a websocket now and then, and each ping draws
+    from the global ``random``; Hypothesis, drawing in a later module on the same worker, took that
+    for a strategy using ``random`` and warned. A module that started the client stops it when it
+    ends (the next flow run starts a new one)."""
+    yield
+    worker = sys.modules.get("prefect.events.worker")
+    if worker is not None and worker.EventsWorker._instances:
+        worker.EventsWorker.drain_all(timeout=10)
+
+
 @dataclass(frozen=True)
 class ReplayRun:
     db: Path
