@@ -308,12 +308,12 @@ class _Problem:
         comp = np.array([ref.compute / p.compute for p in self.points])[:, None]
         bw = np.array([ref.bandwidth / p.bandwidth for p in self.points])[:, None]
         l2 = np.array([p.l2 / ref.l2 for p in self.points])[:, None]
-        self.log_den = np.log(alpha * comp + (1 - alpha) * bw * l2 ** (-gamma))
+        log_den = np.log(alpha * comp + (1 - alpha) * bw * l2 ** (-gamma))
         self.log_perf = np.array([p.log_perf for p in self.points], dtype=float)
         self.memory_x = np.array([_memory_x(p, ref) for p in self.points])
         self.columns = DesignColumns(self.points, self.memory_x, form)
         # Every point's residual at every grid point, and its square: a fold takes its rows.
-        self.resid = self.log_perf[:, None] + self.log_den  # n x grid
+        self.resid = self.log_perf[:, None] + log_den  # n x grid
         self.resid_sq = self.resid**2
         self._fits: dict[tuple[int, ...], _Fit] = {}
 

@@ -132,8 +132,8 @@ class _Problem:
         self.log_den = _log_den_table([self.cards[j] for j in self.fig_of], ref)  # G x A x n
         self.memory_x = np.array([_memory_x(self.cards[j], ref) for j in self.fig_of])
         self.columns = DesignColumns([self.cards[j] for j in self.fig_of], self.memory_x, form)
+        # Per figure (its card carries its source): which files get an offset.
         self.card_columns = DesignColumns(self.cards, np.zeros(len(self.cards)), form)
-        self.figure_source = np.array([f.source for f in self.figures], dtype=object)
         self._fits: dict[frozenset[int], _WorkloadFit] = {}
 
     def fit(self, figure_idx: Sequence[int]) -> _WorkloadFit:
@@ -151,9 +151,7 @@ class _Problem:
     def _fit(self, chosen: frozenset[int]) -> _WorkloadFit:
         figure_idx = np.array(sorted(chosen), dtype=int)
         rows = np.flatnonzero(np.isin(self.fig_of, figure_idx))
-        sources = self.card_columns.identifiable_sources(
-            figure_idx, self.primary
-        ) if len(set(self.figure_source[figure_idx])) > 1 else []
+        sources = self.card_columns.identifiable_sources(figure_idx, self.primary)  # none from one file
         x, pen, families = self.columns.matrix(rows, sources)
         w = self.weight[rows]
         inv = np.linalg.inv(x.T @ (x * w[:, None]) + pen)

@@ -99,11 +99,11 @@ def test_readers_meeting_a_load_wait_then_refuse_or_read(db, tmp_path):
     try:
         t0 = time.monotonic()
         # Each waits GPUVALUE_READ_WAIT_S (3 s here, 10 s by default) for the load, then gives up.
+        wait = {"GPUVALUE_READ_WAIT_S": "3"}
         procs = {
-            "rank": _reader(["rank", "--top", "3"], db, tmp_path, GPUVALUE_READ_WAIT_S="3"),
-            "sql": _reader(["sql", "SELECT count(*) FROM ranking_daily"], db, tmp_path, GPUVALUE_READ_WAIT_S="3"),
-            "export": _reader(["export", "--format", "csv", "--out", str(tmp_path / "r.csv")], db, tmp_path,
-                              GPUVALUE_READ_WAIT_S="3"),
+            "rank": _reader(["rank", "--top", "3"], db, tmp_path, **wait),
+            "sql": _reader(["sql", "SELECT count(*) FROM ranking_daily"], db, tmp_path, **wait),
+            "export": _reader(["export", "--format", "csv", "--out", str(tmp_path / "r.csv")], db, tmp_path, **wait),
         }
         results = {name: (p.wait(timeout=60), *p.communicate()) for name, p in procs.items()}
         waited = time.monotonic() - t0
