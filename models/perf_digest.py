@@ -8,8 +8,11 @@ reuse it and recompute exactly when one of those changes.
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import io
 import json
+import tokenize
 from collections.abc import Mapping, Sequence
 from importlib import resources
 
@@ -17,8 +20,10 @@ from gpuvalue.models.perf_estimate import Features, training_points
 from gpuvalue.models.perf_measured import WorkloadRatio
 from gpuvalue.models.records import PerfFigure, Precision
 
-# The modules whose code decides the fit and its cross-validation: editing any of them
-# changes the digest, so a stored error never outlives the code that computed it.
+# The modules whose code decides the fit and its cross-validation: editing their code changes
+# the digest, so a stored error never outlives the code that computed it. Their comments and
+# docstrings do not count: rewording one would otherwise cost every warehouse a cross-validation
+# of minutes on its next run, for a fit that computes exactly what it did.
 MODEL_MODULES = ("perf_estimate.py", "perf_workload.py", "arch_tables.py")
 
 
@@ -26,8 +31,36 @@ def model_code_fingerprint() -> str:
     h = hashlib.sha256()
     for name in MODEL_MODULES:
         h.update(name.encode())
-        h.update(resources.files("gpuvalue.models").joinpath(name).read_bytes())
+        source = resources.files("gpuvalue.models").joinpath(name).read_text(encoding="utf-8")
+        h.update(code_without_prose(source).encode())
     return h.hexdigest()
+
+
+def code_without_prose(source: str) -> str:
+    """The module's source with its comments and its string statements (docstrings, and any
+    other string standing alone as a statement, which does nothing) cut out, each line's
+    trailing blanks and the blank lines dropped.
+
+    What is left is the source's own text, not a parse tree or a token stream, whose rendering
+    differs between Python versions (the shipped errors' digests must be the same on each)."""
+    lines = source.splitlines()
+    cuts: list[tuple[int, int, int, int]] = []  # (first line, first column, last line, end column), 1-based lines
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            assert node.end_lineno is not None and node.end_col_offset is not None
+            # ast counts columns in UTF-8 bytes; the cuts below count characters.
+            cuts.append((node.lineno, _chars(lines[node.lineno - 1], node.col_offset),
+                         node.end_lineno, _chars(lines[node.end_lineno - 1], node.end_col_offset)))
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT:
+            cuts.append((tok.start[0], tok.start[1], tok.end[0], tok.end[1]))
+    for first, start, last, end in sorted(cuts, reverse=True):  # from the end: earlier positions stay put
+        lines[first - 1: last] = [lines[first - 1][:start] + lines[last - 1][end:]]
+    return "\n".join(line.rstrip() for line in lines if line.strip())
+
+
+def _chars(line: str, byte_offset: int) -> int:
+    return len(line.encode("utf-8")[:byte_offset].decode("utf-8"))
 
 
 def estimate_inputs_digest(

@@ -57,6 +57,43 @@ def test_the_digest_changes_with_the_model_code(data, monkeypatch):
     assert base != estimate_inputs_digest(result.figures, features, "fp16", result.per_workload)
 
 
+def _module_source(name: str) -> str:
+    from importlib import resources
+
+    return resources.files("gpuvalue.models").joinpath(name).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", perf_digest.MODEL_MODULES)
+def test_rewording_a_comment_or_a_docstring_keeps_the_model_codes_fingerprint(name):
+    """A stored error is kept when only prose changed (a new cross-validation costs minutes)."""
+    source = _module_source(name)
+    code = perf_digest.code_without_prose(source)
+    lines = source.splitlines(keepends=True)
+    first_def = next(i for i, line in enumerate(lines) if line.startswith(("def ", "class ")))
+    reworded = (
+        source.replace("#", "# reworded, no longer true ·", 1)  # the first comment (non-ASCII text before code)
+        .replace('"""', '"""Reworded: ', 1)  # the module's docstring
+        + '\n# a note at the end\n"""A string standing alone does nothing."""\n'
+    )
+    indented = "".join(lines[: first_def + 1]) + '    """An added docstring."""  # é and a comment\n' + "".join(
+        lines[first_def + 1:])
+    assert reworded != source and perf_digest.code_without_prose(reworded) == code
+    assert perf_digest.code_without_prose(indented) == code
+    assert '"""' not in code
+
+
+def test_editing_the_model_code_changes_its_fingerprint():
+    source = _module_source("perf_workload.py")
+    code = perf_digest.code_without_prose(source)
+    assert "MAX_SWEEPS = 50" in code
+    for edited in (source.replace("MAX_SWEEPS = 50", "MAX_SWEEPS = 51"),
+                   source.replace("MAX_SWEEPS = 50", "MAX_SWEEPS = 50; __doc__ = 'x'"),
+                   source.replace("MAX_SWEEPS = 50", "MAX_SWEEPS = 50 # ' #\nX = '# not a comment'")):
+        assert perf_digest.code_without_prose(edited) != code
+    # Text after a non-ASCII character on the line of a cut is kept (ast counts bytes, the cut characters).
+    assert perf_digest.code_without_prose('x = "é"; """doc"""; y = 1  # c\n') == 'x = "é"; ; y = 1'
+
+
 @pytest.fixture
 def warehouse(replay_db, tmp_path):
     """A writable copy of the replayed warehouse."""
