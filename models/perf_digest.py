@@ -42,8 +42,10 @@ def code_without_prose(source: str) -> str:
     trailing blanks and the blank lines dropped.
 
     What is left is the source's own text, not a parse tree or a token stream, whose rendering
-    differs between Python versions (the shipped errors' digests must be the same on each)."""
-    lines = source.splitlines()
+    differs between Python versions (the shipped errors' digests must be the same on each), and
+    the same whatever the line endings of a checkout."""
+    source = source.replace("\r\n", "\n").replace("\r", "\n")
+    lines = source.split("\n")  # as ast and tokenize count lines (str.splitlines splits at more)
     cuts: list[tuple[int, int, int, int]] = []  # (first line, first column, last line, end column), 1-based lines
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):

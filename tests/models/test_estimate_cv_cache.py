@@ -79,6 +79,7 @@ def test_rewording_a_comment_or_a_docstring_keeps_the_model_codes_fingerprint(na
         lines[first_def + 1:])
     assert reworded != source and perf_digest.code_without_prose(reworded) == code
     assert perf_digest.code_without_prose(indented) == code
+    assert perf_digest.code_without_prose(source.replace("\n", "\r\n")) == code  # a checkout with CRLF endings
     assert '"""' not in code
 
 
