@@ -24,7 +24,7 @@ def test_a_cross_validation_in_a_daily_run_shows_in_its_log_and_live_line(replay
 
     db = tmp_path / "gpuvalue.duckdb"
     shutil.copy(replay_db, db)
-    monkeypatch.setenv("GPUVALUE_SOURCES", '["ebay-browse"]')  # one quick source; the estimate fits on what is stored
+    monkeypatch.setenv("GPUVALUE_SOURCES", '["nvidia-cuda"]')  # one quick source; the estimate fits on what is stored
 
     # The stored errors are hidden from the run, so it cross-validates; the fit itself then reports
     # FOLDS folds and attaches the stored error, instead of spending minutes on the real folds.
