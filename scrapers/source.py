@@ -101,7 +101,10 @@ class Source:
     fixtures: tuple[str, ...] = ()  # recorded pages under tests/fixtures/ that its parser test reads
     export_kind: str | None = None  # the word exports and the feed use for its kind (stable since v1)
     live_when: Callable[[Any], bool] | None = None  # with both fetch and load_embedded: settings -> fetch live?
-    as_of: Callable[[FetchedPage], date | None] | None = None  # the data's own date, when not its capture date
+    # The date all of its data is of, where one date holds (a harness read at a pinned commit): the perf
+    # stage dates its figures with it, whenever they were fetched. Sources whose pages differ in date
+    # stamp their records in parse instead.
+    as_of: date | None = None
     sample_url: str | None = None  # a URL its parser accepts: `gpuvalue parse` without --url, fuzzing
     inspect: Callable[[bytes, str], tuple[list[Any], list[str]]] | None = None  # what `gpuvalue parse` prints, when not parse's records
 

