@@ -13,10 +13,6 @@ from types import ModuleType
 from gpuvalue.models.harness import HarnessFigure, RunMetadata
 from gpuvalue.models.perf_combine import HarnessInput
 
-# The harness sources (``docs/harnesses.md``), in the order they are read.
-HARNESS_SOURCES = ("pytorch-gpu-benchmark", "gpu-insights", "cnn-benchmarks", "deep-learning-benchmark")
-
-
 def source_module(name: str) -> ModuleType | None:
     """The module that declares source ``name``."""
     from gpuvalue.scrapers import registry
@@ -51,14 +47,23 @@ def harness_inputs(figures: Mapping[str, list[HarnessFigure]]) -> list[HarnessIn
     return out
 
 
-def fetch_harness_figures(client: object, names: Iterable[str] = HARNESS_SOURCES) -> dict[str, list[HarnessFigure]]:
-    """Every named harness's figures, its pages fetched through ``client`` (the replay archive's
-    transport for an offline, reproducible read)."""
+def harness_sources() -> tuple[str, ...]:
+    """The benchmark sources that are harnesses (``docs/harnesses.md``): those whose module declares
+    ``ANCHORS``, the cards its ratios may anchor on where a comparison has no reference card. A new
+    harness module is one of them without an edit here."""
+    from gpuvalue.scrapers import registry
+
+    return tuple(name for name in registry.names(kind="benchmark") if hasattr(source_module(name), "ANCHORS"))
+
+
+def fetch_harness_figures(client: object, names: Iterable[str] | None = None) -> dict[str, list[HarnessFigure]]:
+    """Every named harness's figures (every harness's by default), its pages fetched through
+    ``client`` (the replay archive's transport for an offline, reproducible read)."""
     from gpuvalue.scrapers import registry
     from gpuvalue.scrapers.source import FetchContext
 
     out = {}
-    for name in names:
+    for name in harness_sources() if names is None else names:
         src = registry.get(name)
         assert src.fetch is not None
         fetched = src.fetch(FetchContext(client=client, settings=None, replay=True))

@@ -13,7 +13,7 @@ from gpuvalue.flows.settings import Settings
 from gpuvalue.models.perf_label import is_low_confidence, is_rocm
 from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.archive import Archive
-from gpuvalue.scrapers.harness_sources import HARNESS_SOURCES
+from gpuvalue.scrapers.harness_sources import harness_sources
 from gpuvalue.scrapers.replay import packaged_replay_dir
 from gpuvalue.warehouse.db import open_database
 
@@ -55,7 +55,7 @@ def con():
     c.execute("INSERT INTO gpus (model, vendor) SELECT unnest(?), unnest(?)", [list(rows), list(rows.values())])
     archive = Archive(packaged_replay_dir())
     batches = {}
-    for name in ("lambda", *HARNESS_SOURCES):
+    for name in ("lambda", *harness_sources()):
         pages = [archive.page(e) for e in archive.entries() if e.source == name]
         batches[name] = [registry.get(name).parse_pages(pages)]
     ctx = S.StageContext(con=c, settings=Settings(), loaded_at=NOW)
@@ -132,14 +132,18 @@ def test_each_harnesss_figures_are_as_old_as_its_declared_data_date(con):
     declared ``as_of``), never the day they were fetched or loaded."""
     dated = {source: (first, last) for source, first, last in con.execute(
         "SELECT source, min(as_of), max(as_of) FROM perf GROUP BY source").fetchall()}
-    for name in HARNESS_SOURCES:
+    for name in harness_sources():
         declared = registry.get(name).as_of
         assert declared is not None and declared < NOW.date(), name
         assert dated[name] == (declared, declared), name
 
 
-def test_the_harnesses_are_default_sources():
-    assert set(HARNESS_SOURCES) <= set(registry.default_sources())
+def test_the_harnesses_are_the_benchmark_modules_declaring_anchors_and_default_sources():
+    """Found from the registry, so a new harness module needs no edit elsewhere (Lambda's tables
+    are a benchmark source, not a harness)."""
+    assert set(harness_sources()) == {"pytorch-gpu-benchmark", "gpu-insights", "cnn-benchmarks",
+                                      "deep-learning-benchmark"}
+    assert set(harness_sources()) <= set(registry.default_sources())
 
 
 def test_perf_evaluate_reads_the_harnesses_through_the_replay_archive():
@@ -151,7 +155,7 @@ def test_perf_evaluate_reads_the_harnesses_through_the_replay_archive():
         inputs = {h.name: h for h in _recorded_harnesses(client)}
     finally:
         client.close()
-    assert set(inputs) == set(HARNESS_SOURCES)
+    assert set(inputs) == set(harness_sources())
     assert inputs["cnn-benchmarks"].anchors == ("TITAN X Pascal",)
     # lamikr's figures come joined with their runs' side files: batches known, the RX 7800 XT's is 4.
     xt = {f.batch_size for f in inputs["pytorch-gpu-benchmark"].figures if f.model == "Radeon RX 7800 XT"}

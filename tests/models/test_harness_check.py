@@ -24,7 +24,7 @@ from gpuvalue.models.perf_holdout import (
 from gpuvalue.models.perf_measured import DEFAULT_REFERENCE, relative_perf_from_lambda
 from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.archive import Archive
-from gpuvalue.scrapers.harness_sources import HARNESS_SOURCES, figures_from_records, harness_inputs
+from gpuvalue.scrapers.harness_sources import figures_from_records, harness_inputs, harness_sources
 from gpuvalue.scrapers.replay import packaged_replay_dir
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -34,7 +34,7 @@ from lambda_fixtures import lambda_tables  # noqa: E402
 def recorded_harness_figures():
     archive = Archive(packaged_replay_dir())
     out = {}
-    for name in HARNESS_SOURCES:
+    for name in harness_sources():
         pages = [archive.page(e) for e in archive.entries() if e.source == name]
         out[name] = figures_from_records(name, registry.get(name).parse_pages(pages).records)
     return out
