@@ -34,10 +34,10 @@ def _today(con, source: str, rows: int, matched: int | None, status: str = "ok")
 
 
 @pytest.fixture
-def con():
+def con(tmp_path):
     from gpuvalue.warehouse.db import open_database
 
-    c = open_database(":memory:")
+    c = open_database(tmp_path / "warehouse.duckdb")  # a copy of the migrated one (tests/conftest.py)
     yield c
     c.close()
 

@@ -140,8 +140,8 @@ def _figure(model: str, tps: float, source: str = "bench-a", workload: str = "ll
 
 
 @pytest.fixture
-def con():
-    c = open_database(":memory:")
+def con(tmp_path):
+    c = open_database(tmp_path / "warehouse.duckdb")  # a copy of the migrated one (tests/conftest.py)
     c.execute("INSERT INTO gpus (model, vendor, released, provenance, updated_at) VALUES "
               "('Card A', 'NVIDIA', true, '{}', now()), ('Card B', 'NVIDIA', true, '{}', now())")
     yield c

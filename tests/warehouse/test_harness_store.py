@@ -27,8 +27,8 @@ def fig(model, ms, *, harness="gpu-insights", workload="resnet50", gpus=1, exclu
 
 
 @pytest.fixture
-def con():
-    c = open_database(":memory:")
+def con(tmp_path):
+    c = open_database(tmp_path / "warehouse.duckdb")  # a copy of the migrated one (tests/conftest.py)
     for model, vendor in ((REF, "NVIDIA"), ("TITAN RTX", "NVIDIA"), ("L40S", "NVIDIA")):
         c.execute("INSERT INTO gpus (model, vendor) VALUES (?, ?)", [model, vendor])
     yield c

@@ -28,8 +28,8 @@ def points() -> list[PriceIndexPoint]:
 
 
 @pytest.fixture
-def con():
-    c = open_database(":memory:")
+def con(tmp_path):
+    c = open_database(tmp_path / "warehouse.duckdb")  # a copy of the migrated one (tests/conftest.py)
     yield c
     c.close()
 

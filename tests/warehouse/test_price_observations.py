@@ -29,8 +29,8 @@ RECOUNT = "SELECT model, kind, obs_date, count(*) FROM stg_price_observations GR
 
 
 @pytest.fixture
-def con():
-    c = open_database(":memory:")
+def con(tmp_path):
+    c = open_database(tmp_path / "warehouse.duckdb")  # a copy of the migrated one (tests/conftest.py)
     c.execute(
         "INSERT INTO gpus (model, vendor, segment, released, provenance, updated_at) VALUES "
         "('Card A', 'NVIDIA', 'desktop', true, '{}', now()), ('Card B', 'NVIDIA', 'desktop', true, '{}', now())"

@@ -34,8 +34,8 @@ def _sales(prefix: str, model: str, prices: list[float], day: date, *, sold: boo
 
 
 @pytest.fixture
-def con():
-    c = open_database(":memory:")
+def con(tmp_path):
+    c = open_database(tmp_path / "warehouse.duckdb")  # a copy of the migrated one (tests/conftest.py)
     for model, perf in (("GeForce RTX 4090", 1.6), ("Card B", 0.5), ("Card C", 0.4), ("Card D", 0.3)):
         c.execute("INSERT INTO gpus (model, vendor, released, desktop_usable, framework_supported) "
                   "VALUES (?, 'NVIDIA', true, true, true)", [model])

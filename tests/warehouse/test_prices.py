@@ -24,8 +24,8 @@ def _row(lid, model, usd, *, day, sold=False, cond="used", option="FIXED_PRICE",
 
 
 @pytest.fixture()
-def con():
-    c = open_database(":memory:")
+def con(tmp_path):
+    c = open_database(tmp_path / "warehouse.duckdb")  # a copy of the migrated one (tests/conftest.py)
     for model, mem, perf in (("Card A", 24.0, 1.0), ("Card B", 12.0, 0.5), ("Card C", 8.0, 0.3)):
         c.execute("INSERT INTO gpus (model, vendor, memory_gb, released, desktop_usable, framework_supported) "
                   "VALUES (?, 'NVIDIA', ?, true, true, true)", [model, mem])

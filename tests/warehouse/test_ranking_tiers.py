@@ -46,8 +46,8 @@ def _index(model: str, usd: float, month: date, qty: int = 100) -> PriceIndexPoi
 
 
 @pytest.fixture
-def con():
-    c = open_database(":memory:")
+def con(tmp_path):
+    c = open_database(tmp_path / "warehouse.duckdb")  # a copy of the migrated one (tests/conftest.py)
     for model, (form, perf) in CARDS.items():
         c.execute("INSERT INTO gpus (model, vendor, released, desktop_usable, framework_supported, framework_support, "
                   "form_factor, memory_gb) VALUES (?, 'NVIDIA', true, true, true, 'current', ?, 24)", [model, form])
