@@ -1,6 +1,7 @@
 """The spec estimate's cross-validated error is stored by a digest of its inputs and reused,
 and recomputed exactly when a training figure, a training card's specs or the code change."""
 
+import ast
 import json
 import shutil
 from datetime import datetime, timezone
@@ -69,14 +70,15 @@ def test_rewording_a_comment_or_a_docstring_keeps_the_model_codes_fingerprint(na
     source = _module_source(name)
     code = perf_digest.code_without_prose(source)
     lines = source.splitlines(keepends=True)
-    first_def = next(i for i, line in enumerate(lines) if line.startswith(("def ", "class ")))
+    first_def = next(n for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
+    at = first_def.body[0].lineno - 1  # the first line of its body, at the body's indentation
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
     reworded = (
         source.replace("#", "# reworded, no longer true ·", 1)  # the first comment (non-ASCII text before code)
         .replace('"""', '"""Reworded: ', 1)  # the module's docstring
         + '\n# a note at the end\n"""A string standing alone does nothing."""\n'
     )
-    indented = "".join(lines[: first_def + 1]) + '    """An added docstring."""  # é and a comment\n' + "".join(
-        lines[first_def + 1:])
+    indented = "".join(lines[:at]) + indent + '"""An added docstring."""  # é and a comment\n' + "".join(lines[at:])
     assert reworded != source and perf_digest.code_without_prose(reworded) == code
     assert perf_digest.code_without_prose(indented) == code
     assert perf_digest.code_without_prose(source.replace("\n", "\r\n")) == code  # a checkout with CRLF endings
