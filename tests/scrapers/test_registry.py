@@ -63,6 +63,15 @@ def test_every_list_that_names_sources_reads_the_registry():
             assert set(s.settings.model_fields) <= set(fields), s.name
 
 
+def test_every_source_is_named_with_its_licence_in_the_readme():
+    """Adding a source includes its line under the README's "Data sources and licences": the
+    attribution a user of the exports reads first."""
+    readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Data sources and licences", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"`([a-z0-9-]+)`", section))
+    assert sorted(set(registry.all_sources()) - named) == []
+
+
 def test_former_names_still_resolve():
     assert registry.canonical("wikipedia-live") == "wikipedia"
     assert registry.canonical("wikipedia-gpus") == "wikipedia"
