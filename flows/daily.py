@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable
 from datetime import date, datetime, timezone
 from pathlib import Path
 
@@ -49,13 +50,8 @@ def _transient(task, task_run, state) -> bool:
       cache_policy=NO_CACHE, task_run_name="fetch-{source}")
 def fetch_task(source: str, settings: Settings, replay: bool, replay_dir: str | None,
                shopping_list: tuple[str, ...] = ()) -> SourceFetch:
-    logger = _logger()
-
-    def progress(message: str) -> None:
-        logger.info(message)
-        P.notify_progress(message)
-
-    return P.fetch_source(source, settings, replay, replay_dir, progress=progress, shopping_list=shopping_list)
+    return P.fetch_source(source, settings, replay, replay_dir, progress=_logged_and_shown(_logger()),
+                          shopping_list=shopping_list)
 
 
 @task(name="parse", cache_policy=NO_CACHE, task_run_name="parse-{source}")
@@ -114,6 +110,17 @@ def _logger() -> logging.Logger | logging.LoggerAdapter:
         return get_run_logger()
     except Exception:
         return logging.getLogger("gpuvalue.flow")
+
+
+def _logged_and_shown(logger: logging.Logger | logging.LoggerAdapter) -> Callable[[str], None]:
+    """A line about long work (a fetch's pages, a cross-validation's folds): in the run's log, and
+    on its live line where a terminal shows one."""
+
+    def say(message: str) -> None:
+        logger.info(message)
+        P.notify_progress(message)
+
+    return say
 
 
 @flow(name="gpuvalue-daily", log_prints=False)
@@ -287,12 +294,7 @@ def _load_stage(con, settings: Settings, summary: P.RunSummary, results: dict[st
     for name, outcome in list(summary.outcomes.items()):
         _record(con, summary, name, outcome)
     S.register_sources(con)
-
-    def note(message: str) -> None:
-        logger.info(message)
-        P.notify_progress(message)
-
-    ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow(), note=note)
+    ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow(), note=_logged_and_shown(logger))
     # Quoted: Prefect would otherwise walk every parsed record of every source, twice per stage
     # task, looking for futures among the task's inputs (measured: seconds of a replay run).
     batches = quote({name: [parsed] for name, parsed in results.items()})

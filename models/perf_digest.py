@@ -14,6 +14,7 @@ import io
 import json
 import tokenize
 from collections.abc import Mapping, Sequence
+from functools import cache
 from importlib import resources
 
 from gpuvalue.models.perf_estimate import Features, training_points
@@ -27,7 +28,10 @@ from gpuvalue.models.records import PerfFigure, Precision
 MODEL_MODULES = ("perf_estimate.py", "perf_workload.py", "arch_tables.py")
 
 
+@cache
 def model_code_fingerprint() -> str:
+    """Read and cut once a process (about 70 ms: three modules parsed and tokenized); each fit's
+    inputs digest asks for it."""
     h = hashlib.sha256()
     for name in MODEL_MODULES:
         h.update(name.encode())

@@ -400,7 +400,7 @@ class DesignColumns:
         columns.append(self.source_onehot[np.ix_(rows, source_cols)])
         family_cols = np.unique(self.family_of[rows]) if self.form.family_offsets else np.array([], dtype=int)
         columns.append(self.family_onehot[np.ix_(rows, family_cols)])
-        linear = len(columns) - 2 + len(source_cols)
+        linear = 1 + int(self.form.memory_term) + len(source_cols)  # scale, memory, file offsets
         key = (linear, len(family_cols))
         if key not in self._penalties:
             penalty = [0.0] * linear + [SHRINK] * len(family_cols)

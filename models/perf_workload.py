@@ -129,9 +129,10 @@ class _Problem:
         self.work_of = np.array(work_of, dtype=int)
         self.y = np.array(y)
         self.weight = np.array(weight)  # each figure weighs 1 in total
-        self.log_den = _log_den_table([self.cards[j] for j in self.fig_of], ref)  # G x A x n
-        self.memory_x = np.array([_memory_x(self.cards[j], ref) for j in self.fig_of])
-        self.columns = DesignColumns([self.cards[j] for j in self.fig_of], self.memory_x, form)
+        points = [self.cards[j] for j in self.fig_of]  # each point's card
+        self.log_den = _log_den_table(points, ref)  # G x A x n
+        self.memory_x = np.array([_memory_x(p, ref) for p in points])
+        self.columns = DesignColumns(points, self.memory_x, form)
         # Per figure (its card carries its source): which files get an offset.
         self.card_columns = DesignColumns(self.cards, np.zeros(len(self.cards)), form)
         self._fits: dict[frozenset[int], _WorkloadFit] = {}
