@@ -38,7 +38,7 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     price with its kind, count, quartiles, date and age beside it. ``rank`` is the place among the
     shown cards."""
     from gpuvalue.models.buyer_view import is_passive, support_level
-    from gpuvalue.models.price_age import age_words, index_month, tier_title
+    from gpuvalue.models.price_age import age_words, index_month, index_name, is_index_price, tier_title
 
     def q(r: dict) -> str:
         if r["price_q1"] is None or r["price_q3"] is None:
@@ -68,9 +68,10 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     for tier, part in tiers:
         heading = title if len(tiers) == 1 else f"{title}\n{tier_title(tier, part, comparable_days)}"
         _print_table(RANK_HEADERS, table_rows(part), title=heading, formats=_rank_formats(part))
-    if any(r.get("price_kind") == "index" for r in rows):
+    indexes = sorted({index_name(r) for r in rows if is_index_price(r)})
+    if indexes:
         out.print("index: no own listings price the card, so the price is a published monthly average of sold cards "
-                  "(Tom's Hardware's eBay index) for the month shown, never mixed with own prices.")
+                  f"({', '.join(indexes)}) for the month shown, never mixed with own prices.")
     if any(support_level(r) == "legacy" for r in rows):
         out.print("† legacy PyTorch builds only (the CUDA 12.6 wheels; PyTorch 2.15 plans to drop them).")
     if any(support_level(r) not in ("current", "legacy") for r in rows):

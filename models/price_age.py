@@ -6,11 +6,12 @@ all recent ones, among themselves (``warehouse/sql/ranking.sql``). Prices are ne
 trend: the one published trend (the monthly eBay index) ends in 2023, so any adjustment beyond it
 would be invented.
 
-A price of kind ``index`` is a published monthly average of sold cards (Tom's Hardware's eBay
-index), used only for a card the own observations cannot price; every label says so, with its
-month, so it is never read as an own median.
+A price of kind ``index`` is a published monthly average of sold cards (a price-index source, such
+as Tom's Hardware's eBay index), used only for a card the own observations cannot price; every label
+says so, with its month and the index's name, so it is never read as an own median.
 
-Pure: rows in (dicts with ``ranking_daily`` columns), words out.
+Pure: rows in (dicts with ``ranking_daily`` columns, plus ``price_source_label``: the short name
+the index's source declares, which the ranking's read queries join from the ``sources`` table), words out.
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ from datetime import date
 from typing import Any
 
 DEFAULT_COMPARABLE_DAYS = 90  # a quarter: used-GPU prices move a few percent in that time
-
-INDEX_NAMES = {"tomshardware-ebay-index": "Tom's Hardware eBay index"}
 
 
 def age_words(days: int | None) -> str:
@@ -44,8 +43,10 @@ def index_month(row: Mapping[str, Any]) -> str:
     return dated.strftime("%Y-%m") if isinstance(dated, date) else str(dated or "?")[:7]
 
 
-def index_name(source: str | None) -> str:
-    return INDEX_NAMES.get(source or "", source or "a published index")
+def index_name(row: Mapping[str, Any]) -> str:
+    """The index a price came from, as its source names itself (its registry name where it declares
+    no label, or where the warehouse has not recorded one yet)."""
+    return row.get("price_source_label") or row.get("price_source") or "a published index"
 
 
 def is_index_price(row: Mapping[str, Any]) -> bool:
@@ -56,7 +57,7 @@ def index_price_words(row: Mapping[str, Any]) -> str:
     """``index price of 2023-10 (Tom's Hardware eBay index, average of 765 sold)``."""
     n = row.get("price_n")
     count = f", average of {n} sold" if n else ", monthly average of sold cards"
-    return f"index price of {index_month(row)} ({index_name(row.get('price_source'))}{count})"
+    return f"index price of {index_month(row)} ({index_name(row)}{count})"
 
 
 def tier_title(tier: str, rows: list[Mapping[str, Any]], comparable_days: int | None = None) -> str:

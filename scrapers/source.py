@@ -100,6 +100,9 @@ class Source:
     aliases: tuple[str, ...] = ()  # former names, still accepted where a user names a source
     fixtures: tuple[str, ...] = ()  # recorded pages under tests/fixtures/ that its parser test reads
     export_kind: str | None = None  # the word exports and the feed use for its kind (stable since v1)
+    # The short name outputs show a user beside a number it supplied ("index price of 2023-10 (<label>,
+    # ...)"); None: its name. Stored in the warehouse's sources table, so the shown words need no list here.
+    label: str | None = None
     live_when: Callable[[Any], bool] | None = None  # with both fetch and load_embedded: settings -> fetch live?
     # The date all of its data is of, where one date holds (a harness read at a pinned commit): the perf
     # stage dates its figures with it, whenever they were fetched. Sources whose pages differ in date

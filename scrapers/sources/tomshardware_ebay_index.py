@@ -320,6 +320,7 @@ SOURCE = Source(
     attribution="Tom's Hardware, eBay Historical GPU Prices (monthly averages of eBay sold listings, 2021-2023), "
                 "as collected in github.com/buttke/ebay-2021-2023-gpu-prices",
     licence="none stated (Tom's Hardware's published tables; the collecting repository has no licence file)",
+    label="Tom's Hardware eBay index",
     fetch=_fetch,
     parse=_parse,
     replay=_replay,

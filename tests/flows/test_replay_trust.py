@@ -58,6 +58,7 @@ def test_cards_without_own_listings_carry_a_labelled_index_price_with_its_month(
     table = runner.invoke(app, ["rank", "--db", str(replay_db)], terminal_width=250)
     assert table.exit_code == 0, table.output
     assert "2023-10 (month)" in table.stdout and "index: no own listings price the card" in table.stdout
+    assert "(Tom's Hardware eBay index) for the month shown" in table.stdout  # its source's declared label
 
 
 def test_recent_prices_come_first_and_older_ones_are_listed_apart_with_their_age(replay_db, shown):

@@ -76,9 +76,12 @@ def test_price_ages_and_index_prices_are_named():
     assert [age_words(d) for d in (None, -1, 0, 59, 60, 370, 1156)] == [
         "-", "future", "0 d", "59 d", "2 mo", "12 mo", "3 y 2 mo"]
     index = {"price_kind": "index", "price_n": 765, "price_as_of": date(2023, 10, 1),
-             "price_source": "tomshardware-ebay-index"}
+             "price_source": "tomshardware-ebay-index", "price_source_label": "Tom's Hardware eBay index"}
     assert index_price_words(index) == "index price of 2023-10 (Tom's Hardware eBay index, average of 765 sold)"
-    assert index_price_words({**index, "price_n": 0, "price_source": "other-index"}) == (
+    # Any index is named as its source labels itself; without a label (an old warehouse), by its name.
+    assert index_price_words({**index, "price_source": "other-index", "price_source_label": "Other index"}) == (
+        "index price of 2023-10 (Other index, average of 765 sold)")
+    assert index_price_words({**index, "price_n": 0, "price_source": "other-index", "price_source_label": None}) == (
         "index price of 2023-10 (other-index, monthly average of sold cards)")
     recent = [{"price_as_of": date(2025, 11, 25), "price_tier": "recent", "price_age_days": 370}]
     older = [{"price_as_of": date(2023, 10, 1), "price_tier": "older", "price_age_days": 1156},

@@ -31,6 +31,14 @@ def test_names_are_unique_and_kinds_known():
     assert all(s.kind in KNOWN_KINDS for s in sources.values())
 
 
+def test_every_price_index_names_itself_for_the_prices_it_supplies():
+    """Its prices are shown as "index price of <month> (<label>, ...)": a raw registry name there would
+    read as a code, not as whose average it is."""
+    for name, src in registry.all_sources().items():
+        if src.kind == "price_index":
+            assert src.label and src.label != name, f"{name}: a price index declares the label its prices show"
+
+
 @pytest.mark.parametrize("name", registry.all_sources())
 def test_every_source_has_a_fixture_and_a_parser_test(name):
     src = registry.get(name)

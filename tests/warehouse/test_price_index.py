@@ -14,7 +14,7 @@ from gpuvalue.models.price_index import PriceIndexPoint
 from gpuvalue.scrapers.sources import tomshardware_ebay_index as index
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import current_version, migrations, open_database
-from gpuvalue.warehouse.feed import feed_inputs
+from gpuvalue.warehouse.feed import describe_price, feed_inputs
 from gpuvalue.warehouse.price_index import load_price_index, price_index_alarms, price_index_latest
 
 SERIES = Path(__file__).resolve().parents[1] / "fixtures" / "prices" / "tomshardware_ebay_monthly" / index.TIME_SERIES
@@ -211,3 +211,33 @@ def test_the_index_is_its_own_kind_in_price_history_and_never_an_own_median(con,
     # The feed's price drops and the report's chart read the own kinds only.
     _, history = feed_inputs(con)
     assert {h["price_kind"] for h in history} == {"sold"}
+
+
+def test_an_index_price_is_named_by_the_label_its_source_declares(con):
+    """A second price index needs no edit of the shared rules to be named: its source's declared label
+    reaches every output's words through the sources table (the registry writes it each run)."""
+    from gpuvalue.models.price_age import index_price_words
+    from gpuvalue.warehouse import export, queries
+    from gpuvalue.warehouse.report import price_words
+
+    con.execute("INSERT INTO gpus (model, vendor, released, desktop_usable, framework_supported) "
+                "VALUES ('GeForce RTX 4090', 'NVIDIA', true, true, true)")
+    con.execute("INSERT INTO perf VALUES ('GeForce RTX 4090', 'fp16', 'bench', 1.0, 'measured', 'GeForce RTX 4090', "
+                "true, 3, NULL, NULL, now())")
+    load_price_index(con, [_point("RTX 4090", "GeForce RTX 4090", 1500, OCTOBER, qty=40)], LOADED)
+    as_of = date(2023, 11, 30)
+    load.materialize_day(con, as_of, precision="fp16", reference="GeForce RTX 4090", window_days=30, min_count=3)
+
+    def shown() -> list[str]:
+        """The words of `rank` and `recommend`, of the report and of the feed (the last two add ", stale")."""
+        (row,) = queries.ranking_rows(con, as_of=as_of, top=None, desktop_only=False)
+        (exported,) = export.ranking_rows(con, as_of)
+        (_, fed), = feed_inputs(con)[0].items()
+        return [index_price_words(row), price_words(exported).removesuffix(" (stale)"),
+                describe_price(fed[0]).removesuffix(", stale")]
+
+    # Before any run has described the source: its registry name.
+    assert shown() == ["index price of 2023-10 (other-index, average of 40 sold)"] * 3
+    queries.upsert_source_catalog(con, [{"name": "other-index", "kind": "price_index", "export_kind": "price_index",
+                                         "attribution": "Other", "licence": "none", "label": "Other eBay index"}])
+    assert shown() == ["index price of 2023-10 (Other eBay index, average of 40 sold)"] * 3
