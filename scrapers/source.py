@@ -77,6 +77,20 @@ class TitleVocabulary:
 
 
 @dataclass(frozen=True)
+class Harness:
+    """What makes a benchmark source a harness (``docs/harnesses.md``): a project whose figures are
+    compared among themselves, then combined with the other measured ones.
+
+    ``anchors`` are the cards its ratios may anchor on where a comparison has no reference card
+    (possibly none). ``join_runs`` turns its parsed records into figures where it publishes each
+    run's results and the run's description apart (records in, ``HarnessFigure``s out); None: its
+    parse yields the figures themselves."""
+
+    anchors: tuple[str, ...] = ()
+    join_runs: Callable[[list[Any]], Iterable[Any]] | None = None
+
+
+@dataclass(frozen=True)
 class Source:
     """A source, as its module declares it.
 
@@ -108,6 +122,7 @@ class Source:
     # stage dates its figures with it, whenever they were fetched. Sources whose pages differ in date
     # stamp their records in parse instead.
     as_of: date | None = None
+    harness: Harness | None = None  # a benchmark harness: combined with the others, checked by `perf --evaluate`
     sample_url: str | None = None  # a URL its parser accepts: `gpuvalue parse` without --url, fuzzing
     inspect: Callable[[bytes, str], tuple[list[Any], list[str]]] | None = None  # what `gpuvalue parse` prints, when not parse's records
 
@@ -118,6 +133,8 @@ class Source:
             raise ValueError(f"source {self.name}: neither fetch nor load_embedded")
         if self.fetch is not None and self.parse is None:
             raise ValueError(f"source {self.name}: fetches pages but has no parse")
+        if self.harness is not None and self.kind != "benchmark":
+            raise ValueError(f"source {self.name}: only a benchmark source is a harness, not a {self.kind} source")
 
     @property
     def embedded(self) -> bool:

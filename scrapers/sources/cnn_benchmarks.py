@@ -36,7 +36,7 @@ from gpuvalue.scrapers.harness_pages import (
     raw_github_url,
     recording,
 )
-from gpuvalue.scrapers.source import FetchContext, Recording, Source
+from gpuvalue.scrapers.source import FetchContext, Harness, Recording, Source
 
 NAME = "cnn-benchmarks"
 REPO = "jcjohnson/cnn-benchmarks"
@@ -160,4 +160,5 @@ SOURCE = Source(
     replay=_replay,
     fixtures=(FIXTURE_DIR,),
     as_of=COMMIT_DATE,
+    harness=Harness(anchors=ANCHORS),
 )

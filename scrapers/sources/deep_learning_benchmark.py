@@ -41,7 +41,7 @@ from gpuvalue.scrapers.harness_pages import (
     raw_github_url,
     recording,
 )
-from gpuvalue.scrapers.source import FetchContext, Recording, Source
+from gpuvalue.scrapers.source import FetchContext, Harness, Recording, Source
 
 NAME = "deep-learning-benchmark"
 REPO = "u39kun/deep-learning-benchmark"
@@ -205,4 +205,5 @@ SOURCE = Source(
     replay=_replay,
     fixtures=(FIXTURE_DIR,),
     as_of=COMMIT_DATE,
+    harness=Harness(anchors=ANCHORS),
 )

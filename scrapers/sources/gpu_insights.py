@@ -49,7 +49,7 @@ from gpuvalue.scrapers.harness_pages import (
     raw_github_url,
     recording,
 )
-from gpuvalue.scrapers.source import FetchContext, Recording, Source
+from gpuvalue.scrapers.source import FetchContext, Harness, Recording, Source
 
 NAME = "gpu-insights"
 REPO = "xiaoran007/GPU-Insights"
@@ -258,4 +258,5 @@ SOURCE = Source(
     replay=_replay,
     fixtures=(FIXTURE_DIR,),
     as_of=COMMIT_DATE,
+    harness=Harness(anchors=ANCHORS),
 )

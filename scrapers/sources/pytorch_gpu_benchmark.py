@@ -64,7 +64,7 @@ from gpuvalue.scrapers.harness_pages import (
     raw_github_url,
     recording,
 )
-from gpuvalue.scrapers.source import FetchContext, Recording, Source
+from gpuvalue.scrapers.source import FetchContext, Harness, Recording, Source
 
 NAME = "pytorch-gpu-benchmark"
 REPO = "lamikr/pytorch-gpu-benchmark"
@@ -377,4 +377,5 @@ SOURCE = Source(
     replay=_replay,
     fixtures=(FIXTURE_DIR,),
     as_of=COMMIT_DATE,
+    harness=Harness(anchors=ANCHORS, join_runs=figures_from_records),
 )

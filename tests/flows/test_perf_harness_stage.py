@@ -138,12 +138,16 @@ def test_each_harnesss_figures_are_as_old_as_its_declared_data_date(con):
         assert dated[name] == (declared, declared), name
 
 
-def test_the_harnesses_are_the_benchmark_modules_declaring_anchors_and_default_sources():
+def test_the_harnesses_are_the_sources_declaring_one_and_default_sources():
     """Found from the registry, so a new harness module needs no edit elsewhere (Lambda's tables
-    are a benchmark source, not a harness)."""
+    are a benchmark source, not a harness); only a benchmark source can declare one."""
     assert set(harness_sources()) == {"pytorch-gpu-benchmark", "gpu-insights", "cnn-benchmarks",
                                       "deep-learning-benchmark"}
     assert set(harness_sources()) <= set(registry.default_sources())
+    from gpuvalue.scrapers.source import Harness, Source
+
+    with pytest.raises(ValueError, match="only a benchmark source is a harness"):
+        Source(name="x", kind="listing", attribution="a", licence="l", load_embedded=list, harness=Harness())
 
 
 def test_perf_evaluate_reads_the_harnesses_through_the_replay_archive():
