@@ -177,6 +177,13 @@ def test_the_printed_answer_names_both_options_the_break_even_and_the_assumption
     assert "Rent: GeForce RTX 3090 at $0.20/GPU-hour on vast" in text and "measured (lambda-pytorch-2024)" in text
     assert "Break-even: buying the GeForce RTX 3090 costs less than renting the GeForce RTX 3090 from 22.7 h a week." in text
     assert "kept 24 months" in text and "50%" in text and "$0.15/kWh" in text and "10 h of training a week" in text
+    # An index price says whose monthly average it is and of which month, as rank and recommend do.
+    index = {**used("GeForce RTX 3090", 700, 1.0), "price_kind": "index", "price_n": 765,
+             "price_as_of": date(2023, 10, 1), "stale": True, "price_source": "tomshardware-ebay-index",
+             "price_source_label": "Tom's Hardware eBay index"}
+    assert ("Buy:  GeForce RTX 3090 at $700 (index price of 2023-10 (Tom's Hardware eBay index, average of 765 sold), "
+            "stale)") in format_rent_or_buy(rent_or_buy([index], RENTED, budget_usd=1000, assumptions=DEFAULT),
+                                            "GeForce RTX 3090")
     never = format_rent_or_buy(rent_or_buy([used("Hot", 100, 1.0, tdp=2000)], RENTED, budget_usd=300,
                                            assumptions=DEFAULT), "GeForce RTX 3090")
     assert "from never (its electricity alone costs as much as renting)" in never
