@@ -190,6 +190,7 @@ class Option:
     tdp_w: float | None = None
     memory_gb: float | None = None
     speed: str = ""  # where the speed figure comes from (measured, estimated)
+    older: bool = False  # a used price of the ranking's older tier: long before the newest price
 
 
 @dataclass(frozen=True)
@@ -221,7 +222,11 @@ def _when(day: Any) -> str:
 
 def buy_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *,
                 min_memory_gb: float | None = None, desktop_only: bool = True) -> list[Option]:
-    """Used cards (ranking rows) within budget, cheapest reference hour first."""
+    """Used cards (ranking rows) within budget: recently priced cards first, then those with older
+    prices (the ranking's tiers, ``warehouse/sql/ranking.sql``), each cheapest reference hour first.
+
+    As in the ranking, a card whose price is years old never goes before a recently priced one because
+    its old price makes it look cheap: that price says little about what the card costs today."""
     found = []
     for row in rows:
         price = row.get("price_usd")
@@ -236,8 +241,9 @@ def buy_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *
         else:
             basis = f"{row.get('price_kind')} price, n={row.get('price_n')}, {_when(row.get('price_as_of'))}{stale}"
         found.append(Option("buy", row["model"], row["relative_perf"], cost, price, basis, used_price_usd=price,
-                            tdp_w=row.get("tdp_w"), memory_gb=row.get("memory_gb"), speed=perf_provenance(row)))
-    return sorted(found, key=lambda o: (o.usd_per_reference_hour, o.model))
+                            tdp_w=row.get("tdp_w"), memory_gb=row.get("memory_gb"), speed=perf_provenance(row),
+                            older=row.get("price_tier") == "older"))
+    return sorted(found, key=lambda o: (o.older, o.usd_per_reference_hour, o.model))
 
 
 def rent_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *,
@@ -258,9 +264,10 @@ def rent_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, 
 
 def rent_or_buy(used_rows: list[dict[str, Any]], rental_rows: list[dict[str, Any]], *, budget_usd: float,
                 assumptions: Assumptions, min_memory_gb: float | None = None, desktop_only: bool = True) -> RentOrBuy:
-    """Buy the used card with the cheapest reference hour within budget, or rent the card with the
-    cheapest reference hour whose cost over the holding period fits the same budget: whichever costs
-    less per reference-card hour at the assumed hours a week; with the break-even hours between them."""
+    """Buy the used card with the cheapest reference hour within budget (among the recently priced ones
+    when any fits, see ``buy_options``), or rent the card with the cheapest reference hour whose cost over
+    the holding period fits the same budget: whichever costs less per reference-card hour at the assumed
+    hours a week; with the break-even hours between them."""
     if not (math.isfinite(budget_usd) and budget_usd > 0):
         raise ValueError("budget_usd must be positive")
     a = assumptions
@@ -286,6 +293,12 @@ def rent_or_buy(used_rows: list[dict[str, Any]], rental_rows: list[dict[str, Any
             over = beyond[0] if beyond else None
             if over is not None:
                 even = break_even_hours_per_week(buy.price, buy.relative_perf, buy.tdp_w, over.usd_per_reference_hour, a)
+    if buy is not None and not buy.older:
+        cheaper = next((o for o in buys if o.older and o.usd_per_reference_hour < buy.usd_per_reference_hour), None)
+        if cheaper is not None:
+            notes.append(f"the {cheaper.model} would cost less per hour at its older price (${cheaper.price:,.0f}, "
+                         f"{cheaper.basis}); as in the ranking, an older price counts only when no recently "
+                         "priced card fits")
     if buy is not None:
         twin = next((r for r in rental_rows if r.get("model") == buy.model and r.get("usd_per_gpu_hour")), None)
         if twin is not None:

@@ -66,8 +66,9 @@ def _hours_axis() -> list[float]:
 
 
 def chart_lines(data: RentalReport) -> list[Line]:
-    """The buy options (the used cards with the cheapest reference hour at the assumed hours, usable on a
-    desktop with current frameworks) and the rent options (the cheapest reference hours rented on demand)."""
+    """The buy options (the used cards with the cheapest reference hour at the assumed hours, recently
+    priced ones first as in the ranking, usable on a desktop with current frameworks) and the rent
+    options (the cheapest reference hours rented on demand)."""
     a = data.assumptions
     usable_used = [r for r in data.used if r.get("framework_supported") is not False]
     buys = buy_options(usable_used, math.inf, a)[:BUY_LINES]

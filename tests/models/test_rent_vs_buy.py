@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpuvalue.models.rent_vs_buy import (
-    WEEKS_PER_MONTH, Assumptions, break_even_hours_per_week, buy_cost_per_reference_hour, compare,
+    WEEKS_PER_MONTH, Assumptions, break_even_hours_per_week, buy_cost_per_reference_hour, buy_options, compare,
     depreciation_usd_per_hour, electricity_usd_per_hour, format_rent_or_buy, rent_cost_per_reference_hour, rent_or_buy,
 )
 
@@ -163,6 +163,23 @@ def test_budget_memory_desktop_and_framework_rules():
     servers = rent_or_buy(USED, RENTED, budget_usd=25000, assumptions=DEFAULT.with_hours(168), min_memory_gb=48,
                           desktop_only=False)
     assert servers.buy.model == "H100 SXM5 80 GB"
+
+
+def test_a_recently_priced_card_is_bought_before_one_whose_older_price_looks_cheaper():
+    """The ranking's tiers hold here too: an old price says little about today's, so it never beats a
+    recent one; the answer says what the older price would have given, and uses it when nothing recent fits."""
+    recent = used("GeForce RTX 3090", 700, 1.0)
+    old = {**used("GeForce RTX 3080", 300, 0.8), "price_tier": "older", "price_as_of": date(2023, 10, 1),
+           "stale": True}
+    answer = rent_or_buy([old, recent], RENTED, budget_usd=1000, assumptions=DEFAULT)
+    assert answer.buy.model == "GeForce RTX 3090" and not answer.buy.older
+    assert buy_options([old, recent], 1000, DEFAULT)[1].usd_per_reference_hour < answer.buy.usd_per_reference_hour
+    (note,) = [n for n in answer.notes if "older price" in n]
+    assert note.startswith("the GeForce RTX 3080 would cost less per hour at its older price ($300, sold price, n=12, "
+                           "2023-10-01, stale)")
+    only_old = rent_or_buy([old, recent], RENTED, budget_usd=500, assumptions=DEFAULT)
+    assert only_old.buy.model == "GeForce RTX 3080" and only_old.buy.older
+    assert not [n for n in only_old.notes if "older price" in n]
 
 
 def test_unknown_board_power_is_said_not_hidden():
