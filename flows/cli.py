@@ -227,8 +227,7 @@ def _print_summary(summary) -> None:
     for c in ("source", "status", "rows", "note"):
         t.add_column(c, overflow="fold")
     for name, o in summary.outcomes.items():
-        note = o.error or "; ".join(o.warnings)
-        t.add_row(name, o.status, str(o.rows), note[:160])
+        t.add_row(name, o.status, str(o.rows), o.note(160))
     err.print(t)
     err.print(f"catalog: {summary.catalog_models} models; {summary.spec_conflicts} spec conflicts between sources "
               "(kept the higher-precedence value; see table spec_conflicts)")

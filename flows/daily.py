@@ -418,7 +418,7 @@ def summary_markdown(summary: P.RunSummary, *, movers: list[tuple] = (), freshne
         lines += [f"**Replay:** {P.replay_sentence(summary.as_of)}", ""]
     lines += ["| source | status | rows | note |", "|---|---|---|---|"]
     for name, o in summary.outcomes.items():
-        note = (o.error or "; ".join(o.warnings))[:200].replace("|", "/")
+        note = o.note(200).replace("|", "/")
         lines.append(f"| {name} | {o.status} | {o.rows} | {note} |")
     lines += ["", f"Catalog: {summary.catalog_models} models, {summary.spec_conflicts} spec conflicts between sources "
               "(table spec_conflicts)", f"Ranked models: {summary.ranked}"]

@@ -39,6 +39,32 @@ class SourceOutcome:
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
+    def note(self, limit: int) -> str:
+        """The run summary's words for this source in at most ``limit`` characters: its error, else its
+        first warning and how many more there are, cut at a word. Nothing is lost by the cut: the runs
+        table keeps the whole error and every warning (its ``error`` column), and the summary says so."""
+        if self.error:
+            return _cut(self.error, limit, " (whole in table runs)")
+        if not self.warnings:
+            return ""
+        more = len(self.warnings) - 1
+        if more:
+            tail = f" (+{more} more; all in table runs)"
+            return _cut(self.warnings[0], limit - len(tail), "") + tail
+        return _cut(self.warnings[0], limit, " (whole in table runs)")
+
+
+def _cut(text: str, limit: int, where_whole: str) -> str:
+    """``text`` if it fits in ``limit`` characters, else its words up to the limit, an ellipsis and
+    ``where_whole`` (which counts towards the limit)."""
+    if len(text) <= limit:
+        return text
+    room = max(limit - len(where_whole) - 1, 1)
+    head = text[:room]
+    if " " in head and not text[room].isspace():
+        head = head[:head.rindex(" ")]
+    return head.rstrip(" ;,:") + "\u2026" + where_whole
+
 
 @dataclass
 class RunSummary:
