@@ -32,10 +32,10 @@ def warehouse(tmp_path):
     return db
 
 
-def _invoke_run(monkeypatch, db, *, replay: bool):
+def _invoke_run(monkeypatch, db, *, replay: bool, warnings: tuple[str, ...] = ()):
     def fake_flow(as_of=None, replay=False, db=None, replay_dir=None):
         summary = P.RunSummary(run_id=uuid.uuid4().hex[:12], as_of=LATEST_DAY, replay=replay, db=db)
-        summary.outcomes["ebay-browse"] = P.SourceOutcome("ebay-browse", "ok", rows=3)
+        summary.outcomes["ebay-browse"] = P.SourceOutcome("ebay-browse", "ok", rows=3, warnings=list(warnings))
         summary.ranked = 15
         return summary
 
@@ -101,6 +101,17 @@ def test_sql_tables_format_each_column_alike(tmp_path):
     assert res.exit_code == 0, res.output
     rows = _table_cells(res.output, "gb")
     assert rows == [["8", "0.50", "1.250"], ["16", "12.25", "0.125"]]
+
+
+def test_a_source_with_many_warnings_shows_the_first_and_how_many_more(monkeypatch, warehouse):
+    warnings = tuple(f"ebay-browse: search {i} not recorded, skipped" for i in range(1, 13))
+    res = _invoke_run(monkeypatch, warehouse, replay=True, warnings=warnings)
+    assert res.exit_code == 0, res.output
+    (row,) = _table_cells(res.output, "source")
+    assert row == ["ebay-browse", "ok", "3", "ebay-browse: search 1 not recorded, skipped (+11 more; all in table runs)"]
+    text = daily.summary_markdown(P.RunSummary(run_id="r1", as_of=LATEST_DAY, replay=True, db=None, outcomes={
+        "ebay-browse": P.SourceOutcome("ebay-browse", "ok", rows=3, warnings=list(warnings))}))
+    assert "| ebay-browse | ok | 3 | ebay-browse: search 1 not recorded, skipped (+11 more; all in table runs) |" in text
 
 
 def test_the_prefect_artifact_says_replay():
