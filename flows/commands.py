@@ -419,7 +419,7 @@ def recommend(
 
 @app.command()
 def report(
-    out_dir: Annotated[Path, typer.Option("--out", help="Folder for index.html (created if missing).")] = Path("report"),
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for index.html (created if missing), or the .html file to write.")] = Path("report"),
     top: Annotated[int, typer.Option("--top", help="Rows in the ranking table.")] = 20,
     db: DbOpt = None,
 ) -> None:

@@ -902,9 +902,15 @@ def write_report(
     rent_assumptions: Any = None,
     view: BuyerView | None = None,
 ) -> Path:
-    """Write ``index.html`` for the latest ranking into ``out_dir`` (created if missing); ``rent_assumptions``
-    (models.rent_vs_buy.Assumptions, default its defaults) are those of the rent-or-buy chart."""
-    directory = prepare_export_dir(out_dir)
+    """Write ``index.html`` for the latest ranking into ``out_dir`` (created if missing), or to ``out_dir``
+    itself when it names an ``.html`` file (``--out report.html`` means that file, not a folder of that
+    name); ``rent_assumptions`` (models.rent_vs_buy.Assumptions, default its defaults) are those of the
+    rent-or-buy chart."""
+    target = Path(out_dir)
+    if target.suffix.lower() in (".html", ".htm") and not target.is_dir():
+        path = prepare_export_dir(target.parent) / target.name
+    else:
+        path = prepare_export_dir(target) / "index.html"
     html = render_report(report_data(con, generated_at=generated_at, rent_assumptions=rent_assumptions, view=view),
                          top_n=top_n)
-    return write_text_atomic(directory / "index.html", html)
+    return write_text_atomic(path, html)

@@ -113,6 +113,17 @@ def test_top_n_limits_the_table(tmp_path):
     assert page.find("svg", id="chart-scatter")["data-points"] == "13"
 
 
+def test_an_html_path_is_the_file_written_and_a_folder_gets_index_html(tmp_path):
+    """`gpuvalue report --out report.html` writes that file, as a user means it; a folder, even one
+    whose name ends in .html, gets its index.html."""
+    con = make_ranking_database()
+    assert write_report(con, tmp_path / "new" / "mine.HTML", generated_at=GENERATED) == tmp_path / "new" / "mine.HTML"
+    assert (tmp_path / "new" / "mine.HTML").is_file() and not (tmp_path / "new" / "mine.HTML" / "index.html").exists()
+    (tmp_path / "site.html").mkdir()
+    assert write_report(con, tmp_path / "site.html", generated_at=GENERATED) == tmp_path / "site.html" / "index.html"
+    assert write_report(con, tmp_path / "plain", generated_at=GENERATED) == tmp_path / "plain" / "index.html"
+
+
 def test_empty_ranking_is_an_error(tmp_path):
     with pytest.raises(ExportError, match="empty"):
         write_report(open_test_database(), tmp_path)
