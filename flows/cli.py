@@ -263,7 +263,7 @@ def rank(
     By default it shows the cards a buyer can use: run by the default PyTorch wheels, at least 6 GB, fit for a desktop without a fan kit; the flags show more. Cards whose price is older than the comparable window (GPUVALUE_PRICE_COMPARABLE_DAYS, 90 days before the newest price) are listed after the recently priced ones, with their age. `rank` is the place among the shown cards; in --json, `rank_shown` is that place and `rank` the card's place in the full ranking.
     """
     from gpuvalue.models.buyer_view import BuyerView, hidden_summary
-    from gpuvalue.warehouse.queries import ranking_rows
+    from gpuvalue.warehouse.queries import ranked_days, ranking_rows
 
     as_of = _parse_date(date_)
     if top is not None and top < 1:
@@ -285,8 +285,15 @@ def rank(
     try:
         rows = ranking_rows(con, top=top, view=view, **filters)
         hidden = hidden_summary(ranking_rows(con, top=None, desktop_only=False, **filters), view)
+        days = ranked_days(con) if not rows else []
     finally:
         con.close()
+    # No row because no ranking, not because of the filters: say which, as `export` does.
+    if not rows and not days:
+        _fail("nothing is ranked yet: `gpuvalue run` ranks today (`gpuvalue run --replay`, the recorded pages)")
+    if not rows and as_of is not None and as_of not in days:
+        _fail(f"no ranking for {as_of.isoformat()}: the ranked days run from {days[0].isoformat()} to "
+              f"{days[-1].isoformat()} ({len(days)} day{'' if len(days) == 1 else 's'})")
     if as_json:
         _write_json_lines(rows)
         return

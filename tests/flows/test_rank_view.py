@@ -90,3 +90,19 @@ def test_recommend_never_offers_a_3_gb_card_by_default_and_can_offer_a_module(db
     assert "1. H100 SXM5 80 GB" in modules.stdout
     legacy = runner.invoke(app, ["recommend", "--budget", "200", "--include-legacy", "--db", str(db)])
     assert "GeForce GTX 1080 Ti" in legacy.stdout and "legacy PyTorch builds only" in legacy.stdout
+
+
+def test_a_day_without_a_ranking_or_an_empty_warehouse_says_so_not_that_filters_matched_nothing(db, tmp_path):
+    from gpuvalue.warehouse.db import open_database
+
+    for args in (["rank", "--date", "2020-01-01"], ["rank", "--date", "2020-01-01", "--json"]):
+        res = runner.invoke(app, [*args, "--db", str(db)])
+        assert res.exit_code == 2
+        assert "error: no ranking for 2020-01-01: the ranked days run from " in res.output
+        assert "match those filters" not in res.output
+    filtered = runner.invoke(app, ["rank", "--vendor", "Matrox", "--db", str(db)])
+    assert filtered.exit_code == 0 and "No ranked GPUs match those filters." in filtered.output
+    empty = tmp_path / "empty.duckdb"
+    open_database(empty).close()
+    res = runner.invoke(app, ["rank", "--db", str(empty)])
+    assert res.exit_code == 2 and "error: nothing is ranked yet: `gpuvalue run` ranks today" in res.output
