@@ -16,7 +16,7 @@ import typer
 from rich.table import Table
 
 from gpuvalue.flows.cli_app import (
-    DbOpt, _check_db_path, _fail, _memory_format, _jsonable, _parse_date, _print_table, _reader, _reader_error,
+    NOTHING_RANKED, DbOpt, _check_db_path, _fail, _memory_format, _jsonable, _parse_date, _print_table, _reader, _reader_error,
     _settings, _write_json_lines, app, err, out,
 )
 from gpuvalue.models.perf_label import is_low_confidence, is_rocm
@@ -290,7 +290,7 @@ def rank(
         con.close()
     # No row because no ranking, not because of the filters: say which, as `export` does.
     if not rows and not days:
-        _fail("nothing is ranked yet: `gpuvalue run` ranks today (`gpuvalue run --replay`, the recorded pages)")
+        _fail(NOTHING_RANKED)
     if not rows and as_of is not None and as_of not in days:
         _fail(f"no ranking for {as_of.isoformat()}: the ranked days run from {days[0].isoformat()} to "
               f"{days[-1].isoformat()} ({len(days)} day{'' if len(days) == 1 else 's'})")

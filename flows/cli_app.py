@@ -62,6 +62,10 @@ def _check_db_path(path: Path) -> None:
         _fail(f"the database path {path} is inside {folder}, which is not a directory (--db or GPUVALUE_DB)")
 
 
+# What `rank` and `recommend` say on a warehouse with no ranking yet (not "nothing matches").
+NOTHING_RANKED = "nothing is ranked yet: `gpuvalue run` ranks today (`gpuvalue run --replay`, the recorded pages)"
+
+
 def _fail(message: str, code: int = 2):
     from rich.markup import escape
 

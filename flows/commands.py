@@ -14,7 +14,7 @@ import typer
 
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.flows.cli_app import (
-    DbOpt, _fail, _print_table, _reader, _settings, _write_json_lines, app, err, import_app, out,
+    NOTHING_RANKED, DbOpt, _fail, _print_table, _reader, _settings, _write_json_lines, app, err, import_app, out,
 )
 
 
@@ -151,6 +151,9 @@ def perf(
         cols = ["model", "relative_perf", "source", "method", "reference", "precision"]
     finally:
         con.close()
+    if not has_any:
+        _fail(f"no {'estimated ' if estimate else ''}{precision} performance figures yet: `gpuvalue run` loads the "
+              "benchmarks and estimates every card (`gpuvalue run --replay`, the recorded pages)")
     if has_any and not has_reference:
         _fail(f"the reference GPU {settings.reference_gpu!r} has no {precision} figure; "
               "set GPUVALUE_REFERENCE_GPU to a catalog model name")
@@ -411,6 +414,8 @@ def recommend(
         scaling = scaling_efficiency(con)
     finally:
         con.close()
+    if not rows:
+        _fail(NOTHING_RANKED)
     rec = make_recommendation(rows, budget_usd=budget, min_memory_gb=min_memory, use_case=use_case,
                               kwh_price=kwh_price, hours_per_day=hours_per_day, gpus=gpus, scaling=scaling,
                               view=view)
