@@ -14,6 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from gpuvalue.flows.cli_app import (
     NOTHING_RANKED, DbOpt, _check_db_path, _fail, _memory_format, _jsonable, _parse_date, _print_table, _reader, _reader_error,
@@ -227,7 +228,7 @@ def _print_summary(summary) -> None:
     for c in ("source", "status", "rows", "note"):
         t.add_column(c, overflow="fold")
     for name, o in summary.outcomes.items():
-        t.add_row(name, o.status, str(o.rows), o.note(160))
+        t.add_row(name, o.status, str(o.rows), Text(o.note(160)))  # a warning quotes pages: no markup
     err.print(t)
     err.print(f"catalog: {summary.catalog_models} models; {summary.spec_conflicts} spec conflicts between sources "
               "(kept the higher-precedence value; see table spec_conflicts)")

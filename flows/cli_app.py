@@ -19,6 +19,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 app = typer.Typer(
     name="gpuvalue",
@@ -31,8 +32,10 @@ import_app = typer.Typer(help="Import historical data (e.g. sold listings from a
 app.add_typer(import_app, name="import")
 
 # Outside a terminal (pipes, cron mail, CI logs) a wide table reads better than a folded one.
-out = Console(width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+# No emoji codes: names and titles users give (a source "import:x", a title "RTX :fire: 3090") are
+# printed as written, never turned into pictures.
+out = Console(width=None if sys.stdout.isatty() else 160, emoji=False)
+err = Console(stderr=True, width=None if sys.stderr.isatty() else 160, emoji=False)
 
 DbOpt = Annotated[Optional[Path], typer.Option("--db", help="DuckDB file (default data/gpuvalue.duckdb, or $GPUVALUE_DB).")]
 
@@ -143,7 +146,8 @@ def _print_table(cols: list[str], rows: list[tuple], title: str | None = None,
         t.add_column(c, overflow="fold")
         specs.append((formats or {}).get(c) or _column_format([r[i] for r in rows]))
     for r in rows:
-        t.add_row(*[_fmt(v, spec) for v, spec in zip(r, specs)])
+        # Text, not a string: a cell holds data (a title "[h] 3080 [/w] ..."), never rich markup.
+        t.add_row(*[Text(_fmt(v, spec)) for v, spec in zip(r, specs)])
     out.print(t)
 
 

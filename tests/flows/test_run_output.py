@@ -103,6 +103,21 @@ def test_sql_tables_format_each_column_alike(tmp_path):
     assert rows == [["8", "0.50", "1.250"], ["16", "12.25", "0.125"]]
 
 
+def test_data_is_printed_as_written_never_as_markup_or_emoji(tmp_path):
+    """A listing title or a source name is data: "[/w]" once raised rich's MarkupError (a traceback),
+    "[bold]" vanished, and a source named "import:x" printed as "import❌"."""
+    db = tmp_path / "g.duckdb"
+    make_ranking_database(db).close()
+    res = runner.invoke(app, ["sql", "--db", str(db), "SELECT '[h] 3080 [/w] cash' AS title, '[bold]b' AS u, "
+                                                      "'RTX :fire: 3090' AS v"])
+    assert res.exit_code == 0, res.output
+    assert _table_cells(res.output, "title") == [["[h] 3080 [/w] cash", "[bold]b", "RTX :fire: 3090"]]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b\n1,2\n", encoding="utf-8")
+    res = runner.invoke(app, ["import", "listings", str(bad), "--source", "x", "--db", str(db)])
+    assert res.exit_code != 0 and "import:x: cannot parse" in res.output and "\u274c" not in res.output
+
+
 def test_a_source_with_many_warnings_shows_the_first_and_how_many_more(monkeypatch, warehouse):
     warnings = tuple(f"ebay-browse: search {i} not recorded, skipped" for i in range(1, 13))
     res = _invoke_run(monkeypatch, warehouse, replay=True, warnings=warnings)
