@@ -43,6 +43,8 @@ def gpus(
                 rows = gpu_rows(con, model=found.model)
     finally:
         con.close()
+    if query is None and not rows:
+        _fail("the catalog is empty: `gpuvalue run` loads the specs (`gpuvalue run --replay`, the recorded pages)")
     if query is not None and not rows:
         _fail(f"no GPU matches {query!r} ({reason}); `gpuvalue gpus` lists the catalog", code=1)
     if as_json:

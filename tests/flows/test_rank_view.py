@@ -108,7 +108,7 @@ def test_a_day_without_a_ranking_or_an_empty_warehouse_says_so_not_that_filters_
     assert res.exit_code == 2 and "error: nothing is ranked yet: `gpuvalue run` ranks today" in res.output
 
 
-def test_recommend_and_perf_on_a_warehouse_with_nothing_yet_say_how_to_fill_it(tmp_path):
+def test_recommend_perf_and_gpus_on_a_warehouse_with_nothing_yet_say_how_to_fill_it(tmp_path):
     from gpuvalue.warehouse.db import open_database
 
     empty = tmp_path / "empty.duckdb"
@@ -117,3 +117,5 @@ def test_recommend_and_perf_on_a_warehouse_with_nothing_yet_say_how_to_fill_it(t
     assert res.exit_code == 2 and "error: nothing is ranked yet: `gpuvalue run` ranks today" in res.output
     res = runner.invoke(app, ["perf", "--db", str(empty)])
     assert res.exit_code == 2 and "error: no fp16 performance figures yet: `gpuvalue run` loads" in res.output
+    res = runner.invoke(app, ["gpus", "--db", str(empty)])
+    assert res.exit_code == 2 and "error: the catalog is empty: `gpuvalue run` loads the specs" in res.output
