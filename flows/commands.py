@@ -398,10 +398,13 @@ def recommend(
             _fail("--hours-per-week answers rent or buy for one card; leave out --hours-per-day and --gpus")
         from gpuvalue.flows.rent_cli import rent_or_buy_command
 
+        # The memory floor `recommend` uses: --min-memory, else GPUVALUE_MIN_MEMORY_GB; a use case's minimum on top.
         floor = USE_CASES[use_case].min_memory_gb if use_case else None
+        base = min_memory if min_memory is not None else _settings(db).min_memory_gb
         rent_or_buy_command(budget=budget, hours_per_week=hours_per_week, kwh_price=kwh_price,
-                            min_memory=max((m for m in (min_memory, floor) if m is not None), default=None),
-                            include_modules=include_modules, db=db)
+                            min_memory=max((m for m in (base, floor) if m is not None), default=None),
+                            include_modules=include_modules, include_passive=include_passive,
+                            include_legacy=include_legacy, db=db)
         return
     if (kwh_price is None) != (hours_per_day is None):
         _fail("--kwh-price and --hours-per-day go together")

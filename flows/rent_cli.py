@@ -81,8 +81,14 @@ def _name(row: dict) -> str:
 
 
 def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: float | None, kwh_price: float | None,
-                        include_modules: bool, db: Path | None) -> None:
-    """`recommend --budget B --hours-per-week H`: buy the best used card or rent the best cloud card."""
+                        include_modules: bool, include_passive: bool = False, include_legacy: bool = False,
+                        db: Path | None) -> None:
+    """`recommend --budget B --hours-per-week H`: buy the best used card or rent the best cloud card.
+
+    The used cards are those `recommend` considers (the buyer view: at least ``min_memory`` GB, run by
+    the default PyTorch builds, no passive card or module unless asked), and the answer says how many it
+    left out and why."""
+    from gpuvalue.models.buyer_view import BuyerView, hidden_because, hidden_summary
     from gpuvalue.models.rent_vs_buy import Assumptions, format_rent_or_buy, rent_or_buy
     from gpuvalue.warehouse.queries import ranking_rows
     from gpuvalue.warehouse.rental import rent_ranking_rows
@@ -103,6 +109,12 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
     if not rental:
         _fail("no rental prices in the warehouse: a run with the rental sources (skypilot-catalog, fsdl-cloud-gpus) "
               "loads them", code=1)
-    answer = rent_or_buy(used, rental, budget_usd=budget, assumptions=assumptions, min_memory_gb=min_memory,
-                         desktop_only=not include_modules)
+    view = BuyerView(min_memory_gb=min_memory, include_legacy=include_legacy, include_passive=include_passive,
+                     include_modules=include_modules)
+    shown = [row for row in used if hidden_because(row, view) is None]
+    answer = rent_or_buy(shown, rental, budget_usd=budget, assumptions=assumptions, min_memory_gb=min_memory,
+                         desktop_only=not include_modules, include_legacy=include_legacy)
+    left_out = hidden_summary(used, view)
+    if left_out:
+        answer.notes.append(left_out.replace("hidden:", "left out", 1))
     out.print(format_rent_or_buy(answer, rental[0]["reference_gpu"]), highlight=False, markup=False, soft_wrap=True)

@@ -206,8 +206,9 @@ class RentOrBuy:
     rent_over_budget: Option | None = None  # the best rent when none fits the budget: the break-even is against it
 
 
-def _usable(row: dict[str, Any], min_memory_gb: float | None) -> bool:
-    if row.get("framework_supported") is False:
+def _usable(row: dict[str, Any], min_memory_gb: float | None, *, legacy_ok: bool = False) -> bool:
+    """``legacy_ok``: a card only the legacy PyTorch builds run counts too (`--include-legacy`)."""
+    if row.get("framework_supported") is False and not (legacy_ok and row.get("framework_support") == "legacy"):
         return False
     if not row.get("relative_perf") or row["relative_perf"] <= 0:
         return False
@@ -221,7 +222,8 @@ def _when(day: Any) -> str:
 
 
 def buy_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *,
-                min_memory_gb: float | None = None, desktop_only: bool = True) -> list[Option]:
+                min_memory_gb: float | None = None, desktop_only: bool = True,
+                include_legacy: bool = False) -> list[Option]:
     """Used cards (ranking rows) within budget: recently priced cards first, then those with older
     prices (the ranking's tiers, ``warehouse/sql/ranking.sql``), each cheapest reference hour first.
 
@@ -230,7 +232,7 @@ def buy_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *
     found = []
     for row in rows:
         price = row.get("price_usd")
-        if not _usable(row, min_memory_gb) or not price or price <= 0 or price > budget_usd:
+        if not _usable(row, min_memory_gb, legacy_ok=include_legacy) or not price or price <= 0 or price > budget_usd:
             continue
         if desktop_only and row.get("desktop_usable") is False:
             continue
@@ -263,7 +265,8 @@ def rent_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, 
 
 
 def rent_or_buy(used_rows: list[dict[str, Any]], rental_rows: list[dict[str, Any]], *, budget_usd: float,
-                assumptions: Assumptions, min_memory_gb: float | None = None, desktop_only: bool = True) -> RentOrBuy:
+                assumptions: Assumptions, min_memory_gb: float | None = None, desktop_only: bool = True,
+                include_legacy: bool = False) -> RentOrBuy:
     """Buy the used card with the cheapest reference hour within budget (among the recently priced ones
     when any fits, see ``buy_options``), or rent the card with the cheapest reference hour whose cost over
     the holding period fits the same budget: whichever costs less per reference-card hour at the assumed
@@ -271,7 +274,8 @@ def rent_or_buy(used_rows: list[dict[str, Any]], rental_rows: list[dict[str, Any
     if not (math.isfinite(budget_usd) and budget_usd > 0):
         raise ValueError("budget_usd must be positive")
     a = assumptions
-    buys = buy_options(used_rows, budget_usd, a, min_memory_gb=min_memory_gb, desktop_only=desktop_only)
+    buys = buy_options(used_rows, budget_usd, a, min_memory_gb=min_memory_gb, desktop_only=desktop_only,
+                       include_legacy=include_legacy)
     rents = rent_options(rental_rows, budget_usd, a, min_memory_gb=min_memory_gb)
     buy = buys[0] if buys else None
     rent = rents[0] if rents else None

@@ -120,3 +120,27 @@ def test_recommend_without_the_flag_is_unchanged(db):
     assert res.exit_code == 0, res.output
     assert res.stdout.startswith("Budget $900") and "\n1. " in res.stdout
     assert "Answer:" not in res.stdout and "Break-even" not in res.stdout
+
+
+def test_rent_or_buy_considers_the_used_cards_recommend_does_and_says_what_it_left_out(db):
+    """As `recommend`'s help says: at least 6 GB (GPUVALUE_MIN_MEMORY_GB), no passive card unless asked."""
+    import duckdb
+
+    def bought(*flags: str) -> str:
+        res = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "20", *flags, "--db", str(db)])
+        assert res.exit_code == 0, res.output
+        return res.stdout
+
+    assert "Answer: buy GeForce RTX 2080 Ti used." in bought()
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE ranking_daily SET passive = true WHERE model = 'GeForce RTX 2080 Ti'")
+    con.close()
+    hidden = bought()
+    assert "Buy:  GeForce RTX 2080 Ti" not in hidden and "passive: needs a fan kit (--include-passive)" in hidden
+    assert "Buy:  GeForce RTX 2080 Ti at $300" in bought("--include-passive")
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE ranking_daily SET passive = false, memory_gb = 4 WHERE model = 'GeForce RTX 2080 Ti'")
+    con.close()
+    small = bought()
+    assert "Buy:  GeForce RTX 2080 Ti" not in small and "under 6 GB (--min-memory)" in small
+    assert "Buy:  GeForce RTX 2080 Ti at $300" in bought("--min-memory", "4")

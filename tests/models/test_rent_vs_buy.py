@@ -182,6 +182,16 @@ def test_a_recently_priced_card_is_bought_before_one_whose_older_price_looks_che
     assert not [n for n in only_old.notes if "older price" in n]
 
 
+def test_a_legacy_only_card_is_bought_only_when_asked_and_an_unsupported_one_never():
+    legacy = {**used("Tesla V100 PCIe 16 GB", 300, 0.9, framework=False), "framework_support": "legacy"}
+    unsupported = {**used("Tesla K80", 50, 0.2, framework=False), "framework_support": "none"}
+    assert buy_options([legacy, unsupported], 1000, DEFAULT) == []
+    assert [o.model for o in buy_options([legacy, unsupported], 1000, DEFAULT, include_legacy=True)] == [
+        "Tesla V100 PCIe 16 GB"]
+    answer = rent_or_buy([legacy], RENTED, budget_usd=1000, assumptions=DEFAULT, include_legacy=True)
+    assert answer.buy.model == "Tesla V100 PCIe 16 GB"
+
+
 def test_unknown_board_power_is_said_not_hidden():
     r = rent_or_buy([used("Mystery", 500, 1.0, tdp=None)], RENTED, budget_usd=600, assumptions=DEFAULT)
     assert any("board power is unknown" in n for n in r.notes)
