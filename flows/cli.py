@@ -159,6 +159,8 @@ def run(
     try:
         ranked = ranking_rows(con, as_of=summary.as_of, top=top, view=view)
         hidden = hidden_summary(ranking_rows(con, as_of=summary.as_of, top=None, desktop_only=False), view)
+        if hidden:  # the flags are rank's, not run's
+            hidden += "; `gpuvalue rank` with those flags shows them"
     finally:
         con.close()
     replayed = " (replay of recorded pages)" if summary.replay else ""

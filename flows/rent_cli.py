@@ -114,7 +114,7 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
     shown = [row for row in used if hidden_because(row, view) is None]
     answer = rent_or_buy(shown, rental, budget_usd=budget, assumptions=assumptions, min_memory_gb=min_memory,
                          desktop_only=not include_modules, include_legacy=include_legacy)
-    left_out = hidden_summary(used, view)
+    left_out = hidden_summary(used, view, unavailable=("--all",))  # recommend has no --all
     if left_out:
         answer.notes.append(left_out.replace("hidden:", "left out", 1))
     out.print(format_rent_or_buy(answer, rental[0]["reference_gpu"]), highlight=False, markup=False, soft_wrap=True)

@@ -19,7 +19,7 @@ the full ranking. Pure: rows in (dicts with ``ranking_daily`` columns), rows out
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,9 +88,14 @@ def shown_rows(rows: Iterable[Mapping[str, Any]], view: BuyerView) -> list[dict[
     return kept
 
 
-def hidden_summary(rows: Iterable[Mapping[str, Any]], view: BuyerView) -> str | None:
-    """One line: how many ranked cards the view hides, by reason (the flags that show them)."""
-    reasons = Counter(why for why in (hidden_because(r, view) for r in rows) if why is not None)
+def hidden_summary(rows: Iterable[Mapping[str, Any]], view: BuyerView, *,
+                   unavailable: Collection[str] = ()) -> str | None:
+    """One line: how many ranked cards the view hides, by reason (the flags that show them).
+
+    ``unavailable``: flags the command showing the line does not have (`recommend` has no ``--all``:
+    it never offers a card no PyTorch build runs), so the line never suggests them."""
+    reasons = Counter(_without_flags(why, unavailable) for why in (hidden_because(r, view) for r in rows)
+                      if why is not None)
     if not reasons:
         return None
     parts = ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
@@ -105,3 +110,9 @@ def row_notes(row: Mapping[str, Any]) -> list[str]:
     if is_passive(row):
         notes.append(PASSIVE_NOTE)
     return notes
+
+
+def _without_flags(reason: str, unavailable: Collection[str]) -> str:
+    for flag in unavailable:
+        reason = reason.replace(f" ({flag})", "")
+    return reason

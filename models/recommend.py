@@ -253,7 +253,7 @@ def recommend(
         )
 
     usable = [row for row in rows if _usable(row, view)]
-    left_out = hidden_summary(rows, view)
+    left_out = hidden_summary(rows, view, unavailable=("--all",))  # recommend has no --all
     if left_out:
         assumptions.append(left_out.replace("hidden:", "left out", 1))
 

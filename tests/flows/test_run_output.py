@@ -79,6 +79,7 @@ def test_the_ranking_says_why_ranks_are_skipped(monkeypatch, warehouse):
     assert not any(r[1] in MODULES or r[1].startswith("Tesla K80") for r in rows)
     text = " ".join(res.output.split())
     assert "hidden:" in text and "(--include-modules)" in text and "no PyTorch build runs it (--all)" in text
+    assert "; `gpuvalue rank` with those flags shows them." in text  # they are rank's flags, not run's
 
 
 def test_each_column_of_the_ranking_has_one_number_format(monkeypatch, warehouse):

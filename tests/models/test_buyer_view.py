@@ -48,6 +48,10 @@ def test_by_default_only_cards_a_buyer_can_use_numbered_among_themselves():
         "hidden: 7 ranked card(s): 3 legacy PyTorch builds only (--include-legacy), "
         "1 PyTorch support unknown (--all), 1 no PyTorch build runs it (--all), "
         "1 passive: needs a fan kit (--include-passive), 1 under 6 GB (--min-memory)")
+    # `recommend` has no --all: its line never suggests it.
+    assert hidden_summary(ROWS, BuyerView(), unavailable=("--all",)) == (
+        "hidden: 7 ranked card(s): 3 legacy PyTorch builds only (--include-legacy), 1 PyTorch support unknown, "
+        "1 no PyTorch build runs it, 1 passive: needs a fan kit (--include-passive), 1 under 6 GB (--min-memory)")
 
 
 def test_each_flag_shows_its_cards_and_they_say_what_they_need():
