@@ -17,6 +17,7 @@ from typing import Any
 
 import duckdb
 
+from gpuvalue.models.buyer_view import BuyerView, hidden_because
 from gpuvalue.models.rent_vs_buy import HOURS_PER_WEEK, Assumptions, buy_cost_per_reference_hour, buy_options, \
     rent_cost_per_reference_hour
 from gpuvalue.warehouse.report_svg import (
@@ -47,8 +48,10 @@ class Line:
     at_assumed: float
 
 
-def rental_report_data(con: duckdb.DuckDBPyConnection, assumptions: Assumptions | None = None) -> RentalReport | None:
-    """What the rental part of the report shows; None while the warehouse holds no rental prices."""
+def rental_report_data(con: duckdb.DuckDBPyConnection, assumptions: Assumptions | None = None,
+                       view: BuyerView | None = None) -> RentalReport | None:
+    """What the rental part of the report shows; None while the warehouse holds no rental prices.
+    The used cards it may buy are those the rest of the report shows (``view``, default `rank`'s)."""
     from gpuvalue.warehouse.export import ranking_rows
     from gpuvalue.warehouse.rental_export import has_rental_prices, rental_rows
 
@@ -57,7 +60,8 @@ def rental_report_data(con: duckdb.DuckDBPyConnection, assumptions: Assumptions 
     rows = [r for r in rental_rows(con) if r.get("rank")]
     if not rows:
         return None
-    return RentalReport(rows=rows, used=ranking_rows(con), assumptions=assumptions or Assumptions())
+    shown = [r for r in ranking_rows(con) if hidden_because(r, view or BuyerView()) is None]
+    return RentalReport(rows=rows, used=shown, assumptions=assumptions or Assumptions())
 
 
 def _hours_axis() -> list[float]:

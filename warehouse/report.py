@@ -876,15 +876,15 @@ def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None
         history=sql_files.dicts(con, "report_price_history"),
         sources=sources_from_db(con),
         generated_at=generated_at or datetime.now(timezone.utc),
-        rental=_rental_data(con, rent_assumptions),
+        rental=_rental_data(con, rent_assumptions, view or BuyerView()),
         replay=ranking_is_replay(con, rows[0]["as_of"]),
     )
 
 
-def _rental_data(con: duckdb.DuckDBPyConnection, rent_assumptions: Any) -> Any:
+def _rental_data(con: duckdb.DuckDBPyConnection, rent_assumptions: Any, view: BuyerView) -> Any:
     from gpuvalue.warehouse.rental_report import rental_report_data
 
-    return rental_report_data(con, rent_assumptions)
+    return rental_report_data(con, rent_assumptions, view)
 
 
 def shown_ranking(rows: list[dict[str, Any]], view: BuyerView) -> list[dict[str, Any]]:

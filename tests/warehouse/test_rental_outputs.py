@@ -116,6 +116,19 @@ def test_the_report_adds_a_rent_or_buy_chart_and_the_rental_table(con, tmp_path)
     assert wide.find_parent(class_="wide-only") and narrow.find_parent(class_="narrow-only")
 
 
+def test_the_charts_buy_lines_are_cards_the_report_shows(con):
+    """A passive card or one under 6 GB is not in the report's ranking, so it is no buy line either."""
+    from gpuvalue.models.buyer_view import BuyerView
+
+    before = [x.model for x in chart_lines(rental_report_data(con)) if x.action == "buy"]
+    con.execute("UPDATE ranking_daily SET passive = true WHERE model = ?", [before[0]])
+    con.execute("UPDATE ranking_daily SET memory_gb = 4 WHERE model = ?", [before[1]])
+    after = [x.model for x in chart_lines(rental_report_data(con)) if x.action == "buy"]
+    assert before[0] not in after and before[1] not in after and len(after) == BUY_LINES
+    everything = [x.model for x in chart_lines(rental_report_data(con, view=BuyerView.everything())) if x.action == "buy"]
+    assert before[0] in everything and before[1] in everything
+
+
 def test_buy_lines_fall_with_the_hours_and_rent_lines_are_flat(con):
     for line in chart_lines(rental_report_data(con)):
         costs = [c for _, c in line.points]
