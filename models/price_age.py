@@ -60,6 +60,21 @@ def index_price_words(row: Mapping[str, Any]) -> str:
     return f"index price of {index_month(row)} ({index_name(row)}{count})"
 
 
+def price_basis(row: Mapping[str, Any]) -> str:
+    """What a ranked price is, in the words every output uses: ``median of 12 sold``, ``lower quartile
+    of 23 asking``, ``launch price``, or an index price's own words (with its month and source)."""
+    kind, n = row.get("price_kind"), row.get("price_n") or 0
+    if kind == "index":
+        return index_price_words(row)
+    if kind == "launch":
+        return "launch price"
+    if kind == "sold":
+        return f"median of {n} sold"
+    if kind == "asking":
+        return f"lower quartile of {n} asking"
+    return str(kind)
+
+
 def tier_title(tier: str, rows: list[Mapping[str, Any]], comparable_days: int | None = None) -> str:
     """The heading over one tier of a shown ranking, with the dates it spans."""
     dates = sorted(r["price_as_of"] for r in rows if isinstance(r.get("price_as_of"), date))

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from typing import Any
 
-from gpuvalue.models.price_age import index_price_words, is_index_price
+from gpuvalue.models.price_age import is_index_price, price_basis
 from gpuvalue.models.recommend import perf_provenance
 
 WEEKS_PER_MONTH = 365.25 / 12 / 7  # 4.35 weeks
@@ -238,10 +238,10 @@ def buy_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *
             continue
         cost = buy_cost_per_reference_hour(price, row["relative_perf"], row.get("tdp_w"), a)
         stale = ", stale" if row.get("stale") else ""
-        if is_index_price(row):  # somebody else's monthly average: named, with its month, as everywhere
-            basis = f"{index_price_words(row)}{stale}"
-        else:
-            basis = f"{row.get('price_kind')} price, n={row.get('price_n')}, {_when(row.get('price_as_of'))}{stale}"
+        if is_index_price(row):  # somebody else's monthly average: its words name its month and source
+            basis = f"{price_basis(row)}{stale}"
+        else:  # as rank, the report and the feed name it: "lower quartile of 23 asking, 2025-11-25"
+            basis = f"{price_basis(row)}, {_when(row.get('price_as_of'))}{stale}"
         found.append(Option("buy", row["model"], row["relative_perf"], cost, price, basis, used_price_usd=price,
                             tdp_w=row.get("tdp_w"), memory_gb=row.get("memory_gb"), speed=perf_provenance(row),
                             older=row.get("price_tier") == "older"))

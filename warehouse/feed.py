@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 from gpuvalue.models.buyer_view import BuyerView, hidden_because, shown_rows
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
-from gpuvalue.models.price_age import index_price_words
+from gpuvalue.models.price_age import price_basis
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import ExportError, write_text_atomic
@@ -43,22 +43,12 @@ def format_usd(value: float) -> str:
 
 def describe_price(row: dict[str, Any]) -> str:
     """Where a price comes from, in words: the number alone would overstate its certainty."""
-    kind = row.get("price_kind")
-    n = row.get("price_n") or 0
-    if kind == "launch":
-        basis = "launch price"
-    elif kind == "sold":
-        basis = f"median of {n} sold"
-    elif kind == "asking":
-        basis = f"lower quartile of {n} asking"
-    elif kind == "index":
-        return index_price_words(row) + (", stale" if row.get("stale") else "")
-    else:
-        basis = str(kind)
+    stale = ", stale" if row.get("stale") else ""
+    if row.get("price_kind") == "index":  # its month is in its words
+        return f"{price_basis(row)}{stale}"
     dated = row.get("price_as_of")
     when = f", {dated.isoformat()}" if isinstance(dated, date) else ""
-    stale = ", stale" if row.get("stale") else ""
-    return f"{basis}{when}{stale}"
+    return f"{price_basis(row)}{when}{stale}"
 
 
 def _day_start(day: date) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 from gpuvalue.models.buyer_view import BuyerView, shown_rows
 from gpuvalue.models.perf_label import perf_source_label
-from gpuvalue.models.price_age import index_price_words
+from gpuvalue.models.price_age import price_basis
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export import attribution_lines, ranking_is_replay, ranking_rows, sources_from_db
@@ -95,12 +95,9 @@ def unusable_reason(row: dict[str, Any]) -> str | None:
 
 
 def price_words(row: dict[str, Any]) -> str:
-    kind = row["price_kind"]
-    if kind == "index":
-        return index_price_words(row) + (" (stale)" if row.get("stale") else "")
-    basis = {"launch": "launch price", "sold": f"median of {row['price_n']} sold",
-             "asking": f"lower quartile of {row['price_n']} asking"}.get(kind, str(kind))
-    return f"{basis}, {row['price_as_of'].isoformat()}" + (" (stale)" if row.get("stale") else "")
+    if row["price_kind"] == "index":  # its month is in its words
+        return price_basis(row) + (" (stale)" if row.get("stale") else "")
+    return f"{price_basis(row)}, {row['price_as_of'].isoformat()}" + (" (stale)" if row.get("stale") else "")
 
 
 # The price each kind is, in words: a chart never plots a price without saying which.

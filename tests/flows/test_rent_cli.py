@@ -82,7 +82,7 @@ def test_recommend_with_hours_per_week_answers_rent_or_buy_with_the_break_even(d
     light = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "5", "--db", str(db)])
     assert light.exit_code == 0, light.output
     assert "Answer: rent GeForce RTX 3090 on vast." in light.stdout
-    assert "Buy:  GeForce RTX 2080 Ti at $300 (sold price, n=18, 2024-05-08)" in light.stdout
+    assert "Buy:  GeForce RTX 2080 Ti at $300 (median of 18 sold, 2024-05-08)" in light.stdout
     assert "Break-even: buying the GeForce RTX 2080 Ti costs less than renting the GeForce RTX 3090 from 14.6 h a week." \
         in light.stdout
     assert "kept 24 months" in light.stdout and "$0.15/kWh" in light.stdout and "5 h of training a week" in light.stdout

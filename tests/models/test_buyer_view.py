@@ -12,7 +12,7 @@ from gpuvalue.models.buyer_view import (
     shown_rows,
     support_level,
 )
-from gpuvalue.models.price_age import age_words, index_price_words, tier_title, tiers_note
+from gpuvalue.models.price_age import age_words, index_price_words, price_basis, tier_title, tiers_note
 
 
 def row(rank, model, memory=24.0, support="current", desktop=True, passive=False, **extra):
@@ -87,6 +87,9 @@ def test_price_ages_and_index_prices_are_named():
         "index price of 2023-10 (Other index, average of 765 sold)")
     assert index_price_words({**index, "price_n": 0, "price_source": "other-index", "price_source_label": None}) == (
         "index price of 2023-10 (other-index, monthly average of sold cards)")
+    assert [price_basis({"price_kind": k, "price_n": 7}) for k in ("sold", "asking", "launch")] == [
+        "median of 7 sold", "lower quartile of 7 asking", "launch price"]
+    assert price_basis(index) == index_price_words(index)
     recent = [{"price_as_of": date(2025, 11, 25), "price_tier": "recent", "price_age_days": 370}]
     older = [{"price_as_of": date(2023, 10, 1), "price_tier": "older", "price_age_days": 1156},
              {"price_as_of": date(2024, 1, 17), "price_tier": "older", "price_age_days": 1048}]

@@ -175,7 +175,7 @@ def test_a_recently_priced_card_is_bought_before_one_whose_older_price_looks_che
     assert answer.buy.model == "GeForce RTX 3090" and not answer.buy.older
     assert buy_options([old, recent], 1000, DEFAULT)[1].usd_per_reference_hour < answer.buy.usd_per_reference_hour
     (note,) = [n for n in answer.notes if "older price" in n]
-    assert note.startswith("the GeForce RTX 3080 would cost less per hour at its older price ($300, sold price, n=12, "
+    assert note.startswith("the GeForce RTX 3080 would cost less per hour at its older price ($300, median of 12 sold, "
                            "2023-10-01, stale)")
     only_old = rent_or_buy([old, recent], RENTED, budget_usd=500, assumptions=DEFAULT)
     assert only_old.buy.model == "GeForce RTX 3080" and only_old.buy.older
@@ -200,7 +200,7 @@ def test_unknown_board_power_is_said_not_hidden():
 def test_the_printed_answer_names_both_options_the_break_even_and_the_assumptions():
     text = format_rent_or_buy(rent_or_buy(USED, RENTED, budget_usd=1000, assumptions=DEFAULT), "GeForce RTX 3090")
     assert "Answer: rent GeForce RTX 3090 on vast." in text
-    assert "Buy:  GeForce RTX 3090 at $700 (sold price, n=12, 2026-11-20)" in text
+    assert "Buy:  GeForce RTX 3090 at $700 (median of 12 sold, 2026-11-20)" in text
     assert "Rent: GeForce RTX 3090 at $0.20/GPU-hour on vast" in text and "measured (lambda-pytorch-2024)" in text
     assert "Break-even: buying the GeForce RTX 3090 costs less than renting the GeForce RTX 3090 from 22.7 h a week." in text
     assert "kept 24 months" in text and "50%" in text and "$0.15/kWh" in text and "10 h of training a week" in text
