@@ -377,7 +377,8 @@ def recommend(
     With --hours-per-week: whether to buy a used card or rent a cloud one for that much training, and from how many hours a week buying is cheaper.
     """
     from gpuvalue.models.buyer_view import BuyerView
-    from gpuvalue.models.recommend import USE_CASES, format_recommendation, recommend as make_recommendation
+    from gpuvalue.models.recommend import USE_CASES, format_recommendation, recommend as make_recommendation, \
+        use_case_floor_words
     from gpuvalue.warehouse.queries import ranking_rows
 
     if use_case is not None and use_case not in USE_CASES:
@@ -399,12 +400,14 @@ def recommend(
         from gpuvalue.flows.rent_cli import rent_or_buy_command
 
         # The memory floor `recommend` uses: --min-memory, else GPUVALUE_MIN_MEMORY_GB; a use case's minimum on top.
-        floor = USE_CASES[use_case].min_memory_gb if use_case else None
+        preset = USE_CASES[use_case] if use_case else None
+        floor = preset.min_memory_gb if preset else None
         base = min_memory if min_memory is not None else _settings(db).min_memory_gb
         rent_or_buy_command(budget=budget, hours_per_week=hours_per_week, kwh_price=kwh_price,
                             min_memory=max((m for m in (base, floor) if m is not None), default=None),
                             include_modules=include_modules, include_passive=include_passive,
-                            include_legacy=include_legacy, db=db)
+                            include_legacy=include_legacy, db=db,
+                            memory_why=use_case_floor_words(use_case) if use_case else None)
         return
     if (kwh_price is None) != (hours_per_day is None):
         _fail("--kwh-price and --hours-per-day go together")

@@ -82,7 +82,7 @@ def _name(row: dict) -> str:
 
 def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: float | None, kwh_price: float | None,
                         include_modules: bool, include_passive: bool = False, include_legacy: bool = False,
-                        db: Path | None) -> None:
+                        memory_why: str | None = None, db: Path | None) -> None:
     """`recommend --budget B --hours-per-week H`: buy the best used card or rent the best cloud card.
 
     The used cards are those `recommend` considers (the buyer view: at least ``min_memory`` GB, run by
@@ -114,6 +114,8 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
     shown = [row for row in used if hidden_because(row, view) is None]
     answer = rent_or_buy(shown, rental, budget_usd=budget, assumptions=assumptions, min_memory_gb=min_memory,
                          desktop_only=not include_modules, include_legacy=include_legacy)
+    if memory_why:  # a use case's floor, said as `recommend` says it
+        answer.notes.insert(0, memory_why)
     left_out = hidden_summary(used, view, unavailable=("--all",))  # recommend has no --all
     if left_out:
         answer.notes.append(left_out.replace("hidden:", "left out", 1))

@@ -35,6 +35,12 @@ USE_CASES: dict[str, UseCase] = {
     "llm": UseCase(24, "fp16", "LoRA fine-tuning of 7B models in 16-bit, or QLoRA of 13B models, needs 24 GB"),
 }
 
+def use_case_floor_words(use_case: str) -> str:
+    """Why a use case asks for its memory: every answer for a use case says it."""
+    preset = USE_CASES[use_case]
+    return f"{use_case}: at least {preset.min_memory_gb:g} GB because {preset.why}"
+
+
 STRETCH_BUDGET = 1.25  # "a bit more money": up to 25% over budget
 MEANINGFULLY_FASTER = 1.15  # at least 15% more throughput, or it is not worth mentioning
 DATA_PARALLEL_ADDED_GPU = 0.9  # assumed: each added GPU adds 90% of one card (data parallel)
@@ -236,7 +242,7 @@ def recommend(
     min_memory = max(floors) if floors else None
     view = replace(view, min_memory_gb=min_memory)
     if preset:
-        assumptions.append(f"{use_case}: at least {preset.min_memory_gb:g} GB because {preset.why}")
+        assumptions.append(use_case_floor_words(use_case))
         precisions = {row.get("perf_precision") for row in rows}
         if preset.precision in precisions:
             rows = [row for row in rows if row.get("perf_precision") == preset.precision]

@@ -144,3 +144,11 @@ def test_rent_or_buy_considers_the_used_cards_recommend_does_and_says_what_it_le
     small = bought()
     assert "Buy:  GeForce RTX 2080 Ti" not in small and "under 6 GB (--min-memory)" in small
     assert "Buy:  GeForce RTX 2080 Ti at $300" in bought("--min-memory", "4")
+
+
+def test_rent_or_buy_for_a_use_case_says_why_it_asks_for_that_memory(db):
+    res = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "20", "--use-case", "nlp",
+                              "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert "Note: nlp: at least 16 GB because fine-tuning BERT-large" in res.stdout
+    assert "under 16 GB (--min-memory)" in " ".join(res.stdout.split())
