@@ -18,6 +18,7 @@ the full ranking. Pure: rows in (dicts with ``ranking_daily`` columns), rows out
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
@@ -116,3 +117,8 @@ def _without_flags(reason: str, unavailable: Collection[str]) -> str:
     for flag in unavailable:
         reason = reason.replace(f" ({flag})", "")
     return reason
+
+
+def reason_without_flag(reason: str) -> str:
+    """A reason for a reader who runs no command (the feed): without the flag that would show the card."""
+    return re.sub(r" \(--[a-z-]+\)$", "", reason)

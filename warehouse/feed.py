@@ -16,7 +16,7 @@ from html import escape
 from typing import Any
 
 import duckdb
-from gpuvalue.models.buyer_view import BuyerView, hidden_because, shown_rows
+from gpuvalue.models.buyer_view import BuyerView, hidden_because, reason_without_flag, shown_rows
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.models.price_age import price_basis
 from gpuvalue.models.perf_label import perf_source_label
@@ -134,7 +134,9 @@ def hidden_note(rows: list[dict[str, Any]], shown: list[dict[str, Any]], view: B
     hidden = sorted((r for r in rows if r["rank"] < last and r["model"] not in shown_models), key=lambda r: r["rank"])
     if not hidden:
         return None
-    names = "; ".join(f"{r['model']} (#{r['rank']}, {hidden_because(r, view) or 'not shown'})" for r in hidden)
+    # A feed reader runs no command: the reason without the flag that would show the card.
+    names = "; ".join(f"{r['model']} (#{r['rank']}, {reason_without_flag(hidden_because(r, view) or 'not shown')})"
+                      for r in hidden)
     count = f"{len(hidden)} card{'s' if len(hidden) != 1 else ''}"
     return (f"Not shown, and not counted in the numbers above: {count} of the full ranking: {names}. "
             "The full ranking (ranking.json) lists them.")

@@ -45,7 +45,7 @@ def test_one_item_per_ranking_day_with_the_top_ten_and_their_price_dates(feed):
         "1. GeForce RTX 2080 Ti: $300 (median of 18 sold, 2024-05-08), 2.27 perf per $1k, perf 0.68x (lambda-tf-2021)"
     )
     assert latest[-1] == ("Not shown, and not counted in the numbers above: 1 card of the full ranking: "
-                          "Tesla K80 (#1, no PyTorch build runs it (--all)). The full ranking (ranking.json) lists them.")
+                          "Tesla K80 (#1, no PyTorch build runs it). The full ranking (ranking.json) lists them.")
     assert "<ol><li><strong>GeForce RTX 2080 Ti</strong>" in daily[0]["content_html"]
 
 
