@@ -88,7 +88,7 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
     The used cards are those `recommend` considers (the buyer view: at least ``min_memory`` GB, run by
     the default PyTorch builds, no passive card or module unless asked), and the answer says how many it
     left out and why."""
-    from gpuvalue.models.buyer_view import BuyerView, hidden_because, hidden_summary
+    from gpuvalue.models.buyer_view import BuyerView, hidden_because, left_out_summary
     from gpuvalue.models.rent_vs_buy import Assumptions, format_rent_or_buy, rent_or_buy
     from gpuvalue.warehouse.queries import ranking_rows
     from gpuvalue.warehouse.rental import rent_ranking_rows
@@ -116,7 +116,7 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
                          desktop_only=not include_modules, include_legacy=include_legacy)
     if memory_why:  # a use case's floor, said as `recommend` says it
         answer.notes.insert(0, memory_why)
-    left_out = hidden_summary(used, view, unavailable=("--all",))  # recommend has no --all
+    left_out = left_out_summary(used, view)
     if left_out:
-        answer.notes.append(left_out.replace("hidden:", "left out", 1))
+        answer.notes.append(left_out)
     out.print(format_rent_or_buy(answer, rental[0]["reference_gpu"]), highlight=False, markup=False, soft_wrap=True)

@@ -95,7 +95,7 @@ def hidden_summary(rows: Iterable[Mapping[str, Any]], view: BuyerView, *,
 
     ``unavailable``: flags the command showing the line does not have (`recommend` has no ``--all``:
     it never offers a card no PyTorch build runs), so the line never suggests them."""
-    reasons = Counter(_without_flags(why, unavailable) for why in (hidden_because(r, view) for r in rows)
+    reasons = Counter(without_flags(why, unavailable) for why in (hidden_because(r, view) for r in rows)
                       if why is not None)
     if not reasons:
         return None
@@ -113,12 +113,18 @@ def row_notes(row: Mapping[str, Any]) -> list[str]:
     return notes
 
 
-def _without_flags(reason: str, unavailable: Collection[str]) -> str:
-    for flag in unavailable:
+def left_out_summary(rows: Iterable[Mapping[str, Any]], view: BuyerView) -> str | None:
+    """The hidden-cards line as `recommend` (and its rent-or-buy answer) says it: "left out ...", never
+    suggesting ``--all``, which it lacks (it never offers a card no PyTorch build runs)."""
+    hidden = hidden_summary(rows, view, unavailable=("--all",))
+    return hidden.replace("hidden:", "left out", 1) if hidden else None
+
+
+def without_flags(reason: str, flags: Collection[str] | None = None) -> str:
+    """A hidden card's reason without the named flags' hints, or without any (``None``: for a reader
+    who runs no command, such as the feed's)."""
+    if flags is None:
+        return re.sub(r" \(--[a-z-]+\)$", "", reason)
+    for flag in flags:
         reason = reason.replace(f" ({flag})", "")
     return reason
-
-
-def reason_without_flag(reason: str) -> str:
-    """A reason for a reader who runs no command (the feed): without the flag that would show the card."""
-    return re.sub(r" \(--[a-z-]+\)$", "", reason)

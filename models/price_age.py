@@ -75,6 +75,15 @@ def price_basis(row: Mapping[str, Any]) -> str:
     return str(kind)
 
 
+def dated_price_basis(row: Mapping[str, Any]) -> str:
+    """``price_basis`` with the price's date (``median of 12 sold, 2026-11-20``); an index price's words
+    carry its month already."""
+    dated = row.get("price_as_of")
+    if is_index_price(row) or not isinstance(dated, date):
+        return price_basis(row)
+    return f"{price_basis(row)}, {dated.isoformat()}"
+
+
 def tier_title(tier: str, rows: list[Mapping[str, Any]], comparable_days: int | None = None) -> str:
     """The heading over one tier of a shown ranking, with the dates it spans."""
     dates = sorted(r["price_as_of"] for r in rows if isinstance(r.get("price_as_of"), date))

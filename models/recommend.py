@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
-from gpuvalue.models.buyer_view import BuyerView, hidden_because, hidden_summary, row_notes
+from gpuvalue.models.buyer_view import BuyerView, hidden_because, left_out_summary, row_notes
 from gpuvalue.models.memory_class import memory_class
 from gpuvalue.models.perf_label import is_low_confidence, perf_source_label
 from gpuvalue.models.price_age import age_words, index_price_words, is_index_price, tiers_note
@@ -34,6 +34,7 @@ USE_CASES: dict[str, UseCase] = {
     "nlp": UseCase(16, "fp16", "fine-tuning BERT-large or 1B-parameter transformers at 512 tokens needs 16 GB"),
     "llm": UseCase(24, "fp16", "LoRA fine-tuning of 7B models in 16-bit, or QLoRA of 13B models, needs 24 GB"),
 }
+
 
 def use_case_floor_words(use_case: str) -> str:
     """Why a use case asks for its memory: every answer for a use case says it."""
@@ -259,9 +260,9 @@ def recommend(
         )
 
     usable = [row for row in rows if _usable(row, view)]
-    left_out = hidden_summary(rows, view, unavailable=("--all",))  # recommend has no --all
+    left_out = left_out_summary(rows, view)
     if left_out:
-        assumptions.append(left_out.replace("hidden:", "left out", 1))
+        assumptions.append(left_out)
 
     def picks_for(count: int) -> list[Pick]:
         return [_pick(row, count, scaling, min_memory, use_case, kwh_price, hours_per_day) for row in usable]

@@ -16,9 +16,9 @@ from html import escape
 from typing import Any
 
 import duckdb
-from gpuvalue.models.buyer_view import BuyerView, hidden_because, reason_without_flag, shown_rows
+from gpuvalue.models.buyer_view import BuyerView, hidden_because, shown_rows, without_flags
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
-from gpuvalue.models.price_age import price_basis
+from gpuvalue.models.price_age import dated_price_basis
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import ExportError, write_text_atomic
@@ -43,12 +43,7 @@ def format_usd(value: float) -> str:
 
 def describe_price(row: dict[str, Any]) -> str:
     """Where a price comes from, in words: the number alone would overstate its certainty."""
-    stale = ", stale" if row.get("stale") else ""
-    if row.get("price_kind") == "index":  # its month is in its words
-        return f"{price_basis(row)}{stale}"
-    dated = row.get("price_as_of")
-    when = f", {dated.isoformat()}" if isinstance(dated, date) else ""
-    return f"{price_basis(row)}{when}{stale}"
+    return dated_price_basis(row) + (", stale" if row.get("stale") else "")
 
 
 def _day_start(day: date) -> str:
@@ -135,7 +130,7 @@ def hidden_note(rows: list[dict[str, Any]], shown: list[dict[str, Any]], view: B
     if not hidden:
         return None
     # A feed reader runs no command: the reason without the flag that would show the card.
-    names = "; ".join(f"{r['model']} (#{r['rank']}, {reason_without_flag(hidden_because(r, view) or 'not shown')})"
+    names = "; ".join(f"{r['model']} (#{r['rank']}, {without_flags(hidden_because(r, view) or 'not shown')})"
                       for r in hidden)
     count = f"{len(hidden)} card{'s' if len(hidden) != 1 else ''}"
     return (f"Not shown, and not counted in the numbers above: {count} of the full ranking: {names}. "

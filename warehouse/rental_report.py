@@ -49,9 +49,11 @@ class Line:
 
 
 def rental_report_data(con: duckdb.DuckDBPyConnection, assumptions: Assumptions | None = None,
-                       view: BuyerView | None = None) -> RentalReport | None:
+                       view: BuyerView | None = None, *, ranked: list[dict[str, Any]] | None = None
+                       ) -> RentalReport | None:
     """What the rental part of the report shows; None while the warehouse holds no rental prices.
-    The used cards it may buy are those the rest of the report shows (``view``, default `rank`'s)."""
+    The used cards it may buy are those the rest of the report shows (``view``, default `rank`'s), of
+    the day's ranking (``ranked``, when the caller has read it already)."""
     from gpuvalue.warehouse.export import ranking_rows
     from gpuvalue.warehouse.rental_export import has_rental_prices, rental_rows
 
@@ -60,7 +62,8 @@ def rental_report_data(con: duckdb.DuckDBPyConnection, assumptions: Assumptions 
     rows = [r for r in rental_rows(con) if r.get("rank")]
     if not rows:
         return None
-    shown = [r for r in ranking_rows(con) if hidden_because(r, view or BuyerView()) is None]
+    used = ranking_rows(con) if ranked is None else ranked
+    shown = [r for r in used if hidden_because(r, view or BuyerView()) is None]
     return RentalReport(rows=rows, used=shown, assumptions=assumptions or Assumptions())
 
 

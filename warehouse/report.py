@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 from gpuvalue.models.buyer_view import BuyerView, shown_rows
 from gpuvalue.models.perf_label import perf_source_label
-from gpuvalue.models.price_age import price_basis
+from gpuvalue.models.price_age import dated_price_basis
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export import attribution_lines, ranking_is_replay, ranking_rows, sources_from_db
@@ -95,9 +95,7 @@ def unusable_reason(row: dict[str, Any]) -> str | None:
 
 
 def price_words(row: dict[str, Any]) -> str:
-    if row["price_kind"] == "index":  # its month is in its words
-        return price_basis(row) + (" (stale)" if row.get("stale") else "")
-    return f"{price_basis(row)}, {row['price_as_of'].isoformat()}" + (" (stale)" if row.get("stale") else "")
+    return dated_price_basis(row) + (" (stale)" if row.get("stale") else "")
 
 
 # The price each kind is, in words: a chart never plots a price without saying which.
@@ -861,8 +859,9 @@ def _rental_sections(data: ReportData) -> list[tuple[str, str, str]]:
 
 def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None = None,
                 rent_assumptions: Any = None, view: BuyerView | None = None) -> ReportData:
+    view = view or BuyerView()
     ranked = ranking_rows(con)
-    rows = shown_ranking(ranked, view or BuyerView())
+    rows = shown_ranking(ranked, view)
     if ranked and not rows:  # every card of the day hidden (too little memory, unsupported, ...)
         raise ExportError(f"nothing to report: none of the {len(ranked)} cards ranked on {ranked[0]['as_of']} "
                           "passes the default filter of `gpuvalue rank`; `gpuvalue rank --all` lists them")
@@ -873,15 +872,16 @@ def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None
         history=sql_files.dicts(con, "report_price_history"),
         sources=sources_from_db(con),
         generated_at=generated_at or datetime.now(timezone.utc),
-        rental=_rental_data(con, rent_assumptions, view or BuyerView()),
+        rental=_rental_data(con, rent_assumptions, view, ranked),
         replay=ranking_is_replay(con, rows[0]["as_of"]),
     )
 
 
-def _rental_data(con: duckdb.DuckDBPyConnection, rent_assumptions: Any, view: BuyerView) -> Any:
+def _rental_data(con: duckdb.DuckDBPyConnection, rent_assumptions: Any, view: BuyerView,
+                 ranked: list[dict[str, Any]]) -> Any:
     from gpuvalue.warehouse.rental_report import rental_report_data
 
-    return rental_report_data(con, rent_assumptions, view)
+    return rental_report_data(con, rent_assumptions, view, ranked=ranked)
 
 
 def shown_ranking(rows: list[dict[str, Any]], view: BuyerView) -> list[dict[str, Any]]:
