@@ -146,6 +146,22 @@ def pytest_collection_modifyitems_long_modules_first(config, items):
     items[:] = [items[i] for i in sorted(range(len(items)), key=place)]
 
 
+# Collection imports no Prefect (about 1.7 s of each test worker's start): a test module imports the
+# flow module, or Prefect, inside the tests that run a flow, so the fast tier, which runs none,
+# never pays for it. Checked by tests/test_tiers.py in every run, from what this process collected.
+PREFECT_IMPORTED_BY: list[str] = []  # the module whose collection imported it first
+COLLECTED: list[bool] = []
+
+
+def pytest_collectreport(report):
+    if not PREFECT_IMPORTED_BY and "prefect" in sys.modules:
+        PREFECT_IMPORTED_BY.append(report.nodeid)
+
+
+def pytest_collection_finish(session):
+    COLLECTED.append(True)
+
+
 def pytest_configure(config):
     """Tell the property tests which tier runs (property_budget), before they are imported; build
     each command-line app once."""

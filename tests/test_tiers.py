@@ -87,3 +87,12 @@ def test_each_command_line_app_is_built_once_and_answers_every_invoke():
 
     assert app in typer.testing._get_command.built
     assert typer.testing._get_command(app) is typer.testing._get_command(app)  # built once, not per call
+
+
+def test_collecting_the_tests_imports_no_prefect():
+    """Importing Prefect is about 1.7 s of each test worker's start; only the tests that run a flow
+    need it, and they import it where they run (tests/conftest.py)."""
+    assert conftest.COLLECTED, "conftest's collection hooks did not run in this module"
+    assert conftest.PREFECT_IMPORTED_BY == [], (
+        f"collecting {conftest.PREFECT_IMPORTED_BY[0]} imported Prefect: import the flow module (or Prefect) "
+        "inside the tests that run it")

@@ -20,7 +20,6 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from gpuvalue.flows import daily
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows.cli import app
 from gpuvalue.scrapers.sources import ebay_browse as eb
@@ -120,6 +119,8 @@ def _runs(db: Path, run_id: str) -> dict[str, tuple]:
 @pytest.fixture(scope="module")
 def faulty_runs(replay_db, tmp_path_factory):
     """Yesterday's replay database, then two live days whose sources meet faults."""
+    from gpuvalue.flows import daily  # here, not at the top: the fast tier imports no Prefect
+
     db = tmp_path_factory.mktemp("faults") / "gpuvalue.duckdb"
     shutil.copy(replay_db, db)
     web = FaultyWeb()

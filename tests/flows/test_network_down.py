@@ -16,7 +16,6 @@ from datetime import date
 import httpx
 import pytest
 
-from gpuvalue.flows import daily
 from gpuvalue.flows import pipeline as P
 from gpuvalue.scrapers.http import PoliteClient, is_unreachable
 
@@ -75,6 +74,8 @@ def test_unreachable_hosts_are_told_apart_from_passing_faults():
 
 
 def test_a_run_without_network_fails_fast_with_one_line_per_source(prefect_harness, tmp_path, monkeypatch, console):
+    from gpuvalue.flows import daily  # here, not at the top: the fast tier imports no Prefect
+
     web = NoNetwork()
     monkeypatch.setattr(P, "make_client", web.make_client)
     monkeypatch.setenv("EBAY_CLIENT_ID", "offline-client-id")

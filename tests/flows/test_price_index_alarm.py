@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from gpuvalue.flows.daily import price_index_alarm_lines
+from gpuvalue.flows.run_report import price_index_alarm_lines
 from gpuvalue.models.price_index import PriceIndexPoint
 from gpuvalue.warehouse.db import open_database
 from gpuvalue.warehouse.price_index import load_price_index

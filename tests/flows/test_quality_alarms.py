@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows.cli import app
-from gpuvalue.flows.daily import _quality_alarms
+from gpuvalue.flows.run_report import quality_alarms
 
 runner = CliRunner()
 TODAY = date(2026, 12, 10)
@@ -44,18 +44,18 @@ def con(tmp_path):
 
 def test_a_normal_day_raises_nothing(con):
     _history(con, "ebay-browse", [(1000, 850), (1100, 900), (950, 800), (1050, 880)])
-    assert _quality_alarms(con, _today(con, "ebay-browse", 990, 830)) == []
+    assert quality_alarms(con, _today(con, "ebay-browse", 990, 830)) == []
 
 
 def test_volume_far_below_the_trailing_median_alarms(con):
     _history(con, "ebay-browse", [(1000, 850), (1100, 900), (950, 800), (1050, 880)])
-    alarms = _quality_alarms(con, _today(con, "ebay-browse", 400, 340))
+    alarms = quality_alarms(con, _today(con, "ebay-browse", 400, 340))
     assert alarms == ["ebay-browse: 400 rows today against a trailing median of 1025 (markup change or block?)"]
 
 
 def test_a_match_rate_collapse_alarms_even_at_normal_volume(con):
     _history(con, "ebay-browse", [(1000, 850), (1100, 935), (950, 808), (1050, 893)])
-    alarms = _quality_alarms(con, _today(con, "ebay-browse", 1000, 300))
+    alarms = quality_alarms(con, _today(con, "ebay-browse", 1000, 300))
     assert alarms == ["ebay-browse: 30% of listings matched a GPU model today against a trailing median of 85% "
                       "(titles or page changed?)"]
 
@@ -63,22 +63,22 @@ def test_a_match_rate_collapse_alarms_even_at_normal_volume(con):
 def test_only_the_trailing_window_counts_and_short_histories_stay_quiet(con):
     # Long ago the source was ten times bigger; the last fourteen runs are the usual level.
     _history(con, "hardwareswap", [(5000, 4000)] * 10 + [(100, 80)] * 14)
-    assert _quality_alarms(con, _today(con, "hardwareswap", 90, 70)) == []
+    assert quality_alarms(con, _today(con, "hardwareswap", 90, 70)) == []
     con.execute("DELETE FROM runs")
     _history(con, "hardwareswap", [(1000, 800), (1000, 800)])  # two runs are not a trend yet
-    assert _quality_alarms(con, _today(con, "hardwareswap", 10, 0)) == []
+    assert quality_alarms(con, _today(con, "hardwareswap", 10, 0)) == []
 
 
 def test_match_rows_do_not_count_as_volume_history(con):
     # Matched counts are lower than row counts; mixing them in would drag the volume median down.
     _history(con, "ebay-browse", [(1000, 100), (1000, 100), (1000, 100), (1000, 100)])
-    assert _quality_alarms(con, _today(con, "ebay-browse", 600, 60)) == []
-    assert _quality_alarms(con, P.RunSummary(run_id="none", as_of=TODAY, replay=False, db=":memory:")) == []
+    assert quality_alarms(con, _today(con, "ebay-browse", 600, 60)) == []
+    assert quality_alarms(con, P.RunSummary(run_id="none", as_of=TODAY, replay=False, db=":memory:")) == []
 
 
 def test_a_failed_source_is_not_a_quality_alarm(con):
     _history(con, "ebay-browse", [(1000, 850)] * 4)
-    assert _quality_alarms(con, _today(con, "ebay-browse", 0, None, status="failed")) == []
+    assert quality_alarms(con, _today(con, "ebay-browse", 0, None, status="failed")) == []
 
 
 @pytest.fixture(scope="module")

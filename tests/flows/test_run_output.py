@@ -8,13 +8,15 @@ not the pipeline.
 from __future__ import annotations
 
 import re
+import sys
 import uuid
+from types import SimpleNamespace
 
 import pytest
 from conftest_exports import LATEST_DAY, make_ranking_database
 from typer.testing import CliRunner
 
-from gpuvalue.flows import daily, prefect_server
+from gpuvalue.flows import prefect_server, run_report
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows.cli import app
 
@@ -39,7 +41,8 @@ def _invoke_run(monkeypatch, db, *, replay: bool, warnings: tuple[str, ...] = ()
         summary.ranked = 15
         return summary
 
-    monkeypatch.setattr(daily, "daily_flow", fake_flow)
+    # The flow module replaced whole: these tests import no Prefect (the fast tier stays free of it).
+    monkeypatch.setitem(sys.modules, "gpuvalue.flows.daily", SimpleNamespace(daily_flow=fake_flow))
     monkeypatch.setattr(prefect_server, "launch_temporary_server", lambda: None)  # no flow, no server
     monkeypatch.setattr(prefect_server, "adopt", lambda server, data_dir: None)
     args = ["run", "--db", str(db), "--date", LATEST_DAY.isoformat(), "--top", "20"]
@@ -125,14 +128,14 @@ def test_a_source_with_many_warnings_shows_the_first_and_how_many_more(monkeypat
     assert res.exit_code == 0, res.output
     (row,) = _table_cells(res.output, "source")
     assert row == ["ebay-browse", "ok", "3", "ebay-browse: search 1 not recorded, skipped (+11 more; all in table runs)"]
-    text = daily.summary_markdown(P.RunSummary(run_id="r1", as_of=LATEST_DAY, replay=True, db=None, outcomes={
+    text = run_report.summary_markdown(P.RunSummary(run_id="r1", as_of=LATEST_DAY, replay=True, db=None, outcomes={
         "ebay-browse": P.SourceOutcome("ebay-browse", "ok", rows=3, warnings=list(warnings))}))
     assert "| ebay-browse | ok | 3 | ebay-browse: search 1 not recorded, skipped (+11 more; all in table runs) |" in text
 
 
 def test_the_prefect_artifact_says_replay():
     summary = P.RunSummary(run_id="r1", as_of=LATEST_DAY, replay=True, db=None)
-    text = daily.summary_markdown(summary)
+    text = run_report.summary_markdown(summary)
     assert "**Replay:** built offline from recorded pages; nothing was fetched for 2024-05-09" in text
-    live = daily.summary_markdown(P.RunSummary(run_id="r2", as_of=LATEST_DAY, replay=False, db=None))
+    live = run_report.summary_markdown(P.RunSummary(run_id="r2", as_of=LATEST_DAY, replay=False, db=None))
     assert "Replay" not in live and "recorded pages" not in live

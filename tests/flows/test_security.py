@@ -15,7 +15,6 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from gpuvalue.flows import daily
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows.cli import app
 from gpuvalue.scrapers.sources import ebay_browse as eb
@@ -162,6 +161,8 @@ def _leaks(data: bytes) -> list[str]:
 @pytest.fixture(scope="module")
 def live_run(replay_db, tmp_path_factory):
     """A live run of the eBay API and Lambda sources over yesterday's replay database (so it ranks and exports)."""
+    from gpuvalue.flows import daily  # here, not at the top: the fast tier imports no Prefect
+
     folder = tmp_path_factory.mktemp("live")
     db = folder / "gpuvalue.duckdb"
     shutil.copy(replay_db, db)

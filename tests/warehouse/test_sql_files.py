@@ -21,8 +21,8 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest_exports import LATEST_DAY, fill_ranking_database
-from gpuvalue.flows import daily
 from gpuvalue.flows import pipeline as P
+from gpuvalue.flows import run_report
 from gpuvalue.flows.cli import app
 from gpuvalue.flows.settings import Settings
 from gpuvalue.models.records import GpuSpec, InferenceFigure
@@ -112,19 +112,16 @@ def _rank(db: Path) -> object:
 @runs("quality_volume_alarms", "quality_match_alarms")
 def _alarms(db: Path) -> object:
     with closing(open_database(db)) as con:
-        return daily._quality_alarms(con, P.RunSummary(run_id="run-2024-05-09", as_of=LATEST_DAY, replay=False, db=db))
+        return run_report.quality_alarms(con, P.RunSummary(run_id="run-2024-05-09", as_of=LATEST_DAY, replay=False, db=db))
 
 
 @runs("biggest_movers", "listing_freshness")
-def _artifacts(db: Path, monkeypatch: pytest.MonkeyPatch) -> object:
-    import prefect.artifacts
-
-    published = []
-    monkeypatch.setattr(prefect.artifacts, "create_table_artifact", lambda **kw: published.append(kw))
-    monkeypatch.setattr(prefect.artifacts, "create_markdown_artifact", lambda **kw: published.append(kw))
-    daily._publish_artifacts(Settings(db=db), P.RunSummary(run_id="r", as_of=LATEST_DAY, replay=False, db=db))
-    assert [sorted(kw) for kw in published] == [["description", "key", "table"], ["key", "markdown"]]
-    return published[1]["markdown"]
+def _artifacts(db: Path) -> object:
+    # What the run publishes as Prefect artifacts (tests/e2e/test_flow_replay.py reads them there).
+    top, markdown = run_report.artifact_contents(Settings(db=db), P.RunSummary(run_id="r", as_of=LATEST_DAY,
+                                                                                 replay=False, db=db))
+    assert isinstance(top, list)
+    return markdown
 
 
 @runs("perf_inference_single")
@@ -554,7 +551,7 @@ QUIET_WHEN_SEEDED = {"quality_volume_alarms", "quality_match_alarms", *QUIET_WHE
 
 
 def _call(runner: Callable, db: Path, monkeypatch: pytest.MonkeyPatch) -> object:
-    return runner(db, monkeypatch) if runner in (_artifacts, _migrate_new) else runner(db)
+    return runner(db, monkeypatch) if runner is _migrate_new else runner(db)
 
 
 def test_there_are_sql_files_and_no_runner_without_one():
@@ -607,7 +604,7 @@ def test_the_seeded_results_are_the_ones_the_seed_implies(warehouses, tmp_path, 
     assert _day(db) == 4  # Card A to D; Card E is unreleased
     rows = _rank(db)
     assert [r["model"] for r in rows] and all(r["as_of"] == END for r in rows)
-    markdown = _artifacts(db, monkeypatch)
+    markdown = _artifacts(db)
     assert "## Listing freshness" in markdown and "| test | 2187 | 2187 | 2026-03-31 09:00:00 |" in markdown
     assert "## Biggest movers" in markdown
     assert "- Radeon RX 7900 XTX: #10 -> #8 (up 2), $600" in markdown  # its scripted price drop on 2024-05-09
