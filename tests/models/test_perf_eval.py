@@ -22,6 +22,7 @@ from gpuvalue.models.perf_eval import (
 from gpuvalue.models.perf_measured import relative_perf_from_lambda
 from gpuvalue.models.perf_scores import EvalRow, spearman
 from gpuvalue.scrapers.sources.lambda_bench import LAMBDA_FILES, fetch_lambda_tables
+import perf_eval_pinned
 from lambda_fixtures import FILES, PERF, WORKLOAD_NESTED_ERRORS, evaluation_data, fixture_path, lambda_tables
 
 
@@ -33,6 +34,11 @@ def data():
 _evaluated: list[tuple[tuple, EvalTable]] = []
 
 
+def _key(measured, features, precision, **kwargs) -> tuple:
+    return (list(measured), list(features.items()), precision,
+            sorted((k, list(v) if isinstance(v, (list, tuple)) else v) for k, v in kwargs.items()))
+
+
 def evaluate_once(measured, features, precision, **kwargs) -> EvalTable:
     """evaluate_loocv, computed once per distinct input in this module.
 
@@ -41,8 +47,7 @@ def evaluate_once(measured, features, precision, **kwargs) -> EvalTable:
     a table computed for equal arguments (the same figures, ratios and features, in the same order)
     is the table it would compute again; any other arguments are computed afresh.
     """
-    key = (list(measured), list(features.items()), precision,
-           sorted((k, list(v) if isinstance(v, (list, tuple)) else v) for k, v in kwargs.items()))
+    key = _key(measured, features, precision, **kwargs)
     for seen, table in _evaluated:
         if seen == key:
             return table
@@ -52,24 +57,57 @@ def evaluate_once(measured, features, precision, **kwargs) -> EvalTable:
 
 
 @pytest.fixture(scope="module")
-def evaluation(data):
-    """Today's table: every measured desktop/datacenter card (23 scored, the reference excluded)."""
-    result, features = data
-    return [
-        evaluate_once(result.figures, features, p, per_file=result.per_file, per_workload=result.per_workload)
-        for p in ("fp16", "fp32")
-    ]
+def pinned_tables(data):
+    """The documented evaluation's four tables (tests/perf_eval_pinned.py says why and how they are
+    kept), and whether they were read from the pinned file (False: computed here, about 70 s)."""
+    arguments = perf_eval_pinned.table_arguments(data)
+    tables = perf_eval_pinned.pinned(arguments)
+    current = tables is not None
+    if tables is None:
+        tables = perf_eval_pinned.compute(arguments, evaluate_once)
+    else:  # what evaluate_once would have computed, for the tests that call it on the same arguments
+        for name, calls in arguments.items():
+            for (args, kwargs), table in zip(calls, tables[name], strict=True):
+                _evaluated.append((_key(*args, **kwargs), table))
+    return tables, current
 
 
 @pytest.fixture(scope="module")
-def first_15(data):
+def evaluation(pinned_tables):
+    """Today's table: every measured desktop/datacenter card (23 scored, the reference excluded)."""
+    return pinned_tables[0]["evaluation"]
+
+
+@pytest.fixture(scope="module")
+def first_15(pinned_tables):
     """The table as published before the held-out checks' eight cards joined the fit."""
-    result, features = data
-    return [
-        evaluate_once(result.figures, features, p, per_file=result.per_file, per_workload=result.per_workload,
-                      without=HELD_OUT_MODELS)
-        for p in ("fp16", "fp32")
-    ]
+    return pinned_tables[0]["first_15"]
+
+
+@pytest.mark.e2e
+def test_the_pinned_tables_are_current(pinned_tables):
+    assert pinned_tables[1], (
+        "the evaluation's inputs or code changed, so its tables were computed again (the tests of this module "
+        "check them); once they pass, pin them: uv run python tests/perf_eval_pinned.py")
+
+
+def test_the_pinned_tables_digest_covers_the_code_that_computes_them(tmp_path, monkeypatch):
+    modules = perf_eval_pinned.model_modules()
+    assert modules[0] == "perf_eval" and {"perf_estimate", "perf_workload", "perf_scores", "arch_tables"} <= set(modules)
+    arguments = {"t": [(("figures",), {"precision": "fp16"})]}
+    base = perf_eval_pinned.digest(arguments)
+    assert base != perf_eval_pinned.digest({"t": [(("figures",), {"precision": "fp32"})]})  # the arguments count
+    copy = tmp_path / "models"
+    copy.mkdir()
+    for name in modules:
+        (copy / f"{name}.py").write_text((perf_eval_pinned.MODELS / f"{name}.py").read_text(encoding="utf-8"))
+    monkeypatch.setattr(perf_eval_pinned, "MODELS", copy)
+    assert perf_eval_pinned.digest(arguments) == base
+    source = (copy / "perf_workload.py").read_text(encoding="utf-8")
+    (copy / "perf_workload.py").write_text(source.replace("MAX_SWEEPS = 50", "MAX_SWEEPS = 50  # reworded"))
+    assert perf_eval_pinned.digest(arguments) == base  # prose aside
+    (copy / "perf_workload.py").write_text(source.replace("MAX_SWEEPS = 50", "MAX_SWEEPS = 51"))
+    assert perf_eval_pinned.digest(arguments) != base
 
 
 def _scaled(figures, model, factor):
