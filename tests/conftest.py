@@ -160,6 +160,26 @@ def pytest_collectreport(report):
 
 def pytest_collection_finish(session):
     COLLECTED.append(True)
+    _launch_prefect_server_early(session.items)
+
+
+# The session's Prefect server, launched as soon as this process knows it will need one (see
+# prefect_harness), keyed "server".
+_EARLY: dict[str, object] = {}
+
+
+def _launch_prefect_server_early(items) -> None:
+    """Launch the Prefect test server at the start of the session, without waiting for it, where the
+    selected tests need it on every test worker: its start (5-10 s of wall time on a busy 2-core
+    machine) then overlaps the tests this worker runs first, instead of holding up the first test
+    that needs it. Not in the fast tier (no test needs it), nor where fewer than two modules a
+    worker need it (a worker might then start one for nothing)."""
+    modules = {item.module.__name__ for item in items if item.module and E2E_FIXTURES.intersection(item.fixturenames)}
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if len(modules) >= max(workers, 1) * 2:
+        from gpuvalue.flows import prefect_server
+
+        _EARLY["server"] = prefect_server.launch_temporary_server()
 
 
 def pytest_configure(config):
@@ -241,7 +261,7 @@ def prefect_harness():
 
     from gpuvalue.flows import prefect_server
 
-    server = prefect_server.launch_temporary_server()
+    server = _EARLY.pop("server", None) or prefect_server.launch_temporary_server()
     assert server is not None, "PREFECT_API_URL is set: the session would not run on a server of its own"
     try:
         with temporary_settings(updates={PREFECT_API_URL: server.wait_ready(120)}):
