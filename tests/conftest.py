@@ -174,12 +174,16 @@ def _launch_prefect_server_early(items) -> None:
     machine) then overlaps the tests this worker runs first, instead of holding up the first test
     that needs it. Not in the fast tier (no test needs it), nor where fewer than two modules a
     worker need it (a worker might then start one for nothing)."""
-    modules = {item.module.__name__ for item in items if item.module and E2E_FIXTURES.intersection(item.fixturenames)}
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    if len(modules) >= max(workers, 1) * 2:
+    if launches_server_early(items, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))):
         from gpuvalue.flows import prefect_server
 
         _EARLY["server"] = prefect_server.launch_temporary_server()
+
+
+def launches_server_early(items, workers: int) -> bool:
+    """Whether at least two modules a worker use the Prefect server or the replay run."""
+    modules = {item.module.__name__ for item in items if item.module and E2E_FIXTURES.intersection(item.fixturenames)}
+    return len(modules) >= 2 * max(workers, 1)
 
 
 def pytest_configure(config):

@@ -96,3 +96,13 @@ def test_collecting_the_tests_imports_no_prefect():
     assert conftest.PREFECT_IMPORTED_BY == [], (
         f"collecting {conftest.PREFECT_IMPORTED_BY[0]} imported Prefect: import the flow module (or Prefect) "
         "inside the tests that run it")
+
+
+def test_the_prefect_server_is_launched_early_where_two_modules_a_worker_use_it():
+    served = [_item(f"m{i}", "1", e2e=True, fixtures=(fixture,))
+              for i, fixture in enumerate(("prefect_harness", "replay_db", "replay_run", "prefect_harness"))]
+    others = [_item("quick", "1"), _item("slow", "1", e2e=True)]
+    assert conftest.launches_server_early(served + others, workers=2)
+    assert not conftest.launches_server_early(served[:3] + others, workers=2)
+    assert conftest.launches_server_early(served[:2], workers=1)
+    assert not conftest.launches_server_early(others, workers=1)  # the fast tier: nothing uses it
