@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 
 from gpuvalue.models.harness import HarnessFigure, RunMetadata
 from gpuvalue.models.perf_combine import HarnessInput
-from gpuvalue.scrapers.source import Source
+from gpuvalue.scrapers.source import Harness, Source
 
 
 def _declared(name: str) -> Source | None:
@@ -22,12 +22,18 @@ def _declared(name: str) -> Source | None:
     return registry.all_sources().get(name)
 
 
+def _harness(name: str) -> Harness:
+    """What source ``name`` declares as a harness; a bare one (no anchors, no side files) where it is
+    no longer declared, or declared without it."""
+    declared = _declared(name)
+    return declared.harness if declared is not None and declared.harness is not None else Harness()
+
+
 def figures_from_records(name: str, records: Iterable[object]) -> list[HarnessFigure]:
     """A harness source's figures from its parsed records, joined with their runs' side files where
     the source publishes those apart (its declared ``Harness.join_runs``)."""
     records = list(records)
-    declared = _declared(name)
-    join_runs = declared.harness.join_runs if declared is not None and declared.harness is not None else None
+    join_runs = _harness(name).join_runs
     if join_runs is not None and any(isinstance(r, RunMetadata) for r in records):
         return list(join_runs(records))
     return [r for r in records if isinstance(r, HarnessFigure)]
@@ -38,8 +44,8 @@ def harness_inputs(figures: Mapping[str, list[HarnessFigure]]) -> list[HarnessIn
     out = []
     for name in sorted(figures):
         declared = _declared(name)
-        anchors = declared.harness.anchors if declared is not None and declared.harness is not None else ()
-        out.append(HarnessInput(name, figures[name], tuple(anchors), declared.as_of if declared is not None else None))
+        out.append(HarnessInput(name, figures[name], tuple(_harness(name).anchors),
+                                declared.as_of if declared is not None else None))
     return out
 
 

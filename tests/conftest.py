@@ -170,9 +170,9 @@ _EARLY: dict[str, object] = {}
 
 def _launch_prefect_server_early(items) -> None:
     """Launch the Prefect test server at the start of the session, without waiting for it, where the
-    selected tests need it on every test worker: its start (5-10 s of wall time on a busy 2-core
-    machine) then overlaps the tests this worker runs first, instead of holding up the first test
-    that needs it. Not in the fast tier (no test needs it), nor where fewer than two modules a
+    selected tests need it on every test worker: its start (7.4 s of the server's CPU, measured once:
+    see prefect_harness) then overlaps the tests this worker runs first, instead of holding up the
+    first test that needs it. Not in the fast tier (no test needs it), nor where fewer than two modules a
     worker need it (a worker might then start one for nothing)."""
     if launches_server_early(items, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))):
         from gpuvalue.flows import prefect_server

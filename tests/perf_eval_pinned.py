@@ -107,10 +107,6 @@ def digest(arguments: Mapping[str, list[tuple[tuple, dict]]]) -> str:
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
 
 
-def to_json(table) -> dict:
-    return dataclasses.asdict(table)
-
-
 def from_json(data: dict):
     from gpuvalue.models.perf_scores import EvalRow, EvalTable
 
@@ -136,7 +132,7 @@ def compute(arguments: Mapping[str, list[tuple[tuple, dict]]], evaluate: Callabl
 
 
 def write(arguments: Mapping[str, list[tuple[tuple, dict]]], tables: Mapping[str, Sequence]) -> None:
-    body = {"digest": digest(arguments), "tables": {name: [to_json(t) for t in ts] for name, ts in tables.items()}}
+    body = {"digest": digest(arguments), "tables": {name: [dataclasses.asdict(t) for t in ts] for name, ts in tables.items()}}
     PINNED.write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
 
 
