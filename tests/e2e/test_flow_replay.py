@@ -93,6 +93,8 @@ def test_rerunning_the_same_day_changes_nothing(replay_db, tmp_path):
     before = _counts(db)
     con = duckdb.connect(str(db), read_only=True)
     ranking_before = con.execute("SELECT * EXCLUDE (perf_method) FROM ranking_daily ORDER BY as_of, rank").fetchall()
+    runs_before = con.execute("SELECT count(DISTINCT run_id) FROM runs").fetchone()[0]
+    listings_before = con.execute("SELECT * EXCLUDE (last_seen) FROM listings ORDER BY ALL").fetchall()
     con.close()
     summary = daily_flow(as_of=date.fromisoformat(REPLAY_DATE), replay=True, db=str(db), export=False)
     assert not summary.failed
@@ -100,6 +102,9 @@ def test_rerunning_the_same_day_changes_nothing(replay_db, tmp_path):
     assert {k: v for k, v in after.items() if k != "runs"} == {k: v for k, v in before.items() if k != "runs"}
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT * EXCLUDE (perf_method) FROM ranking_daily ORDER BY as_of, rank").fetchall() == ranking_before
+    # Only the run log grows; each listing is as it was, but for when it was last seen.
+    assert con.execute("SELECT count(DISTINCT run_id) FROM runs").fetchone()[0] > runs_before
+    assert con.execute("SELECT * EXCLUDE (last_seen) FROM listings ORDER BY ALL").fetchall() == listings_before
 
 
 def test_rank_json_reads_the_latest_ranking_with_filters(replay_db):

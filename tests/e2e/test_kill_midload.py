@@ -1,7 +1,7 @@
 """A run SIGKILLed in the middle of its load loses nothing: the database opens and passes its
-integrity check, the stale lock is taken over, and the next run ends exactly where a clean run does.
-Rerunning the same day then changes nothing but the run log. Nor does it leave Prefect's temporary
-server running, orphaned.
+integrity check, the stale lock is taken over, and the next run ends exactly where a clean run does
+(which rerunning that day leaves as it is: tests/e2e/test_flow_replay.py). Nor does it leave
+Prefect's temporary server running, orphaned.
 """
 
 from __future__ import annotations
@@ -123,19 +123,4 @@ def test_the_next_run_takes_over_the_lock_and_ends_like_a_clean_run(killed, repl
     assert _ranking(killed["db"]) == _ranking(replay_db)
     con = open_database(killed["db"], read_only=True)
     assert integrity_check(con) == []
-    con.close()
-
-    # The same day again: the data stays exactly as it is; only the run log grows.
-    before_counts, before_ranking = _counts(killed["db"]), _ranking(killed["db"])
-    con = duckdb.connect(str(killed["db"]), read_only=True)
-    runs_before = con.execute("SELECT count(DISTINCT run_id) FROM runs").fetchone()[0]
-    listings_before = con.execute("SELECT * EXCLUDE (last_seen) FROM listings ORDER BY ALL").fetchall()
-    con.close()
-    again = daily_flow(as_of=day, replay=True, db=str(killed["db"]), export=False)
-    assert not again.failed
-    assert _counts(killed["db"]) == before_counts
-    assert _ranking(killed["db"]) == before_ranking
-    con = duckdb.connect(str(killed["db"]), read_only=True)
-    assert con.execute("SELECT count(DISTINCT run_id) FROM runs").fetchone()[0] > runs_before
-    assert con.execute("SELECT * EXCLUDE (last_seen) FROM listings ORDER BY ALL").fetchall() == listings_before
     con.close()

@@ -124,7 +124,9 @@ def _no_form_choice(monkeypatch):
 def _cheap_cross_validation(monkeypatch) -> list[int]:
     """What these tests check is when the cross-validation runs and what is stored, not its
     figure: each fold takes the first form instead of choosing among four on the other cards
-    (the nested choice is minutes on 46 cards; tests/models/test_perf_eval.py tests it)."""
+    (the nested choice is minutes on 46 cards; tests/models/test_perf_eval.py tests it), and so
+    does the fit on every card (the choice there is about 3 s a precision;
+    test_a_row_kept_before_forms_were_gets_its_form_from_the_next_run makes it for real)."""
     real, calls = PW._loocv, []
 
     def first_form_only(data, form, used, progress=None):
@@ -132,6 +134,7 @@ def _cheap_cross_validation(monkeypatch) -> list[int]:
         return real(data, used[0], used[:1], progress=progress)
 
     monkeypatch.setattr(PW, "_loocv", first_form_only)
+    monkeypatch.setattr(PW, "_select_form", lambda data, idx, forms: forms[0])
     return calls
 
 
@@ -209,13 +212,18 @@ def test_a_long_cross_validation_is_announced_once_and_then_every_tenth_of_its_f
 
 
 def test_a_row_kept_before_forms_were_gets_its_form_from_the_next_run(warehouse, monkeypatch):
-    """A warehouse whose rows predate the form column chooses the form once more, and keeps it."""
+    """A warehouse whose rows predate the form column chooses the form once more, and keeps it
+    (one precision's row: the choice is the same code for both, and about 3 s each)."""
     forms = dict(warehouse.execute("SELECT precision, form FROM perf_estimate_cv").fetchall())
     assert set(forms) == {"fp16", "fp32"} and all(forms.values())
-    warehouse.execute("UPDATE perf_estimate_cv SET form = NULL")
+    warehouse.execute("UPDATE perf_estimate_cv SET form = NULL WHERE precision = 'fp16'")
+    chosen: list[str] = []
+    real_choice = PW._select_form
+    monkeypatch.setattr(PW, "_select_form", lambda *args: chosen.append(1) or real_choice(*args))
     _no_cross_validation(monkeypatch)
     P.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
     assert dict(warehouse.execute("SELECT precision, form FROM perf_estimate_cv").fetchall()) == forms
+    assert len(chosen) == 1  # fp16's form chosen again; fp32's read from its row
 
 
 @pytest.mark.e2e
