@@ -35,9 +35,14 @@ def item_id_from_link(link: str) -> str | None:
     return match.group(1) if match else None
 
 
-def link_without_query(link: str) -> str:
-    """The link without query and fragment: tracking parameters change on every request."""
-    parts = urlsplit(link)
+def link_without_query(link: str) -> str | None:
+    """The link without query and fragment: tracking parameters change on every request. None for
+    a link no URL parser reads (``http://[x``: an unclosed IPv6 host), which a page or an export
+    may hold: the listing stays, without its link."""
+    try:
+        parts = urlsplit(link)
+    except ValueError:
+        return None
     return urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
 
 

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote
 
 from pydantic import BaseModel, Field, SecretStr
 
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
-from gpuvalue.scrapers.ebay_links import marketplace_of
+from gpuvalue.scrapers.ebay_links import link_without_query, marketplace_of
 from gpuvalue.scrapers.errors import NotRecordedError, ParseError
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, page_from_file
 
@@ -222,8 +222,7 @@ def _web_url(value: Any) -> str | None:
     """The item page without its per-request tracking query, so it is stable across fetches."""
     if not isinstance(value, str) or not value:
         return None
-    parts = urlsplit(value)
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+    return link_without_query(value)
 
 
 def _listing_from_summary(item: Any, url: str, fetched_at: datetime, marketplace: str | None) -> Listing:

@@ -345,7 +345,10 @@ def parse_hardwareswap_atom(body: bytes, url: str, fetched_at: datetime) -> list
             created = datetime.fromisoformat(updated)
         except ValueError:
             raise ParseError(NAME, url, f"entry {entry_id} has a bad date {updated!r:.40}") from None
-        parts = urlsplit(href)
+        try:
+            parts = urlsplit(href)
+        except ValueError:  # an unclosed IPv6 host, say: no permalink can be made of it
+            raise ParseError(NAME, url, f"entry {entry_id} has a bad link {href!r:.60}") from None
         listings.extend(
             _post_listings(
                 post_id=entry_id.removeprefix("t3_"),

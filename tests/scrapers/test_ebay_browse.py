@@ -266,6 +266,14 @@ def test_listing_id_falls_back_to_item_id():
     assert parse_browse_search(body, URL, SEEN).listings[0].listing_id == "123456789012"
 
 
+def test_an_item_link_no_url_parser_reads_leaves_the_item_without_its_link():
+    item = {"itemId": "v1|123456789012|0", "title": "RTX 3090", "price": {"value": "700.00", "currency": "USD"},
+            "itemWebUrl": "https://[bad/itm/123456789012?hash=x"}
+    body = json.dumps({"total": 1, "limit": 1, "offset": 0, "itemSummaries": [item]}).encode()
+    [listing] = parse_browse_search(body, URL, SEEN).listings
+    assert (listing.listing_id, listing.url) == ("123456789012", None)
+
+
 def test_empty_result_is_a_legit_empty_page():
     page = parse_browse_search(b'{"href":"x","total":0,"limit":50,"offset":0}', URL, SEEN)
     assert page.listings == [] and page.total == 0 and page.next_url is None

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 import time
 from datetime import UTC, datetime
 from functools import cache
@@ -134,6 +135,17 @@ def test_sold_page_sold_and_ended_cards():
     listings = parsed(SOLD).listings
     assert sum(listing.sold for listing in listings) == 28
     assert sum(listing.ended and not listing.sold for listing in listings) == 32
+
+
+def test_a_card_link_no_url_parser_reads_leaves_the_card_without_its_link():
+    page = page_bytes(SOLD)
+    link = re.search(rb'href="(https://www\.ebay\.com/itm/188619565807[^"]*)"', page).group(1)
+    broken = page.replace(link, b"https://[bad/itm/188619565807?x=1")
+    url, fetched_at = PAGES[SOLD]
+    listings = parse_ebay_results(broken, url, fetched_at).listings
+    first = next(listing for listing in listings if listing.listing_id == "188619565807")
+    assert first.url is None and first.title == "Los Angeles Negros Aplaude Mi Final LP"
+    assert len(listings) == len(parsed(SOLD).listings)
 
 
 def test_active_page_auctions_buy_now_and_shipping_forms():

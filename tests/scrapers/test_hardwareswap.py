@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -178,6 +179,12 @@ def test_wrong_json_raises(body):
 )
 def test_bad_atom_raises(body):
     with pytest.raises(ParseError):
+        parse_hardwareswap_atom(body, ATOM_URL, ATOM_SEEN)
+
+
+def test_an_atom_entry_whose_link_no_url_parser_reads_raises():
+    body = re.sub(rb'<link href="[^"]+"', b'<link href="https://[bad/r/hardwareswap/x"', ATOM.read_bytes(), count=1)
+    with pytest.raises(ParseError, match="bad link"):
         parse_hardwareswap_atom(body, ATOM_URL, ATOM_SEEN)
 
 

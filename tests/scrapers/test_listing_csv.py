@@ -142,6 +142,14 @@ def test_currency_column_and_missing_link_and_empty_shipping():
     )
 
 
+def test_a_link_no_url_parser_reads_leaves_the_sale_without_its_link():
+    """An unclosed IPv6 host makes Python's URL parser raise: the row is still a sale, with its item
+    id and no link, where the import once stopped with a traceback."""
+    text = HEADER + "RTX 3090 FE,,700,,700,2021-03-04,http://[bad/itm/123456789012?hash=x\n"
+    [listing] = parse_listing_csv(text, "import:test", IMPORTED)
+    assert (listing.listing_id, listing.url, listing.marketplace, listing.price) == ("123456789012", None, None, 700.0)
+
+
 def test_missing_columns_are_named():
     with pytest.raises(ParseError) as err:
         parse_listing_csv("title,subtitle,cost,when\nx,y,1,2020-01-01\n", SOURCE, IMPORTED)
