@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import date, datetime
 from pathlib import Path
 from typing import Annotated, Optional
@@ -75,6 +77,19 @@ def _fail(message: str, code: int = 2):
     # Messages quote user input (titles like "[USA-CA] [H] ..."): never read it as markup.
     err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+@contextmanager
+def _status(text: str) -> Iterator[Callable[[str], None]]:
+    """A live line on stderr for work of seconds to minutes, in a terminal only (elsewhere the
+    final line suffices); what it yields sets the line's text as the work moves on."""
+    if not err.is_terminal:
+        yield lambda text: None
+        return
+    from rich.markup import escape
+
+    with err.status(escape(text)) as status:
+        yield lambda text: status.update(escape(text))
 
 
 def _parse_date(value: str | None, flag: str = "--date") -> date | None:

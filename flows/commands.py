@@ -14,7 +14,8 @@ import typer
 
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.flows.cli_app import (
-    NOTHING_RANKED, DbOpt, _fail, _print_table, _reader, _settings, _write_json_lines, app, err, import_app, out,
+    NOTHING_RANKED, DbOpt, _fail, _print_table, _reader, _settings, _status, _write_json_lines, app, err, import_app,
+    out,
 )
 
 
@@ -229,7 +230,7 @@ def _perf_inference(db, as_json: bool) -> None:
 @import_app.command("listings")
 def import_listings(
     file: Annotated[Path, typer.Argument(help="CSV with title, subtitle, price, shipping, total_price, sold_date, link.")],
-    source: Annotated[str, typer.Option("--source", help="A name for this data set, e.g. ebay-sold-2020.")],
+    source: Annotated[str, typer.Option("--source", help="A name for this data set, e.g. ebay-sold-2020 (stored as import:ebay-sold-2020).")],
     db: DbOpt = None,
 ) -> None:
     """Import historical sold listings through the same matching and cleaning as live data."""
@@ -240,33 +241,39 @@ def import_listings(
     from gpuvalue.scrapers.listing_csv import read_listing_csv
     from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
 
+    # The stored name, as every output shows it, is accepted too: `--source import:x` is import:x.
+    source = source.strip().removeprefix("import:").strip()
+    if not source:
+        _fail("--source needs a name for the data set, e.g. ebay-sold-2020")
     if not file.is_file():
         _fail(f"no such file: {file}")
     settings = _settings(db)
-    try:
-        batch = read_listing_csv(file.read_text(encoding="utf-8-sig"), f"import:{source}", datetime.now(timezone.utc),
-                                 url=str(file))
-    except ParseError as exc:
-        _fail(str(exc))
-    except UnicodeDecodeError as exc:
-        _fail(f"{file} is not UTF-8 text (byte {exc.start}: {exc.reason})")
-    listings = batch.listings
-    from gpuvalue.flows import stages as S
-    from gpuvalue.models.source_batches import ParsedSource
-
     name = f"import:{source}"
-    try:
-        with RunLock(settings.db):
-            con = open_database(settings.db)
-            try:
-                ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow())
-                days = S.ranked_days(con)
-                done = S.rerank_after(ctx, {name: [ParsedSource(name, "listing", listings=listings)]},
-                                      stages=("match", "rank"), days=days)
-            finally:
-                con.close()
-    except WarehouseError as exc:
-        _fail(str(exc))
+    with _status(f"reading {file}") as status:
+        try:
+            batch = read_listing_csv(file.read_text(encoding="utf-8-sig"), name, datetime.now(timezone.utc),
+                                     url=str(file))
+        except ParseError as exc:
+            _fail(str(exc))
+        except UnicodeDecodeError as exc:
+            _fail(f"{file} is not UTF-8 text (byte {exc.start}: {exc.reason})")
+        listings = batch.listings
+        from gpuvalue.flows import stages as S
+        from gpuvalue.models.source_batches import ParsedSource
+
+        status(f"matching, loading and re-ranking {len(listings):,} listings from {file}")
+        try:
+            with RunLock(settings.db):
+                con = open_database(settings.db)
+                try:
+                    ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow())
+                    days = S.ranked_days(con)
+                    done = S.rerank_after(ctx, {name: [ParsedSource(name, "listing", listings=listings)]},
+                                          stages=("match", "rank"), days=days)
+                finally:
+                    con.close()
+        except WarehouseError as exc:
+            _fail(str(exc))
     result = done["match"]
     if name in result.failed:
         _fail(f"{file}: {result.failed[name]}")

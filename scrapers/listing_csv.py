@@ -25,7 +25,8 @@ from gpuvalue.scrapers.errors import ParseError
 
 REQUIRED_COLUMNS = ("title", "price", "sold_date")
 _NEW_LISTING_PREFIX = re.compile(r"^\s*(?:New Listing|Neues Angebot)\s*", re.IGNORECASE)
-_INVISIBLE = dict.fromkeys(map(ord, "\u200e\u200f\u200b\ufeff"), None)
+_INVISIBLE_MARKS = "\u200e\u200f\u200b\ufeff"
+_INVISIBLE = dict.fromkeys(map(ord, _INVISIBLE_MARKS), None)
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
 # No single GPU sells used for more than this (an H100 is about a third of it): a higher price
 # is a typo, a placeholder or a whole server, and one such row would move a median for weeks.
@@ -42,7 +43,9 @@ class CsvImport:
 
 def clean_title(raw: str) -> str:
     """Title as a person reads it: no glued "New Listing" badge, no invisible marks."""
-    text = raw.translate(_INVISIBLE).replace("\xa0", " ")
+    if not raw.isascii():  # translate is slow, and most titles are plain ASCII
+        raw = raw.translate(_INVISIBLE).replace("\xa0", " ")
+    text = raw
     text = _NEW_LISTING_PREFIX.sub("", text)
     return " ".join(text.split())
 
@@ -130,6 +133,11 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
 
     result = CsvImport()
     listings = result.listings
+    # An export repeats its dates, currencies and subtitles ("Pre-Owned · ZOTAC · 24 GB") row after
+    # row: each is read once an import.
+    sold_on: dict[str, datetime] = {}
+    usd_per_unit: dict[tuple[str, int, int], float | None] = {}
+    conditions: dict[str | None, str | None] = {}
     try:
         for row_number, raw in enumerate(reader, start=2):
             if None in raw:
@@ -142,18 +150,26 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
                 raise ParseError(source, None, f"row {row_number}: empty title")
             price = _number(row["price"], "price", row_number, source, required=True)
             shipping = _number(row.get("shipping", ""), "shipping", row_number, source, required=False)
-            sold_at = _sold_at(row["sold_date"], row_number, source)
+            sold_at = sold_on.get(row["sold_date"])
+            if sold_at is None:
+                sold_at = sold_on[row["sold_date"]] = _sold_at(row["sold_date"], row_number, source)
             if sold_at.date() > imported_at.date():  # a sale cannot be dated after the import
                 raise ParseError(source, None, f"row {row_number}: sold_date {row['sold_date'].strip()!r:.40} is in the future")
             currency = (row.get("currency") or "").strip().upper() or "USD"
             if not _CURRENCY.match(currency):
                 raise ParseError(source, None, f"row {row_number}: bad currency {currency!r:.20}")
-            absurd = _absurd_price(price, shipping, currency, sold_at.date(), row)
+            month = (currency, sold_at.year, sold_at.month)
+            if month not in usd_per_unit:
+                conversion = to_usd(1.0, currency, sold_at.date())
+                usd_per_unit[month] = None if conversion is None else conversion.rate
+            absurd = _absurd_price(price, shipping, currency, usd_per_unit[month], row)
             if absurd:
                 result.rejected.append((row_number, absurd))
                 continue
             link = (row.get("link") or "").strip()
             subtitle = " ".join(row.get("subtitle", "").replace("\xa0", " ").split()) or None
+            if subtitle not in conditions:
+                conditions[subtitle] = _condition_from_subtitle(subtitle)
             listings.append(
                 Listing(
                     source=source,
@@ -163,7 +179,7 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
                     price=price,
                     currency=currency,
                     shipping=shipping,
-                    condition=_condition_from_subtitle(subtitle),
+                    condition=conditions[subtitle],
                     sold=True,
                     ended=True,
                     sold_at=sold_at,
@@ -177,14 +193,19 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
     return result
 
 
-def _absurd_price(price: float, shipping: float | None, currency: str, on: date, row: dict[str, str]) -> str | None:
-    """Why a row's price cannot be a GPU's, or None."""
+def _absurd_price(price: float, shipping: float | None, currency: str, usd_per_unit: float | None,
+                  row: dict[str, str]) -> str | None:
+    """Why a row's price cannot be a GPU's, or None (``usd_per_unit``: ``to_usd``'s rate for the
+    currency on the day of the sale, whose amount in USD is the amount times it; None for a
+    currency without a rate, which the pipeline flags later)."""
     for column, value in (("price", price), ("shipping", shipping)):
         if value is not None and not math.isfinite(value):
             return f"{column} {row[column].strip()!r:.40} is not a finite number"
     total = price + (shipping or 0.0)
-    usd = to_usd(total, currency, on)  # None for a currency without a rate: the pipeline flags it later
-    if usd is not None and usd.usd > MAX_PRICE_USD:
-        shown = f"${total:,.0f}" if currency == "USD" else f"{total:,.0f} {currency} (${usd.usd:,.0f})"
+    if usd_per_unit is None:
+        return None
+    usd = float(total) * usd_per_unit
+    if usd > MAX_PRICE_USD:
+        shown = f"${total:,.0f}" if currency == "USD" else f"{total:,.0f} {currency} (${usd:,.0f})"
         return f"price {shown} is above ${MAX_PRICE_USD:,.0f}"
     return None

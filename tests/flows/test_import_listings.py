@@ -82,3 +82,59 @@ def test_the_command_counts_and_reports_skipped_rows(tmp_path):
         assert con.execute("SELECT max(total_usd), count(*) FROM listings").fetchone() == (710.0, 1)
     finally:
         con.close()
+
+
+def test_the_stored_name_is_accepted_as_the_source_and_an_empty_one_refused(tmp_path):
+    """Outputs call the data set import:<name>; given back as --source, it is the same data set."""
+    path = tmp_path / "sold.csv"
+    path.write_text(_csv())
+    db = tmp_path / "g.duckdb"
+    for given in ("ebay-sold-2020", "import:ebay-sold-2020", " import:ebay-sold-2020 "):
+        res = runner.invoke(app, ["import", "listings", str(path), "--source", given, "--db", str(db)])
+        assert res.exit_code == 0 and "as import:ebay-sold-2020;" in res.stdout, res.output
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT DISTINCT source FROM listings").fetchall() == [("import:ebay-sold-2020",)]
+    finally:
+        con.close()
+    for empty in ("", " ", "import:"):
+        res = runner.invoke(app, ["import", "listings", str(path), "--source", empty, "--db", str(db)])
+        assert res.exit_code == 2
+        assert res.output.strip() == "error: --source needs a name for the data set, e.g. ebay-sold-2020"
+
+
+def test_the_import_says_what_it_is_doing_as_it_goes(tmp_path, monkeypatch):
+    """Reading and matching a large export takes seconds to minutes: the live line names each step."""
+    from contextlib import contextmanager
+
+    from gpuvalue.flows import commands
+
+    shown: list[str] = []
+
+    @contextmanager
+    def status(text):
+        shown.append(text)
+        yield shown.append
+
+    monkeypatch.setattr(commands, "_status", status)
+    path = tmp_path / "sold.csv"
+    path.write_text(_csv())
+    res = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(tmp_path / "g.duckdb")])
+    assert res.exit_code == 0, res.output
+    assert shown == [f"reading {path}", f"matching, loading and re-ranking 1 listings from {path}"]
+
+
+def test_the_live_line_shows_in_a_terminal_only(monkeypatch):
+    import io
+
+    from rich.console import Console
+
+    from gpuvalue.flows import cli_app
+
+    for terminal in (True, False):
+        screen = io.StringIO()
+        monkeypatch.setattr(cli_app, "err", Console(file=screen, force_terminal=terminal, width=200))
+        with cli_app._status("reading [sold].csv") as status:
+            status("matching 3 listings from [sold].csv")
+        assert ("matching 3 listings from [sold].csv" in screen.getvalue()) is terminal  # markup-free
+        assert screen.getvalue() == "" or terminal
