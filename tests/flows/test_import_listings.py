@@ -89,7 +89,7 @@ def test_the_stored_name_is_accepted_as_the_source_and_an_empty_one_refused(tmp_
     path = tmp_path / "sold.csv"
     path.write_text(_csv())
     db = tmp_path / "g.duckdb"
-    for given in ("ebay-sold-2020", "import:ebay-sold-2020", " import:ebay-sold-2020 "):
+    for given in ("ebay-sold-2020", " import:ebay-sold-2020 "):
         res = runner.invoke(app, ["import", "listings", str(path), "--source", given, "--db", str(db)])
         assert res.exit_code == 0 and "as import:ebay-sold-2020;" in res.stdout, res.output
     con = duckdb.connect(str(db), read_only=True)
