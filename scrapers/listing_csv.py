@@ -25,8 +25,7 @@ from gpuvalue.scrapers.errors import ParseError
 
 REQUIRED_COLUMNS = ("title", "price", "sold_date")
 _NEW_LISTING_PREFIX = re.compile(r"^\s*(?:New Listing|Neues Angebot)\s*", re.IGNORECASE)
-_INVISIBLE_MARKS = "\u200e\u200f\u200b\ufeff"
-_INVISIBLE = dict.fromkeys(map(ord, _INVISIBLE_MARKS), None)
+_INVISIBLE = dict.fromkeys(map(ord, "\u200e\u200f\u200b\ufeff"), None)
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
 # No single GPU sells used for more than this (an H100 is about a third of it): a higher price
 # is a typo, a placeholder or a whole server, and one such row would move a median for weeks.
@@ -43,9 +42,8 @@ class CsvImport:
 
 def clean_title(raw: str) -> str:
     """Title as a person reads it: no glued "New Listing" badge, no invisible marks."""
-    if not raw.isascii():  # translate is slow, and most titles are plain ASCII
-        raw = raw.translate(_INVISIBLE).replace("\xa0", " ")
-    text = raw
+    # Only a non-ASCII title can hold the marks, and translate is slow: most titles are ASCII.
+    text = raw if raw.isascii() else raw.translate(_INVISIBLE).replace("\xa0", " ")
     text = _NEW_LISTING_PREFIX.sub("", text)
     return " ".join(text.split())
 
@@ -158,11 +156,11 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
             currency = (row.get("currency") or "").strip().upper() or "USD"
             if not _CURRENCY.match(currency):
                 raise ParseError(source, None, f"row {row_number}: bad currency {currency!r:.20}")
-            month = (currency, sold_at.year, sold_at.month)
-            if month not in usd_per_unit:
+            rate_key = (currency, sold_at.year, sold_at.month)  # to_usd's rates are monthly
+            if rate_key not in usd_per_unit:
                 conversion = to_usd(1.0, currency, sold_at.date())
-                usd_per_unit[month] = None if conversion is None else conversion.rate
-            absurd = _absurd_price(price, shipping, currency, usd_per_unit[month], row)
+                usd_per_unit[rate_key] = None if conversion is None else conversion.rate
+            absurd = _absurd_price(price, shipping, currency, usd_per_unit[rate_key], row)
             if absurd:
                 result.rejected.append((row_number, absurd))
                 continue
