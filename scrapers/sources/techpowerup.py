@@ -219,9 +219,19 @@ def _parse_row(cells, url: str, captured_on: date | None, page_year: int | None)
         shading_units=shaders,
         tmus=tmus,
         rops=rops,
-        url=urljoin(BASE_URL, href) if href is not None else None,
+        url=_page_url(href),
         release_text=release_text or None,
     )
+
+
+def _page_url(href: str | None) -> str | None:
+    """The card's page, or None where the row links nowhere a URL parser can read ('http://[x')."""
+    if href is None:
+        return None
+    try:
+        return urljoin(BASE_URL, href)
+    except ValueError:
+        return None
 
 
 _MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), start=1)}

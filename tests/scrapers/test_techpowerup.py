@@ -72,6 +72,14 @@ def test_plain_row():
     )
 
 
+def test_a_row_linking_nowhere_a_url_parser_reads_keeps_its_specs_without_a_page():
+    html = (FIXTURES / "techpowerup_gpu-specs_released-2020_2023-01-09.html").read_bytes()
+    assert b'href="/gpu-specs/geforce-rtx-3090.c3622"' in html
+    broken = html.replace(b'href="/gpu-specs/geforce-rtx-3090.c3622"', b'href="http://[x/gpu-specs/c3622"')
+    parsed = parse_techpowerup_listing(broken, listing_url({"released": "2020", "sort": "name"}))
+    assert row(parsed, "GeForce RTX 3090") == row(page(2020), "GeForce RTX 3090").model_copy(update={"url": None})
+
+
 def test_megabyte_memory_and_shared_memory_rows():
     p = page(2016)
     assert row(p, "GeForce 945M") == TechPowerUpRow(
