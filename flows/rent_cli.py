@@ -15,9 +15,9 @@ import typer
 from gpuvalue.flows.cli_app import DbOpt, _fail, _print_table, _reader, _settings, _write_json_lines, app, out
 
 RENT_HEADERS = ["#", "model", "GB", "$/GPU-h", "provider", "rel. perf", "ref-h per $", "$ per ref-h", "median $/GPU-h",
-                "spot $/GPU-h", "spot provider", "providers", "price as of"]
+                "spot $/GPU-h", "spot provider", "providers", "price as of", "age"]
 SPOT_HEADERS = ["#", "model", "GB", "spot $/GPU-h", "spot provider", "rel. perf", "ref-h per $", "$ per ref-h",
-                "on-demand $/GPU-h", "providers", "spot as of"]
+                "on-demand $/GPU-h", "providers", "spot as of", "age"]
 
 
 @app.command()
@@ -31,7 +31,7 @@ def rent(
 ) -> None:
     """Cloud GPUs ranked by training speed per rented dollar: relative performance per cheapest $/GPU-hour.
 
-    Prices are each provider's newest published ones (SkyPilot's catalogs, FSDL's cloud GPU table); "price as of" is the date of the data, not of the run. ref-h per $: hours of reference-card training a dollar rents.
+    Prices are each provider's newest published ones (SkyPilot's catalogs, FSDL's cloud GPU table); "price as of" is the date of the data, not of the run, and "age" its age on the rental date. A card's cheapest price within 90 days of the newest stands for it; cards priced only longer ago are listed after the others, with their age. ref-h per $: hours of reference-card training a dollar rents.
     """
     from gpuvalue.warehouse.rental import rent_ranking_rows, rental_providers
 
@@ -56,24 +56,36 @@ def rent(
     if not rows:
         out.print("No rented GPUs match those filters.")
         return
+    from gpuvalue.models.price_age import age_words, tier_title
+    from gpuvalue.warehouse.rental import RENT_COMPARABLE_DAYS
+
     reference = rows[0]["reference_gpu"]
     where = f" on {provider.casefold()}" if provider else ""
-    if spot:
-        _print_table(SPOT_HEADERS, [
-            (r["spot_rank"], _name(r), r["memory_gb"], r["spot_usd_per_gpu_hour"], r["spot_provider"], r["relative_perf"],
-             r["spot_perf_per_usd_hour"], r["spot_usd_per_reference_hour"], r["usd_per_gpu_hour"], r["providers"],
-             r["spot_as_of"])
-            for r in rows
-        ], title=f"Spot rental: speed per $/GPU-hour{where} (relative to {reference}), prices of {rows[0]['as_of']} and before")
-    else:
-        _print_table(RENT_HEADERS, [
-            (r["rank"], _name(r), r["memory_gb"], r["usd_per_gpu_hour"], r["provider"], r["relative_perf"],
-             r["perf_per_usd_hour"], r["usd_per_reference_hour"], r["median_usd_per_gpu_hour"], r["spot_usd_per_gpu_hour"],
-             r["spot_provider"], r["provider_count"], r["price_as_of"])
-            for r in rows
-        ], title=f"On-demand rental: speed per $/GPU-hour{where} (relative to {reference}), prices of {rows[0]['as_of']} and before")
+    kind, tier, age, dated = ("spot", "spot_tier", "spot_age_days", "spot_as_of") if spot else \
+        ("on-demand", "price_tier", "price_age_days", "price_as_of")
+    title = (f"{'Spot' if spot else 'On-demand'} rental: speed per $/GPU-hour{where} (relative to {reference}), "
+             f"prices of {rows[0]['as_of']} and before")
+    tiers = [(name, [r for r in rows if (r.get(tier) == "older") is (name == "older")]) for name in ("recent", "older")]
+    tiers = [(name, part) for name, part in tiers if part]
+    for name, part in tiers:
+        dates = [{"price_as_of": r[dated]} for r in part]
+        heading = title if len(tiers) == 1 else f"{title}\n{tier_title(name, dates, RENT_COMPARABLE_DAYS)}"
+        if spot:
+            table = [(r["spot_rank"], _name(r), r["memory_gb"], r["spot_usd_per_gpu_hour"], r["spot_provider"],
+                      r["relative_perf"], r["spot_perf_per_usd_hour"], r["spot_usd_per_reference_hour"],
+                      r["usd_per_gpu_hour"], r["providers"], r["spot_as_of"], age_words(r.get(age))) for r in part]
+        else:
+            table = [(r["rank"], _name(r), r["memory_gb"], r["usd_per_gpu_hour"], r["provider"], r["relative_perf"],
+                      r["perf_per_usd_hour"], r["usd_per_reference_hour"], r["median_usd_per_gpu_hour"],
+                      r["spot_usd_per_gpu_hour"], r["spot_provider"], r["provider_count"], r["price_as_of"],
+                      age_words(r.get(age))) for r in part]
+        _print_table(SPOT_HEADERS if spot else RENT_HEADERS, table, title=heading)
     if any(r.get("framework_supported") is False for r in rows):
         out.print("† current PyTorch builds (CUDA or ROCm) no longer support this card.")
+    if len(tiers) > 1:
+        out.print(f"Older {kind} prices (a provider's newest published more than {RENT_COMPARABLE_DAYS} days before the "
+                  "newest one) rank after every recent one and are compared only with each other; 'age' is each "
+                  "price's age on the rental date.")
 
 
 def _name(row: dict) -> str:

@@ -32,6 +32,9 @@ _SCHEMA = pa.schema([
 ])
 _OFFER_FIELDS = tuple(n for n in _SCHEMA.names if n not in ("offer_key", "loaded_at"))  # as RentalOffer names them
 
+# A rental price within this many days of the newest one is comparable ('recent'); older ones rank
+# after every recent one (migration 017, whose note on existing rows holds the same number).
+RENT_COMPARABLE_DAYS = 90
 DROPPED_SHOWN = 5  # reasons named in the warning; the rest are counted
 
 
@@ -105,7 +108,7 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
 
 
 def rebuild_rental_prices(con: duckdb.DuckDBPyConnection) -> int:
-    sql_files.run(con, "rental_prices_daily")
+    sql_files.run(con, "rental_prices_daily", {"comparable_days": RENT_COMPARABLE_DAYS})
     return sql_files.scalar(con, "rental_prices_daily_count")
 
 
@@ -121,7 +124,7 @@ def rent_ranking_rows(con: duckdb.DuckDBPyConnection, *, spot: bool = False, pro
     name = "rent_ranking_provider" if provider is not None else "rent_ranking"
     params = {"spot": spot, "min_memory": min_memory, "top": top}
     if provider is not None:
-        params["provider"] = provider.casefold()
+        params.update(provider=provider.casefold(), comparable_days=RENT_COMPARABLE_DAYS)
     return sql_files.dicts(con, name, params)
 
 

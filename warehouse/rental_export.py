@@ -30,7 +30,7 @@ from gpuvalue.warehouse.source_dates import attribution_lines, json_value, norma
 from gpuvalue.warehouse.rental import rent_vs_buy_rows
 from gpuvalue.warehouse.sql_files import arrow_table, dicts, scalar
 
-RENTAL_SCHEMA_VERSION = "1.0"
+RENTAL_SCHEMA_VERSION = "1.1"  # 1.1: ranks put prices of comparable dates first (migration 017)
 RENTAL_SCHEMA_PATH = Path(__file__).parent / "schemas" / "rental_ranking.schema.json"
 
 # The columns of the rental files, in order; sql/rental_ranking_export.sql selects the same ones.
@@ -147,7 +147,7 @@ def rental_feed_item(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     spot = min((r for r in rows if r.get("spot_rank") and r.get("framework_supported") is not False),
                key=lambda r: r["spot_rank"], default=None)
     spot_text = (f"Cheapest reference hour on spot: {spot['model']} at ${spot['spot_usd_per_gpu_hour']:.2f}/GPU-hour "
-                 f"on {spot['spot_provider']}." if spot else "")
+                 f"on {spot['spot_provider']} (price of {spot['spot_as_of'].isoformat()})." if spot else "")
     intro = (f"Cloud GPUs by training speed per rented dollar, each provider's newest prices on or before "
              f"{day.isoformat()} (performance relative to {reference}):")
     text = intro + "\n" + "\n".join(lines) + (f"\n{spot_text}" if spot_text else "")

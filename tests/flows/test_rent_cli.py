@@ -57,6 +57,28 @@ def test_rent_table_says_what_the_numbers_are(db):
     assert "Spot rental" in spot.stdout and "Tesla V100" in spot.stdout
 
 
+def test_rent_shows_older_prices_apart_with_their_age(db):
+    from datetime import date
+
+    from gpuvalue.warehouse.db import open_database
+    from rental_fixtures import load_offers, offer
+
+    con = open_database(db)
+    load_offers(con, [offer("cloud-c", "oldcloud", "RX 7900 XTX", "Radeon RX 7900 XTX", date(2024, 6, 1),
+                            per_hour=0.01)], "cloud-c")
+    con.close()
+    res = runner.invoke(app, ["rent", "--db", str(db)], terminal_width=250)
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.stdout.split())
+    recent = text.index("Priced within 90 days of the newest price (2025-01-10 to 2025-01-20)")
+    older = text.index("Older prices (2024-06-01 to 2024-06-01): ranked after the recent ones")
+    assert recent < text.index("lambda") < older < text.index("oldcloud")  # the A6000's lambda price, then the XTX's
+    assert "8 mo" in text and "Older on-demand prices (a provider's newest published more than 90 days" in text
+    rows = lines(runner.invoke(app, ["rent", "--json", "--db", str(db)]).stdout)
+    assert [(r["rank"], r["model"], r["price_tier"], r["price_age_days"]) for r in rows][-1] == (
+        4, "Radeon RX 7900 XTX", "older", 245)
+
+
 @pytest.mark.parametrize("args, message", [
     (["--top", "0"], "--top must be at least 1"),
     (["--min-memory", "-1"], "--min-memory must be 0 GB or more"),

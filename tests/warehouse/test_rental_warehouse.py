@@ -179,6 +179,64 @@ def test_rent_ranking_ranks_perf_per_on_demand_dollar_and_spot_apart(con):
     assert spot[1]["rank"] is None  # spot only: not in the on-demand ranking
 
 
+OLD = date(2024, 6, 1)  # 245 days before the newest rental date (FEB): outside the 90-day window
+
+
+def with_an_old_table(con) -> None:
+    """A provider whose only published prices are eight months older than everyone else's, and cheaper
+    than any: an A6000 (which recent offers also price on demand, but not on spot) and an RX 7900 XTX
+    (which nobody else prices)."""
+    load_offers(con, [
+        offer("cloud-c", "oldcloud", "RTX A6000", "RTX A6000", OLD, per_hour=0.05, spot=0.03),
+        offer("cloud-c", "oldcloud", "RX 7900 XTX", "Radeon RX 7900 XTX", OLD, per_hour=0.01),
+    ], "cloud-c")
+
+
+def test_an_old_price_never_stands_for_a_card_a_recent_one_prices_and_alone_it_ranks_last(con):
+    with_an_old_table(con)
+    rows = rent_ranking_rows(con)
+    # The RX 7900 XTX, at a price of 8 months before, would lead by far: it ranks after every recent card.
+    assert [(r["rank"], r["model"], r["price_tier"]) for r in rows] == [
+        (1, "GeForce RTX 3090", "recent"), (2, "GeForce RTX 4090", "recent"), (3, "RTX A6000", "recent"),
+        (4, "Radeon RX 7900 XTX", "older")]
+    xtx, a6000 = rows[3], rows[2]
+    assert (xtx["usd_per_gpu_hour"], xtx["provider"], xtx["price_as_of"], xtx["price_age_days"]) == (0.01, "oldcloud", OLD, 245)
+    # The A6000 keeps lambda's recent $0.50 on demand, though the old table is cheaper ...
+    assert (a6000["usd_per_gpu_hour"], a6000["provider"], a6000["price_as_of"]) == (0.50, "lambda", JAN)
+    assert a6000["providers"] == "lambda, oldcloud" and a6000["median_usd_per_gpu_hour"] == pytest.approx(0.275)
+    # ... and only the old table prices it on spot: that price is kept, and ranked after the recent ones.
+    spot = rent_ranking_rows(con, spot=True)
+    assert [(r["spot_rank"], r["model"], r["spot_tier"]) for r in spot] == [
+        (1, "GeForce RTX 4090", "recent"), (2, "Tesla V100 PCIe 16 GB", "recent"), (3, "RTX A6000", "older")]
+    assert (spot[2]["spot_usd_per_gpu_hour"], spot[2]["spot_provider"], spot[2]["spot_age_days"]) == (0.03, "oldcloud", 245)
+    # Without recent prices around it, the old table's own date is the newest: its prices are recent there.
+    assert daily(con, OLD, "RTX A6000")["price_tier"] == "recent"
+
+
+def test_a_version_16_warehouses_rental_prices_get_their_tiers_in_the_upgrade(tmp_path):
+    """The upgrade dates the stored rows at once; the next rental load rebuilds them whole."""
+    path = tmp_path / "v16.duckdb"
+    c = duckdb.connect(str(path))
+    c.execute("CREATE TABLE schema_version (version INTEGER NOT NULL, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)")
+    for version, name, sql in migrations():
+        if version <= 16:
+            c.execute(sql)
+            c.execute("INSERT INTO schema_version VALUES (?, ?, now())", [version, name])
+    c.execute("INSERT INTO rental_prices_daily (as_of, model, cheapest_usd_per_gpu_hour, provider, provider_count, "
+              "providers, offers, price_as_of, spot_usd_per_gpu_hour, spot_as_of) VALUES "
+              "('2025-02-01', 'A', 0.5, 'x', 1, 'x', 1, '2025-01-20', NULL, NULL), "
+              "('2025-02-01', 'B', 0.1, 'y', 1, 'y', 1, '2024-06-01', 0.05, '2024-06-01'), "
+              "('2025-02-01', 'C', NULL, NULL, 1, 'z', 1, '2025-02-01', 0.2, '2025-02-01')")
+    c.close()
+    c = open_database(path)
+    try:
+        assert current_version(c) >= 17
+        assert c.execute("SELECT model, price_tier, spot_tier FROM rental_prices_daily ORDER BY model").fetchall() == [
+            ("A", "recent", None), ("B", "older", "older"), ("C", None, "recent")]
+    finally:
+        c.close()
+
+
 def test_rent_ranking_follows_the_precision_the_ranking_used(con):
     con.execute("UPDATE ranking_daily SET perf_precision = 'fp32'")
     rows = {r["model"]: r for r in rent_ranking_rows(con)}

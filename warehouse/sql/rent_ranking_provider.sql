@@ -1,6 +1,7 @@
 -- The rental ranking of one provider ($provider, lower case) on the newest rental date: its cheapest
 -- offer per model (rental_provider_prices), in rent_ranking_latest's columns, ranked among its own
--- offers. Filters as in rent_ranking.sql.
+-- offers, prices within $comparable_days of its newest first, as there (migration 017). Filters as in
+-- rent_ranking.sql.
 WITH latest AS (
     SELECT * FROM rental_provider_prices
     WHERE as_of = (SELECT max(as_of) FROM rental_prices_daily) AND provider = $provider
@@ -23,13 +24,27 @@ joined AS (
     LEFT JOIN gpus AS g USING (model)
     WHERE p.relative_perf > 0
 ),
+tiered AS (
+    SELECT *,
+           CASE WHEN usd_per_gpu_hour IS NULL THEN NULL
+                WHEN price_as_of >= max(price_as_of) FILTER (WHERE usd_per_gpu_hour IS NOT NULL) OVER () - $comparable_days
+                THEN 'recent' ELSE 'older' END AS price_tier,
+           CASE WHEN spot_usd_per_gpu_hour IS NULL THEN NULL
+                WHEN spot_as_of >= max(spot_as_of) FILTER (WHERE spot_usd_per_gpu_hour IS NOT NULL) OVER () - $comparable_days
+                THEN 'recent' ELSE 'older' END AS spot_tier,
+           CAST(as_of - price_as_of AS INTEGER) AS price_age_days,
+           CAST(as_of - spot_as_of AS INTEGER) AS spot_age_days
+    FROM joined
+),
 ranked AS (
     SELECT CASE WHEN usd_per_gpu_hour IS NOT NULL THEN CAST(row_number() OVER (
-               PARTITION BY usd_per_gpu_hour IS NULL ORDER BY perf_per_usd_hour DESC, model) AS INTEGER) END AS rank,
+               PARTITION BY usd_per_gpu_hour IS NULL
+               ORDER BY price_tier = 'older', perf_per_usd_hour DESC, model) AS INTEGER) END AS rank,
            CASE WHEN spot_usd_per_gpu_hour IS NOT NULL THEN CAST(row_number() OVER (
-               PARTITION BY spot_usd_per_gpu_hour IS NULL ORDER BY spot_perf_per_usd_hour DESC, model) AS INTEGER) END AS spot_rank,
+               PARTITION BY spot_usd_per_gpu_hour IS NULL
+               ORDER BY spot_tier = 'older', spot_perf_per_usd_hour DESC, model) AS INTEGER) END AS spot_rank,
            *
-    FROM joined
+    FROM tiered
 )
 SELECT *
 FROM ranked
