@@ -190,7 +190,7 @@ class Option:
     tdp_w: float | None = None
     memory_gb: float | None = None
     speed: str = ""  # where the speed figure comes from (measured, estimated)
-    older: bool = False  # a used price of the ranking's older tier: long before the newest price
+    older: bool = False  # a price of the ranking's (or the rental ranking's) older tier: long before the newest
 
 
 @dataclass(frozen=True)
@@ -251,7 +251,8 @@ def buy_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *
 def rent_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *,
                  min_memory_gb: float | None = None) -> list[Option]:
     """Rental cards (rental ranking rows) whose on-demand cost over the holding period at the assumed
-    hours fits the budget, cheapest reference hour first."""
+    hours fits the budget: recently priced ones first, then those priced only long before the newest
+    rental price (the rental ranking's tiers, migration 017), each cheapest reference hour first."""
     found = []
     for row in rows:
         rate = row.get("usd_per_gpu_hour")
@@ -260,8 +261,9 @@ def rent_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, 
         cost = rent_cost_per_reference_hour(rate, row["relative_perf"])
         basis = f"cheapest of {row.get('provider_count')} provider(s), {_when(row.get('price_as_of'))}"
         found.append(Option("rent", row["model"], row["relative_perf"], cost, rate, basis, provider=row.get("provider"),
-                            memory_gb=row.get("memory_gb"), speed=perf_provenance(row)))
-    return sorted(found, key=lambda o: (o.usd_per_reference_hour, o.model))
+                            memory_gb=row.get("memory_gb"), speed=perf_provenance(row),
+                            older=row.get("price_tier") == "older"))
+    return sorted(found, key=lambda o: (o.older, o.usd_per_reference_hour, o.model))
 
 
 def rent_or_buy(used_rows: list[dict[str, Any]], rental_rows: list[dict[str, Any]], *, budget_usd: float,

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from gpuvalue.models.rent_vs_buy import (
     WEEKS_PER_MONTH, Assumptions, break_even_hours_per_week, buy_cost_per_reference_hour, buy_options, compare,
-    depreciation_usd_per_hour, electricity_usd_per_hour, format_rent_or_buy, rent_cost_per_reference_hour, rent_or_buy,
+    depreciation_usd_per_hour, electricity_usd_per_hour, format_rent_or_buy, rent_cost_per_reference_hour, rent_options,
+    rent_or_buy,
 )
 
 DEFAULT = Assumptions()
@@ -180,6 +181,19 @@ def test_a_recently_priced_card_is_bought_before_one_whose_older_price_looks_che
     only_old = rent_or_buy([old, recent], RENTED, budget_usd=500, assumptions=DEFAULT)
     assert only_old.buy.model == "GeForce RTX 3080" and only_old.buy.older
     assert not [n for n in only_old.notes if "older price" in n]
+
+
+def test_a_recently_priced_rental_is_chosen_before_one_whose_older_price_looks_cheaper():
+    """The rental ranking's tiers hold here too: a cloud price published long before the newest one
+    is rented only when no recent one fits the budget."""
+    old = {**rented("GeForce RTX 4090", 0.05, 1.6, provider="oldcloud"), "price_tier": "older",
+           "price_as_of": date(2023, 8, 9)}
+    recent = {**rented("GeForce RTX 3090", 0.20, 1.0), "price_tier": "recent"}
+    answer = rent_or_buy(USED, [old, recent], budget_usd=2000, assumptions=DEFAULT.with_hours(5))
+    assert (answer.rent.model, answer.rent.older) == ("GeForce RTX 3090", False)
+    assert [o.model for o in rent_options([old, recent], 2000, DEFAULT)] == ["GeForce RTX 3090", "GeForce RTX 4090"]
+    alone = rent_or_buy(USED, [old], budget_usd=2000, assumptions=DEFAULT.with_hours(5))
+    assert (alone.rent.model, alone.rent.older) == ("GeForce RTX 4090", True)
 
 
 def test_a_legacy_only_card_is_bought_only_when_asked_and_an_unsupported_one_never():
