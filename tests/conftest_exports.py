@@ -75,6 +75,21 @@ def open_test_database(path: str | Path = ":memory:") -> duckdb.DuckDBPyConnecti
     return con
 
 
+def warehouse_at_version(path: str | Path, version: int) -> duckdb.DuckDBPyConnection:
+    """A warehouse file as a gpuvalue of schema ``version`` left it (the shipped migrations up to it,
+    recorded): what an upgrade starts from. A plain connection, not the project's opener, which would
+    upgrade it."""
+    from gpuvalue.warehouse.db import migrations
+
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE schema_version (version INTEGER NOT NULL, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)")
+    for number, name, sql in migrations():
+        if number <= version:
+            con.execute(sql)
+            con.execute("INSERT INTO schema_version VALUES (?, ?, now())", [number, name])
+    return con
+
+
 def price_row(model: str, day: date) -> dict:
     kind, n = CARDS[model][10], CARDS[model][11]
     price = price_on(model, day)

@@ -7,9 +7,9 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
-import duckdb
 import pytest
 
+from conftest_exports import warehouse_at_version
 from gpuvalue.models.price_index import PriceIndexPoint
 from gpuvalue.scrapers.sources import tomshardware_ebay_index as index
 from gpuvalue.warehouse import load
@@ -66,12 +66,7 @@ def test_the_migration_is_the_next_version_and_applies_on_a_fresh_database(con):
 
 def test_the_migration_upgrades_an_existing_database_and_keeps_its_history(tmp_path):
     path = tmp_path / "v8.duckdb"
-    raw = duckdb.connect(str(path))
-    raw.execute("CREATE TABLE schema_version (version INTEGER NOT NULL, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)")
-    for version, name, sql in migrations():
-        if version <= 8:
-            raw.execute(sql)
-            raw.execute("INSERT INTO schema_version VALUES (?, ?, now())", [version, name])
+    raw = warehouse_at_version(path, 8)
     raw.execute("INSERT INTO prices_daily VALUES (DATE '2026-11-30', 'GeForce RTX 3090', 700, 'sold', 5, 650, 750, "
                 "DATE '2026-11-29', 30, 'median of sold')")
     raw.close()

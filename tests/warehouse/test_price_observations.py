@@ -10,13 +10,13 @@ from __future__ import annotations
 import shutil
 from datetime import date, datetime, timedelta
 
-import duckdb
 import pytest
 from typer.testing import CliRunner
 
 from gpuvalue.flows.cli import app
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database
+from conftest_exports import warehouse_at_version
 from price_rule_reference import MATERIALIZED, PRICES_FROM_RAW_TABLES
 from test_backfill import END, MIN_COUNT, REF, START, WINDOW, _crafted_history
 
@@ -161,15 +161,8 @@ def test_rematch_rebuilds_the_observations(replay_db, tmp_path):
 def test_upgrading_a_schema_v4_warehouse_builds_the_observations(tmp_path):
     """A warehouse from before schema v5 has listings but no observations: opening it for
     writing migrates it, and the migration derives them from what is there."""
-    from gpuvalue.warehouse.db import migrations
-
     path = tmp_path / "old.duckdb"
-    raw = duckdb.connect(str(path))
-    raw.execute("CREATE TABLE schema_version (version INTEGER NOT NULL, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)")
-    for version, name, sql in migrations():
-        if version <= 4:
-            raw.execute(sql)
-            raw.execute("INSERT INTO schema_version VALUES (?, ?, now())", [version, name])
+    raw = warehouse_at_version(path, 4)
     day = date(2026, 11, 1)
     rows = [_listing("a", day, 400), _listing("b", day, 410, sold=True), _listing("c", day, 5, condition="parts")]
     for r in rows:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from datetime import date, datetime, timezone
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from gpuvalue.flows import stages as S
@@ -22,6 +21,7 @@ from gpuvalue.scrapers.sources import skypilot_catalog as sky
 from gpuvalue.warehouse.checks import run_checks
 from gpuvalue.warehouse.db import current_version, migrations, open_database
 from gpuvalue.warehouse.rental import load_warning, offer_rows, rent_ranking_rows, rent_vs_buy_rows
+from conftest_exports import warehouse_at_version
 from rental_fixtures import (
     FEB, JAN, JAN_B, LOADED, cloud_a_february, cloud_a_january, cloud_b, load_offers, make_rental_database, offer,
 )
@@ -59,12 +59,7 @@ def test_migration_11_adds_the_rental_tables_and_views():
 
 def test_an_existing_version_10_database_is_migrated_in_place(tmp_path):
     path = tmp_path / "old.duckdb"
-    c = duckdb.connect(str(path))
-    c.execute("CREATE TABLE schema_version (version INTEGER NOT NULL, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)")
-    for version, name, sql in migrations():
-        if version <= 10:
-            c.execute(sql)
-            c.execute("INSERT INTO schema_version VALUES (?, ?, now())", [version, name])
+    c = warehouse_at_version(path, 10)
     c.close()
     c = open_database(path)
     assert current_version(c) >= 11 and c.execute("SELECT count(*) FROM rental_offers").fetchone() == (0,)
@@ -216,12 +211,7 @@ def test_an_old_price_never_stands_for_a_card_a_recent_one_prices_and_alone_it_r
 def test_a_version_16_warehouses_rental_prices_get_their_tiers_in_the_upgrade(tmp_path):
     """The upgrade dates the stored rows at once; the next rental load rebuilds them whole."""
     path = tmp_path / "v16.duckdb"
-    c = duckdb.connect(str(path))
-    c.execute("CREATE TABLE schema_version (version INTEGER NOT NULL, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)")
-    for version, name, sql in migrations():
-        if version <= 16:
-            c.execute(sql)
-            c.execute("INSERT INTO schema_version VALUES (?, ?, now())", [version, name])
+    c = warehouse_at_version(path, 16)
     c.execute("INSERT INTO rental_prices_daily (as_of, model, cheapest_usd_per_gpu_hour, provider, provider_count, "
               "providers, offers, price_as_of, spot_usd_per_gpu_hour, spot_as_of) VALUES "
               "('2025-02-01', 'A', 0.5, 'x', 1, 'x', 1, '2025-01-20', NULL, NULL), "
