@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from pydantic import BaseModel, Field, SecretStr
 
@@ -114,9 +114,7 @@ def parse_browse_search(
         items = []
     if not isinstance(items, list):
         raise ParseError(NAME, url, "itemSummaries is not a list")
-    next_url = data.get("next")
-    if next_url is not None and not isinstance(next_url, str):
-        raise ParseError(NAME, url, "next is not a string")
+    next_url = _next_link(data.get("next"), url)
     listings = [_listing_from_summary(item, url, fetched_at, marketplace) for item in items]
     return BrowsePage(
         listings=listings,
@@ -279,8 +277,23 @@ def _marketplace_of_link(link: Any) -> str | None:
 def next_page_url(body: bytes, url: str) -> str | None:
     """Only the envelope's ``next`` link: the fetch pages on without parsing the records twice."""
     data = _load_json(body, url)
-    nxt = data.get("next") if isinstance(data, dict) else None
-    return nxt if isinstance(nxt, str) and nxt else None
+    return _next_link(data.get("next"), url) if isinstance(data, dict) else None
+
+
+def _next_link(value: Any, url: str) -> str | None:
+    """The envelope's next page, on this page's own host over https. The fetch sends the API token with
+    it, so a link elsewhere, or one no URL parser reads, is refused rather than followed."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise ParseError(NAME, url, "next is not a string")
+    try:
+        here, there = urlsplit(url), urlsplit(value)
+    except ValueError:
+        raise ParseError(NAME, url, f"next is not a link: {value!r:.80}") from None
+    if there.scheme != "https" or not there.hostname or there.hostname != here.hostname:
+        raise ParseError(NAME, url, f"next leads off {here.hostname}: {value!r:.80}")
+    return value
 
 
 # ---- the source ------------------------------------------------------------------------------

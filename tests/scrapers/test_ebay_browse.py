@@ -17,6 +17,7 @@ from gpuvalue.scrapers.sources.ebay_browse import (
     OAUTH_TOKEN_URL,
     browse_headers,
     browse_search_url,
+    next_page_url,
     parse_browse_search,
     parse_token_response,
     token_request,
@@ -272,6 +273,23 @@ def test_an_item_link_no_url_parser_reads_leaves_the_item_without_its_link():
     body = json.dumps({"total": 1, "limit": 1, "offset": 0, "itemSummaries": [item]}).encode()
     [listing] = parse_browse_search(body, URL, SEEN).listings
     assert (listing.listing_id, listing.url) == ("123456789012", None)
+
+
+@pytest.mark.parametrize("link, fragment", [
+    ("https://evil.example/buy/browse/v1/item_summary/search?q=x&offset=3", "next leads off api.ebay.com"),
+    ("http://api.ebay.com/buy/browse/v1/item_summary/search?q=x&offset=3", "next leads off api.ebay.com"),
+    ("https://[api.ebay.com/search", "next is not a link"),
+    ("/buy/browse/v1/item_summary/search?q=x&offset=3", "next leads off api.ebay.com"),
+])
+def test_a_next_link_off_the_api_host_is_refused_not_followed(link, fragment):
+    """The fetch sends the API token with the next request: only the API's own host gets it."""
+    body = json.dumps({"total": 9, "limit": 1, "offset": 0, "next": link, "itemSummaries": []}).encode()
+    for read in (lambda: parse_browse_search(body, URL, SEEN), lambda: next_page_url(body, URL)):
+        with pytest.raises(ParseError, match=fragment.replace(".", r"\.")):
+            read()
+    same_host = json.dumps({"total": 9, "limit": 1, "offset": 0, "itemSummaries": [],
+                            "next": "https://API.ebay.com/buy/browse/v1/item_summary/search?q=x&offset=3"}).encode()
+    assert next_page_url(same_host, URL) == "https://API.ebay.com/buy/browse/v1/item_summary/search?q=x&offset=3"
 
 
 def test_empty_result_is_a_legit_empty_page():
