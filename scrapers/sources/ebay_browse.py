@@ -114,7 +114,9 @@ def parse_browse_search(
         items = []
     if not isinstance(items, list):
         raise ParseError(NAME, url, "itemSummaries is not a list")
-    next_url = _next_link(data.get("next"), url)
+    next_url = data.get("next")
+    if next_url is not None and not isinstance(next_url, str):
+        raise ParseError(NAME, url, "next is not a string")
     listings = [_listing_from_summary(item, url, fetched_at, marketplace) for item in items]
     return BrowsePage(
         listings=listings,
@@ -275,7 +277,8 @@ def _marketplace_of_link(link: Any) -> str | None:
 
 
 def next_page_url(body: bytes, url: str) -> str | None:
-    """Only the envelope's ``next`` link: the fetch pages on without parsing the records twice."""
+    """Only the envelope's ``next`` link, for the fetch to page on without parsing the records twice
+    (a page read from a file keeps its ``next`` as written: nothing follows it)."""
     data = _load_json(body, url)
     return _next_link(data.get("next"), url) if isinstance(data, dict) else None
 
