@@ -66,8 +66,9 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     tiers = [("recent", [r for r in rows if r.get("price_tier", "recent") != "older"]),
              ("older", [r for r in rows if r.get("price_tier") == "older"])]
     tiers = [(tier, part) for tier, part in tiers if part]
-    for tier, part in tiers:
-        heading = title if len(tiers) == 1 else f"{title}\n{tier_title(tier, part, comparable_days)}"
+    only_recent = [tier for tier, _ in tiers] == ["recent"]
+    for tier, part in tiers:  # older prices say so, even when the filters leave no recent one beside them
+        heading = title if only_recent else f"{title}\n{tier_title(tier, part, comparable_days)}"
         _print_table(RANK_HEADERS, table_rows(part), title=heading, formats=_rank_formats(part))
     indexes = sorted({index_name(r) for r in rows if is_index_price(r)})
     if indexes:
@@ -82,7 +83,7 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     if any(is_low_confidence(r) for r in rows):
         out.print("* low-confidence estimate (AMD, a family with no measured card, or one the model misses); "
                   "`gpuvalue perf --json` says why.")
-    if len(tiers) > 1:
+    if not only_recent:
         out.print("Older prices rank after every recently priced card and are compared only with each other; "
                   "'age' is each price's age on the ranking's day.")
     if hidden:

@@ -67,9 +67,10 @@ def rent(
              f"prices of {rows[0]['as_of']} and before")
     tiers = [(name, [r for r in rows if (r.get(tier) == "older") is (name == "older")]) for name in ("recent", "older")]
     tiers = [(name, part) for name, part in tiers if part]
-    for name, part in tiers:
+    only_recent = [name for name, _ in tiers] == ["recent"]
+    for name, part in tiers:  # older prices say so, even when the filters leave no recent one beside them
         dates = [{"price_as_of": r[dated]} for r in part]
-        heading = title if len(tiers) == 1 else f"{title}\n{tier_title(name, dates, RENT_COMPARABLE_DAYS)}"
+        heading = title if only_recent else f"{title}\n{tier_title(name, dates, RENT_COMPARABLE_DAYS)}"
         if spot:
             table = [(r["spot_rank"], _name(r), r["memory_gb"], r["spot_usd_per_gpu_hour"], r["spot_provider"],
                       r["relative_perf"], r["spot_perf_per_usd_hour"], r["spot_usd_per_reference_hour"],
@@ -82,7 +83,7 @@ def rent(
         _print_table(SPOT_HEADERS if spot else RENT_HEADERS, table, title=heading)
     if any(r.get("framework_supported") is False for r in rows):
         out.print("† current PyTorch builds (CUDA or ROCm) no longer support this card.")
-    if len(tiers) > 1:
+    if not only_recent:
         out.print(f"Older {kind} prices (a provider's newest published more than {RENT_COMPARABLE_DAYS} days before the "
                   "newest one) rank after every recent one and are compared only with each other; 'age' is each "
                   "price's age on the rental date.")

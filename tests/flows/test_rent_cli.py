@@ -77,6 +77,16 @@ def test_rent_shows_older_prices_apart_with_their_age(db):
     rows = lines(runner.invoke(app, ["rent", "--json", "--db", str(db)]).stdout)
     assert [(r["rank"], r["model"], r["price_tier"], r["price_age_days"]) for r in rows][-1] == (
         4, "Radeon RX 7900 XTX", "older", 245)
+    # Filters that leave only older prices still say what they are: only the old table prices the
+    # A6000 on spot, and it alone has 40 GB.
+    con = open_database(db)
+    load_offers(con, [offer("cloud-c", "oldcloud", "RTX A6000", "RTX A6000", date(2024, 6, 1), per_hour=None,
+                            spot=0.03)], "cloud-c")
+    con.close()
+    spot = " ".join(runner.invoke(app, ["rent", "--spot", "--min-memory", "40", "--db", str(db)],
+                                  terminal_width=250).stdout.split())
+    assert "Priced within" not in spot and "Older prices (2024-06-01 to 2024-06-01)" in spot
+    assert "RTX A6000" in spot and "Older spot prices (a provider's newest published more than 90 days" in spot
 
 
 @pytest.mark.parametrize("args, message", [
