@@ -66,7 +66,7 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     tiers = [("recent", [r for r in rows if r.get("price_tier", "recent") != "older"]),
              ("older", [r for r in rows if r.get("price_tier") == "older"])]
     tiers = [(tier, part) for tier, part in tiers if part]
-    only_recent = [tier for tier, _ in tiers] == ["recent"]
+    only_recent = all(tier == "recent" for tier, _ in tiers)
     for tier, part in tiers:  # older prices say so, even when the filters leave no recent one beside them
         heading = title if only_recent else f"{title}\n{tier_title(tier, part, comparable_days)}"
         _print_table(RANK_HEADERS, table_rows(part), title=heading, formats=_rank_formats(part))

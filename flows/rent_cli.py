@@ -67,7 +67,7 @@ def rent(
              f"prices of {rows[0]['as_of']} and before")
     tiers = [(name, [r for r in rows if (r.get(tier) == "older") is (name == "older")]) for name in ("recent", "older")]
     tiers = [(name, part) for name, part in tiers if part]
-    only_recent = [name for name, _ in tiers] == ["recent"]
+    only_recent = all(name == "recent" for name, _ in tiers)
     for name, part in tiers:  # older prices say so, even when the filters leave no recent one beside them
         dates = [{"price_as_of": r[dated]} for r in part]
         heading = title if only_recent else f"{title}\n{tier_title(name, dates, RENT_COMPARABLE_DAYS)}"

@@ -122,3 +122,17 @@ def test_recommend_perf_and_gpus_on_a_warehouse_with_nothing_yet_say_how_to_fill
     assert res.exit_code == 2 and "error: no fp16 performance figures yet: `gpuvalue run` loads" in res.output
     res = runner.invoke(app, ["gpus", "--db", str(empty)])
     assert res.exit_code == 2 and "error: the catalog is empty: `gpuvalue run` loads the specs" in res.output
+
+
+def test_an_empty_ranking_prints_no_table_and_no_note_about_older_prices(monkeypatch):
+    """`gpuvalue run` prints the day's ranking even when nothing was priced: then nothing at all."""
+    import io
+
+    from rich.console import Console
+
+    from gpuvalue.flows import cli
+
+    screen = io.StringIO()
+    monkeypatch.setattr(cli, "out", Console(file=screen, width=200))
+    cli._print_ranking([], "Performance per $1000")
+    assert screen.getvalue() == ""
