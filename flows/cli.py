@@ -39,7 +39,7 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     price with its kind, count, quartiles, date and age beside it. ``rank`` is the place among the
     shown cards."""
     from gpuvalue.models.buyer_view import is_passive, support_level
-    from gpuvalue.models.price_age import age_words, index_month, index_name, is_index_price, tier_title
+    from gpuvalue.models.price_age import age_words, index_month, index_name, is_index_price, split_tiers, tier_title
 
     def q(r: dict) -> str:
         if r["price_q1"] is None or r["price_q3"] is None:
@@ -63,9 +63,7 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
                  q(r), dated(r), age_words(r.get("price_age_days")), r["stale"], r["relative_perf"], source(r),
                  r["perf_per_dollar"]) for r in part]
 
-    tiers = [("recent", [r for r in rows if r.get("price_tier", "recent") != "older"]),
-             ("older", [r for r in rows if r.get("price_tier") == "older"])]
-    tiers = [(tier, part) for tier, part in tiers if part]
+    tiers = split_tiers(rows)
     only_recent = all(tier == "recent" for tier, _ in tiers)
     for tier, part in tiers:  # older prices say so, even when the filters leave no recent one beside them
         heading = title if only_recent else f"{title}\n{tier_title(tier, part, comparable_days)}"

@@ -56,7 +56,7 @@ def rent(
     if not rows:
         out.print("No rented GPUs match those filters.")
         return
-    from gpuvalue.models.price_age import age_words, tier_title
+    from gpuvalue.models.price_age import age_words, split_tiers, tier_title
     from gpuvalue.warehouse.rental import RENT_COMPARABLE_DAYS
 
     reference = rows[0]["reference_gpu"]
@@ -65,12 +65,10 @@ def rent(
         ("on-demand", "price_tier", "price_age_days", "price_as_of")
     title = (f"{'Spot' if spot else 'On-demand'} rental: speed per $/GPU-hour{where} (relative to {reference}), "
              f"prices of {rows[0]['as_of']} and before")
-    tiers = [(name, [r for r in rows if (r.get(tier) == "older") is (name == "older")]) for name in ("recent", "older")]
-    tiers = [(name, part) for name, part in tiers if part]
+    tiers = split_tiers(rows, tier)
     only_recent = all(name == "recent" for name, _ in tiers)
     for name, part in tiers:  # older prices say so, even when the filters leave no recent one beside them
-        dates = [{"price_as_of": r[dated]} for r in part]
-        heading = title if only_recent else f"{title}\n{tier_title(name, dates, RENT_COMPARABLE_DAYS)}"
+        heading = title if only_recent else f"{title}\n{tier_title(name, part, RENT_COMPARABLE_DAYS, dated)}"
         if spot:
             table = [(r["spot_rank"], _name(r), r["memory_gb"], r["spot_usd_per_gpu_hour"], r["spot_provider"],
                       r["relative_perf"], r["spot_perf_per_usd_hour"], r["spot_usd_per_reference_hour"],

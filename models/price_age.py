@@ -84,9 +84,17 @@ def dated_price_basis(row: Mapping[str, Any]) -> str:
     return f"{price_basis(row)}, {dated.isoformat()}"
 
 
-def tier_title(tier: str, rows: list[Mapping[str, Any]], comparable_days: int | None = None) -> str:
+def split_tiers(rows: list[Mapping[str, Any]], key: str = "price_tier") -> list[tuple[str, list[Mapping[str, Any]]]]:
+    """The rows of a shown ranking as its tables: ('recent', rows) then ('older', rows), each only
+    where it has rows (``key``: the tier column, ``spot_tier`` for the spot rental ranking)."""
+    tiers = [("recent", [r for r in rows if r.get(key) != "older"]), ("older", [r for r in rows if r.get(key) == "older"])]
+    return [(tier, part) for tier, part in tiers if part]
+
+
+def tier_title(tier: str, rows: list[Mapping[str, Any]], comparable_days: int | None = None,
+               date_key: str = "price_as_of") -> str:
     """The heading over one tier of a shown ranking, with the dates it spans."""
-    dates = sorted(r["price_as_of"] for r in rows if isinstance(r.get("price_as_of"), date))
+    dates = sorted(r[date_key] for r in rows if isinstance(r.get(date_key), date))
     span = f"{dates[0].isoformat()} to {dates[-1].isoformat()}" if dates else "no dates"
     if tier == "recent":
         window = f"{comparable_days} days" if comparable_days else "the comparable window"

@@ -38,7 +38,7 @@ def item_id_from_link(link: str) -> str | None:
 # A link as eBay writes it: lower-case http(s), a plain host name, a path of URL characters, then
 # nothing, a query or a fragment. For such a link, its host and its part before the query are what
 # urlsplit and urlunsplit give, read without them: urlsplit caches 128 links, and the links of an
-# export are all different (a third of a CSV import's parsing went to the two calls per row).
+# export are all different (a fifth of a CSV import's parsing went to the two calls per row).
 _PLAIN_LINK = re.compile(r"https?://([A-Za-z0-9.-]+)(?:/[!$-;=@-Z_a-z~]*)?")
 
 

@@ -125,7 +125,7 @@ def _cheap_cross_validation(monkeypatch) -> list[int]:
     """What these tests check is when the cross-validation runs and what is stored, not its
     figure: each fold takes the first form instead of choosing among four on the other cards
     (the nested choice is minutes on 46 cards; tests/models/test_perf_eval.py tests it), and so
-    does the fit on every card (the choice there is about 3 s a precision;
+    does the fit on every card (seconds a precision, five times in this module;
     test_a_row_kept_before_forms_were_gets_its_form_from_the_next_run makes it for real)."""
     real, calls = PW._loocv, []
 
@@ -213,7 +213,7 @@ def test_a_long_cross_validation_is_announced_once_and_then_every_tenth_of_its_f
 
 def test_a_row_kept_before_forms_were_gets_its_form_from_the_next_run(warehouse, monkeypatch):
     """A warehouse whose rows predate the form column chooses the form once more, and keeps it
-    (one precision's row: the choice is the same code for both, and about 3 s each)."""
+    (one precision's row: the choice is the same code for both, and seconds each)."""
     forms = dict(warehouse.execute("SELECT precision, form FROM perf_estimate_cv").fetchall())
     assert set(forms) == {"fp16", "fp32"} and all(forms.values())
     warehouse.execute("UPDATE perf_estimate_cv SET form = NULL WHERE precision = 'fp16'")
