@@ -8,7 +8,6 @@ import math
 import os
 import re
 import sys
-from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -18,7 +17,7 @@ from rich.text import Text
 
 from gpuvalue.flows.cli_app import (
     NOTHING_RANKED, DbOpt, _check_db_path, _fail, _memory_format, _jsonable, _parse_date, _print_table, _reader, _reader_error,
-    _settings, _write_json_lines, app, err, out,
+    _settings, _write_json_lines, app, err, out, utc_today,
 )
 from gpuvalue.models.perf_label import is_low_confidence, is_rocm
 
@@ -86,11 +85,6 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
                   "'age' is each price's age on the ranking's day.")
     if hidden:
         out.print(hidden + ".", highlight=False)
-
-
-def utc_today() -> date:
-    """Listings are stamped in UTC, so "today" is the UTC date (one place, so tests can set the clock)."""
-    return datetime.now(timezone.utc).date()
 
 
 @app.command()

@@ -14,7 +14,7 @@ import math
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -40,6 +40,11 @@ out = Console(width=None if sys.stdout.isatty() else 160, emoji=False)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 160, emoji=False)
 
 DbOpt = Annotated[Optional[Path], typer.Option("--db", help="DuckDB file (default data/gpuvalue.duckdb, or $GPUVALUE_DB).")]
+
+
+def utc_today() -> date:
+    """Listings are stamped in UTC, so "today" is the UTC date (one place, so tests can set the clock)."""
+    return datetime.now(timezone.utc).date()
 
 
 def _settings(db: Path | None = None):

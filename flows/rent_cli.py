@@ -7,11 +7,13 @@ and, for the answer, the latest used ranking beside it; the arithmetic is ``mode
 from __future__ import annotations
 
 import math
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
+from gpuvalue.flows import cli_app
 from gpuvalue.flows.cli_app import DbOpt, _fail, _print_table, _reader, _settings, _write_json_lines, app, out
 
 RENT_HEADERS = ["#", "model", "GB", "$/GPU-h", "provider", "rel. perf", "ref-h per $", "$ per ref-h", "median $/GPU-h",
@@ -31,7 +33,7 @@ def rent(
 ) -> None:
     """Cloud GPUs ranked by training speed per rented dollar: relative performance per cheapest $/GPU-hour.
 
-    Prices are each provider's newest published ones (SkyPilot's catalogs, FSDL's cloud GPU table); "price as of" is the date of the data, not of the run, and "age" its age on the rental date. A card's cheapest price within 90 days of the newest stands for it; cards priced only longer ago are listed after the others, with their age. ref-h per $: hours of reference-card training a dollar rents.
+    Prices are each provider's newest published ones (SkyPilot's catalogs, FSDL's cloud GPU table); "price as of" is the date of the data, not of the run, and "age" its age on the rental date (the newest price's; a line below says how old that date is today). A card's cheapest price within 90 days of the newest stands for it; cards priced only longer ago are listed after the others, with their age. ref-h per $: hours of reference-card training a dollar rents.
     """
     from gpuvalue.warehouse.rental import rent_ranking_rows, rental_providers
 
@@ -85,6 +87,10 @@ def rent(
         out.print(f"Older {kind} prices (a provider's newest published more than {RENT_COMPARABLE_DAYS} days before the "
                   "newest one) rank after every recent one and are compared only with each other; 'age' is each "
                   "price's age on the rental date.")
+    newest, today = rows[0]["as_of"], cli_app.utc_today()
+    if isinstance(newest, date) and newest < today:  # the rental date is the newest price's, not the run's
+        out.print(f"The newest rental prices here are of {newest}, {age_words((today - newest).days)} before today "
+                  f"({today}); 'age' counts from that date.")
 
 
 def _name(row: dict) -> str:
@@ -123,8 +129,11 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
     view = BuyerView(min_memory_gb=min_memory, include_legacy=include_legacy, include_passive=include_passive,
                      include_modules=include_modules)
     shown = [row for row in used if hidden_because(row, view) is None]
+    # A rental price is stale by the used prices' rule (older than the price window on the ranking's day).
+    day = used[0]["as_of"] if used else cli_app.utc_today()
     answer = rent_or_buy(shown, rental, budget_usd=budget, assumptions=assumptions, min_memory_gb=min_memory,
-                         desktop_only=not include_modules, include_legacy=include_legacy)
+                         desktop_only=not include_modules, include_legacy=include_legacy,
+                         rent_stale_on_or_before=day - timedelta(days=settings.price_window_days))
     if memory_why:  # a use case's floor, said as `recommend` says it
         answer.notes.insert(0, memory_why)
     left_out = left_out_summary(used, view)

@@ -249,17 +249,23 @@ def buy_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *
 
 
 def rent_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *,
-                 min_memory_gb: float | None = None) -> list[Option]:
+                 min_memory_gb: float | None = None, stale_on_or_before: date | None = None) -> list[Option]:
     """Rental cards (rental ranking rows) whose on-demand cost over the holding period at the assumed
     hours fits the budget: recently priced ones first, then those priced only long before the newest
-    rental price (the rental ranking's tiers, migration 017), each cheapest reference hour first."""
+    rental price (the rental ranking's tiers, migration 017), each cheapest reference hour first.
+
+    A price dated ``stale_on_or_before`` or earlier is called stale, as a used price outside the price
+    window is: the rental ranking's own day is its newest price's, so a catalog loaded long ago would
+    otherwise read as current beside a used price of today."""
     found = []
     for row in rows:
         rate = row.get("usd_per_gpu_hour")
         if not _usable(row, min_memory_gb) or not rate or rate * a.hours_used > budget_usd:
             continue
         cost = rent_cost_per_reference_hour(rate, row["relative_perf"])
-        basis = f"cheapest of {row.get('provider_count')} provider(s), {_when(row.get('price_as_of'))}"
+        dated = row.get("price_as_of")
+        stale = ", stale" if stale_on_or_before and isinstance(dated, date) and dated <= stale_on_or_before else ""
+        basis = f"cheapest of {row.get('provider_count')} provider(s), {_when(dated)}{stale}"
         found.append(Option("rent", row["model"], row["relative_perf"], cost, rate, basis, provider=row.get("provider"),
                             memory_gb=row.get("memory_gb"), speed=perf_provenance(row),
                             older=row.get("price_tier") == "older"))
@@ -268,7 +274,7 @@ def rent_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, 
 
 def rent_or_buy(used_rows: list[dict[str, Any]], rental_rows: list[dict[str, Any]], *, budget_usd: float,
                 assumptions: Assumptions, min_memory_gb: float | None = None, desktop_only: bool = True,
-                include_legacy: bool = False) -> RentOrBuy:
+                include_legacy: bool = False, rent_stale_on_or_before: date | None = None) -> RentOrBuy:
     """Buy the used card with the cheapest reference hour within budget (among the recently priced ones
     when any fits, see ``buy_options``), or rent the card with the cheapest reference hour whose cost over
     the holding period fits the same budget: whichever costs less per reference-card hour at the assumed
@@ -278,7 +284,8 @@ def rent_or_buy(used_rows: list[dict[str, Any]], rental_rows: list[dict[str, Any
     a = assumptions
     buys = buy_options(used_rows, budget_usd, a, min_memory_gb=min_memory_gb, desktop_only=desktop_only,
                        include_legacy=include_legacy)
-    rents = rent_options(rental_rows, budget_usd, a, min_memory_gb=min_memory_gb)
+    rents = rent_options(rental_rows, budget_usd, a, min_memory_gb=min_memory_gb,
+                         stale_on_or_before=rent_stale_on_or_before)
     buy = buys[0] if buys else None
     rent = rents[0] if rents else None
     notes = []
@@ -295,7 +302,8 @@ def rent_or_buy(used_rows: list[dict[str, Any]], rental_rows: list[dict[str, Any
     elif buy or rent:
         verdict = "buy" if buy else "rent"
         if buy:  # renting is over budget at these hours; still say from when buying beats the best rental
-            beyond = rent_options(rental_rows, math.inf, a, min_memory_gb=min_memory_gb)
+            beyond = rent_options(rental_rows, math.inf, a, min_memory_gb=min_memory_gb,
+                                  stale_on_or_before=rent_stale_on_or_before)
             over = beyond[0] if beyond else None
             if over is not None:
                 even = break_even_hours_per_week(buy.price, buy.relative_perf, buy.tdp_w, over.usd_per_reference_hour, a)

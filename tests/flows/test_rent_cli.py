@@ -57,6 +57,35 @@ def test_rent_table_says_what_the_numbers_are(db):
     assert "Spot rental" in spot.stdout and "Tesla V100" in spot.stdout
 
 
+def test_rent_says_how_old_the_rental_date_is_today_and_rent_or_buy_calls_an_old_rental_price_stale(db, monkeypatch):
+    """The rental ranking's day is its newest price's: without this, a catalog loaded 20 months ago
+    showed every price at age 0 d, and rent-or-buy set it beside a used price marked stale."""
+    from datetime import date
+
+    monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2025, 2, 1))  # the rental date itself
+    same_day = " ".join(runner.invoke(app, ["rent", "--db", str(db)], terminal_width=250).stdout.split())
+    assert "0 d" not in same_day and "before today" not in same_day  # the newest price is 2025-01-20: 12 d
+    monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2026, 12, 2))
+    later = " ".join(runner.invoke(app, ["rent", "--db", str(db)], terminal_width=250).stdout.split())
+    assert "The newest rental prices here are of 2025-02-01, 22 mo before today (2026-12-02)" in later
+    spot = " ".join(runner.invoke(app, ["rent", "--spot", "--db", str(db)], terminal_width=250).stdout.split())
+    assert "The newest rental prices here are of 2025-02-01, 22 mo before today" in spot
+    # Rent or buy: stale by the used prices' rule, on the used ranking's day (2024-05-09, window 30 days).
+    answer = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "5", "--db", str(db)])
+    assert "on vast (cheapest of 1 provider(s), 2025-01-20), speed" in answer.stdout
+    import duckdb
+
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE ranking_daily SET as_of = as_of + 300")  # the used ranking's day: 2025-03-05
+    con.close()
+    old = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "5", "--db", str(db)])
+    assert old.exit_code == 0, old.output
+    assert "on vast (cheapest of 1 provider(s), 2025-01-20, stale), speed" in old.stdout
+    monkeypatch.setenv("GPUVALUE_PRICE_WINDOW_DAYS", "60")  # the window the used prices are aged by
+    wide = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "5", "--db", str(db)])
+    assert "on vast (cheapest of 1 provider(s), 2025-01-20), speed" in wide.stdout
+
+
 def test_rent_shows_older_prices_apart_with_their_age(db):
     from datetime import date
 

@@ -196,6 +196,21 @@ def test_a_recently_priced_rental_is_chosen_before_one_whose_older_price_looks_c
     assert (alone.rent.model, alone.rent.older) == ("GeForce RTX 4090", True)
 
 
+def test_a_rental_price_older_than_the_price_window_is_called_stale_as_a_used_one_is():
+    """The rental ranking's day is its newest price's, so a catalog loaded long ago reads as current
+    unless the answer ages it on the used ranking's day (the caller's ``rent_stale_on_or_before``)."""
+    def basis(stale_on_or_before):
+        answer = rent_or_buy(USED, RENTED, budget_usd=2000, assumptions=DEFAULT.with_hours(5),
+                             rent_stale_on_or_before=stale_on_or_before)
+        return answer.rent.basis
+
+    assert basis(date(2025, 3, 18)) == "cheapest of 2 provider(s), 2025-03-18, stale"
+    assert basis(date(2025, 3, 17)) == basis(None) == "cheapest of 2 provider(s), 2025-03-18"
+    undated = {**rented("GeForce RTX 3090", 0.20, 1.0), "price_as_of": None}
+    assert rent_options([undated], 2000, DEFAULT, stale_on_or_before=date(2025, 3, 18))[0].basis == \
+        "cheapest of 2 provider(s), date unknown"
+
+
 def test_a_legacy_only_card_is_bought_only_when_asked_and_an_unsupported_one_never():
     legacy = {**used("Tesla V100 PCIe 16 GB", 300, 0.9, framework=False), "framework_support": "legacy"}
     unsupported = {**used("Tesla K80", 50, 0.2, framework=False), "framework_support": "none"}
