@@ -302,8 +302,8 @@ def rank(
 
 @app.command()
 def export(
-    format_: Annotated[Optional[str], typer.Option("--format", help="csv, json, parquet or feed.")] = None,
-    out_path: Annotated[Path, typer.Option("--out", help="Output file (a folder with --all).")] = Path("ranking.csv"),
+    format_: Annotated[Optional[str], typer.Option("--format", help="csv, json, parquet or feed (default: from the --out file's suffix, else csv).")] = None,
+    out_path: Annotated[Optional[Path], typer.Option("--out", help="Output file (default ranking.csv, .json or .parquet by the format; feed.json), or with --all a folder (default exports).")] = None,
     all_: Annotated[bool, typer.Option("--all", help="Write every format into the --out folder.")] = False,
     date_: Annotated[Optional[str], typer.Option("--date", help="Ranking of this date (default latest).")] = None,
     db: DbOpt = None,
@@ -312,8 +312,10 @@ def export(
     from gpuvalue.warehouse import export as ex
 
     as_of = _parse_date(date_)
-    if not all_ and format_ not in ("csv", "json", "parquet", "feed"):
-        _fail("--format must be csv, json, parquet or feed (or use --all)")
+    if all_:
+        out_path = out_path or Path("exports")
+    else:
+        format_, out_path = _export_target(format_, out_path)
     settings = _settings(db)
     con = _reader(db)
     try:
@@ -339,6 +341,23 @@ def export(
     finally:
         con.close()
     out.print(f"wrote {n} rows to {out_path}")
+
+
+EXPORT_FORMATS = {"csv": "ranking.csv", "json": "ranking.json", "parquet": "ranking.parquet", "feed": "feed.json"}
+
+
+def _export_target(format_: str | None, out_path: Path | None) -> tuple[str, Path]:
+    """The format and file of a single export: each given one as it is, a missing format read from the
+    file's suffix (a .json file is the ranking's JSON; the feed is asked for by name), a missing file
+    named after the format, and neither given: ranking.csv."""
+    if format_ is not None and format_ not in EXPORT_FORMATS:
+        _fail("--format must be csv, json, parquet or feed (or use --all)")
+    if format_ is None and out_path is not None:
+        format_ = out_path.suffix.lower().lstrip(".")
+        if format_ not in ("csv", "json", "parquet"):
+            _fail(f"cannot tell the format from the name {out_path.name}: give --format csv, json, parquet or feed")
+    format_ = format_ or "csv"
+    return format_, out_path or Path(EXPORT_FORMATS[format_])
 
 
 # A query may begin with a `-- comment` (the README's examples do): click would read that word as an
