@@ -143,12 +143,16 @@ def perf(
         args = dict(precision=precision, reference=settings.reference_gpu, estimate=estimate)
         has_reference, has_any = perf_reference_present(con, **args)
         if query is not None:
-            rows = perf_relative(con, query=query, **args)
-            if not rows:
-                from gpuvalue.flows.pipeline import catalog_matcher
+            from gpuvalue.flows.pipeline import catalog_matcher
 
-                found = catalog_matcher(con).match(query)
-                rows = perf_relative(con, model=found.model or "", **args)
+            rows = perf_relative(con, query=query, **args)
+            if len(rows) != 1:  # read as a title: the card it names, when several names (or none) hold it
+                found = catalog_matcher(con).match(query).model
+                if not rows:
+                    rows = perf_relative(con, model=found or "", **args)
+                # That card goes first, its sources' table too: `perf "RTX 3090"` led with the faster
+                # 3090 Ti, whose name holds the query as well.
+                rows.sort(key=lambda r: r["model"] != found)
         else:
             rows = perf_relative(con, everything=all_ or as_json, **args)
         cols = ["model", "relative_perf", "source", "method", "reference", "precision"]

@@ -100,3 +100,20 @@ def test_the_reference_is_still_checked(db, monkeypatch):
     monkeypatch.setenv("GPUVALUE_REFERENCE_GPU", "GeForce RTX 9999")
     res = runner.invoke(app, ["perf", "4090", "--db", str(db)])
     assert res.exit_code == 2 and "the reference GPU 'GeForce RTX 9999' has no fp16 figure" in res.output
+
+
+def test_the_card_a_query_names_comes_first_before_others_whose_name_holds_it(tmp_path):
+    """`perf "RTX 3090"` led with the faster 3090 Ti (rows by speed), and its every-source table too."""
+    path = tmp_path / "g.duckdb"
+    con = open_database(path)
+    for model, rel in (("GeForce RTX 3090", 1.0), ("GeForce RTX 3090 Ti", 1.2)):
+        con.execute("INSERT INTO gpus (model, vendor, segment, release_date, memory_gb) "
+                    "VALUES (?, 'NVIDIA', 'desktop', DATE '2021-01-01', 24)", [model])
+        con.execute("INSERT INTO perf (model, precision, source, relative_perf, method, reference, measured, loaded_at) "
+                    "VALUES (?, 'fp16', 'estimate', ?, 'estimate: roofline', 'GeForce RTX 3090', false, "
+                    "TIMESTAMP '2026-11-30 06:00')", [model, rel])
+    con.close()
+    assert _json_models(["RTX 3090"], path) == ["GeForce RTX 3090", "GeForce RTX 3090 Ti"]
+    assert _json_models(["3090 ti"], path) == ["GeForce RTX 3090 Ti"]
+    text = runner.invoke(app, ["perf", "RTX 3090", "--db", str(path)], terminal_width=250).stdout
+    assert text.index("GeForce RTX 3090, fp16: every figure") < text.index("GeForce RTX 3090 Ti, fp16: every figure")
