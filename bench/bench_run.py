@@ -33,10 +33,18 @@ NEXT_DATE = "2026-12-01"
 
 
 def child(db: str, day: str = REPLAY_DATE) -> None:
+    """The flow on the temporary server `gpuvalue run` starts (not Prefect's own, whose migrations on
+    a fresh home outlast its 20 s start-up timeout on a busy machine), ready before the clock starts."""
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    from gpuvalue.flows import prefect_server
     from gpuvalue.flows.daily import daily_flow
 
+    server = prefect_server.launch_temporary_server()
+    api_url = prefect_server.adopt(server, Path(db).parent)
     t0 = time.perf_counter()
-    summary = daily_flow(as_of=date.fromisoformat(day), replay=True, db=db)
+    with temporary_settings(updates={PREFECT_API_URL: api_url}):
+        summary = daily_flow(as_of=date.fromisoformat(day), replay=True, db=db)
     emit(seconds=time.perf_counter() - t0, ranked=summary.ranked,
          stages={k: round(v, 2) for k, v in summary.stage_seconds.items()},
          failed=summary.failed)

@@ -41,6 +41,9 @@ log = logging.getLogger("gpuvalue.prefect_server")
 
 RECORD_NAME = "prefect-server.json"
 SERVER_APP = "prefect.server.api.server:create_app"  # what a Prefect temporary server runs (its command line)
+# The services a temporary server runs that only consume the run's events (Prefect's setting names,
+# PREFECT_SERVER_SERVICES_<NAME>_ENABLED; the event persister's off also stops the event vacuum).
+TEMPORARY_SERVER_IDLE_SERVICES = ("EVENT_PERSISTER", "TRIGGERS", "TASK_RUN_RECORDER", "EVENT_LOGGER")
 
 # Run as `python -c LAUNCHER <run pid> <argv...>`: ask to be sent SIGTERM when the process that started
 # this one dies (Linux), give up if it is already gone, then replace this process with the server.
@@ -221,6 +224,10 @@ def _launch(port: int) -> subprocess.Popen:
     # Nobody browses a run's temporary server: registering the block types (plugin entry points and
     # all) costs seconds of its start; a long-running server (`prefect server start`) still does it.
     env.setdefault("PREFECT_SERVER_REGISTER_BLOCKS_ON_START", "false")
+    # Nor reads its events back: the services that record, persist, vacuum and react to them (a
+    # few seconds of its start, and CPU beside the run's for every event) are off unless set.
+    for service in TEMPORARY_SERVER_IDLE_SERVICES:
+        env.setdefault(f"PREFECT_SERVER_SERVICES_{service}_ENABLED", "false")
     place_template(env)  # a new Prefect home gets its database already migrated
     return subprocess.Popen([sys.executable, "-c", LAUNCHER, str(os.getpid()), *argv], env=env,
                             start_new_session=True)

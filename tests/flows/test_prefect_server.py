@@ -118,6 +118,31 @@ def fake_servers(monkeypatch):
             proc.wait()
 
 
+def test_the_temporary_server_runs_without_the_services_that_only_consume_events(monkeypatch, tmp_path):
+    """Nobody reads a run's temporary server back: recording, persisting, vacuuming and reacting to
+    its events cost seconds of its start and CPU beside the run. A setting of the user's stands."""
+    from gpuvalue.flows import prefect_server
+
+    started = []
+    monkeypatch.setattr(prefect_server.subprocess, "Popen", lambda argv, env, **kw: started.append(env))
+    monkeypatch.setattr(prefect_server, "place_template", lambda env: None)
+    monkeypatch.setenv("PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED", "true")
+    prefect_server._launch(4299)
+    [env] = started
+    assert {k: v for k, v in env.items() if k.startswith("PREFECT_SERVER_SERVICES_")} == {
+        "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false",
+        "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "true",
+        "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_ENABLED": "false",
+        "PREFECT_SERVER_SERVICES_EVENT_LOGGER_ENABLED": "false",
+    }
+    # Each is one of Prefect's own settings (a misspelt name would be ignored without a word).
+    from prefect.settings import Settings
+
+    services = Settings().server.services
+    for name in prefect_server.TEMPORARY_SERVER_IDLE_SERVICES:
+        assert hasattr(getattr(services, name.lower()), "enabled"), name
+
+
 def test_no_server_is_launched_when_the_environment_names_one(monkeypatch):
     from gpuvalue.flows.prefect_server import launch_temporary_server
 
