@@ -282,7 +282,8 @@ def import_listings(
     if name in result.failed:
         _fail(f"{file}: {result.failed[name]}")
     skipped = f"; skipped {len(batch.rejected)} row(s) with an absurd price" if batch.rejected else ""
-    out.print(f"imported {result.rows.get(name, 0)} listings from {file} as {name}; "
+    imported = result.rows.get(name, 0)
+    out.print(f"imported {imported:,} listing{'' if imported == 1 else 's'} from {file} as {name}; "
               f"{result.matched.get(name, 0)} matched to one GPU model{skipped}; re-ranked {len(days)} day(s)",
               soft_wrap=True)
     for row_number, reason in batch.rejected[:10]:

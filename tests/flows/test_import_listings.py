@@ -74,7 +74,7 @@ def test_the_command_counts_and_reports_skipped_rows(tmp_path):
     db = tmp_path / "g.duckdb"
     res = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(db)])
     assert res.exit_code == 0, res.output
-    assert "imported 1 listings" in res.stdout and "skipped 2 row(s) with an absurd price" in res.stdout
+    assert "imported 1 listing from" in res.stdout and "skipped 2 row(s) with an absurd price" in res.stdout
     assert res.stderr.splitlines() == ["skipped: row 3: price $1,000,000,000 is above $100,000",
                                        "skipped: row 4: price 'nan' is not a finite number"]
     con = duckdb.connect(str(db), read_only=True)
