@@ -389,8 +389,7 @@ def recommend(
     With --hours-per-week: whether to buy a used card or rent a cloud one for that much training, and from how many hours a week buying is cheaper.
     """
     from gpuvalue.models.buyer_view import BuyerView
-    from gpuvalue.models.recommend import USE_CASES, format_recommendation, recommend as make_recommendation, \
-        use_case_floor_words
+    from gpuvalue.models.recommend import USE_CASES, format_recommendation, recommend as make_recommendation
     from gpuvalue.warehouse.queries import ranking_rows
 
     if use_case is not None and use_case not in USE_CASES:
@@ -419,7 +418,7 @@ def recommend(
                             min_memory=max((m for m in (base, floor) if m is not None), default=None),
                             include_modules=include_modules, include_passive=include_passive,
                             include_legacy=include_legacy, db=db,
-                            memory_why=use_case_floor_words(use_case) if use_case else None)
+                            use_case=use_case)
         return
     if (kwh_price is None) != (hours_per_day is None):
         _fail("--kwh-price and --hours-per-day go together")

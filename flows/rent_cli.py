@@ -99,7 +99,7 @@ def _name(row: dict) -> str:
 
 def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: float | None, kwh_price: float | None,
                         include_modules: bool, include_passive: bool = False, include_legacy: bool = False,
-                        memory_why: str | None = None, db: Path | None) -> None:
+                        use_case: str | None = None, db: Path | None) -> None:
     """`recommend --budget B --hours-per-week H`: buy the best used card or rent the best cloud card.
 
     The used cards are those `recommend` considers (the buyer view: at least ``min_memory`` GB, run by
@@ -134,8 +134,11 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
     answer = rent_or_buy(shown, rental, budget_usd=budget, assumptions=assumptions, min_memory_gb=min_memory,
                          desktop_only=not include_modules, include_legacy=include_legacy,
                          rent_stale_on_or_before=day - timedelta(days=settings.price_window_days))
-    if memory_why:  # a use case's floor, said as `recommend` says it
-        answer.notes.insert(0, memory_why)
+    if use_case:  # its memory floor and, where the figures are of another, its precision, as `recommend` says them
+        from gpuvalue.models.recommend import use_case_floor_words, use_case_precision_words
+
+        precision = use_case_precision_words(use_case, [r.get("perf_precision") for r in (*used, *rental)])
+        answer.notes[:0] = [use_case_floor_words(use_case), *([precision] if precision else [])]
     left_out = left_out_summary(used, view)
     if left_out:
         answer.notes.append(left_out)

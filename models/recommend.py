@@ -7,6 +7,7 @@ the work, a price they can trust, and to know what a little more money would buy
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
@@ -40,6 +41,15 @@ def use_case_floor_words(use_case: str) -> str:
     """Why a use case asks for its memory: every answer for a use case says it."""
     preset = USE_CASES[use_case]
     return f"{use_case}: at least {preset.min_memory_gb:g} GB because {preset.why}"
+
+
+def use_case_precision_words(use_case: str, precisions: Iterable[str | None]) -> str | None:
+    """A use case's preferred precision, said where the figures at hand are of another only."""
+    preset = USE_CASES[use_case]
+    held = {p for p in precisions if p}
+    if not held or preset.precision in held:
+        return None
+    return f"{use_case} prefers {preset.precision} performance, but the ranking has {', '.join(sorted(held))}; using that"
 
 
 STRETCH_BUDGET = 1.25  # "a bit more money": up to 25% over budget
@@ -247,11 +257,8 @@ def recommend(
         precisions = {row.get("perf_precision") for row in rows}
         if preset.precision in precisions:
             rows = [row for row in rows if row.get("perf_precision") == preset.precision]
-        elif precisions - {None}:
-            assumptions.append(
-                f"{use_case} prefers {preset.precision} performance, but the ranking has "
-                f"{', '.join(sorted(p for p in precisions if p))}; using that"
-            )
+        elif (words := use_case_precision_words(use_case, precisions)) is not None:
+            assumptions.append(words)
     with_power = kwh_price is not None and hours_per_day is not None
     if with_power:
         assumptions.append(

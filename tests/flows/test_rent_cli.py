@@ -213,3 +213,18 @@ def test_rent_or_buy_for_a_use_case_says_why_it_asks_for_that_memory(db):
     assert res.exit_code == 0, res.output
     assert "Note: nlp: at least 16 GB because fine-tuning BERT-large" in res.stdout
     assert "under 16 GB (--min-memory)" in " ".join(res.stdout.split())
+
+
+def test_rent_or_buy_for_a_use_case_says_when_its_precision_is_not_the_rankings(db):
+    """As `recommend` says it: research prefers fp32, and the figures here are fp16 (both sides')."""
+    def notes(use_case: str) -> list[str]:
+        res = runner.invoke(app, ["recommend", "--budget", "2000", "--hours-per-week", "20", "--use-case", use_case,
+                                  "--db", str(db)])
+        assert res.exit_code == 0, res.output
+        return [line for line in res.stdout.splitlines() if line.startswith("Note: ")]
+
+    research = notes("research")
+    assert research[:2] == ["Note: research: at least 12 GB because reproducing papers often needs full or TF32 "
+                            "precision and 12 GB for reference batch sizes",
+                            "Note: research prefers fp32 performance, but the ranking has fp16; using that"]
+    assert not any("prefers" in note for note in notes("nlp"))  # nlp prefers fp16, as the figures are
