@@ -143,10 +143,10 @@ def perf(
         args = dict(precision=precision, reference=settings.reference_gpu, estimate=estimate)
         has_reference, has_any = perf_reference_present(con, **args)
         if query is not None:
-            from gpuvalue.flows.pipeline import catalog_matcher
-
             rows = perf_relative(con, query=query, **args)
             if len(rows) != 1:  # read as a title: the card it names, when several names (or none) hold it
+                from gpuvalue.flows.pipeline import catalog_matcher
+
                 found = catalog_matcher(con).match(query).model
                 if not rows:
                     rows = perf_relative(con, model=found or "", **args)
