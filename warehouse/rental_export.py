@@ -30,7 +30,8 @@ from gpuvalue.warehouse.source_dates import attribution_lines, json_value, norma
 from gpuvalue.warehouse.rental import rent_vs_buy_rows
 from gpuvalue.warehouse.sql_files import arrow_table, dicts, scalar
 
-RENTAL_SCHEMA_VERSION = "1.1"  # 1.1: ranks put prices of comparable dates first (migration 017)
+RENTAL_SCHEMA_VERSION = "1.2"  # 1.1: ranks put prices of comparable dates first (migration 017); 1.2: the
+# median across providers is of those same prices
 RENTAL_SCHEMA_PATH = Path(__file__).parent / "schemas" / "rental_ranking.schema.json"
 
 # The columns of the rental files, in order; sql/rental_ranking_export.sql selects the same ones.

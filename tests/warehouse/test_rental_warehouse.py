@@ -198,7 +198,8 @@ def test_an_old_price_never_stands_for_a_card_a_recent_one_prices_and_alone_it_r
     assert (xtx["usd_per_gpu_hour"], xtx["provider"], xtx["price_as_of"], xtx["price_age_days"]) == (0.01, "oldcloud", OLD, 245)
     # The A6000 keeps lambda's recent $0.50 on demand, though the old table is cheaper ...
     assert (a6000["usd_per_gpu_hour"], a6000["provider"], a6000["price_as_of"]) == (0.50, "lambda", JAN)
-    assert a6000["providers"] == "lambda, oldcloud" and a6000["median_usd_per_gpu_hour"] == pytest.approx(0.275)
+    # Its median is of the recent prices too: lambda's alone, not halfway to a price eight months older.
+    assert a6000["providers"] == "lambda, oldcloud" and a6000["median_usd_per_gpu_hour"] == pytest.approx(0.50)
     # ... and only the old table prices it on spot: that price is kept, and ranked after the recent ones.
     spot = rent_ranking_rows(con, spot=True)
     assert [(r["spot_rank"], r["model"], r["spot_tier"]) for r in spot] == [

@@ -7,7 +7,8 @@
 -- than another's (a table published once, beside catalogs refreshed daily). A price within
 -- $comparable_days of the date's newest price is recent; the cheapest recent price stands for the
 -- model, an older one only where no recent price exists, and then its tier says 'older' (the
--- rental ranking puts such rows after every recent one). The same for spot prices, apart.
+-- rental ranking puts such rows after every recent one). The same for spot prices, apart. The median
+-- across providers is of the same prices: the recent ones where any is, else all of them.
 DELETE FROM rental_prices_daily;
 
 INSERT INTO rental_prices_daily BY NAME
@@ -24,7 +25,7 @@ SELECT as_of, model,
        first(provider ORDER BY recent DESC, usd_per_gpu_hour, provider) FILTER (WHERE usd_per_gpu_hour IS NOT NULL) AS provider,
        first(instance_type ORDER BY recent DESC, usd_per_gpu_hour, provider) FILTER (WHERE usd_per_gpu_hour IS NOT NULL) AS instance_type,
        first(gpu_count ORDER BY recent DESC, usd_per_gpu_hour, provider) FILTER (WHERE usd_per_gpu_hour IS NOT NULL) AS gpu_count,
-       median(usd_per_gpu_hour) AS median_usd_per_gpu_hour,
+       coalesce(median(usd_per_gpu_hour) FILTER (WHERE recent), median(usd_per_gpu_hour)) AS median_usd_per_gpu_hour,
        coalesce(min(spot_usd_per_gpu_hour) FILTER (WHERE spot_recent), min(spot_usd_per_gpu_hour)) AS spot_usd_per_gpu_hour,
        first(provider ORDER BY spot_recent DESC, spot_usd_per_gpu_hour, provider) FILTER (WHERE spot_usd_per_gpu_hour IS NOT NULL) AS spot_provider,
        CAST(count(*) AS INTEGER) AS provider_count,
