@@ -260,6 +260,7 @@ def rank(
     """
     from gpuvalue.models.buyer_view import BuyerView, hidden_summary
     from gpuvalue.warehouse.queries import ranked_days, ranking_rows
+    from gpuvalue.warehouse.source_dates import ranking_is_replay
 
     as_of = _parse_date(date_)
     if top is not None and top < 1:
@@ -282,6 +283,8 @@ def rank(
         rows = ranking_rows(con, top=top, view=view, **filters)
         hidden = hidden_summary(ranking_rows(con, top=None, desktop_only=False, **filters), view)
         days = ranked_days(con) if not rows else []
+        # As the run said when it printed the day: a replay's prices are as old as its recordings.
+        replayed = " (replay of recorded pages)" if rows and ranking_is_replay(con, rows[0]["as_of"]) else ""
     finally:
         con.close()
     # No row because no ranking, not because of the filters: say which, as `export` does.
@@ -296,8 +299,8 @@ def rank(
     if not rows:
         out.print("No ranked GPUs match those filters." + (f" ({hidden})" if hidden else ""))
         return
-    _print_ranking(rows, title=f"Performance per $1000 (relative to {rows[0]['reference_gpu']}), as of {rows[0]['as_of']}",
-                   hidden=hidden, comparable_days=settings.price_comparable_days)
+    _print_ranking(rows, title=f"Performance per $1000 (relative to {rows[0]['reference_gpu']}), as of {rows[0]['as_of']}"
+                   f"{replayed}", hidden=hidden, comparable_days=settings.price_comparable_days)
 
 
 @app.command()

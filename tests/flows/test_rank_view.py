@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import duckdb
 import pytest
 from conftest_exports import LATEST_DAY, make_ranking_database, ranking_for
 from typer.testing import CliRunner
@@ -136,3 +137,27 @@ def test_an_empty_ranking_prints_no_table_and_no_note_about_older_prices(monkeyp
     monkeypatch.setattr(cli, "out", Console(file=screen, width=200))
     cli._print_ranking([], "Performance per $1000")
     assert screen.getvalue() == ""
+
+
+def test_a_replayed_day_says_so_in_the_rank_title_as_the_run_did(tmp_path):
+    """`gpuvalue run --replay` titled the day "(replay of recorded pages)"; `gpuvalue rank` afterwards
+    showed the same day as plain "as of", its prices as old as their recordings."""
+    path = tmp_path / "g.duckdb"
+    make_ranking_database(path).close()
+
+    def title() -> str:
+        res = runner.invoke(app, ["rank", "--db", str(path)], terminal_width=250)
+        assert res.exit_code == 0, res.output
+        return res.stdout.splitlines()[0].strip()
+
+    assert title().endswith(f"as of {LATEST_DAY}")
+    con = duckdb.connect(str(path))
+    con.execute("INSERT INTO runs (run_id, source, stage, as_of, replay, started_at, status) "
+                "VALUES ('r1', 'lambda', 'fetch', ?, true, TIMESTAMP '2026-11-30 06:00', 'ok')", [LATEST_DAY])
+    con.close()
+    assert title().endswith(f"as of {LATEST_DAY} (replay of recorded pages)")
+    con = duckdb.connect(str(path))  # a live run of the same day later: its prices are of that day again
+    con.execute("INSERT INTO runs (run_id, source, stage, as_of, replay, started_at, status) "
+                "VALUES ('r2', 'lambda', 'fetch', ?, false, TIMESTAMP '2026-11-30 07:00', 'ok')", [LATEST_DAY])
+    con.close()
+    assert title().endswith(f"as of {LATEST_DAY}")
