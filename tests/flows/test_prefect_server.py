@@ -118,7 +118,7 @@ def fake_servers(monkeypatch):
             proc.wait()
 
 
-def test_the_temporary_server_runs_without_the_services_that_only_consume_events(monkeypatch, tmp_path):
+def test_the_temporary_server_runs_without_the_services_that_only_consume_events(monkeypatch):
     """Nobody reads a run's temporary server back: recording, persisting, vacuuming and reacting to
     its events cost seconds of its start and CPU beside the run. A setting of the user's stands."""
     from gpuvalue.flows import prefect_server

@@ -64,7 +64,7 @@ def test_rent_says_how_old_the_rental_date_is_today_and_rent_or_buy_calls_an_old
 
     monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2025, 2, 1))  # the rental date itself
     same_day = " ".join(runner.invoke(app, ["rent", "--db", str(db)], terminal_width=250).stdout.split())
-    assert "0 d" not in same_day and "before today" not in same_day  # the newest price is 2025-01-20: 12 d
+    assert "before today" not in same_day and "On-demand rental" in same_day
     monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2026, 12, 2))
     later = " ".join(runner.invoke(app, ["rent", "--db", str(db)], terminal_width=250).stdout.split())
     assert "The newest rental prices here are of 2025-02-01, 22 mo before today (2026-12-02)" in later
