@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 import tempfile
@@ -15,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.measure import emit, run_child  # noqa: E402
+from bench.measure import bench_arguments, emit, run_child  # noqa: E402
 from bench.synth import FULL, QUICK, REFERENCE, build  # noqa: E402
 
 WINDOW, MIN_COUNT, PRECISION = 30, 3, "fp16"
@@ -124,10 +123,7 @@ def child_pandas(db: str, start: date, end: date, every: int) -> None:
 # ---- parent ------------------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> list[str]:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--child", action="store_true")
-    ap.add_argument("rest", nargs="*")
+    ap = bench_arguments()
     args = ap.parse_args(argv)
     if args.child:
         kind, db, *dates = args.rest

@@ -14,7 +14,6 @@ titles, subtitles, dates and links as the exports have them) over and over, each
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import shutil
@@ -26,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.measure import REPO, emit, run_child  # noqa: E402
+from bench.measure import REPO, bench_arguments, emit, run_child  # noqa: E402
 
 EXCERPTS = [REPO / "tests" / "fixtures" / "listings" / f"ebay_sold_2020_{card}_driscoll42_excerpt200.csv"
             for card in ("rtx3070", "rtx3090")]
@@ -59,10 +58,7 @@ def child(kind: str, export: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> list[str]:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--child", action="store_true")
-    ap.add_argument("rest", nargs="*")
+    ap = bench_arguments()
     args = ap.parse_args(argv)
     if args.child:
         child(*args.rest)

@@ -18,7 +18,6 @@ one of 365 days. Variants, each in a process of its own (peak memory is that pro
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import resource
 import shutil
@@ -30,9 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.measure import emit, run_child  # noqa: E402
+from bench.measure import REPO, bench_arguments, emit, run_child  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
 LISTINGS = REPO / "tests" / "fixtures" / "listings"
 EXECUTEMANY_SAMPLE = 5_000
 DAYS = 365
@@ -158,11 +156,8 @@ VARIANTS = (
 
 
 def main(argv: list[str] | None = None) -> list[str]:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
+    ap = bench_arguments()
     ap.add_argument("--only", help="comma-separated variants (default: all)")
-    ap.add_argument("--child", action="store_true")
-    ap.add_argument("rest", nargs="*")
     args = ap.parse_args(argv)
     if args.child:
         child(args.rest[0], args.rest[1], args.rest[2], int(args.rest[3]))

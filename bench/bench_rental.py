@@ -17,7 +17,6 @@ The sum is set against the flow's own wall time in the same run: the delta, and 
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import sys
@@ -28,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.measure import emit, run_child  # noqa: E402
+from bench.measure import bench_arguments, emit, run_child  # noqa: E402
 
 REPLAY_DATE = "2026-11-30"
 TARGET_S = 2.0
@@ -100,10 +99,8 @@ def child(db: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> list[str]:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")  # the replay is the same size either way
-    ap.add_argument("--child", action="store_true")
-    ap.add_argument("rest", nargs="*")
+    # --quick: the replay is the same size either way
+    ap = bench_arguments()
     args = ap.parse_args(argv)
     if args.child:
         child(*args.rest)

@@ -12,7 +12,6 @@ the flow run begins), the flow, and the rest (printing, exiting, stopping the se
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -26,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.measure import emit, run_child  # noqa: E402
+from bench.measure import bench_arguments, emit, run_child  # noqa: E402
 
 REPLAY_DATE = "2026-11-30"
 NEXT_DATE = "2026-12-01"
@@ -87,11 +86,8 @@ def run_cli(db: Path, env: dict) -> tuple[float, float, dict[str, float] | None,
 
 
 def main(argv: list[str] | None = None) -> list[str]:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true")
+    ap = bench_arguments()
     ap.add_argument("--runs", type=int, default=3, help="CLI runs on an empty database (the median is reported)")
-    ap.add_argument("--child", action="store_true")
-    ap.add_argument("rest", nargs="*")
     args = ap.parse_args(argv)
     if args.child:
         child(*args.rest)

@@ -6,6 +6,7 @@ peak: os.wait4 returns the child's own resource usage (ru_maxrss, KiB on Linux).
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -46,6 +47,16 @@ def run_child(name: str, module: str, *args: str) -> Measured:
     lines = [ln for ln in out.decode().splitlines() if ln.startswith("{")]
     info = json.loads(lines[-1]) if lines else {}
     return Measured(name, float(info.get("seconds", wall)), usage.ru_maxrss / 1024, info)
+
+
+def bench_arguments() -> argparse.ArgumentParser:
+    """The arguments every benchmark takes: --quick (a smaller input) and --child ARGS..., with which
+    run_child starts one variant in a process of its own. A benchmark adds its own to these."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--child", action="store_true")
+    ap.add_argument("rest", nargs="*")
+    return ap
 
 
 def emit(**info) -> None:

@@ -87,6 +87,12 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
         out.print(hidden + ".", highlight=False)
 
 
+def _ranking_title(reference_gpu: str, as_of, replay: bool) -> str:
+    """The ranking table's title, as `run` and `rank` print it; a replayed day says so."""
+    return (f"Performance per $1000 (relative to {reference_gpu}), as of {as_of}"
+            + (" (replay of recorded pages)" if replay else ""))
+
+
 @app.command()
 def run(
     replay: Annotated[bool, typer.Option("--replay", help="Run offline on the recorded pages that ship with gpuvalue.")] = False,
@@ -156,9 +162,7 @@ def run(
             hidden += "; `gpuvalue rank` with those flags shows them"
     finally:
         con.close()
-    replayed = " (replay of recorded pages)" if summary.replay else ""
-    _print_ranking(ranked, title=f"Performance per $1000 (relative to {settings.reference_gpu}), as of {summary.as_of}"
-                                 f"{replayed}",
+    _print_ranking(ranked, title=_ranking_title(settings.reference_gpu, summary.as_of, summary.replay),
                    hidden=hidden, comparable_days=settings.price_comparable_days)
     if any(r["stale"] for r in ranked):
         out.print("[yellow]stale[/yellow]: price older than the price window; price_as_of says how old.")
@@ -284,7 +288,7 @@ def rank(
         hidden = hidden_summary(ranking_rows(con, top=None, desktop_only=False, **filters), view)
         days = ranked_days(con) if not rows else []
         # As the run said when it printed the day: a replay's prices are as old as its recordings.
-        replayed = " (replay of recorded pages)" if rows and ranking_is_replay(con, rows[0]["as_of"]) else ""
+        replayed = bool(rows) and ranking_is_replay(con, rows[0]["as_of"])
     finally:
         con.close()
     # No row because no ranking, not because of the filters: say which, as `export` does.
@@ -299,8 +303,8 @@ def rank(
     if not rows:
         out.print("No ranked GPUs match those filters." + (f" ({hidden})" if hidden else ""))
         return
-    _print_ranking(rows, title=f"Performance per $1000 (relative to {rows[0]['reference_gpu']}), as of {rows[0]['as_of']}"
-                   f"{replayed}", hidden=hidden, comparable_days=settings.price_comparable_days)
+    _print_ranking(rows, title=_ranking_title(rows[0]["reference_gpu"], rows[0]["as_of"], replayed),
+                   hidden=hidden, comparable_days=settings.price_comparable_days)
 
 
 @app.command()
