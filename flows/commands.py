@@ -265,7 +265,7 @@ def import_listings(
         from gpuvalue.flows import stages as S
         from gpuvalue.models.source_batches import ParsedSource
 
-        status(f"matching, loading and re-ranking {len(listings):,} listings from {file}")
+        status(f"matching, loading and re-ranking {len(listings):,} listing{'' if len(listings) == 1 else 's'} from {file}")
         try:
             with RunLock(settings.db):
                 con = open_database(settings.db)
@@ -284,7 +284,7 @@ def import_listings(
     skipped = f"; skipped {len(batch.rejected)} row(s) with an absurd price" if batch.rejected else ""
     imported = result.rows.get(name, 0)
     out.print(f"imported {imported:,} listing{'' if imported == 1 else 's'} from {file} as {name}; "
-              f"{result.matched.get(name, 0)} matched to one GPU model{skipped}; re-ranked {len(days)} day(s)",
+              f"{result.matched.get(name, 0):,} matched to one GPU model{skipped}; re-ranked {len(days)} day(s)",
               soft_wrap=True)
     for row_number, reason in batch.rejected[:10]:
         err.print(f"[yellow]skipped:[/yellow] row {row_number}: {escape(reason)}", highlight=False, soft_wrap=True)

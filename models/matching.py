@@ -21,6 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 
 from gpuvalue.models.records import MatchResult, Segment
 from gpuvalue.models.segments import classify_segment
@@ -63,44 +64,59 @@ _PREFIX_GLUE = re.compile(r"\b(rtx|gtx|gts|gt|rx|hd)(\d{3,5}[a-z]{0,3})\b")
 _SUFFIX_GLUE = re.compile(r"\b(\d{3,5})(ti|tis|super|s|xtx|xt|x|gre|m|d|g|mx)\b")
 
 
+_MARKS = re.compile(r"[\u2122\u00ae\u00a9]")
+_NEW_LISTING = re.compile(r"^\s*new listing", re.IGNORECASE)
+
+
 def _clean(text: str) -> str:
     """Casefolded plain text: entities decoded, invisible marks and glued eBay prefixes gone."""
     text = html.unescape(text[:_MAX_TITLE_CHARS])
-    text = re.sub(r"[\u2122\u00ae\u00a9]", " ", text)
+    text = _MARKS.sub(" ", text)
     text = unicodedata.normalize("NFKC", text)
-    text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C" or ch in "\t\n ")
-    text = re.sub(r"^\s*new listing", " ", text, flags=re.IGNORECASE)
+    if not text.isprintable():  # a printable text has no character of a C category: nothing to drop
+        text = "".join(ch for ch in text if unicodedata.category(ch)[0] != "C" or ch in "\t\n ")
+    text = _NEW_LISTING.sub(" ", text)
     return text.casefold().replace("=", " equals ")
+
+
+_PART_NUMBER = re.compile(r"\b\w+(?:-\w+){2,}\b")
+_SPACED_SERIES = re.compile(r"\b(tesla|nvidia) ([pvkmt]) (\d{2,3})\b")
+_SPACED_MI_VEGA = re.compile(r"\b(mi|vega)\s+(\d{2,3})\b")
+_NOT_A_WORD = re.compile(r"[^0-9a-zà-ÿąćęłńóśźżőű]+")
+_VEGA_MAIN = re.compile(r"vega\d{2}")
+_CODE_MAIN = re.compile(r"[a-z]{1,2}\d{1,4}[a-z]?")
+
+
+def _keep_part_number(match: re.Match[str]) -> str:
+    parts = match.group(0).split("-")
+    return " " if sum(part[:1].isdigit() for part in parts) >= 2 else match.group(0)
 
 
 def _drop_part_numbers(text: str) -> str:
     """Hyphenated part numbers (``699-2G509-0200-600``) hide model-like pieces such as ``A500``."""
-
-    def keep(match: re.Match[str]) -> str:
-        parts = match.group(0).split("-")
-        return " " if sum(part[:1].isdigit() for part in parts) >= 2 else match.group(0)
-
-    return re.sub(r"\b\w+(?:-\w+){2,}\b", keep, text)
+    return _PART_NUMBER.sub(_keep_part_number, text) if "-" in text else text
 
 
 def _tokens(clean: str) -> list[str]:
     text = _drop_part_numbers(clean)
-    text = re.sub(r"\b(tesla|nvidia) ([pvkmt]) (\d{2,3})\b", r"\1 \2\3", text)
+    text = _SPACED_SERIES.sub(r"\1 \2\3", text)
     text = _PREFIX_GLUE.sub(r"\1 \2", text)
-    text = re.sub(r"\b(mi|vega)\s+(\d{2,3})\b", r"\1\2", text)
+    text = _SPACED_MI_VEGA.sub(r"\1\2", text)
     text = _SUFFIX_GLUE.sub(r"\1 \2", text)
-    text = re.sub(r"[^0-9a-zà-ÿąćęłńóśźżőű]+", " ", text)
+    text = _NOT_A_WORD.sub(" ", text)
     return text.split()
 
 
+@lru_cache(maxsize=1 << 16)
 def _is_main(token: str) -> bool:
+    """Asked for every token of every title, which repeat from title to title: answered once each."""
     if token in _WORD_MAINS:
         return True
     if token.isdigit():
         return 3 <= len(token) <= 5
-    if re.fullmatch(r"vega\d{2}", token):
+    if _VEGA_MAIN.fullmatch(token):
         return True
-    return bool(re.fullmatch(r"[a-z]{1,2}\d{1,4}[a-z]?", token)) and token not in _LINE_WORDS
+    return bool(_CODE_MAIN.fullmatch(token)) and token not in _LINE_WORDS
 
 
 # --------------------------------------------------------------------------- junk rules
@@ -175,6 +191,22 @@ _ACCESSORY_OK_BEFORE = frozenset(
     ["w", "with", "and", "plus", "incl", "includes", "including", "inkl", "mit", "avec", "con", "med", "z", "és", "es", "without", "wo", "no", "ohne", "sans", "sin", "senza", "zonder", "uten", "utan", "bez", "nélkül", "passive", "active", "stock", "oem", "original", "dual", "triple", "twin", "single", "quad", "1", "2", "3", "4", "3x", "2x", "x2", "x3", "blower", "aio", "hybrid", "liquid"]
 )
 _COMPARISON = frozenset(["like", "than", "vs", "versus", "equals", "similar", "equivalent", "comparable", "has", "beats", "faster", "slower"])
+_HAVE = re.compile(r"\[h\](.*?)(?:\[w\]|$)")
+_BLANKS = re.compile(r"\s+")
+_PC_OF_A_MACHINE = re.compile(r"\bgaming\b|\bbuild\b|\bpcs\b")
+_LANES = re.compile(r"\b(?:pci ?-?e?|pcie|express|gen ?\d|\d\.0|\d)\s*x ?\d+\b")
+_SIZE_OR_OC = re.compile(r"\d{1,3}(?:gb?)?|gb|oc")
+_CHIP_CODE = re.compile(r"g[a-z]\d{3}")
+_MODEL_CODE = re.compile(r"[a-z]{1,2}\d{2,4}")
+_FORM_DENIED = re.compile(r"\b(?:not|non|no)\s+(?:an?\s+)?(sxm\d?|smx\d?|pcie)\b")
+_SMX = re.compile(r"\bsmx(\d?)\b")
+_TITLE_FORM = re.compile(r"\b(sxm\d?|fhhl|dgxs|nvl|cnx)\b")
+_PCIE = re.compile(r"\bpci ?e\b|\bpcie\b|\bpci express\b|\bpci\b")
+_CONVERTER = re.compile(r"\bconver\w*|\badapter\b|\bto pci")
+# Subtitles and conditions read per matcher before the answers are dropped (a day's distinct ones
+# are a few thousand), and the mark of one not yet read.
+_SIDE_CACHE_SIZE = 1 << 14
+_UNREAD = object()
 
 
 # --------------------------------------------------------------------------- catalog index
@@ -230,6 +262,7 @@ class TitleMatcher:
         self._mains: set[str] = set()
         self._suffix_words: set[str] = set()
         self._prefixes: set[tuple[str, ...]] = set()
+        self._side_cache: dict[str, str | None] = {}
         for entry in catalog:
             if entry.segment == "mobile" or (entry.segment == "integrated" and not entry.memory_gb):
                 continue
@@ -259,6 +292,7 @@ class TitleMatcher:
         import copy
 
         other = copy.copy(self)
+        other._side_cache = {}  # the copy's junk rules differ: its own answers
         other._extra_junk = self._extra_junk + tuple(
             (_words(re.escape(phrase.casefold())), label) for phrase, label in junk_words.items())
         return other
@@ -277,24 +311,24 @@ class TitleMatcher:
     def _match(self, title, subtitle, condition) -> tuple[str | None, str]:
         title = title if isinstance(title, str) else ("" if title is None else str(title))
         clean = _clean(title)
-        have = re.search(r"\[h\](.*?)(?:\[w\]|$)", clean)
+        have = _HAVE.search(clean)
         if have:
             clean = have.group(1)
-        clean = re.sub(r"\s+", " ", clean).strip()
+        clean = _BLANKS.sub(" ", clean).strip()
         if not clean:
             return None, "no model named"
-        for text, where in ((clean, ""), (_clean(subtitle) if isinstance(subtitle, str) else "", " (subtitle)"),
-                            (_clean(condition) if isinstance(condition, str) else "", " (condition)")):
-            if not text:
-                continue
-            junk = self._junk_reason(text)
-            if junk and (where == "" or not junk.startswith("junk: picture")):
-                return None, junk + where
         spaced = " ".join(_tokens(clean))
+        junk = self._junk_reason(clean, spaced)
+        if junk:
+            return None, junk
+        for text, where in ((subtitle, " (subtitle)"), (condition, " (condition)")):
+            junk = self._side_junk(text) if isinstance(text, str) else None
+            if junk and not junk.startswith("junk: picture"):
+                return None, junk + where
         for pattern, reason in ((_MACHINE, "not one card"), (_BUNDLE, "not one card: bundle")):
             found = pattern.search(spaced)
             if found and not (pattern is _MACHINE and found.group(0) in ("pc", "desktop") and _PC_OK.search(spaced)):
-                if pattern is _MACHINE and found.group(0) == "pc" and not re.search(r"\bgaming\b|\bbuild\b|\bpcs\b", spaced):
+                if pattern is _MACHINE and found.group(0) == "pc" and not _PC_OF_A_MACHINE.search(spaced):
                     continue
                 return None, reason if pattern is _BUNDLE else f"not one card: {found.group(0)}"
         lot = _LOT.search(spaced) or _QUANTITY_BEFORE.search(spaced)
@@ -309,7 +343,7 @@ class TitleMatcher:
         accessory = self._accessory(tokens, mentions)
         if accessory:
             return None, f"junk: accessory ({accessory})"
-        unlaned = re.sub(r"\b(?:pci ?-?e?|pcie|express|gen ?\d|\d\.0|\d)\s*x ?\d+\b", " ", clean)
+        unlaned = _LANES.sub(" ", clean)
         quantity = _QUANTITY_AFTER.search(unlaned)
         if quantity and mentions:
             return None, f"junk: several cards ({quantity.group(0).strip()})"
@@ -327,8 +361,19 @@ class TitleMatcher:
             return None, "ambiguous: " + " and ".join(" ".join(k) for k in keys[:3])
         return self._resolve(keys[0], known, tokens, clean)
 
-    def _junk_reason(self, text: str) -> str | None:
-        spaced = " ".join(_tokens(text))
+    def _side_junk(self, raw: str) -> str | None:
+        """The junk a subtitle or condition states. They repeat from listing to listing ("Pre-Owned ·
+        NVIDIA · 8 GB", "Used"), so each text is read once per matcher (up to a bound)."""
+        junk = self._side_cache.get(raw, _UNREAD)
+        if junk is _UNREAD:
+            text = _clean(raw)
+            junk = self._junk_reason(text, " ".join(_tokens(text))) if text else None
+            if len(self._side_cache) >= _SIDE_CACHE_SIZE:
+                self._side_cache.clear()
+            self._side_cache[raw] = junk
+        return junk
+
+    def _junk_reason(self, text: str, spaced: str) -> str | None:
         for pattern, label in ((_PARTS, "for parts"), (_BOX_ONLY, "box only"), (_PICTURE, "picture"), *self._extra_junk):
             found = pattern.search(text) or pattern.search(spaced)
             if found:
@@ -352,7 +397,7 @@ class TitleMatcher:
             best_end = i + 1
             while j < len(tokens) and j - i <= 4:
                 word = "super" if tokens[j] == "s" else tokens[j]
-                if re.fullmatch(r"\d{1,3}(?:gb?)?|gb|oc", word) and j + 1 < len(tokens) and tokens[j + 1] in self._suffix_words:
+                if _SIZE_OR_OC.fullmatch(word) and j + 1 < len(tokens) and tokens[j + 1] in self._suffix_words:
                     j += 1
                     continue
                 if word == "tis":
@@ -370,12 +415,12 @@ class TitleMatcher:
             )
             if token.isdigit() and len(token) == 3 and not strong_line:
                 continue
-            if re.fullmatch(r"g[a-z]\d{3}", token) and "quadro" not in line:
+            if _CHIP_CODE.fullmatch(token) and "quadro" not in line:
                 continue
             if len(token) <= 3 and not token.isdigit() and not strong_line and not _has_context(tokens):
                 continue
             strong = strong_line or (token.isdigit() and len(token) >= 4) or (not token.isdigit() and len(token) >= 4)
-            compared = any(t in _COMPARISON for t in tokens[max(0, i - 2 - len(line)) : i])
+            compared = not _COMPARISON.isdisjoint(tokens[max(0, i - 2 - len(line)) : i])
             words = tuple(tokens[i:best_end]) if best else (token,)
             mentions.append(_Mention(best or (token,), frozenset(line), strong, compared, mobile, i, best_end, words))
         return [m for m in mentions if m.key in self._families or m.strong]
@@ -450,11 +495,11 @@ class TitleMatcher:
         if forms <= {None}:
             return variants
         text = " ".join(tokens)
-        text = re.sub(r"\b(?:not|non|no)\s+(?:an?\s+)?(sxm\d?|smx\d?|pcie)\b", " ", text)
-        text = re.sub(r"\bsmx(\d?)\b", r"sxm\1", text)
-        title_forms = set(re.findall(r"\b(sxm\d?|fhhl|dgxs|nvl|cnx)\b", text))
-        pcie = bool(re.search(r"\bpci ?e\b|\bpcie\b|\bpci express\b|\bpci\b", text))
-        if title_forms and pcie and not re.search(r"\bconver\w*|\badapter\b|\bto pci", text):
+        text = _FORM_DENIED.sub(" ", text)
+        text = _SMX.sub(r"sxm\1", text)
+        title_forms = set(_TITLE_FORM.findall(text))
+        pcie = bool(_PCIE.search(text))
+        if title_forms and pcie and not _CONVERTER.search(text):
             if any(f.startswith("sxm") for f in title_forms):
                 return "ambiguous: pcie or sxm"
         if title_forms:
@@ -485,7 +530,7 @@ class _Mention:
 
 
 def _looks_like_model(token: str) -> bool:
-    return bool(re.fullmatch(r"[a-z]{1,2}\d{2,4}", token))
+    return bool(_MODEL_CODE.fullmatch(token))
 
 
 def _has_context(tokens: list[str]) -> bool:
@@ -509,7 +554,7 @@ def _vendor(tokens: list[str]) -> str | None:
     found = {
         vendor
         for vendor, words in (("nvidia", _NVIDIA_WORDS), ("amd", _AMD_WORDS), ("intel", _INTEL_WORDS))
-        if any(t in words for t in tokens)
+        if not words.isdisjoint(tokens)
     }
     return found.pop() if len(found) == 1 else None
 

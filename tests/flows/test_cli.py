@@ -24,6 +24,26 @@ def test_help_lists_every_command():
         assert name in res.output
 
 
+def test_every_commands_help_paragraph_is_one_line_so_the_help_wraps_to_the_terminal():
+    """The help keeps a docstring's line breaks: a paragraph broken by hand shows ragged lines."""
+    import inspect
+
+    from typer.main import get_command
+
+    def commands(group, path):
+        for name, command in getattr(group, "commands", {}).items():
+            if getattr(command, "commands", None):
+                yield from commands(command, [*path, name])
+            else:
+                yield " ".join([*path, name]), command
+
+    found = dict(commands(get_command(app), []))
+    assert {"match", "import listings", "rank"} <= set(found)
+    broken = {name: paragraph[:60] for name, command in found.items()
+              for paragraph in inspect.cleandoc(command.help or "").split("\n\n") if "\n" in paragraph.strip()}
+    assert broken == {}
+
+
 def test_match_prints_exactly_one_json_object_per_input_line_in_order():
     lines = ["MSI GeForce RTX 3080 Ti 12GB GAMING X TRIO", "", "\x00\x01garbage\xff", "EVGA GTX 1080 FTW",
              "EVGA GTX 1080 Ti FTW3", "Box only RTX 3090 no card", "ZOTAC RTX 3060 12GB Twin Edge", "   "]

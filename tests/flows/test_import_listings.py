@@ -121,7 +121,7 @@ def test_the_import_says_what_it_is_doing_as_it_goes(tmp_path, monkeypatch):
     path.write_text(_csv())
     res = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(tmp_path / "g.duckdb")])
     assert res.exit_code == 0, res.output
-    assert shown == [f"reading {path}", f"matching, loading and re-ranking 1 listings from {path}"]
+    assert shown == [f"reading {path}", f"matching, loading and re-ranking 1 listing from {path}"]
 
 
 def test_the_live_line_shows_in_a_terminal_only(monkeypatch):
@@ -138,3 +138,12 @@ def test_the_live_line_shows_in_a_terminal_only(monkeypatch):
             status("matching 3 listings from [sold].csv")
         assert ("matching 3 listings from [sold].csv" in screen.getvalue()) is terminal  # markup-free
         assert screen.getvalue() == "" or terminal
+
+
+def test_counts_of_a_thousand_and_more_are_grouped(tmp_path):
+    path = tmp_path / "sold.csv"
+    path.write_text(_csv(*(f"NVIDIA GeForce RTX 3090 24GB,,700,0,700,2020-12-02,https://www.ebay.com/itm/{1234567000 + i}\n"
+                           for i in range(1_000))))  # and the one good row
+    res = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(tmp_path / "g.duckdb")])
+    assert res.exit_code == 0, res.output
+    assert "imported 1,001 listings from" in res.stdout and "; 1,001 matched to one GPU model" in res.stdout
