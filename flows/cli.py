@@ -434,10 +434,18 @@ def _exc_line(exc: Exception) -> str:
 
 
 def _sql_error(exc: Exception) -> str:
+    """DuckDB's first line, with its hint where it gives one ('Did you mean "ranking_daily"?'):
+    a user guessing a table's or column's name learns the right one in the same line."""
     msg = _exc_line(exc)
     low = str(exc).lower()
     if "read-only" in low or "read only" in low or "external access" in low or "lock_configuration" in low:
         return f"gpuvalue sql is read-only: {msg}"
+    hint = next((line.strip() for line in str(exc).splitlines()[1:]
+                 if line.strip().startswith(("Did you mean", "Candidate bindings"))), None)
+    if hint:
+        msg = f"{msg} {hint}"
+    if msg.startswith("Catalog Error: Table with name"):  # DuckDB suggests a name however far it is
+        msg += ' (gpuvalue sql "SHOW TABLES" lists the tables)'
     return msg
 
 

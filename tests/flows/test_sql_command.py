@@ -89,6 +89,16 @@ def test_file_and_argument_problems(db, tmp_path):
     _one_line_error(runner.invoke(app, ["sql", "--db", str(db), "--jsn"]), 2, "no such option: --jsn")
 
 
+def test_a_wrong_table_or_column_name_is_answered_with_duckdbs_suggestion(db):
+    _one_line_error(runner.invoke(app, ["sql", "--db", str(db), "SELECT * FROM ranking"]), 2,
+                    'Table with name ranking does not exist! Did you mean "ranking_daily"? '
+                    '(gpuvalue sql "SHOW TABLES" lists the tables)')
+    _one_line_error(runner.invoke(app, ["sql", "--db", str(db), "SELECT price FROM ranking_daily"]), 2,
+                    "Candidate bindings:")
+    _one_line_error(runner.invoke(app, ["sql", "--db", str(db), "SELECT * FROM qqqqqqqqqqqq"]), 2,
+                    '(gpuvalue sql "SHOW TABLES" lists the tables)')
+
+
 def test_a_failing_statement_names_its_place(db):
     _one_line_error(runner.invoke(app, ["sql", "--db", str(db), "SELECT 1; SELECT * FROM nowhere"]), 2,
                     "statement 2 of 2:")
