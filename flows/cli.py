@@ -289,6 +289,8 @@ def rank(
         days = ranked_days(con) if not rows else []
         # As the run said when it printed the day: a replay's prices are as old as its recordings.
         replayed = bool(rows) and ranking_is_replay(con, rows[0]["as_of"])
+        unknown = _unknown_filter_values(ranking_rows(con, top=None, desktop_only=False, as_of=as_of),
+                                         vendor=vendor, segment=segment) if not rows else ""
     finally:
         con.close()
     # No row because no ranking, not because of the filters: say which, as `export` does.
@@ -301,10 +303,22 @@ def rank(
         _write_json_lines(rows)
         return
     if not rows:
-        out.print("No ranked GPUs match those filters." + (f" ({hidden})" if hidden else ""))
+        out.print("No ranked GPUs match those filters." + (f" ({hidden})" if hidden else "") + unknown,
+                  soft_wrap=True)
         return
     _print_ranking(rows, title=_ranking_title(rows[0]["reference_gpu"], rows[0]["as_of"], replayed),
                    hidden=hidden, comparable_days=settings.price_comparable_days)
+
+
+def _unknown_filter_values(day_rows: list[dict], **asked: str | None) -> str:
+    """Where a --vendor or --segment names nothing the day ranks (a typo: 'nvdia', 'laptop'),
+    the values it does rank, so that "no match" does not read as "no such cards for sale"."""
+    notes = []
+    for flag, value in asked.items():
+        ranked = sorted({str(row[flag]) for row in day_rows if row.get(flag)}, key=str.casefold)
+        if value is not None and ranked and value.casefold() not in {v.casefold() for v in ranked}:
+            notes.append(f"--{flag} {value!r} is none of the ranked {flag}s: {', '.join(ranked)}")
+    return "".join(f"\n{note}" for note in notes)
 
 
 @app.command()
