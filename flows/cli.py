@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import math
 import os
@@ -578,9 +579,17 @@ def check(db: DbOpt = None) -> None:
     out.print(f"all {len(results)} integrity checks passed")
 
 
+# The garbage collector's first generation is collected every GC_FIRST_THRESHOLD new objects
+# (Python's default is 700). A run allocates millions (parsed pages, records, Prefect's task runs) and
+# frees nearly all of them by reference counting, so the default's 1,270 passes in a replay run cost
+# 1.9-2.1 s of it; at 20,000 they are 35 passes and 0.75 s, for about 10 MB more at the peak.
+GC_FIRST_THRESHOLD = 20_000
+
+
 def main() -> None:
     # Offline-friendly defaults: the temporary Prefect server must not try to phone home.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    gc.set_threshold(GC_FIRST_THRESHOLD, 20, 20)
     app()
 
 

@@ -24,6 +24,24 @@ def test_help_lists_every_command():
         assert name in res.output
 
 
+def test_the_command_collects_garbage_less_often_than_pythons_default(monkeypatch, capsys):
+    import gc
+    import sys
+
+    from gpuvalue.flows import cli
+
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)  # Python's default (the test session sets its own)
+    monkeypatch.setattr(sys, "argv", ["gpuvalue", "--help"])
+    try:
+        with pytest.raises(SystemExit):
+            cli.main()
+        assert gc.get_threshold()[0] == cli.GC_FIRST_THRESHOLD >= 10_000
+    finally:
+        gc.set_threshold(*before)
+    assert "Usage: gpuvalue" in capsys.readouterr().out
+
+
 def test_every_commands_help_paragraph_is_one_line_so_the_help_wraps_to_the_terminal():
     """The help keeps a docstring's line breaks: a paragraph broken by hand shows ragged lines."""
     import inspect
