@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 import json
 import math
 import os
@@ -20,6 +19,7 @@ from gpuvalue.flows.cli_app import (
     NOTHING_RANKED, DbOpt, _check_db_path, _fail, _memory_format, _jsonable, _parse_date, _print_table, _reader, _reader_error,
     _settings, _write_json_lines, app, err, out, utc_today,
 )
+from gpuvalue.flows.gc_policy import collect_garbage_less_often
 from gpuvalue.models.perf_label import is_low_confidence, is_rocm
 
 RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price as of", "age", "stale", "rel. perf",
@@ -579,17 +579,10 @@ def check(db: DbOpt = None) -> None:
     out.print(f"all {len(results)} integrity checks passed")
 
 
-# The garbage collector's first generation is collected every GC_FIRST_THRESHOLD new objects
-# (Python's default is 700). A run allocates millions (parsed pages, records, Prefect's task runs) and
-# frees nearly all of them by reference counting, so the default's 1,270 passes in a replay run cost
-# 1.9-2.1 s of it; at 20,000 they are 35 passes and 0.75 s, for about 10 MB more at the peak.
-GC_FIRST_THRESHOLD = 20_000
-
-
 def main() -> None:
     # Offline-friendly defaults: the temporary Prefect server must not try to phone home.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    gc.set_threshold(GC_FIRST_THRESHOLD, 20, 20)
+    collect_garbage_less_often()
     app()
 
 

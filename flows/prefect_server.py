@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from gpuvalue.flows.gc_policy import GC_FIRST_THRESHOLD, GC_OLDER_THRESHOLDS
 from gpuvalue.flows.prefect_db_template import place_template
 
 log = logging.getLogger("gpuvalue.prefect_server")
@@ -46,9 +47,11 @@ SERVER_APP = "prefect.server.api.server:create_app"  # what a Prefect temporary 
 TEMPORARY_SERVER_IDLE_SERVICES = ("EVENT_PERSISTER", "TRIGGERS", "TASK_RUN_RECORDER", "EVENT_LOGGER")
 
 # Run as `python -c LAUNCHER <run pid> <argv...>`: ask to be sent SIGTERM when the process that started
-# this one dies (Linux), give up if it is already gone, then replace this process with the server.
+# this one dies (Linux), give up if it is already gone, then run the server's module (argv: python -m
+# MODULE ARGS...) in this process, collecting garbage as gpuvalue does (flows/gc_policy.py), which a
+# new interpreter would not. The process's command line still names the server's app.
 LAUNCHER = """
-import ctypes, os, signal, sys
+import ctypes, gc, os, runpy, signal, sys
 run = int(sys.argv[1])
 if sys.platform.startswith("linux"):
     try:
@@ -57,8 +60,11 @@ if sys.platform.startswith("linux"):
         pass
 if os.getppid() != run:
     sys.exit(0)
-os.execv(sys.argv[2], sys.argv[2:])
-"""
+gc.set_threshold(%d, %d, %d)
+assert sys.argv[3] == "-m"
+module, sys.argv = sys.argv[4], [sys.argv[4], *sys.argv[5:]]
+runpy.run_module(module, run_name="__main__", alter_sys=True)
+""" % (GC_FIRST_THRESHOLD, *GC_OLDER_THRESHOLDS)
 
 
 def running(pid: int) -> bool:

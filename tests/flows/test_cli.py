@@ -29,6 +29,7 @@ def test_the_command_collects_garbage_less_often_than_pythons_default(monkeypatc
     import sys
 
     from gpuvalue.flows import cli
+    from gpuvalue.flows.gc_policy import GC_FIRST_THRESHOLD
 
     before = gc.get_threshold()
     gc.set_threshold(700, 10, 10)  # Python's default (the test session sets its own)
@@ -36,7 +37,7 @@ def test_the_command_collects_garbage_less_often_than_pythons_default(monkeypatc
     try:
         with pytest.raises(SystemExit):
             cli.main()
-        assert gc.get_threshold()[0] == cli.GC_FIRST_THRESHOLD >= 10_000
+        assert gc.get_threshold()[0] == GC_FIRST_THRESHOLD >= 10_000
     finally:
         gc.set_threshold(*before)
     assert "Usage: gpuvalue" in capsys.readouterr().out

@@ -218,3 +218,17 @@ def test_adopting_records_the_server_in_the_data_folder_and_waits_for_it(tmp_pat
         assert adopt(server, tmp_path / "data") == server.api_url
     assert json.loads((tmp_path / "data" / RECORD_NAME).read_text())["pid"] == launched[0].pid
     server.stop()
+
+
+def test_the_launcher_runs_the_servers_module_in_its_own_process_with_gpuvalues_garbage_policy(tmp_path):
+    """A new interpreter would collect garbage at Python's default pace (flows/gc_policy.py)."""
+    from gpuvalue.flows.gc_policy import GC_FIRST_THRESHOLD
+    from gpuvalue.flows.prefect_server import LAUNCHER
+
+    (tmp_path / "probe.py").write_text("import gc, os, sys\nprint(gc.get_threshold()[0], os.getpid(), sys.argv[1:])\n")
+    launched = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(os.getpid()), sys.executable, "-m", "probe",
+                                 "--port", "4299"], env={**os.environ, "PYTHONPATH": str(tmp_path)},
+                                stdout=subprocess.PIPE, text=True)
+    printed, _ = launched.communicate(timeout=60)
+    assert launched.returncode == 0
+    assert printed.strip().split(maxsplit=2) == [str(GC_FIRST_THRESHOLD), str(launched.pid), "['--port', '4299']"]
