@@ -168,13 +168,16 @@ def pytest_collection_finish(session):
 def _freeze_what_collection_built() -> None:
     """The garbage collector's passes cost a worker 3.6-4 s of the fast tier (about 2,000 passes,
     the full ones walking every imported module, collected item and cached fixture again). What
-    collection built lives to the end: frozen, no pass walks it; and a pass waits for 20,000 new
-    objects rather than 700. Measured in the fast tier: the collector's time 7.6 s -> 2.3 s over both
-    workers, the run 4-6 s shorter (two pairs, alternated). Reference cycles are freed later, not
-    kept: pytest still collects everything at the end, and reports what a late finalizer raised."""
+    collection built lives to the end: frozen, no pass walks it; and passes come as seldom as in a
+    gpuvalue command (flows/gc_policy.py: every 20,000 new objects rather than 700). Measured in the
+    fast tier: the collector's time 7.6 s -> 2.3 s over both workers, the run 4-6 s shorter (two
+    pairs, alternated). Reference cycles are freed later, not kept: pytest still collects everything
+    at the end, and reports what a late finalizer raised."""
+    from gpuvalue.flows.gc_policy import collect_garbage_less_often
+
     gc.collect()
     gc.freeze()
-    gc.set_threshold(20_000, 20, 20)
+    collect_garbage_less_often()
 
 
 # The session's Prefect server, launched as soon as this process knows it will need one (see
