@@ -159,6 +159,32 @@ def pytest_collectreport(report):
         PREFECT_IMPORTED_BY.append(report.nodeid)
 
 
+# Nor does any test of the fast tier: one that imports Prefect (a flow, the server's settings, a
+# schedule) is e2e. Checked as each fast-tier test ends, in the test that imported it.
+_PREFECT_BEFORE: dict[str, bool] = {}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    _PREFECT_BEFORE[item.nodeid] = "prefect" in sys.modules
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    problem = prefect_imported_by_a_fast_test(item, _PREFECT_BEFORE.pop(item.nodeid, True), "prefect" in sys.modules)
+    if problem:
+        pytest.fail(problem, pytrace=False)
+
+
+def prefect_imported_by_a_fast_test(item, imported_before: bool, imported_after: bool) -> str | None:
+    import property_budget
+
+    if property_budget.FAST_TIER and not imported_before and imported_after and item.get_closest_marker("e2e") is None:
+        return (f"{item.nodeid} imported Prefect in the fast tier (about 2 s of a test worker): mark it "
+                "@pytest.mark.e2e, or import what needs Prefect only in e2e tests")
+    return None
+
+
 def pytest_collection_finish(session):
     COLLECTED.append(True)
     _launch_prefect_server_early(session.items)

@@ -98,6 +98,16 @@ def test_collecting_the_tests_imports_no_prefect():
         "inside the tests that run it")
 
 
+def test_a_fast_tier_test_that_imports_prefect_is_named(monkeypatch):
+    monkeypatch.setattr(property_budget, "FAST_TIER", True)
+    quick, slow = _item("quick", "1"), _item("slow", "1", e2e=True)
+    assert "quick::1 imported Prefect in the fast tier" in conftest.prefect_imported_by_a_fast_test(quick, False, True)
+    assert conftest.prefect_imported_by_a_fast_test(quick, True, True) is None  # imported before it
+    assert conftest.prefect_imported_by_a_fast_test(slow, False, True) is None
+    monkeypatch.setattr(property_budget, "FAST_TIER", False)  # the full suite imports it anyway
+    assert conftest.prefect_imported_by_a_fast_test(quick, False, True) is None
+
+
 def test_the_prefect_server_is_launched_early_where_two_modules_a_worker_use_it():
     served = [_item(f"m{i}", "1", e2e=True, fixtures=(fixture,))
               for i, fixture in enumerate(("prefect_harness", "replay_db", "replay_run", "prefect_harness"))]

@@ -149,6 +149,7 @@ def test_systemd_units_have_required_keys(cli_help):
     assert timer["Install"]["WantedBy"] == "timers.target"
 
 
+@pytest.mark.e2e  # imports Prefect (about 2 s of a test worker): the fast tier imports none
 def test_cron_line_parses_and_runs_the_pipeline(cli_help):
     from prefect.schedules import Cron
 
@@ -164,6 +165,7 @@ def test_cron_line_parses_and_runs_the_pipeline(cli_help):
     _check_invocation(call, cli_help)
 
 
+@pytest.mark.e2e  # imports Prefect (about 2 s of a test worker): the fast tier imports none
 def test_prefect_yaml_matches_the_served_deployment():
     from gpuvalue.flows import serve
     from gpuvalue.flows.daily import daily_flow
@@ -181,6 +183,7 @@ def test_prefect_yaml_matches_the_served_deployment():
     assert set(dep["parameters"]) <= flow_params
 
 
+@pytest.mark.e2e  # imports Prefect (about 2 s of a test worker): the fast tier imports none
 def test_served_deployment_object_carries_the_schedule():
     from gpuvalue.flows import serve
 

@@ -118,6 +118,7 @@ def fake_servers(monkeypatch):
             proc.wait()
 
 
+@pytest.mark.e2e  # imports Prefect (about 2 s of a test worker): the fast tier imports none
 def test_the_temporary_server_runs_without_the_services_that_only_consume_events(monkeypatch):
     """Nobody reads a run's temporary server back: recording, persisting, vacuuming and reacting to
     its events cost seconds of its start and CPU beside the run. A setting of the user's stands."""
@@ -192,6 +193,7 @@ def test_a_server_that_dies_or_never_answers_fails_in_one_line(fake_servers):
     assert launched[-1].poll() is not None  # stopped, not left running
 
 
+@pytest.mark.e2e  # imports Prefect (about 2 s of a test worker): the fast tier imports none
 def test_a_server_named_in_prefects_settings_is_used_and_the_launched_one_stopped(tmp_path, fake_servers):
     """A profile (not the environment) may name a running server: the run then uses it."""
     from prefect.settings import PREFECT_API_URL, temporary_settings
@@ -206,6 +208,7 @@ def test_a_server_named_in_prefects_settings_is_used_and_the_launched_one_stoppe
     assert not (tmp_path / RECORD_NAME).exists()
 
 
+@pytest.mark.e2e  # imports Prefect (about 2 s of a test worker): the fast tier imports none
 def test_adopting_records_the_server_in_the_data_folder_and_waits_for_it(tmp_path, fake_servers):
     from prefect.settings import PREFECT_API_URL, temporary_settings
 

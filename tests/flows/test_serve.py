@@ -133,6 +133,7 @@ def test_serve_without_server_says_so(tmp_path):
     assert "deploy/systemd" in output
 
 
+@pytest.mark.e2e  # imports Prefect (about 2 s of a test worker): the fast tier imports none
 def test_serve_rejects_a_bad_cron():
     import gpuvalue.flows.serve  # noqa: F401
     from gpuvalue.flows.cli import app
