@@ -19,18 +19,48 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-app = typer.Typer(
+
+def _unlabel_flags(params: list) -> list:
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+class _Command(TyperCommand):
+    """Typer labels every option with its type in --help, a flag too ("--replay <bool>"), which reads
+    as if the flag took a value; a flag shows no label, as in click's own help."""
+
+    def get_params(self, ctx):
+        return _unlabel_flags(super().get_params(ctx))
+
+
+class _Group(TyperGroup):
+    __doc__ = _Command.__doc__
+
+    def get_params(self, ctx):
+        return _unlabel_flags(super().get_params(ctx))
+
+
+class _App(typer.Typer):
+    def command(self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **kwargs):
+        return super().command(name, cls=cls or _Command, **kwargs)
+
+
+app = _App(
+    cls=_Group,
     name="gpuvalue",
     help="Which GPU gives the most deep-learning training speed per dollar, today.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-import_app = typer.Typer(help="Import historical data (e.g. sold listings from a CSV).", no_args_is_help=True)
+import_app = _App(cls=_Group, help="Import historical data (e.g. sold listings from a CSV).", no_args_is_help=True)
 app.add_typer(import_app, name="import")
 
 # Outside a terminal (pipes, cron mail, CI logs) a wide table reads better than a folded one.

@@ -63,6 +63,25 @@ def test_every_commands_help_paragraph_is_one_line_so_the_help_wraps_to_the_term
     assert broken == {}
 
 
+def test_help_shows_no_value_for_a_flag_and_the_type_of_an_option_that_takes_one():
+    """Typer labels every option with its type, which made "--replay <bool>" read as if it took true/false."""
+    from typer.main import get_command
+
+    def paths(group, path):
+        yield path
+        for name, command in getattr(group, "commands", {}).items():
+            yield from paths(command, [*path, name])
+
+    every = list(paths(get_command(app), []))
+    assert ["import", "listings"] in every and ["run"] in every
+    labelled = {" ".join(path) or "gpuvalue": res.output for path in every
+                if "<bool>" in (res := runner.invoke(app, [*path, "--help"], terminal_width=200)).output}
+    assert labelled == {}
+    run_help = runner.invoke(app, ["run", "--help"], terminal_width=200).output
+    assert "<int>" in run_help  # --top still says what it takes
+    assert runner.invoke(app, ["rank", "--top", "2", "--help"]).exit_code == 0
+
+
 def test_match_prints_exactly_one_json_object_per_input_line_in_order():
     lines = ["MSI GeForce RTX 3080 Ti 12GB GAMING X TRIO", "", "\x00\x01garbage\xff", "EVGA GTX 1080 FTW",
              "EVGA GTX 1080 Ti FTW3", "Box only RTX 3090 no card", "ZOTAC RTX 3060 12GB Twin Edge", "   "]
