@@ -95,7 +95,12 @@ def tier_title(tier: str, rows: list[Mapping[str, Any]], comparable_days: int | 
                date_key: str = "price_as_of") -> str:
     """The heading over one tier of a shown ranking, with the dates it spans."""
     dates = sorted(r[date_key] for r in rows if isinstance(r.get(date_key), date))
-    span = f"{dates[0].isoformat()} to {dates[-1].isoformat()}" if dates else "no dates"
+    if not dates:
+        span = "no dates"
+    elif dates[0] == dates[-1]:
+        span = f"all on {dates[0].isoformat()}"
+    else:
+        span = f"{dates[0].isoformat()} to {dates[-1].isoformat()}"
     if tier == "recent":
         window = f"{comparable_days} days" if comparable_days else "the comparable window"
         return f"Priced within {window} of the newest price ({span})"

@@ -100,7 +100,7 @@ def test_rent_shows_older_prices_apart_with_their_age(db):
     assert res.exit_code == 0, res.output
     text = " ".join(res.stdout.split())
     recent = text.index("Priced within 90 days of the newest price (2025-01-10 to 2025-01-20)")
-    older = text.index("Older prices (2024-06-01 to 2024-06-01): ranked after the recent ones")
+    older = text.index("Older prices (all on 2024-06-01): ranked after the recent ones")
     assert recent < text.index("lambda") < older < text.index("oldcloud")  # the A6000's lambda price, then the XTX's
     assert "8 mo" in text and "Older on-demand prices (a provider's newest published more than 90 days" in text
     rows = lines(runner.invoke(app, ["rent", "--json", "--db", str(db)]).stdout)
@@ -114,7 +114,7 @@ def test_rent_shows_older_prices_apart_with_their_age(db):
     con.close()
     spot = " ".join(runner.invoke(app, ["rent", "--spot", "--min-memory", "40", "--db", str(db)],
                                   terminal_width=250).stdout.split())
-    assert "Priced within" not in spot and "Older prices (2024-06-01 to 2024-06-01)" in spot
+    assert "Priced within" not in spot and "Older prices (all on 2024-06-01)" in spot
     assert "RTX A6000" in spot and "Older spot prices (a provider's newest published more than 90 days" in spot
 
 

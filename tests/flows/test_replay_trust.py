@@ -70,11 +70,11 @@ def test_recent_prices_come_first_and_older_ones_are_listed_apart_with_their_age
     assert all((newest - date.fromisoformat(r["price_as_of"])).days <= 90 for r in shown if r["price_tier"] == "recent")
     assert all(r["price_age_days"] == (date(2026, 11, 30) - date.fromisoformat(r["price_as_of"])).days for r in shown)
     table = runner.invoke(app, ["rank", "--db", str(replay_db)], terminal_width=250).stdout
-    assert "Priced within 90 days of the newest price (2025-11-25 to 2025-11-25)" in table
+    assert "Priced within 90 days of the newest price (all on 2025-11-25)" in table
     assert "Older prices (2023-10-01 to 2024-01-17)" in table and "3 y 2 mo" in table
     # Filters that leave only older prices still say what they are.
     cheap = runner.invoke(app, ["rank", "--db", str(replay_db), "--max-price", "200"], terminal_width=250).stdout
-    assert "Priced within" not in cheap and "Older prices (2023-10-01 to 2023-10-01)" in cheap
+    assert "Priced within" not in cheap and "Older prices (all on 2023-10-01)" in cheap
     assert "Older prices rank after every recently priced card" in cheap
 
 

@@ -93,7 +93,7 @@ def test_price_ages_and_index_prices_are_named():
     recent = [{"price_as_of": date(2025, 11, 25), "price_tier": "recent", "price_age_days": 370}]
     older = [{"price_as_of": date(2023, 10, 1), "price_tier": "older", "price_age_days": 1156},
              {"price_as_of": date(2024, 1, 17), "price_tier": "older", "price_age_days": 1048}]
-    assert tier_title("recent", recent, 90) == "Priced within 90 days of the newest price (2025-11-25 to 2025-11-25)"
+    assert tier_title("recent", recent, 90) == "Priced within 90 days of the newest price (all on 2025-11-25)"
     assert tier_title("older", older).startswith("Older prices (2023-10-01 to 2024-01-17): ranked after")
     assert tiers_note(recent) is None
     assert tiers_note(recent + older).startswith("2 card(s) have older prices, up to 3 y 2 mo old")
