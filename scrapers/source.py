@@ -123,7 +123,7 @@ class Source:
     # stamp their records in parse instead.
     as_of: date | None = None
     harness: Harness | None = None  # a benchmark harness: combined with the others, checked by `perf --evaluate`
-    sample_url: str | None = None  # a URL its parser accepts: `gpuvalue parse` without --url, fuzzing
+    sample_url: str | None = None  # a URL its parser accepts, for the fuzz tests (`gpuvalue parse` passes the file's own URI)
     inspect: Callable[[bytes, str], tuple[list[Any], list[str]]] | None = None  # what `gpuvalue parse` prints, when not parse's records
 
     def __post_init__(self) -> None:
