@@ -77,7 +77,9 @@ def test_every_source_is_named_with_its_licence_in_the_readme():
     readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Data sources and licences", 1)[1].split("\n## ", 1)[0]
     named = set(re.findall(r"`([a-z0-9-]+)`", section))
-    assert sorted(set(registry.all_sources()) - named) == []
+    missing = sorted(set(registry.all_sources()) - named)
+    assert missing == [], (f"no line names {', '.join(missing)} in the README's \"Data sources and licences\" "
+                           "(the source's name in backticks, where its data comes from and its licence)")
 
 
 def test_former_names_still_resolve():
