@@ -155,7 +155,7 @@ def evaluate_enlarged(
         "fp32 TFLOPS only": _ratio_rule(held_out, features[reference], "fp32_tflops"),
     }
     return EvalTable(precision=precision, reference=reference,
-                     rows=[_row(name, precision, preds) for name, preds in predictions.items()],
+                     rows=[score_row(name, precision, preds) for name, preds in predictions.items()],
                      predictions=predictions, nested_forms={h.model: h.form.code for h in plain if h.model in keep})
 
 

