@@ -111,3 +111,13 @@ def test_the_readme_rtx_3090_queries_return_rows(replay_db):
             assert con.execute(query).fetchall(), query
     finally:
         con.close()
+
+
+def test_every_source_the_replays_exports_name_says_what_it_is_and_its_terms(replay_db):
+    """No export credits a source as "Data source: <name>" with an unknown licence: each number's
+    source is one a reader can look up (a perf figure several harnesses measured is 'combined')."""
+    exported = json.loads((replay_db.parent / "exports" / "ranking.json").read_text(encoding="utf-8"))
+    undescribed = [s["name"] for s in exported["sources"]
+                   if s["attribution"].startswith("Data source:") or s["licence"] == "unknown"]
+    assert undescribed == []
+    assert "combined" in {s["name"] for s in exported["sources"]}

@@ -169,6 +169,8 @@ def test_unknown_and_imported_sources_are_still_named():
     from gpuvalue.scrapers import registry
 
     assert export.normalize_source({"name": "nvidia-cuda"}, registry.catalog())["kind"] == "specs"
+    combined = export.normalize_source({"name": "combined"}, registry.catalog())
+    assert combined["kind"] == "perf" and "combined by gpuvalue" in combined["attribution"]
     odd = export.normalize_source({"name": "mystery", "status": "ok"})
     assert (odd["kind"], odd["attribution"], odd["licence"]) == ("other", "Data source: mystery", "unknown")
 
