@@ -82,6 +82,13 @@ def test_every_source_is_named_with_its_licence_in_the_readme():
                            "(the source's name in backticks, where its data comes from and its licence)")
 
 
+def test_the_readmes_sources_setting_lists_every_source():
+    readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
+    row = next(line for line in readme.splitlines() if line.startswith("| `GPUVALUE_SOURCES` |"))
+    listed = set(re.search(r"subset of `([a-z0-9,-]+)`", row).group(1).split(","))
+    assert listed == set(registry.all_sources())
+
+
 def test_former_names_still_resolve():
     assert registry.canonical("wikipedia-live") == "wikipedia"
     assert registry.canonical("wikipedia-gpus") == "wikipedia"
