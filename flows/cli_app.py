@@ -83,7 +83,24 @@ def _settings(db: Path | None = None):
     try:
         return Settings(**({"db": db} if db else {}))
     except Exception as exc:
-        _fail(f"invalid settings: {exc}")
+        _fail(f"invalid settings: {settings_problem(exc)}")
+
+
+def settings_problem(exc: Exception) -> str:
+    """A settings error in one line, named as the user set it (GPUVALUE_PRECISION='fp8': ...), not
+    pydantic's report of several lines with a link."""
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    problems = []
+    for error in exc.errors():
+        field = ".".join(str(part) for part in error["loc"])
+        name = "--db or GPUVALUE_DB" if field == "db" else f"GPUVALUE_{field.upper()}"
+        given = error.get("input")
+        shown = f"={given!r}" if isinstance(given, (str, int, float)) and not isinstance(given, bool) else ""
+        problems.append(f"{name}{shown}: {error['msg']}")
+    return "; ".join(problems)
 
 
 def _check_db_path(path: Path) -> None:

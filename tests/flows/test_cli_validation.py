@@ -107,3 +107,12 @@ def test_unwritable_database_folder(tmp_path):
     res = runner.invoke(app, ["import", "listings", str(blocker), "--source", "x", "--db", str(blocker / "g.duckdb")])
     assert res.exit_code == 2, res.output
     assert "Traceback" not in res.output
+
+
+def test_a_bad_setting_is_named_as_the_user_set_it_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUVALUE_PRECISION", "fp8")
+    monkeypatch.setenv("GPUVALUE_PRICE_WINDOW_DAYS", "a month")
+    res = runner.invoke(app, ["rank", "--db", str(tmp_path / "gpuvalue.duckdb")])
+    _check(res, "invalid settings: GPUVALUE_PRECISION='fp8': Input should be 'fp16' or 'fp32'; "
+                "GPUVALUE_PRICE_WINDOW_DAYS='a month': Input should be a valid integer")
+    assert len(res.output.strip().splitlines()) == 1 and "pydantic.dev" not in res.output
