@@ -121,10 +121,14 @@ def run(
     try:
         settings = _settings(db)
         _check_db_path(settings.db)
+        if dask_address and task_runner is None:
+            task_runner = "dask"  # an address given on the command line says which runner is meant
         task_runner = task_runner or settings.task_runner
-        dask_address = dask_address or settings.dask_address
         if task_runner not in ("thread", "dask"):
             _fail("--task-runner must be thread or dask")
+        if dask_address and task_runner != "dask":
+            _fail("--dask-address is the scheduler of --task-runner dask; drop one of them")
+        dask_address = dask_address or settings.dask_address
         from gpuvalue.flows.daily import daily_flow
         from gpuvalue.warehouse.db import RunLockedError, WarehouseError
 

@@ -449,8 +449,10 @@ def report(
 ) -> None:
     """Write a self-contained HTML report (charts and the ranking) that works offline.
 
-    It shows the cards `gpuvalue rank` shows by default (run by the default PyTorch wheels, at least 6 GB or GPUVALUE_MIN_MEMORY_GB, fit for a desktop without a fan kit), numbered by their place among them.
+    It shows the cards `gpuvalue rank` shows by default (run by the default PyTorch wheels, at least 6 GB or GPUVALUE_MIN_MEMORY_GB, fit for a desktop without a fan kit), numbered by their place among them: the first 20 in its table unless --top.
     """
+    if top < 1:
+        _fail("--top must be at least 1")
     from gpuvalue.warehouse.export import ExportError
     from gpuvalue.warehouse.report import write_report
 

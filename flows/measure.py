@@ -228,7 +228,7 @@ def measure_command(
         print(f"gpuvalue measure: unknown suite {suite!r} (choose from {', '.join(SUITES)})", file=err)
         return EXIT_FAILED
     if device == "cpu" and not allow_cpu:
-        print("gpuvalue measure: the CPU backend is for testing only; pass allow_cpu to use it", file=err)
+        print("gpuvalue measure: the CPU backend is for testing only; pass --allow-cpu to use it", file=err)
         return EXIT_UNAVAILABLE
     try:
         backend = backend or backend_factory(device, allow_cpu)

@@ -39,6 +39,8 @@ def _check(res, message: str) -> None:
         (["export", "--format", "xlsx"], "--format must be csv, json, parquet or feed"),
         (["perf", "--precision", "int8"], "--precision must be fp16 or fp32"),
         (["run", "--task-runner", "mpi"], "--task-runner must be thread or dask"),
+        (["run", "--replay", "--task-runner", "thread", "--dask-address", "tcp://127.0.0.1:8786"], "--dask-address is the scheduler of --task-runner dask"),
+        (["report", "--top", "0"], "--top must be at least 1"),
     ],
 )
 @pytest.mark.e2e
@@ -116,3 +118,18 @@ def test_a_bad_setting_is_named_as_the_user_set_it_in_one_line(tmp_path, monkeyp
     _check(res, "invalid settings: GPUVALUE_PRECISION='fp8': Input should be 'fp16' or 'fp32'; "
                 "GPUVALUE_PRICE_WINDOW_DAYS='a month': Input should be a valid integer")
     assert len(res.output.strip().splitlines()) == 1 and "pydantic.dev" not in res.output
+
+
+@pytest.mark.e2e
+def test_a_dask_address_on_the_command_line_runs_on_dask(db, monkeypatch):
+    from gpuvalue.flows import scale
+
+    asked = []
+
+    def with_dask(flow, address):
+        asked.append(address)
+        raise RuntimeError("stop before the flow")
+
+    monkeypatch.setattr(scale, "with_dask", with_dask)
+    res = runner.invoke(app, ["run", "--replay", "--dask-address", "tcp://127.0.0.1:8786", "--db", str(db)])
+    assert asked == ["tcp://127.0.0.1:8786"] and "stop before the flow" in str(res.exception)
