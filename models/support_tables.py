@@ -121,6 +121,14 @@ AMD_CHIP_GFX: dict[str, str] = {
 
 INTEL_XPU_ARCHITECTURES: frozenset[str] = frozenset({"Xe-HPG", "Xe2-HPG", "Xe-HPC"})
 
+# NVIDIA architectures (TechPowerUp's names) whose chips all predate Maxwell (compute capability 5.0,
+# the oldest any wheel above carries), many of them predating CUDA: no compute capability is needed to
+# say that no wheel runs them.
+NVIDIA_BEFORE_MAXWELL: frozenset[str] = frozenset({
+    "Fahrenheit", "Celsius", "Kelvin", "Rankine", "Curie", "Tesla", "Tesla 2.0", "Fermi", "Fermi 2.0",
+    "Kepler", "Kepler 2.0",
+})
+
 
 def _cc(value: str) -> tuple[int, int] | None:
     try:
@@ -174,7 +182,10 @@ def framework_support(vendor: str | None, compute_capability: str | None, chip: 
     ``current`` or ``none``.
     """
     if vendor == "NVIDIA":
-        return cuda_support(compute_capability)
+        level = cuda_support(compute_capability)
+        if level is None and architecture in NVIDIA_BEFORE_MAXWELL:
+            return "none"  # the catalog states no compute capability, but every chip of it is older than any wheel's
+        return level
     if vendor in ("AMD", "ATI"):
         supported = rocm_supported(chip)
         if supported is None:

@@ -61,3 +61,11 @@ def test_the_wheels_are_the_newest_release_and_every_fact_is_sourced_and_dated()
     assert rfc and rfc[0].dated == date(2026, 7, 17)
     # What was not re-read for this release says so.
     assert any(not f.verified and "ROCm wheel targets" in f.statement for f in SUPPORT_FACTS)
+
+
+def test_an_nvidia_card_older_than_maxwell_is_none_even_without_a_compute_capability():
+    assert framework_support("NVIDIA", None, None, "Curie") == "none"  # GeForce 7900 GS: before CUDA
+    assert framework_support("NVIDIA", None, None, "Kepler") == "none"
+    assert framework_support("NVIDIA", None, None, "Pascal") is None  # legacy or none: the catalog must say
+    assert framework_support("NVIDIA", None, None, None) is None
+    assert framework_support("NVIDIA", "6.1", None, "Pascal") == "legacy"
