@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -17,10 +18,15 @@ def _quoted_path(path: Path) -> str:
 def backup_database(db_path: Path, out_dir: Path) -> None:
     if out_dir.exists() and any(out_dir.iterdir()):
         raise ValueError(f"{out_dir} is not empty; choose a new folder")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    con = open_database(db_path, read_only=True)
+    con = open_database(db_path, read_only=True)  # a missing database is refused before a folder is made
+    created = not out_dir.exists()
     try:
+        out_dir.mkdir(parents=True, exist_ok=True)
         con.execute(f"EXPORT DATABASE {_quoted_path(out_dir)} (FORMAT parquet)")
+    except BaseException:
+        if created:  # no half-written backup left to be mistaken for one
+            shutil.rmtree(out_dir, ignore_errors=True)
+        raise
     finally:
         con.close()
 

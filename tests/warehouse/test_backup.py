@@ -99,3 +99,4 @@ def test_backup_of_a_missing_database_says_so(tmp_path):
     res = runner.invoke(app, ["backup", "--db", str(tmp_path / "none.duckdb"), "--out", str(tmp_path / "bk")])
     assert res.exit_code == 2
     assert "no database at" in " ".join(res.output.split()) and "Traceback" not in res.output
+    assert not (tmp_path / "bk").exists()  # no empty backup folder left behind
