@@ -125,6 +125,23 @@ def test_parse_ebay_browse_prints_listings_with_the_documented_fields():
         assert r["source"] == "ebay-browse"
 
 
+def test_parse_reads_a_gzipped_saved_page_as_the_page(tmp_path):
+    import gzip
+
+    saved = FIX / "listings" / "ebay_srp_scard_sold_2026-07_seller_auctionetl.html.gz"
+    plain = tmp_path / "page.html"
+    plain.write_bytes(gzip.decompress(saved.read_bytes()))
+    from_gz = runner.invoke(app, ["parse", "ebay-html", str(saved), "--url", "https://www.ebay.com/sch/i.html"])
+    from_plain = runner.invoke(app, ["parse", "ebay-html", str(plain), "--url", "https://www.ebay.com/sch/i.html"])
+    assert from_gz.exit_code == 0, from_gz.output
+    strip = lambda out: [{k: v for k, v in json.loads(x).items() if k != "seen_at"} for x in out.splitlines()]  # noqa: E731
+    assert strip(from_gz.stdout) == strip(from_plain.stdout) and strip(from_gz.stdout)
+    broken = tmp_path / "cut.html.gz"
+    broken.write_bytes(saved.read_bytes()[:200])
+    res = runner.invoke(app, ["parse", "ebay-html", str(broken)])
+    assert res.exit_code == 1 and "does not decompress" in " ".join(res.output.split())
+
+
 def test_parse_garbage_is_a_clear_error_not_a_traceback(tmp_path):
     bad = tmp_path / "bad.html"
     bad.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
