@@ -484,11 +484,13 @@ def measure(
     import io
 
     from gpuvalue.flows import pipeline as P
-    from gpuvalue.flows.measure import measure_command
+    from gpuvalue.flows.measure import SUITES, measure_command
     from gpuvalue.models.records import PerfFigure
     from gpuvalue.warehouse import load
     from gpuvalue.warehouse.db import RunLock, open_database
 
+    if suite not in SUITES:  # a bad value, before the estimators are fitted for nothing
+        _fail(f"--suite must be {' or '.join(SUITES)}")
     settings = _settings(db)
     estimators, features = None, None
     if settings.db.exists():

@@ -41,6 +41,7 @@ def _check(res, message: str) -> None:
         (["run", "--task-runner", "mpi"], "--task-runner must be thread or dask"),
         (["run", "--replay", "--task-runner", "thread", "--dask-address", "tcp://127.0.0.1:8786"], "--dask-address is the scheduler of --task-runner dask"),
         (["report", "--top", "0"], "--top must be at least 1"),
+        (["measure", "--suite", "huge"], "--suite must be default or tiny"),
     ],
 )
 @pytest.mark.e2e
