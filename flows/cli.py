@@ -338,6 +338,8 @@ def export(
     from gpuvalue.warehouse import export as ex
 
     as_of = _parse_date(date_)
+    if all_ and format_ is not None:
+        _fail("--all writes every format; drop --format, or drop --all to write one")
     if all_:
         out_path = out_path or Path("exports")
     else:

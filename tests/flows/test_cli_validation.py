@@ -42,6 +42,7 @@ def _check(res, message: str) -> None:
         (["run", "--replay", "--task-runner", "thread", "--dask-address", "tcp://127.0.0.1:8786"], "--dask-address is the scheduler of --task-runner dask"),
         (["report", "--top", "0"], "--top must be at least 1"),
         (["measure", "--suite", "huge"], "--suite must be default or tiny"),
+        (["export", "--all", "--format", "csv"], "--all writes every format; drop --format"),
     ],
 )
 @pytest.mark.e2e
