@@ -274,8 +274,10 @@ def rank(
     as_of = _parse_date(date_)
     if top is not None and top < 1:
         _fail("--top must be at least 1")
-    if min_memory is not None and not (min_memory >= 0):
-        _fail(f"--min-memory must be 0 GB or more, not {min_memory:g}")
+    if min_memory is not None and not (math.isfinite(min_memory) and min_memory >= 0):
+        _fail(f"--min-memory must be a number of GB, 0 or more, not {min_memory:g}")
+    if max_price is not None and not (math.isfinite(max_price) and max_price > 0):
+        _fail(f"--max-price must be a price in USD above 0, not {max_price:g}")
     settings = _settings(db)
     if all_:
         view = BuyerView.everything()

@@ -398,7 +398,7 @@ def recommend(
     if not (math.isfinite(budget) and budget > 0):
         _fail(f"--budget must be a positive number of USD, not {budget:g}")
     if min_memory is not None and not (math.isfinite(min_memory) and min_memory >= 0):
-        _fail(f"--min-memory must be 0 GB or more, not {min_memory:g}")
+        _fail(f"--min-memory must be a number of GB, 0 or more, not {min_memory:g}")
     if kwh_price is not None and not (math.isfinite(kwh_price) and kwh_price >= 0):
         _fail(f"--kwh-price must be 0 or more USD per kWh, not {kwh_price:g}")
     if hours_per_day is not None and not (0 <= hours_per_day <= 24):

@@ -40,13 +40,14 @@ def rent(
     if top < 1:
         _fail("--top must be at least 1")
     if min_memory is not None and not (math.isfinite(min_memory) and min_memory >= 0):
-        _fail(f"--min-memory must be 0 GB or more, not {min_memory:g}")
+        _fail(f"--min-memory must be a number of GB, 0 or more, not {min_memory:g}")
     con = _reader(db)
     try:
         known = rental_providers(con)
         if provider is not None and provider.casefold() not in known:
             _fail(f"no rental offers from {provider!r}; known providers: {', '.join(known) or 'none yet'}")
-        rows = rent_ranking_rows(con, spot=spot, provider=provider, min_memory=min_memory, top=top)
+        # More rows than exist is every row; SQL's LIMIT takes at most a 64-bit integer.
+        rows = rent_ranking_rows(con, spot=spot, provider=provider, min_memory=min_memory, top=min(top, 10**9))
     finally:
         con.close()
     if as_json:

@@ -43,6 +43,9 @@ def _check(res, message: str) -> None:
         (["report", "--top", "0"], "--top must be at least 1"),
         (["measure", "--suite", "huge"], "--suite must be default or tiny"),
         (["export", "--all", "--format", "csv"], "--all writes every format; drop --format"),
+        (["rank", "--max-price", "nan"], "--max-price must be a price in USD above 0, not nan"),
+        (["rank", "--max-price", "-5"], "--max-price must be a price in USD above 0, not -5"),
+        (["rank", "--min-memory", "inf"], "--min-memory must be a number of GB, 0 or more, not inf"),
     ],
 )
 @pytest.mark.e2e

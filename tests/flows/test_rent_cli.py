@@ -120,13 +120,20 @@ def test_rent_shows_older_prices_apart_with_their_age(db):
 
 @pytest.mark.parametrize("args, message", [
     (["--top", "0"], "--top must be at least 1"),
-    (["--min-memory", "-1"], "--min-memory must be 0 GB or more"),
+    (["--min-memory", "-1"], "--min-memory must be a number of GB, 0 or more"),
     (["--provider", "acme"], "no rental offers from 'acme'; known providers: aws, lambda, vast"),
 ])
 def test_rent_bad_input_is_a_one_line_error(db, args, message):
     res = runner.invoke(app, ["rent", *args, "--db", str(db)])
     assert res.exit_code == 2, res.output
     assert res.output.strip().startswith("error:") and message in res.output and "Traceback" not in res.output
+
+
+def test_rent_top_beyond_any_row_count_shows_every_row(db):
+    every = runner.invoke(app, ["rent", "--json", "--top", "1000", "--db", str(db)])
+    huge = runner.invoke(app, ["rent", "--json", "--top", "99999999999999999999", "--db", str(db)])
+    assert huge.exit_code == 0, huge.output
+    assert huge.stdout == every.stdout and huge.stdout
 
 
 def test_rent_on_a_warehouse_without_rental_prices(tmp_path):
