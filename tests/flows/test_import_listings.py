@@ -147,3 +147,19 @@ def test_counts_of_a_thousand_and_more_are_grouped(tmp_path):
     res = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(tmp_path / "g.duckdb")])
     assert res.exit_code == 0, res.output
     assert "imported 1,001 listings from" in res.stdout and "; 1,001 matched to one GPU model" in res.stdout
+
+
+def test_an_imported_sources_date_is_its_newest_sale_not_the_import_day(tmp_path):
+    from gpuvalue.warehouse.source_dates import sources_from_db
+
+    path = tmp_path / "sold.csv"
+    path.write_text(_csv("NVIDIA GeForce RTX 3080 10GB,,600,0,600,2020-12-05,https://www.ebay.com/itm/1234567891\n"))
+    db = tmp_path / "g.duckdb"
+    res = runner.invoke(app, ["import", "listings", str(path), "--source", "sales2020", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        imported = next(s for s in sources_from_db(con) if s["name"] == "import:sales2020")
+    finally:
+        con.close()
+    assert imported["as_of"] == "2020-12-05"

@@ -2,8 +2,9 @@
 -- fills, each giving (source, when its data was fetched, the date the data is of). The date is the
 -- data's own, never the day a run was made for; sources_from_db keeps the newest of each.
 
--- A listing is as new as the last time it was seen, or sold.
-SELECT source, max(last_seen), CAST(max(greatest(last_seen, coalesce(sold_at, last_seen))) AS DATE)
+-- An asking listing is as new as the last time it was seen; a sold one as its sale, however much later
+-- it was seen or imported (a CSV of 2020's sales imported today holds 2020's prices).
+SELECT source, max(last_seen), CAST(max(coalesce(sold_at, last_seen)) AS DATE)
 FROM listings GROUP BY source;
 
 SELECT source, max(fetched_at), CAST(max(fetched_at) AS DATE) FROM gpu_specs GROUP BY source;
