@@ -437,7 +437,7 @@ def sql(
     if as_json:
         _, cols, rows = results[0]
         for r in rows if cols is not None else []:
-            out.file.write(json.dumps({c: _jsonable(v) for c, v in zip(cols, r)}, default=str) + "\n")
+            out.file.write(json.dumps({c: _jsonable(v) for c, v in zip(cols, r)}, default=str, allow_nan=False) + "\n")
         return
     for number, (statement_text, cols, rows) in enumerate(results, start=1):
         title = None

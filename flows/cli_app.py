@@ -14,7 +14,8 @@ import math
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
+from datetime import time as dt_time
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -219,12 +220,24 @@ def _print_table(cols: list[str], rows: list[tuple], title: str | None = None,
 
 
 def _jsonable(v):
-    if isinstance(v, (date, datetime)):
+    """A value as strict JSON can hold it: what a script's JSON parser reads without complaint
+    (NaN and infinities are null, a BLOB its hex digits, an interval an ISO 8601 duration)."""
+    if isinstance(v, (date, datetime, dt_time)):
         return v.isoformat()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v).hex()
+    if isinstance(v, timedelta):
+        return f"P{v.days}DT{v.seconds + v.microseconds / 1e6:g}S"
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
     return v
 
 
 def _write_json_lines(rows) -> None:
     """One JSON object per row on stdout: what `--json` promises scripts."""
     for r in rows:
-        out.file.write(json.dumps({k: _jsonable(v) for k, v in r.items()}) + "\n")
+        out.file.write(json.dumps({k: _jsonable(v) for k, v in r.items()}, default=str, allow_nan=False) + "\n")

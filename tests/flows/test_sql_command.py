@@ -104,3 +104,12 @@ def test_a_failing_statement_names_its_place(db):
                     "statement 2 of 2:")
     _one_line_error(runner.invoke(app, ["sql", "--db", str(db), "SELECT 1; DELETE FROM ranking_daily"]), 2,
                     "read-only")
+
+
+def test_sql_json_is_strict_json_whatever_the_column_types(db):
+    query = ("SELECT 'nan'::DOUBLE AS a, 'x'::BLOB AS b, INTERVAL 3 DAY AS c, [1.0, 'inf'::DOUBLE] AS d, "
+             "{'k': 'nan'::DOUBLE} AS e, TIME '10:00' AS g")
+    res = runner.invoke(app, ["sql", "--json", query, "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    row = json.loads(res.stdout, parse_constant=lambda name: pytest.fail(f"not strict JSON: {name}"))
+    assert row == {"a": None, "b": "78", "c": "P3DT0S", "d": [1.0, None], "e": {"k": None}, "g": "10:00:00"}
