@@ -244,6 +244,7 @@ def import_listings(
     from gpuvalue.scrapers.errors import ParseError
     from gpuvalue.scrapers.listing_csv import read_listing_csv
     from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
+    from gpuvalue.warehouse.queries import listings_stored
 
     # The stored name, as every output shows it, is accepted too: `--source import:x` is import:x.
     source = source.strip().removeprefix("import:").strip()
@@ -272,8 +273,10 @@ def import_listings(
                 try:
                     ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow())
                     days = S.ranked_days(con)
+                    stored_before = listings_stored(con, name)
                     done = S.rerank_after(ctx, {name: [ParsedSource(name, "listing", listings=listings)]},
                                           stages=("match", "rank"), days=days)
+                    new = listings_stored(con, name) - stored_before
                 finally:
                     con.close()
         except WarehouseError as exc:
@@ -283,7 +286,9 @@ def import_listings(
         _fail(f"{file}: {result.failed[name]}")
     skipped = f"; skipped {len(batch.rejected)} row(s) with an absurd price" if batch.rejected else ""
     imported = result.rows.get(name, 0)
-    out.print(f"imported {imported:,} listing{'' if imported == 1 else 's'} from {file} as {name}; "
+    # A row the warehouse already held (an earlier import of the file) or that the file repeats is stored once.
+    again = f" ({new:,} new; the other {imported - new:,} already stored or repeated in the file)" if new != imported else ""
+    out.print(f"imported {imported:,} listing{'' if imported == 1 else 's'} from {file} as {name}{again}; "
               f"{result.matched.get(name, 0):,} matched to one GPU model{skipped}; re-ranked {len(days)} day(s)",
               soft_wrap=True)
     for row_number, reason in batch.rejected[:10]:

@@ -152,3 +152,8 @@ def perf_card_harness_runs(con: duckdb.DuckDBPyConnection, model: str, precision
         return sql_files.dicts(con, "perf_card_harness_runs", {"model": model, "precision": precision})
     except duckdb.CatalogException:
         return []
+
+
+def listings_stored(con: duckdb.DuckDBPyConnection, source: str) -> int:
+    """How many listings ``source`` has in the warehouse."""
+    return int(sql_files.scalar(con, "listings_stored_count", {"source": source}) or 0)

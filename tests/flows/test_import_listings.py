@@ -91,7 +91,7 @@ def test_the_stored_name_is_accepted_as_the_source_and_an_empty_one_refused(tmp_
     db = tmp_path / "g.duckdb"
     for given in ("ebay-sold-2020", " import:ebay-sold-2020 "):
         res = runner.invoke(app, ["import", "listings", str(path), "--source", given, "--db", str(db)])
-        assert res.exit_code == 0 and "as import:ebay-sold-2020;" in res.stdout, res.output
+        assert res.exit_code == 0 and "as import:ebay-sold-2020" in res.stdout, res.output
     con = duckdb.connect(str(db), read_only=True)
     try:
         assert con.execute("SELECT DISTINCT source FROM listings").fetchall() == [("import:ebay-sold-2020",)]
@@ -163,3 +163,14 @@ def test_an_imported_sources_date_is_its_newest_sale_not_the_import_day(tmp_path
     finally:
         con.close()
     assert imported["as_of"] == "2020-12-05"
+
+
+def test_rows_the_warehouse_already_holds_or_the_file_repeats_are_counted_apart(tmp_path):
+    path = tmp_path / "sold.csv"
+    path.write_text(_csv(GOOD))  # the same sale twice
+    db = tmp_path / "g.duckdb"
+    first = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(db)])
+    assert first.exit_code == 0, first.output
+    assert "imported 2 listings from" in first.stdout and "(1 new; the other 1 already stored or repeated in the file)" in first.stdout
+    again = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(db)])
+    assert "(0 new; the other 2 already stored or repeated in the file)" in " ".join(again.stdout.split())

@@ -103,6 +103,12 @@ def _backfill(db: Path) -> object:
                                  window_days=WINDOW, min_count=MIN_COUNT)
 
 
+@runs("listings_stored_count")
+def _stored(db: Path) -> object:
+    with closing(open_database(db, read_only=True)) as con:
+        return queries.listings_stored(con, "ebay-browse"), queries.listings_stored(con, "no such source")
+
+
 @runs("ranking_filtered")
 def _rank(db: Path) -> object:
     with closing(open_database(db, read_only=True)) as con:
