@@ -50,3 +50,28 @@ def test_check_command_exits_1_on_failure_and_0_when_healthy(db):
     bad = runner.invoke(app, ["check", "--db", str(db)])
     assert bad.exit_code == 1
     assert "FAILED perf models missing from catalog: 1 rows" in bad.output
+
+
+@pytest.mark.parametrize("corruption, check", [
+    ("UPDATE ranking_daily SET rank = 1 WHERE rank = 2", "ranking_days_with_gaps_in_rank"),
+    ("UPDATE ranking_daily SET perf_per_dollar = perf_per_dollar * 10 WHERE rank = 1", "ranking_rows_out_of_step"),
+    ("UPDATE ranking_daily SET price_usd = -5 WHERE rank = 1", "ranking_rows_out_of_step"),
+    ("UPDATE prices_daily SET price_usd = 0 WHERE model = (SELECT min(model) FROM prices_daily)", "prices_not_positive"),
+    ("INSERT INTO gpus (model) SELECT DISTINCT model FROM listings WHERE model IS NOT NULL; "
+     "UPDATE listings SET model = 'No Such GPU' WHERE listing_id = (SELECT min(listing_id) FROM listings)",
+     "listed_models_missing_from_catalog"),
+])
+def test_each_check_catches_what_it_names(tmp_path, corruption, check):
+    from conftest_exports import make_ranking_database
+
+    con = make_ranking_database(str(tmp_path / "seeded.duckdb"))
+    try:
+        *setup, corruption = corruption.split("; ")
+        for statement in setup:  # a catalog for the seed where the check needs one
+            con.execute(statement)
+        before = {r.name: r.offending for r in checks.run_checks(con)}
+        con.execute(corruption)
+        after = {r.name: r.offending for r in checks.run_checks(con)}
+    finally:
+        con.close()
+    assert after[check] > before[check], (before[check], after[check])
