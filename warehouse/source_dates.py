@@ -140,7 +140,11 @@ def sources_from_db(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
         if inference_only:
             continue  # inference tables are listed under their source only
         item = entry(name)
-        item["fetched_at"] = newer(item["fetched_at"], merged[owner]["fetched_at"] if ran else loaded_at)
+        # A registered source's fetch time is its last live run's (above; none after a replay, which
+        # fetches nothing): the table's load time is not a fetch. gpuvalue's own figures (estimate,
+        # combined, local) were made when they were loaded.
+        fetched = merged[owner]["fetched_at"] if ran else (None if owner == name else loaded_at)
+        item["fetched_at"] = newer(item["fetched_at"], fetched)
         item["as_of"] = newer(item["as_of"], day)
 
     result = []

@@ -12,6 +12,7 @@ SELECT source, max(fetched_at), CAST(max(fetched_at) AS DATE) FROM gpu_specs GRO
 -- Exchange rates and a price index carry no fetch time, only the date they are of.
 SELECT source, NULL, max(rate_date) FROM fx_rates GROUP BY source;
 
-SELECT source, max(loaded_at), max(as_of) FROM rental_offers GROUP BY source;
+-- Offers carry their load time, not a fetch time: a rental source's fetch is its last live run's.
+SELECT source, NULL, max(as_of) FROM rental_offers GROUP BY source;
 
 SELECT source, NULL, max(month) FROM price_index_monthly GROUP BY source;
