@@ -116,7 +116,7 @@ def perf(
     if inference:
         if estimate or evaluate or precision != "fp16":
             _fail("--inference shows measured tokens/s; --estimate, --evaluate and --precision apply to training figures")
-        _perf_inference(db, as_json)
+        _perf_inference(db, as_json, query)
         return
     if evaluate:
         from gpuvalue.flows.pipeline import make_client
@@ -213,15 +213,25 @@ def _perf_card_sources(db, models: list[str], precision: str) -> None:
         con.close()
 
 
-def _perf_inference(db, as_json: bool) -> None:
+def _perf_inference(db, as_json: bool, query: str | None = None) -> None:
     """Inference figures come from their own table: they never mix with the training figures above."""
     from gpuvalue.warehouse.sql_files import dicts
 
     con = _reader(db)
     try:
         rows = dicts(con, "perf_inference_single")
+        if query is not None:  # as for training figures: names that hold it, else the card a title names
+            held = [r for r in rows if query.casefold() in r["model"].casefold()]
+            if not held:
+                from gpuvalue.flows.pipeline import catalog_matcher
+
+                found = catalog_matcher(con).match(query).model
+                held = [r for r in rows if r["model"] == found]
+            rows = held
     finally:
         con.close()
+    if query is not None and not rows:
+        _fail(f"no GPU with an inference figure matches {query!r}", code=1)
     if as_json:
         _write_json_lines(rows)
         return

@@ -221,6 +221,17 @@ def test_perf_inference_table_names_source_and_date_and_refuses_training_flags(r
         assert bad.exit_code == 2 and "training figures" in " ".join(bad.output.split())
 
 
+@pytest.mark.e2e
+def test_perf_inference_model_shows_that_cards_figures_only(replay_db):
+    by_name = runner.invoke(app, ["perf", "--inference", "RTX 3090", "--json", "--db", str(replay_db)])
+    assert by_name.exit_code == 0, by_name.output
+    assert {json.loads(line)["model"] for line in by_name.stdout.splitlines()} == {"GeForce RTX 3090"}
+    by_title = runner.invoke(app, ["perf", "--inference", "rtx4090", "--json", "--db", str(replay_db)])
+    assert {json.loads(line)["model"] for line in by_title.stdout.splitlines()} == {"GeForce RTX 4090"}
+    none = runner.invoke(app, ["perf", "--inference", "xyzzy", "--db", str(replay_db)])
+    assert none.exit_code == 1 and "no GPU with an inference figure matches 'xyzzy'" in none.output
+
+
 def test_parse_command_prints_the_cells():
     res = runner.invoke(app, ["parse", "llamacpp", str(README)])
     assert res.exit_code == 0, res.output
