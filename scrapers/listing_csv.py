@@ -30,6 +30,7 @@ _CURRENCY = re.compile(r"^[A-Z]{3}$")
 # No single GPU sells used for more than this (an H100 is about a third of it): a higher price
 # is a typo, a placeholder or a whole server, and one such row would move a median for weeks.
 MAX_PRICE_USD = 100_000.0
+MIN_PRICE_USD = 1.0
 
 
 @dataclass
@@ -49,7 +50,8 @@ def clean_title(raw: str) -> str:
 
 
 def _number(cell: str, column: str, row_number: int, source: str, *, required: bool) -> float | None:
-    text = (cell or "").strip().replace(",", "").lstrip("$")
+    text = (cell or "").strip().replace(",", "")
+    text = text.removeprefix("US").strip().lstrip("$").strip()  # eBay's own "US $1,200.00"
     if not text:
         if required:
             raise ParseError(source, None, f"row {row_number}: empty {column}")
@@ -58,9 +60,7 @@ def _number(cell: str, column: str, row_number: int, source: str, *, required: b
         value = float(text)
     except ValueError:
         raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40}") from None
-    if value < 0:  # nan and inf are returned: the caller leaves such a row out with its reason
-        raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40}")
-    return value
+    return value  # negative, nan and inf too: the caller leaves such a row out with its reason
 
 
 def _sold_at(cell: str, row_number: int, source: str) -> datetime:
@@ -101,8 +101,9 @@ def parse_listing_csv(text: str, source: str, imported_at: datetime, *, url: str
 def read_listing_csv(text: str, source: str, imported_at: datetime, *, url: str | None = None) -> CsvImport:
     """Like ``parse_listing_csv``, and also the rows left out for an absurd price.
 
-    ``url`` names the file in errors. A malformed file raises ParseError; a row whose price is
-    not a finite number or above ``MAX_PRICE_USD`` (price plus shipping, in USD) is left out.
+    ``url`` names the file in errors. A malformed file raises ParseError; a row whose price or
+    shipping is not a finite number or below zero, or whose price plus shipping in USD is above
+    ``MAX_PRICE_USD`` or below ``MIN_PRICE_USD``, is left out with its reason.
     """
     try:
         return _read_listing_csv(text, source, imported_at)
@@ -199,6 +200,8 @@ def _absurd_price(price: float, shipping: float | None, currency: str, usd_per_u
     for column, value in (("price", price), ("shipping", shipping)):
         if value is not None and not math.isfinite(value):
             return f"{column} {row[column].strip()!r:.40} is not a finite number"
+        if value is not None and value < 0:
+            return f"{column} {row[column].strip()!r:.40} is below zero"
     total = price + (shipping or 0.0)
     if usd_per_unit is None:
         return None
@@ -206,4 +209,7 @@ def _absurd_price(price: float, shipping: float | None, currency: str, usd_per_u
     if usd > MAX_PRICE_USD:
         shown = f"${total:,.0f}" if currency == "USD" else f"{total:,.0f} {currency} (${usd:,.0f})"
         return f"price {shown} is above ${MAX_PRICE_USD:,.0f}"
+    if usd < MIN_PRICE_USD:  # a cent or nothing: a placeholder or a typo, and it would pull a median down
+        shown = f"${total:,.2f}" if currency == "USD" else f"{total:,.2f} {currency} (${usd:,.2f})"
+        return f"price {shown} is below ${MIN_PRICE_USD:,.0f}"
     return None

@@ -28,6 +28,9 @@ def _csv(*rows: str) -> str:
     ("RTX 3090,,nan,0,0,2020-12-02,https://www.ebay.com/itm/1234567891", "price 'nan' is not a finite number"),
     ("RTX 3090,,inf,0,0,2020-12-02,https://www.ebay.com/itm/1234567891", "price 'inf' is not a finite number"),
     ("RTX 3090,,700,Infinity,0,2020-12-02,https://www.ebay.com/itm/1234567891", "shipping 'Infinity' is not a finite number"),
+    ("RTX 3090,,-800,0,0,2020-12-02,https://www.ebay.com/itm/1234567891", "price '-800' is below zero"),
+    ("RTX 3090,,0.01,0,0,2020-12-02,https://www.ebay.com/itm/1234567891", "price $0.01 is below $1"),
+    ("RTX 3090,,0,0,0,2020-12-02,https://www.ebay.com/itm/1234567891", "price $0.00 is below $1"),
 ])
 def test_an_absurd_price_leaves_its_row_out_with_a_reason(row, reason):
     got = read_listing_csv(_csv(row + "\n"), "import:t", IMPORTED)
@@ -174,3 +177,9 @@ def test_rows_the_warehouse_already_holds_or_the_file_repeats_are_counted_apart(
     assert "imported 2 listings from" in first.stdout and "(1 new; the other 1 already stored or repeated in the file)" in first.stdout
     again = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(db)])
     assert "(0 new; the other 2 already stored or repeated in the file)" in " ".join(again.stdout.split())
+
+
+def test_ebays_own_price_format_is_read():
+    text = HEADER + 'NVIDIA GeForce RTX 3090 24GB,,"US $1,200.00",$10,,2020-12-01,https://www.ebay.com/itm/1234567890\n'
+    (listing,) = read_listing_csv(text, "import:t", IMPORTED).listings
+    assert (listing.price, listing.shipping) == (1200.0, 10.0)

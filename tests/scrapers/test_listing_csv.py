@@ -160,7 +160,6 @@ def test_missing_columns_are_named():
     ("row", "fragment"),
     [
         ("RTX 3090,,abc,0,0,2020-12-01,https://www.ebay.com/itm/1234567890", "row 3: bad price"),
-        ("RTX 3090,,-5,0,0,2020-12-01,https://www.ebay.com/itm/1234567890", "row 3: bad price"),
         ("RTX 3090,,700,0,0,12/01/2020,https://www.ebay.com/itm/1234567890", "row 3: bad sold_date"),
         ("RTX 3090,,700,free,0,2020-12-01,https://www.ebay.com/itm/1234567890", "row 3: bad shipping"),
         ("RTX 3090,,,0,0,2020-12-01,https://www.ebay.com/itm/1234567890", "row 3: empty price"),
