@@ -38,7 +38,7 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     """The shown ranking as terminal tables, recently priced cards first and older prices apart: each
     price with its kind, count, quartiles, date and age beside it. ``rank`` is the place among the
     shown cards."""
-    from gpuvalue.models.buyer_view import is_passive, support_level
+    from gpuvalue.models.buyer_view import is_not_desktop, is_passive, support_level
     from gpuvalue.models.price_age import age_words, index_month, index_name, is_index_price, split_tiers, tier_title
 
     def q(r: dict) -> str:
@@ -49,7 +49,7 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     def name(r: dict) -> str:
         level = support_level(r)
         mark = " †" if level == "legacy" else " ‡" if level != "current" else ""
-        return r["model"] + mark + (" (passive)" if is_passive(r) else "")
+        return r["model"] + mark + (" (passive)" if is_passive(r) else "") + (" (module)" if is_not_desktop(r) else "")
 
     def source(r: dict) -> str:
         label = f"{r['perf_source']} (ROCm)" if is_rocm(r) else r["perf_source"]
@@ -78,6 +78,9 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
         out.print("‡ no PyTorch build of the newest release runs this card, or its support is unknown.")
     if any(is_passive(r) for r in rows):
         out.print("(passive): a server card without a fan: needs a fan kit in a desktop.")
+    if any(is_not_desktop(r) for r in rows):
+        out.print("(module): not a desktop card: an SXM/OAM module, laptop or integrated part, which a desktop's "
+                  "PCIe slot cannot take.")
     if any(is_low_confidence(r) for r in rows):
         out.print("* low-confidence estimate (AMD, a family with no measured card, or one the model misses); "
                   "`gpuvalue perf --json` says why.")

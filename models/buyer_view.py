@@ -28,6 +28,7 @@ DEFAULT_MIN_MEMORY_GB = 6.0
 
 LEGACY_NOTE = "legacy PyTorch builds only"
 PASSIVE_NOTE = "passive: needs a fan kit"
+NOT_DESKTOP_NOTE = "not a desktop card: an SXM/OAM module, laptop or integrated part"
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,14 @@ def row_notes(row: Mapping[str, Any]) -> list[str]:
         notes.append(LEGACY_NOTE)
     if is_passive(row):
         notes.append(PASSIVE_NOTE)
+    if is_not_desktop(row):
+        notes.append(NOT_DESKTOP_NOTE)
     return notes
+
+
+def is_not_desktop(row: Mapping[str, Any]) -> bool:
+    """A part a desktop's PCIe slot cannot take: shown only with --include-modules, and then marked."""
+    return row.get("desktop_usable") is False
 
 
 def left_out_summary(rows: Iterable[Mapping[str, Any]], view: BuyerView) -> str | None:

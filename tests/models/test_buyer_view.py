@@ -97,3 +97,12 @@ def test_price_ages_and_index_prices_are_named():
     assert tier_title("older", older).startswith("Older prices (2023-10-01 to 2024-01-17): ranked after")
     assert tiers_note(recent) is None
     assert tiers_note(recent + older).startswith("2 card(s) have older prices, up to 3 y 2 mo old")
+
+
+def test_a_part_a_desktop_cannot_take_says_so_when_shown():
+    from gpuvalue.models.buyer_view import NOT_DESKTOP_NOTE, is_not_desktop, row_notes
+
+    module = {"model": "Tesla V100 SXM2 16 GB", "desktop_usable": False, "framework_support": "current"}
+    assert is_not_desktop(module) and NOT_DESKTOP_NOTE in row_notes(module)
+    card = {"model": "GeForce RTX 3090", "desktop_usable": True, "framework_support": "current"}
+    assert not is_not_desktop(card) and row_notes(card) == []
