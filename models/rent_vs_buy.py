@@ -324,9 +324,19 @@ def rent_or_buy(used_rows: list[dict[str, Any]], rental_rows: list[dict[str, Any
                      break_even_hours_per_week=even, same_card_break_even=same, notes=notes, rent_over_budget=over)
 
 
+_NEVER = "its electricity alone costs as much as renting"
+
+
+def _cheaper(than: str, hours: float | None) -> str:
+    """``costs less than renting X from 22.7 h a week``, or that it never does, and why."""
+    if hours is None:
+        return f"never costs less{than}: {_NEVER}"
+    return f"costs less{than} from {_hours(hours)}"
+
+
 def _hours(value: float | None) -> str:
     if value is None:
-        return "never (its electricity alone costs as much as renting)"
+        return f"never ({_NEVER})"
     if value > HOURS_PER_WEEK:
         return f"{value:,.0f} h a week, more than a week has: in practice never"
     return f"{value:.1f} h a week"
@@ -359,15 +369,17 @@ def format_rent_or_buy(r: RentOrBuy, reference_gpu: str) -> str:
         lines.append(f"Rent: {n.model} at ${n.price:.2f}/GPU-hour on {n.provider} ({n.basis}), speed "
                      f"{n.relative_perf:.2f}x{_source(n)}: ${n.usd_per_reference_hour:.3f} {unit}")
     if r.buy and r.rent:
-        lines.append(f"Break-even: buying the {r.buy.model} costs less than renting the {r.rent.model} from "
-                     f"{_hours(r.break_even_hours_per_week)}.")
+        lines.append(f"Break-even: buying the {r.buy.model} "
+                     f"{_cheaper(f' than renting the {r.rent.model}', r.break_even_hours_per_week)}.")
     elif r.buy and r.rent_over_budget:
         o = r.rent_over_budget
+        never = r.break_even_hours_per_week is None
         lines.append(f"Break-even: against renting the {o.model} at ${o.price:.2f}/GPU-hour on {o.provider} "
                      f"(${o.usd_per_reference_hour:.3f} {unit}, over the budget at these hours), buying the "
-                     f"{r.buy.model} costs less from {_hours(r.break_even_hours_per_week)}.")
+                     f"{r.buy.model} {_cheaper('', r.break_even_hours_per_week)}."
+                     + (" Buying is the answer only because renting that many hours is over the budget." if never else ""))
     if r.buy and r.same_card_break_even is not None and (not r.rent or r.rent.model != r.buy.model):
-        lines.append(f"Against renting the {r.buy.model} itself, buying it pays from {_hours(r.same_card_break_even)}.")
+        lines.append(f"Against renting the {r.buy.model} itself, buying it {_cheaper('', r.same_card_break_even)}.")
     for note in r.notes:
         lines.append(f"Note: {note}")
     lines.append(f"Assumptions: {a.describe()}; renting counts cards whose on-demand cost over the holding period "

@@ -242,7 +242,12 @@ def test_the_printed_answer_names_both_options_the_break_even_and_the_assumption
                                             "GeForce RTX 3090")
     never = format_rent_or_buy(rent_or_buy([used("Hot", 100, 1.0, tdp=2000)], RENTED, budget_usd=300,
                                            assumptions=DEFAULT), "GeForce RTX 3090")
-    assert "from never (its electricity alone costs as much as renting)" in never
+    assert "never costs less than renting the GeForce RTX 3090: its electricity alone costs as much as renting" in never
+    assert "from never" not in never
+    cheap = format_rent_or_buy(rent_or_buy([used("Hot", 100, 1.0, tdp=2000)], RENTED, budget_usd=110,
+                                           assumptions=DEFAULT), "GeForce RTX 3090")
+    assert "Answer: buy Hot used." in cheap, cheap
+    assert "Buying is the answer only because renting that many hours is over the budget." in cheap
 
 
 def test_a_budget_must_be_positive():
