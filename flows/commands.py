@@ -407,6 +407,8 @@ def recommend(
     from gpuvalue.models.recommend import USE_CASES, format_recommendation, recommend as make_recommendation
     from gpuvalue.warehouse.queries import ranking_rows
 
+    if use_case is not None:
+        use_case = use_case.strip().lower()  # --use-case LLM is llm
     if use_case is not None and use_case not in USE_CASES:
         _fail(f"--use-case must be one of {', '.join(USE_CASES)}")
     # Written as `not (ok)` so that nan, which fails every comparison, is refused too.

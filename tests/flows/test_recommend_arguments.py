@@ -39,6 +39,7 @@ def test_bad_numbers_are_one_line_errors(tmp_path, args, message):
     ["--budget", "800", "--min-memory", "0"],
     ["--budget", "800", "--kwh-price", "0", "--hours-per-day", "0"],
     ["--budget", "800", "--kwh-price", "0.3", "--hours-per-day", "24"],
+    ["--budget", "800", "--use-case", "LLM"],  # a use case in capitals is the same one
 ])
 def test_edge_values_are_accepted(tmp_path, args):
     # Past validation, the next complaint is the missing database.
