@@ -77,9 +77,13 @@ def normalize_source(source: dict[str, Any], catalog: Mapping[str, tuple[str, st
 
 
 def attribution_lines(sources: Iterable[dict[str, Any]]) -> list[str]:
-    """The base credits plus every named source's, without duplicates, in a stable order."""
+    """The base credits plus every named source's that gave data, without duplicates, in a stable order
+    (a source a replay did not hold, or that never loaded anything, is not credited)."""
     lines = list(BASE_ATTRIBUTION)
     for source in sources:
+        if source.get("status") == "not recorded" or (source.get("as_of") is None and source.get("fetched_at") is None
+                                                       and source.get("status") != "ok"):
+            continue
         line = source.get("attribution")
         if line and line not in lines:
             lines.append(line)

@@ -133,3 +133,11 @@ def test_a_replay_says_no_source_was_fetched_on_the_run_day(replay_db):
     wrong = {s["name"]: s["fetched_at"] for s in exported["sources"]
              if s["name"] in registered and s["fetched_at"] is not None and s["fetched_at"][:10] != s["as_of"]}
     assert wrong == {}
+
+
+def test_a_source_the_replay_did_not_hold_is_not_credited(replay_db):
+    exported = json.loads((replay_db.parent / "exports" / "ranking.json").read_text(encoding="utf-8"))
+    not_recorded = {s["name"] for s in exported["sources"] if s["status"] == "not recorded"}
+    assert "hardwareswap" in not_recorded
+    assert not any("hardwareswap" in line for line in exported["attribution"])
+    assert any("TechPowerUp" in line for line in exported["attribution"])  # the base credits stay
