@@ -254,7 +254,7 @@ def import_listings(
     from gpuvalue.scrapers.errors import ParseError
     from gpuvalue.scrapers.listing_csv import read_listing_csv
     from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
-    from gpuvalue.warehouse.queries import listings_stored
+    from gpuvalue.warehouse.queries import listings_imported_elsewhere, listings_stored
 
     # The stored name, as every output shows it, is accepted too: `--source import:x` is import:x.
     source = source.strip().removeprefix("import:").strip()
@@ -284,6 +284,9 @@ def import_listings(
                     ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow())
                     days = S.ranked_days(con)
                     stored_before = listings_stored(con, name)
+                    elsewhere = listings_imported_elsewhere(con, name, [x.listing_id for x in listings])
+                    if elsewhere:  # one sale imported under two names would count twice in a median
+                        listings = [x for x in listings if x.listing_id not in elsewhere]
                     done = S.rerank_after(ctx, {name: [ParsedSource(name, "listing", listings=listings)]},
                                           stages=("match", "rank"), days=days)
                     new = listings_stored(con, name) - stored_before
@@ -301,6 +304,10 @@ def import_listings(
     out.print(f"imported {imported:,} listing{'' if imported == 1 else 's'} from {file} as {name}{again}; "
               f"{result.matched.get(name, 0):,} matched to one GPU model{skipped}; re-ranked {len(days)} day(s)",
               soft_wrap=True)
+    if elsewhere:
+        others = ", ".join(sorted(set(elsewhere.values())))
+        err.print(f"[yellow]skipped:[/yellow] {len(elsewhere):,} listing(s) already imported as {escape(others)}: "
+                  "a sale counts once", highlight=False, soft_wrap=True)
     for row_number, reason in batch.rejected[:10]:
         err.print(f"[yellow]skipped:[/yellow] row {row_number}: {escape(reason)}", highlight=False, soft_wrap=True)
     if len(batch.rejected) > 10:

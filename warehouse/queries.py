@@ -157,3 +157,9 @@ def perf_card_harness_runs(con: duckdb.DuckDBPyConnection, model: str, precision
 def listings_stored(con: duckdb.DuckDBPyConnection, source: str) -> int:
     """How many listings ``source`` has in the warehouse."""
     return int(sql_files.scalar(con, "listings_stored_count", {"source": source}) or 0)
+
+
+def listings_imported_elsewhere(con: duckdb.DuckDBPyConnection, source: str, listing_ids: list[str]) -> dict[str, str]:
+    """Which of ``listing_ids`` another import than ``source`` already holds, and which one."""
+    rows = sql_files.rows(con, "listings_imported_elsewhere", {"source": source, "listing_ids": list(listing_ids)})
+    return {listing_id: other for listing_id, other in rows}

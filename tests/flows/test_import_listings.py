@@ -183,3 +183,19 @@ def test_ebays_own_price_format_is_read():
     text = HEADER + 'NVIDIA GeForce RTX 3090 24GB,,"US $1,200.00",$10,,2020-12-01,https://www.ebay.com/itm/1234567890\n'
     (listing,) = read_listing_csv(text, "import:t", IMPORTED).listings
     assert (listing.price, listing.shipping) == (1200.0, 10.0)
+
+
+def test_a_sale_imported_under_another_name_counts_once(tmp_path):
+    path = tmp_path / "sold.csv"
+    path.write_text(_csv("NVIDIA GeForce RTX 3080 10GB,,600,0,600,2020-12-05,https://www.ebay.com/itm/1234567891\n"))
+    db = tmp_path / "g.duckdb"
+    first = runner.invoke(app, ["import", "listings", str(path), "--source", "sales", "--db", str(db)])
+    assert first.exit_code == 0, first.output
+    again = runner.invoke(app, ["import", "listings", str(path), "--source", "other", "--db", str(db)])
+    assert again.exit_code == 0, again.output
+    assert "skipped: 2 listing(s) already imported as import:sales: a sale counts once" in " ".join(again.stderr.split())
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT source, count(*) FROM listings GROUP BY ALL").fetchall() == [("import:sales", 2)]
+    finally:
+        con.close()

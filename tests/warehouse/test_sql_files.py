@@ -103,10 +103,11 @@ def _backfill(db: Path) -> object:
                                  window_days=WINDOW, min_count=MIN_COUNT)
 
 
-@runs("listings_stored_count")
+@runs("listings_stored_count", "listings_imported_elsewhere")
 def _stored(db: Path) -> object:
     with closing(open_database(db, read_only=True)) as con:
-        return queries.listings_stored(con, "ebay-browse"), queries.listings_stored(con, "no such source")
+        return (queries.listings_stored(con, "ebay-browse"), queries.listings_stored(con, "no such source"),
+                queries.listings_imported_elsewhere(con, "import:x", ["1234", "v1|1234|0"]))
 
 
 @runs("ranking_filtered")
