@@ -152,15 +152,25 @@ def test_counts_of_a_thousand_and_more_are_grouped(tmp_path):
     assert "imported 1,001 listings from" in res.stdout and "; 1,001 matched to one GPU model" in res.stdout
 
 
+SALE_2020_12_05 = "NVIDIA GeForce RTX 3080 10GB,,600,0,600,2020-12-05,https://www.ebay.com/itm/1234567891\n"
+
+
+def _import_twice(tmp_path, first: str, second: str | None = None):
+    """A file with two sales imported as ``first`` (then as ``second``): each command's result, and the database."""
+    path = tmp_path / "sold.csv"
+    path.write_text(_csv(SALE_2020_12_05))
+    db = tmp_path / "g.duckdb"
+    results = []
+    for source in filter(None, (first, second)):
+        results.append(runner.invoke(app, ["import", "listings", str(path), "--source", source, "--db", str(db)]))
+        assert results[-1].exit_code == 0, results[-1].output
+    return results, duckdb.connect(str(db), read_only=True)
+
+
 def test_an_imported_sources_date_is_its_newest_sale_not_the_import_day(tmp_path):
     from gpuvalue.warehouse.source_dates import sources_from_db
 
-    path = tmp_path / "sold.csv"
-    path.write_text(_csv("NVIDIA GeForce RTX 3080 10GB,,600,0,600,2020-12-05,https://www.ebay.com/itm/1234567891\n"))
-    db = tmp_path / "g.duckdb"
-    res = runner.invoke(app, ["import", "listings", str(path), "--source", "sales2020", "--db", str(db)])
-    assert res.exit_code == 0, res.output
-    con = duckdb.connect(str(db), read_only=True)
+    _, con = _import_twice(tmp_path, "sales2020")
     try:
         imported = next(s for s in sources_from_db(con) if s["name"] == "import:sales2020")
     finally:
@@ -186,15 +196,8 @@ def test_ebays_own_price_format_is_read():
 
 
 def test_a_sale_imported_under_another_name_counts_once(tmp_path):
-    path = tmp_path / "sold.csv"
-    path.write_text(_csv("NVIDIA GeForce RTX 3080 10GB,,600,0,600,2020-12-05,https://www.ebay.com/itm/1234567891\n"))
-    db = tmp_path / "g.duckdb"
-    first = runner.invoke(app, ["import", "listings", str(path), "--source", "sales", "--db", str(db)])
-    assert first.exit_code == 0, first.output
-    again = runner.invoke(app, ["import", "listings", str(path), "--source", "other", "--db", str(db)])
-    assert again.exit_code == 0, again.output
+    (_, again), con = _import_twice(tmp_path, "sales", "other")
     assert "skipped: 2 listing(s) already imported as import:sales: a sale counts once" in " ".join(again.stderr.split())
-    con = duckdb.connect(str(db), read_only=True)
     try:
         assert con.execute("SELECT source, count(*) FROM listings GROUP BY ALL").fetchall() == [("import:sales", 2)]
     finally:
