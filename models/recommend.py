@@ -275,9 +275,6 @@ def recommend(
         return [_pick(row, count, scaling, min_memory, use_case, kwh_price, hours_per_day) for row in usable]
 
     options = picks_for(gpus)
-    if gpus > 1:
-        notes = sorted({p.scaling_note for p in options if p.scaling_note and p.scaling_note.startswith("assumed")})
-        assumptions.extend(notes)
     affordable = sorted((p for p in options if p.cost_usd <= budget_usd), key=lambda p: _order(p, with_power))
     picks = affordable[:top]
 
@@ -287,6 +284,10 @@ def recommend(
         p for p in options if budget_usd < p.cost_usd <= budget_usd * STRETCH_BUDGET and p.throughput >= floor
     ]
     stretch = min(stretch_options, key=lambda p: _order(p, with_power)) if stretch_options else None
+    if gpus > 1:  # the assumed scaling is said where a card shown uses it, not where a measured one does
+        shown_picks = [p for p in (*picks, stretch) if p is not None]
+        notes = sorted({p.scaling_note for p in shown_picks if p.scaling_note and p.scaling_note.startswith("assumed")})
+        assumptions.extend(notes)
 
     message = None
     if not picks:

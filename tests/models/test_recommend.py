@@ -198,3 +198,12 @@ def test_every_pick_says_where_its_speed_comes_from():
     rows = [dict(r, **(pascal if r["model"] == "GeForce RTX 3060 12 GB" else {})) for r in ROWS]
     pick = recommend(rows, budget_usd=500, use_case="kaggle").picks[0]
     assert pick.model == "GeForce RTX 3060 12 GB" and "low confidence (likely too low)" in pick.reason
+
+
+def test_the_assumed_scaling_is_said_only_where_a_shown_card_uses_it():
+    every_measured = {r["model"]: {"2": 0.8} for r in ROWS}
+    rec = recommend(ROWS, budget_usd=1400, gpus=2, min_memory_gb=24, scaling=every_measured)
+    assert rec.picks and all(p.scaling_note == "measured 2-GPU scaling 80%" for p in rec.picks)
+    assert not any(a.startswith("assumed") for a in rec.assumptions)
+    assumed = recommend(ROWS, budget_usd=1400, gpus=2, min_memory_gb=24)
+    assert "assumed: each added GPU adds 90% of a card (data parallel)" in assumed.assumptions
