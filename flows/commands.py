@@ -99,7 +99,7 @@ def coverage(
 @app.command()
 def perf(
     query: Annotated[Optional[str], typer.Argument(metavar="MODEL", help="Only models whose name contains this (or that the title matcher reads it as, e.g. rtx3090).")] = None,
-    all_: Annotated[bool, typer.Option("--all", help="Every catalog card in the table, back to the 1990s.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="Every catalog card with a figure in the table, back to the 1990s (a card whose specs are too sparse to estimate has none).")] = False,
     estimate: Annotated[bool, typer.Option("--estimate", help="The spec-based estimate for every card, ignoring measurements.")] = False,
     precision: Annotated[str, typer.Option("--precision", help="fp16 (mixed) or fp32 (tf32 on Ampere+).")] = "fp16",
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines.")] = False,
