@@ -109,7 +109,7 @@ def perf(
 ) -> None:
     """Relative training performance per catalog GPU (measured where it exists, else estimated).
 
-    The table shows the cards that matter for deep learning: every card with a measured figure, and catalog cards released in 2016 or later with at least 4 GB in the desktop, workstation or datacenter segment (plus the reference card). --all shows every card; --json and a MODEL query always cover the whole catalog.
+    The table shows the cards that matter for deep learning: every card with a measured figure, and catalog cards released in 2016 or later with at least 4 GB in the desktop, workstation or datacenter segment (plus the reference card). --all shows every card with a figure; --json and a MODEL query always cover the whole catalog.
     """
     if precision not in ("fp16", "fp32"):
         _fail("--precision must be fp16 or fp32")
