@@ -152,7 +152,9 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
             sold_at = sold_on.get(row["sold_date"])
             if sold_at is None:
                 sold_at = sold_on[row["sold_date"]] = _sold_at(row["sold_date"], row_number, source)
-            if sold_at.date() > imported_at.date():  # a sale cannot be dated after the import
+            # A sale cannot be dated after the import: both days in UTC, as listings are stamped (a sale at
+            # 01:00+05:00 tomorrow is 20:00 UTC today).
+            if sold_at.astimezone(UTC).date() > imported_at.astimezone(UTC).date():
                 raise ParseError(source, None, f"row {row_number}: sold_date {row['sold_date'].strip()!r:.40} is in the future")
             currency = (row.get("currency") or "").strip().upper() or "USD"
             if not _CURRENCY.match(currency):

@@ -202,3 +202,12 @@ def test_a_sale_imported_under_another_name_counts_once(tmp_path):
         assert con.execute("SELECT source, count(*) FROM listings GROUP BY ALL").fetchall() == [("import:sales", 2)]
     finally:
         con.close()
+
+
+def test_a_sale_in_another_time_zone_is_dated_in_utc_when_checked_against_the_import_day():
+    ahead = "NVIDIA GeForce RTX 3080 10GB,,600,0,600,2021-06-02T01:00:00+05:00,https://www.ebay.com/itm/1234567891\n"
+    got = read_listing_csv(_csv(ahead), "import:t", IMPORTED)  # 20:00 UTC on 2021-06-01, the import day
+    assert len(got.listings) == 2
+    later = ahead.replace("2021-06-02T01:00:00+05:00", "2021-06-02T06:00:00+05:00")  # 01:00 UTC on 2021-06-02
+    with pytest.raises(ParseError, match="in the future"):
+        read_listing_csv(_csv(later), "import:t", IMPORTED)
