@@ -487,7 +487,8 @@ def report(
     view = BuyerView(min_memory_gb=_settings(db).min_memory_gb)
     con = _reader(db)
     try:
-        path = write_report(con, out_dir, top_n=top, rent_assumptions=assumptions, view=view)
+        path = write_report(con, out_dir, top_n=top, rent_assumptions=assumptions, view=view,
+                            comparable_days=_settings(db).price_comparable_days)
     except (ExportError, OSError) as exc:
         _fail(str(exc))
     finally:

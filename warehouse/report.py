@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 from gpuvalue.models.buyer_view import BuyerView, shown_rows
 from gpuvalue.models.perf_label import perf_source_label
-from gpuvalue.models.price_age import dated_price_basis
+from gpuvalue.models.price_age import dated_price_basis, index_month, is_index_price, split_tiers, tier_title
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export import attribution_lines, ranking_is_replay, ranking_rows, sources_from_db
@@ -352,12 +352,13 @@ def scatter_chart(rows: list[dict[str, Any]]) -> str:
 
 
 def _ppd_groups(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
-    """The best cards of each memory class, usable ones first."""
+    """The best cards of each memory class, usable ones first, recently priced ones before older prices
+    (as the ranking orders them: an old index price is not compared with today's)."""
     groups: list[tuple[str, list[dict[str, Any]]]] = []
     for label in MEMORY_CLASS_LABELS:
         members = sorted(
             (row for row in rows if memory_class(row.get("memory_gb")) == label),
-            key=lambda row: (not usable(row), -row["perf_per_dollar"]),
+            key=lambda row: (not usable(row), row.get("price_tier") == "older", -row["perf_per_dollar"]),
         )[:BARS_PER_CLASS]
         if members:
             groups.append((label, members))
@@ -687,14 +688,18 @@ def history_chart_narrow(history: list[dict[str, Any]], models: list[str]) -> st
 # --- table, facts and footer --------------------------------------------------------------------------
 
 
-def ranking_table(rows: list[dict[str, Any]]) -> str:
+def ranking_table(rows: list[dict[str, Any]], comparable_days: int | None = None) -> str:
     head = (
         "<tr><th class=num>#</th><th>Model</th><th class=num>Memory</th><th class=num>Price</th>"
         "<th>Price basis</th><th>Price date</th><th class=num>Speed</th><th>Speed source</th>"
         "<th class=num>Perf / $1k</th></tr>"
     )
     body = []
+    tiers = split_tiers(rows)
+    heading = {id(part[0]): tier_title(tier, part, comparable_days) for tier, part in tiers} if len(tiers) > 1 else {}
     for row in rows:
+        if id(row) in heading:  # recent prices, then older ones apart, as `rank` shows them
+            body.append(f'<tr class="tier"><th colspan=9>{escape(heading[id(row)])}</th></tr>')
         memory = f"{row['memory_gb']:g} GB" if row.get("memory_gb") is not None else "?"
         kind = row["price_kind"]
         basis = f'<span class="badge {kind}">{kind}</span>'
@@ -711,12 +716,17 @@ def ranking_table(rows: list[dict[str, Any]]) -> str:
             f'<tr class="{"unusable" if flag else ""}"><td class=num>{row["rank"]}</td>'
             f'<td><strong>{escape(row["model"])}</strong><br><span class="small">{escape(detail)}</span>{flag_html}</td>'
             f"<td class=num>{memory}</td><td class=num>{usd(row['price_usd'])}</td><td>{basis}</td>"
-            f"<td class=when>{row['price_as_of'].isoformat()}<br>{stale}</td>"
+            f"<td class=when>{_price_date(row)}<br>{stale}</td>"
             f"<td class=num>{row['relative_perf']:.2f}\u00d7</td>"
             f'<td>{escape(row["perf_source"])}<br><span class="small">{escape(method)}</span></td>'
             f"<td class=num><strong>{row['perf_per_dollar']:.2f}</strong></td></tr>"
         )
     return f"<table>{head}{''.join(body)}</table>"
+
+
+def _price_date(row: dict[str, Any]) -> str:
+    """An index price is a month's average ("2023-10 (month)"), never one day's price."""
+    return f"{index_month(row)} (month)" if is_index_price(row) else row["price_as_of"].isoformat()
 
 
 def facts(data: ReportData) -> str:
@@ -800,7 +810,7 @@ def replay_banner(data: ReportData) -> str:
     )
 
 
-def render_report(data: ReportData, *, top_n: int = 20) -> str:
+def render_report(data: ReportData, *, top_n: int = 20, comparable_days: int | None = None) -> str:
     """The whole page as a string: pure, so that it can be checked without a browser."""
     if not data.rows:
         raise ExportError("nothing to report: the ranking is empty")
@@ -827,10 +837,12 @@ def render_report(data: ReportData, *, top_n: int = 20) -> str:
         ),
         (
             f"Ranking: top {min(top_n, len(data.rows))} of {len(data.rows)}",
-            "Price basis: sold = median of sold listings, asking = lower quartile of fixed-price asking prices, launch = launch price "
-            "(no market data). Stale prices are older than the price window.",
+            "Price basis: sold = median of sold listings, asking = lower quartile of fixed-price asking prices, index = a "
+            "published monthly average of sold prices for a card without own listings, launch = launch price "
+            "(no market data). Stale prices are older than the price window; older prices are ranked after the "
+            "recent ones, compared only with each other.",
             '<p class="narrow-only small">Swipe the table sideways for every column.</p>'
-            f'<div class="table-wrap">{ranking_table(data.rows[:top_n])}</div>',
+            f'<div class="table-wrap">{ranking_table(data.rows[:top_n], comparable_days)}</div>',
         ),
     ]
     sections += _rental_sections(data)
@@ -898,6 +910,7 @@ def write_report(
     generated_at: datetime | None = None,
     rent_assumptions: Any = None,
     view: BuyerView | None = None,
+    comparable_days: int | None = None,
 ) -> Path:
     """Write ``index.html`` for the latest ranking into ``out_dir`` (created if missing), or to ``out_dir``
     itself when it names an ``.html`` file (``--out report.html`` means that file, not a folder of that
@@ -909,5 +922,5 @@ def write_report(
     else:
         path = prepare_export_dir(target) / "index.html"
     html = render_report(report_data(con, generated_at=generated_at, rent_assumptions=rent_assumptions, view=view),
-                         top_n=top_n)
+                         top_n=top_n, comparable_days=comparable_days)
     return write_text_atomic(path, html)

@@ -281,3 +281,43 @@ def test_history_of_a_single_day_is_centred_not_empty():
     assert [t.get_text() for t in svg.select("text.tick") if "May" in t.get_text()] == ["May 9"]
     empty = BeautifulSoup(history_chart([], ["GeForce RTX 3090"]), "lxml").find("svg")
     assert empty["id"] == "chart-history" and empty["data-points"] == "0"
+
+
+def test_the_table_shows_older_prices_apart_and_an_index_price_as_a_months():
+    from datetime import date
+
+    from conftest_exports import LATEST_DAY, ranking_for
+    from gpuvalue.warehouse.report import ranking_table
+
+    rows = [dict(r) for r in ranking_for(LATEST_DAY)][:4]
+    for row in rows[:2]:
+        row["price_tier"] = "recent"
+    for row in rows[2:]:
+        row.update(price_tier="older", price_kind="index", price_as_of=date(2023, 10, 1), price_n=88,
+                   price_source="tomshardware-ebay-index")
+    table = BeautifulSoup(ranking_table(rows, comparable_days=90), "lxml")
+    headings = [th.get_text() for th in table.select("tr.tier th")]
+    assert headings[0].startswith("Priced within 90 days of the newest price")
+    assert headings[1].startswith("Older prices (all on 2023-10-01): ranked after the recent ones")
+    tier_rows = [tr for tr in table.select("tr") if "tier" in (tr.get("class") or [])]
+    assert table.select("tr")[1] is tier_rows[0]  # the recent heading comes before the first row
+    assert "2023-10 (month)" in table.get_text() and "2023-10-01\n" not in table.get_text()
+    one_tier = BeautifulSoup(ranking_table(rows[:2], comparable_days=90), "lxml")
+    assert one_tier.select("tr.tier") == []  # one tier needs no heading
+
+
+def test_each_memory_class_shows_recent_prices_before_older_ones():
+    from conftest_exports import LATEST_DAY, ranking_for
+    from gpuvalue.models.memory_class import memory_class
+    from gpuvalue.warehouse.report import _ppd_groups, usable
+
+    rows = [dict(r, price_tier="recent") for r in ranking_for(LATEST_DAY)]
+    by_class: dict = {}
+    for row in rows:
+        if usable(row):
+            by_class.setdefault(memory_class(row.get("memory_gb")), []).append(row)
+    label, members = next((c, m) for c, m in by_class.items() if len(m) >= 2)
+    best = max(members, key=lambda r: r["perf_per_dollar"])
+    best["price_tier"] = "older"  # the class's best value, but an older price: it goes after the recent ones
+    shown = dict(_ppd_groups(rows))[label]
+    assert shown[0] is not best and best in shown[1:] or best not in shown
