@@ -342,7 +342,12 @@ def _export(settings: Settings, summary: P.RunSummary, logger) -> None:
         out = settings.data_dir / "exports"
         from gpuvalue.models.rent_vs_buy import Assumptions
 
-        files = export_all(con, out, as_of=summary.as_of, reference_gpu=settings.reference_gpu,
+        from gpuvalue.warehouse.queries import ranked_days
+
+        day, note = P.export_day(ranked_days(con), summary.as_of)
+        if note:
+            logger.info(note)
+        files = export_all(con, out, as_of=day, reference_gpu=settings.reference_gpu,
                            rent_assumptions=Assumptions.from_settings(settings))
         summary.exports = {k: str(v) for k, v in files.items()}
     except Exception as exc:

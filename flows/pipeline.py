@@ -354,3 +354,13 @@ class StageTimer:
         self.summary.stage_seconds[self.name] = self.summary.stage_seconds.get(self.name, 0.0) + (
             time.perf_counter() - self.t0
         )
+
+
+def export_day(days: list[date], run_day: date) -> tuple[date, str | None]:
+    """The day the run's exports hold: the latest ranked day, so that a run for a past day (a backfill)
+    does not replace the exports with an older ranking; and what to say when that is not the run's day."""
+    if run_day not in days or max(days) <= run_day:
+        return run_day, None
+    latest = max(days)
+    return latest, (f"exports keep the latest ranked day, {latest.isoformat()}; this run ranked {run_day.isoformat()} "
+                    f"(`gpuvalue export --date {run_day.isoformat()}` writes that day's)")
