@@ -44,6 +44,10 @@ OWN_SOURCES: dict[str, tuple[str, str, str]] = {
 }
 
 
+# gpuvalue's own figures computed from other sources' data: nothing is fetched for them.
+COMPUTED = frozenset({"estimate", "combined"})
+
+
 def describe_source(name: str, catalog: Mapping[str, tuple[str, str, str]] | None = None) -> tuple[str, str, str]:
     """(kind, attribution, licence) for a source name; unknown sources are still named."""
     known = {**(catalog or {}), **OWN_SOURCES}
@@ -145,9 +149,9 @@ def sources_from_db(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
             continue  # inference tables are listed under their source only
         item = entry(name)
         # A registered source's fetch time is its last live run's (above; none after a replay, which
-        # fetches nothing): the table's load time is not a fetch. gpuvalue's own figures (estimate,
-        # combined, local) were made when they were loaded.
-        fetched = merged[owner]["fetched_at"] if ran else (None if owner == name else loaded_at)
+        # fetches nothing): the table's load time is not a fetch, nor is the time gpuvalue computed its
+        # own figures from others (estimate, combined). A local measurement was taken when it was loaded.
+        fetched = merged[owner]["fetched_at"] if ran else (None if owner == name or name in COMPUTED else loaded_at)
         item["fetched_at"] = newer(item["fetched_at"], fetched)
         item["as_of"] = newer(item["as_of"], day)
 

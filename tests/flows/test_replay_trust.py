@@ -125,7 +125,7 @@ def test_every_source_the_replays_exports_name_says_what_it_is_and_its_terms(rep
 
 def test_a_replay_says_no_source_was_fetched_on_the_run_day(replay_db):
     """A replay fetches nothing: a source's fetched_at is the capture time its recording carries, or
-    none; never the time of the run (gpuvalue's own figures, made by the run, aside)."""
+    none; never the time of the run, nor for the figures gpuvalue computes (estimate, combined)."""
     from gpuvalue.scrapers import registry
 
     exported = json.loads((replay_db.parent / "exports" / "ranking.json").read_text(encoding="utf-8"))
@@ -133,6 +133,8 @@ def test_a_replay_says_no_source_was_fetched_on_the_run_day(replay_db):
     wrong = {s["name"]: s["fetched_at"] for s in exported["sources"]
              if s["name"] in registered and s["fetched_at"] is not None and s["fetched_at"][:10] != s["as_of"]}
     assert wrong == {}
+    computed = {s["name"]: s["fetched_at"] for s in exported["sources"] if s["name"] in ("estimate", "combined")}
+    assert computed == {"estimate": None, "combined": None}
 
 
 def test_a_source_the_replay_did_not_hold_is_not_credited(replay_db):
