@@ -251,6 +251,13 @@ def place_labels(
 # --- chart (a): performance against price, with the value frontier ---------------------------------
 
 
+def frontier_candidates(rows: list[dict[str, Any]]) -> list[int]:
+    """The usable cards whose prices compare with each other: the recently priced ones where any are
+    (an older index price is not beaten or beating at today's prices), else every usable card."""
+    usable_rows = [i for i, row in enumerate(rows) if usable(row)]
+    return [i for i in usable_rows if rows[i].get("price_tier") != "older"] or usable_rows
+
+
 def scatter_chart(rows: list[dict[str, Any]]) -> str:
     width, height = 1040, 560
     left, right, top, bottom = 70, 140, 20, 56
@@ -281,7 +288,7 @@ def scatter_chart(rows: list[dict[str, Any]]) -> str:
         f'text-anchor="middle">Training speed relative to {escape(reference)}</text>'
     )
 
-    candidates = [i for i, row in enumerate(rows) if usable(row)]
+    candidates = frontier_candidates(rows)
     frontier = [candidates[i] for i in value_frontier([(prices[i], perfs[i]) for i in candidates])]
     segments: list[tuple[float, float, float, float]] = []
     if len(frontier) > 1:
@@ -537,7 +544,7 @@ def scatter_chart_narrow(rows: list[dict[str, Any]]) -> str:
     parts.append(f'<text class="axis-label" transform="translate(14 {(top + axis_y) / 2}) rotate(-90)" '
                  f'text-anchor="middle">Speed (1 = {escape(short_name(reference))})</text>')
 
-    candidates = [i for i, row in enumerate(rows) if usable(row)]
+    candidates = frontier_candidates(rows)
     frontier = [candidates[i] for i in value_frontier([(prices[i], perfs[i]) for i in candidates])]
     if len(frontier) > 1:
         steps = [f"{_fmt(x(prices[frontier[0]]))},{_fmt(y(perfs[frontier[0]]))}"]
@@ -778,7 +785,7 @@ def scatter_caption(rows: list[dict[str, Any]], reference: str) -> str:
     return (
         f"Each dot is a card at the price the ranking uses, not a price of today: {escape(basis)}; the prices date "
         f"from {days[0].isoformat()} to {days[-1].isoformat()}. Cards on the dashed value frontier are not beaten on "
-        f"both price and speed by any other card. Speed is relative to {escape(reference)}; hover a dot for its "
+        f"both price and speed by any other recently priced card (older prices stand apart, as in the ranking). Speed is relative to {escape(reference)}; hover a dot for its "
         f"price date and speed source."
     )
 

@@ -321,3 +321,15 @@ def test_each_memory_class_shows_recent_prices_before_older_ones():
     best["price_tier"] = "older"  # the class's best value, but an older price: it goes after the recent ones
     shown = dict(_ppd_groups(rows))[label]
     assert shown[0] is not best and best in shown[1:] or best not in shown
+
+
+def test_the_value_frontier_compares_recently_priced_cards_only():
+    from conftest_exports import LATEST_DAY, ranking_for
+    from gpuvalue.warehouse.report import frontier_candidates, usable
+
+    rows = [dict(r, price_tier="recent") for r in ranking_for(LATEST_DAY)]
+    usable_rows = [i for i, r in enumerate(rows) if usable(r)]
+    rows[usable_rows[0]]["price_tier"] = "older"
+    assert frontier_candidates(rows) == usable_rows[1:]
+    every_older = [dict(r, price_tier="older") for r in rows]
+    assert frontier_candidates(every_older) == usable_rows  # no recent price: the older ones compare
