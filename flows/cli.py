@@ -39,7 +39,7 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     price with its kind, count, quartiles, date and age beside it. ``rank`` is the place among the
     shown cards."""
     from gpuvalue.models.buyer_view import is_not_desktop, is_passive, support_level
-    from gpuvalue.models.price_age import age_words, index_month, index_name, is_index_price, split_tiers, tier_title
+    from gpuvalue.models.price_age import age_words, index_name, is_index_price, price_date_words, split_tiers, tier_title
 
     def q(r: dict) -> str:
         if r["price_q1"] is None or r["price_q3"] is None:
@@ -55,12 +55,9 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
         label = f"{r['perf_source']} (ROCm)" if is_rocm(r) else r["perf_source"]
         return f"{label} *" if is_low_confidence(r) else label
 
-    def dated(r: dict):
-        return f"{index_month(r)} (month)" if r.get("price_kind") == "index" else r["price_as_of"]
-
     def table_rows(part: list[dict]) -> list[tuple]:
         return [(r.get("rank_shown", r["rank"]), name(r), r["memory_gb"], r["price_usd"], r["price_kind"], r["price_n"],
-                 q(r), dated(r), age_words(r.get("price_age_days")), r["stale"], r["relative_perf"], source(r),
+                 q(r), price_date_words(r), age_words(r.get("price_age_days")), r["stale"], r["relative_perf"], source(r),
                  r["perf_per_dollar"]) for r in part]
 
     tiers = split_tiers(rows)

@@ -483,12 +483,13 @@ def report(
     from gpuvalue.models.buyer_view import BuyerView
     from gpuvalue.models.rent_vs_buy import Assumptions
 
-    assumptions = Assumptions.from_settings(_settings(db))
-    view = BuyerView(min_memory_gb=_settings(db).min_memory_gb)
+    settings = _settings(db)
+    assumptions = Assumptions.from_settings(settings)
+    view = BuyerView(min_memory_gb=settings.min_memory_gb)
     con = _reader(db)
     try:
         path = write_report(con, out_dir, top_n=top, rent_assumptions=assumptions, view=view,
-                            comparable_days=_settings(db).price_comparable_days)
+                            comparable_days=settings.price_comparable_days)
     except (ExportError, OSError) as exc:
         _fail(str(exc))
     finally:

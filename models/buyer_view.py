@@ -71,7 +71,7 @@ def hidden_because(row: Mapping[str, Any], view: BuyerView) -> str | None:
         return "legacy PyTorch builds only (--include-legacy)"
     if level not in ("current", "legacy") and not view.include_unsupported:
         return "no PyTorch build runs it (--all)" if level == "none" else "PyTorch support unknown (--all)"
-    if row.get("desktop_usable") is False and not view.include_modules:
+    if is_not_desktop(row) and not view.include_modules:
         return "not a desktop card: module, laptop or integrated (--include-modules)"
     if is_passive(row) and not view.include_passive:
         return "passive: needs a fan kit (--include-passive)"

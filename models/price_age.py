@@ -75,6 +75,15 @@ def price_basis(row: Mapping[str, Any]) -> str:
     return str(kind)
 
 
+def price_date_words(row: Mapping[str, Any]) -> str:
+    """A price's date as a table shows it: an index price is a month's average ("2023-10 (month)"),
+    never one day's price."""
+    if is_index_price(row):
+        return f"{index_month(row)} (month)"
+    dated = row.get("price_as_of")
+    return dated.isoformat() if isinstance(dated, date) else "-"
+
+
 def dated_price_basis(row: Mapping[str, Any]) -> str:
     """``price_basis`` with the price's date (``median of 12 sold, 2026-11-20``); an index price's words
     carry its month already."""

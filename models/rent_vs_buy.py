@@ -334,9 +334,7 @@ def _cheaper(than: str, hours: float | None) -> str:
     return f"costs less{than} from {_hours(hours)}"
 
 
-def _hours(value: float | None) -> str:
-    if value is None:
-        return f"never ({_NEVER})"
+def _hours(value: float) -> str:
     if value > HOURS_PER_WEEK:
         return f"{value:,.0f} h a week, more than a week has: in practice never"
     return f"{value:.1f} h a week"

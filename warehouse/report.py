@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-from gpuvalue.models.buyer_view import BuyerView, shown_rows
+from gpuvalue.models.buyer_view import BuyerView, is_not_desktop, shown_rows
 from gpuvalue.models.perf_label import perf_source_label
-from gpuvalue.models.price_age import dated_price_basis, index_month, is_index_price, split_tiers, tier_title
+from gpuvalue.models.price_age import dated_price_basis, price_date_words, split_tiers, tier_title
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export import attribution_lines, ranking_is_replay, ranking_rows, sources_from_db
@@ -89,7 +89,7 @@ def usable(row: dict[str, Any]) -> bool:
 def unusable_reason(row: dict[str, Any]) -> str | None:
     if row.get("framework_supported") is False:
         return "no current framework support"
-    if row.get("desktop_usable") is False:
+    if is_not_desktop(row):
         return "needs a server (not a desktop card)"
     return None
 
@@ -723,17 +723,12 @@ def ranking_table(rows: list[dict[str, Any]], comparable_days: int | None = None
             f'<tr class="{"unusable" if flag else ""}"><td class=num>{row["rank"]}</td>'
             f'<td><strong>{escape(row["model"])}</strong><br><span class="small">{escape(detail)}</span>{flag_html}</td>'
             f"<td class=num>{memory}</td><td class=num>{usd(row['price_usd'])}</td><td>{basis}</td>"
-            f"<td class=when>{_price_date(row)}<br>{stale}</td>"
+            f"<td class=when>{price_date_words(row)}<br>{stale}</td>"
             f"<td class=num>{row['relative_perf']:.2f}\u00d7</td>"
             f'<td>{escape(row["perf_source"])}<br><span class="small">{escape(method)}</span></td>'
             f"<td class=num><strong>{row['perf_per_dollar']:.2f}</strong></td></tr>"
         )
     return f"<table>{head}{''.join(body)}</table>"
-
-
-def _price_date(row: dict[str, Any]) -> str:
-    """An index price is a month's average ("2023-10 (month)"), never one day's price."""
-    return f"{index_month(row)} (month)" if is_index_price(row) else row["price_as_of"].isoformat()
 
 
 def facts(data: ReportData) -> str:

@@ -85,9 +85,8 @@ def attribution_lines(sources: Iterable[dict[str, Any]]) -> list[str]:
     (a source a replay did not hold, or that never loaded anything, is not credited)."""
     lines = list(BASE_ATTRIBUTION)
     for source in sources:
-        if source.get("status") == "not recorded" or (source.get("as_of") is None and source.get("fetched_at") is None
-                                                       and source.get("status") != "ok"):
-            continue
+        if source.get("status") != "ok" and source.get("as_of") is None and source.get("fetched_at") is None:
+            continue  # gave no data: not recorded in a replay, or never loaded anything
         line = source.get("attribution")
         if line and line not in lines:
             lines.append(line)

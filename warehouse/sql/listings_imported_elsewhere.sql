@@ -3,5 +3,5 @@
 -- twice in a median.
 SELECT listing_id, min(source) AS source
 FROM listings
-WHERE source LIKE 'import:%' AND source <> $source AND list_contains($listing_ids, listing_id)
+WHERE source LIKE 'import:%' AND source <> $source AND listing_id IN (SELECT unnest($listing_ids))
 GROUP BY listing_id;
