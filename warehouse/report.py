@@ -258,6 +258,53 @@ def frontier_candidates(rows: list[dict[str, Any]]) -> list[int]:
     return [i for i in usable_rows if rows[i].get("price_tier") != "older"] or usable_rows
 
 
+# An older price is drawn faded: it cannot be compared with today's prices, so it must not read as one.
+OLDER_FILL = 'fill-opacity="0.3" stroke="#7f7f7f" stroke-width="1" stroke-dasharray="2 2"'
+
+
+def is_older(row: dict[str, Any]) -> bool:
+    return usable(row) and row.get("price_tier") == "older"
+
+
+def older_prices_apart(rows: list[dict[str, Any]]) -> bool:
+    """Whether the charts tell older prices apart: only beside recent ones (where every price is
+    old, none is older than the others)."""
+    return any(is_older(row) for row in rows) and any(usable(row) and not is_older(row) for row in rows)
+
+
+def faded_points(rows: list[dict[str, Any]]) -> set[int]:
+    """The cards drawn faded: older prices, where recent ones are drawn beside them."""
+    return {i for i, row in enumerate(rows) if is_older(row)} if older_prices_apart(rows) else set()
+
+
+def bar_name(row: dict[str, Any], older_apart: bool) -> str:
+    """A bar's card, marked when a desktop cannot use it, and with its price's month when that
+    price is an older one (its value is not comparable with today's)."""
+    if not usable(row):
+        return short_name(row["model"]) + " \u2020"
+    if older_apart and is_older(row):
+        return f"{short_name(row['model'])} {older_month(row)}"
+    return short_name(row["model"])
+
+
+def older_month(row: dict[str, Any]) -> str:
+    return f"({row['price_as_of']:%Y-%m})"
+
+
+def bar_fade(row: dict[str, Any], older_apart: bool) -> str:
+    if not usable(row):
+        return ' fill-opacity="0.35" stroke-dasharray="3 2"'
+    return ' fill-opacity="0.3"' if older_apart and is_older(row) else ""
+
+
+def point_style(row: dict[str, Any], colour: str, faded: bool) -> str:
+    if not usable(row):
+        return f'fill="#fff" stroke="{colour}" stroke-width="2"'
+    if faded:
+        return f'fill="{colour}" {OLDER_FILL}'
+    return f'fill="{colour}" stroke="#fff" stroke-width="1.5"'
+
+
 def scatter_chart(rows: list[dict[str, Any]]) -> str:
     width, height = 1040, 560
     left, right, top, bottom = 70, 140, 20, 56
@@ -309,15 +356,12 @@ def scatter_chart(rows: list[dict[str, Any]]) -> str:
         )
 
     marks = 0
+    faded = faded_points(rows)
     for index, row in enumerate(rows):
         colour = CLASS_COLOURS.get(memory_class(row.get("memory_gb")), UNKNOWN_CLASS_COLOUR)
         on_frontier = index in frontier
         radius = 7 if on_frontier else 5.5
-        style = (
-            f'fill="{colour}" stroke="#fff" stroke-width="1.5"'
-            if usable(row)
-            else f'fill="#fff" stroke="{colour}" stroke-width="2"'
-        )
+        style = point_style(row, colour, index in faded)
         parts.append(
             f'<circle class="mark" cx="{_fmt(x(row["price_usd"]))}" cy="{_fmt(y(row["relative_perf"]))}" '
             f'r="{radius}" {style} data-tip="{escape(row_tip(row))}"><title>{escape(row_tip(row))}</title></circle>'
@@ -349,6 +393,9 @@ def scatter_chart(rows: list[dict[str, Any]]) -> str:
     parts.append(f'<circle cx="{legend_x + 6}" cy="{ly + 18}" r="5" fill="#fff" stroke="#7f7f7f" stroke-width="2"/>')
     parts.append(f'<text class="legend" x="{legend_x + 18}" y="{ly + 22}">not usable</text>')
     parts.append(f'<text class="legend" x="{legend_x + 18}" y="{ly + 38}">on a desktop</text>')
+    if faded:
+        parts.append(f'<circle cx="{legend_x + 6}" cy="{ly + 56}" r="5" fill="#7f7f7f" {OLDER_FILL}/>')
+        parts.append(f'<text class="legend" x="{legend_x + 18}" y="{ly + 60}">older price</text>')
 
     title = "Training speed against price"
     description = f"{marks} cards; the dashed line joins cards that no other card beats on both price and speed."
@@ -398,14 +445,15 @@ def ppd_chart(rows: list[dict[str, Any]]) -> str:
 
     marks = 0
     cursor = top
+    apart = older_prices_apart(rows)
     for label, members in groups:
         colour = CLASS_COLOURS.get(label, UNKNOWN_CLASS_COLOUR)
         parts.append(f'<text class="group-label" x="8" y="{cursor + 14}" fill="{colour}">{escape(label)}</text>')
         for row in members:
             bar_top = cursor
             length = x(row["perf_per_dollar"]) - left
-            faded = "" if usable(row) else ' fill-opacity="0.35" stroke-dasharray="3 2"'
-            name = short_name(row["model"]) + ("" if usable(row) else " \u2020")
+            faded = bar_fade(row, apart)
+            name = bar_name(row, False)
             parts.append(
                 f'<text class="bar-label" x="{left - 8}" y="{bar_top + bar - 5}" text-anchor="end">{escape(name)}</text>'
             )
@@ -416,7 +464,7 @@ def ppd_chart(rows: list[dict[str, Any]]) -> str:
             )
             parts.append(
                 f'<text class="bar-value" x="{_fmt(left + length + 6)}" y="{bar_top + bar - 5}">'
-                f"{row['perf_per_dollar']:.2f}</text>"
+                f"{row['perf_per_dollar']:.2f}{' ' + older_month(row) if apart and is_older(row) else ''}</text>"
             )
             marks += 1
             cursor += bar + gap
@@ -554,10 +602,10 @@ def scatter_chart_narrow(rows: list[dict[str, Any]]) -> str:
         parts.append(f'<polyline points="{" ".join(steps)}" fill="none" stroke="#1d2330" stroke-width="1.6" '
                      f'stroke-dasharray="5 4" opacity="0.75"/>')
     marks = 0
+    faded = faded_points(rows)
     for index, row in enumerate(rows):
         colour = CLASS_COLOURS.get(memory_class(row.get("memory_gb")), UNKNOWN_CLASS_COLOUR)
-        style = (f'fill="{colour}" stroke="#fff" stroke-width="1.5"' if usable(row)
-                 else f'fill="#fff" stroke="{colour}" stroke-width="2"')
+        style = point_style(row, colour, index in faded)
         parts.append(
             f'<circle class="mark" cx="{_fmt(x(row["price_usd"]))}" cy="{_fmt(y(row["relative_perf"]))}" '
             f'r="{6 if index in frontier else 5}" {style} data-tip="{escape(row_tip(row))}">'
@@ -580,6 +628,8 @@ def scatter_chart_narrow(rows: list[dict[str, Any]]) -> str:
     entries.append(('<line x1="{x0}" y1="{y}" x2="{x1}" y2="{y}" stroke="#1d2330" stroke-width="1.6" '
                     'stroke-dasharray="5 4"/>', "value frontier"))
     entries.append(('<circle cx="{x}" cy="{y}" r="5" fill="#fff" stroke="#7f7f7f" stroke-width="2"/>', "not usable"))
+    if faded:
+        entries.append((f'<circle cx="{{x}}" cy="{{y}}" r="5" fill="#7f7f7f" {OLDER_FILL}/>', "older price"))
     columns, row_height = 2, 22
     for number, (swatch, label) in enumerate(entries):
         ex = 12 + (number % columns) * (width - 24) / columns
@@ -611,14 +661,15 @@ def ppd_chart_narrow(rows: list[dict[str, Any]]) -> str:
         parts.append(f'<text class="tick" x="{_fmt(px)}" y="{bottom + 17}" text-anchor="middle">{tick:g}</text>')
     marks = 0
     cursor = top
+    apart = older_prices_apart(rows)
     for label, members in groups:
         colour = CLASS_COLOURS.get(label, UNKNOWN_CLASS_COLOUR)
         parts.append(f'<text class="group-label" x="{left}" y="{cursor + 15}" fill="{colour}">{escape(label)}</text>')
         cursor += group_label
         for row in members:
-            name = short_name(row["model"]) + ("" if usable(row) else " \u2020")
+            name = bar_name(row, apart)
             length = x(row["perf_per_dollar"]) - left
-            faded = "" if usable(row) else ' fill-opacity="0.35" stroke-dasharray="3 2"'
+            faded = bar_fade(row, apart)
             bar_top = cursor + name_height
             parts.append(f'<text class="bar-label" x="{left}" y="{cursor + 13}">{escape(name)}</text>')
             parts.append(
@@ -777,10 +828,12 @@ def scatter_caption(rows: list[dict[str, Any]], reference: str) -> str:
         f"{sum(1 for row in rows if row['price_kind'] == kind)} at the {price_kind_words(kind)}" for kind in kinds
     )
     days = sorted(row["price_as_of"] for row in rows)
+    beaten_by = ("any other recently priced card (older prices are drawn faded and stand apart, as in the ranking)"
+                 if faded_points(rows) else "any other card")
     return (
         f"Each dot is a card at the price the ranking uses, not a price of today: {escape(basis)}; the prices date "
         f"from {days[0].isoformat()} to {days[-1].isoformat()}. Cards on the dashed value frontier are not beaten on "
-        f"both price and speed by any other recently priced card (older prices stand apart, as in the ranking). Speed is relative to {escape(reference)}; hover a dot for its "
+        f"both price and speed by {beaten_by}. Speed is relative to {escape(reference)}; hover a dot for its "
         f"price date and speed source."
     )
 
@@ -829,7 +882,9 @@ def render_report(data: ReportData, *, top_n: int = 20, comparable_days: int | N
         (
             "Performance per dollar, by memory class",
             f"Relative training speed per $1,000, the best {BARS_PER_CLASS} per memory class. "
-            "\u2020 marks cards you cannot use on a desktop or with current frameworks.",
+            "\u2020 marks cards you cannot use on a desktop or with current frameworks."
+            + (" A faded bar with a month in brackets is an older price (that month's), not comparable with today's."
+               if older_prices_apart(data.rows) else ""),
             _both_layouts(ppd_chart(data.rows), ppd_chart_narrow(data.rows)),
         ),
         (

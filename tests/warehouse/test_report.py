@@ -333,3 +333,35 @@ def test_the_value_frontier_compares_recently_priced_cards_only():
     assert frontier_candidates(rows) == usable_rows[1:]
     every_older = [dict(r, price_tier="older") for r in rows]
     assert frontier_candidates(every_older) == usable_rows  # no recent price: the older ones compare
+
+
+def test_older_prices_are_drawn_faded_beside_recent_ones_and_the_legend_says_so():
+    """A 2023 index price drawn like a 2025 asking price reads as one of today's prices."""
+    from conftest_exports import LATEST_DAY, ranking_for
+    from gpuvalue.warehouse.report import (OLDER_FILL, ppd_chart, ppd_chart_narrow, row_tip, scatter_caption,
+                                           scatter_chart, scatter_chart_narrow, usable)
+
+    rows = [dict(r, price_tier="recent") for r in ranking_for(LATEST_DAY)]
+    older = [i for i, r in enumerate(rows) if usable(r)][:2]
+    for i in older:
+        rows[i]["price_tier"] = "older"
+    for chart in (scatter_chart(rows), scatter_chart_narrow(rows)):
+        svg = BeautifulSoup(chart, "lxml")
+        marks = svg.select("circle.mark")
+        faded = [m for m in marks if m.get("fill-opacity") == "0.3"]
+        assert sorted(m["data-tip"] for m in faded) == sorted(marks[i]["data-tip"] for i in older)
+        assert "older price" in svg.get_text()
+    assert "older prices are drawn faded" in scatter_caption(rows, "GeForce RTX 3090")
+    # The bars by memory class: an older price's bar is faded and carries its month.
+    for chart in (ppd_chart(rows), ppd_chart_narrow(rows)):
+        svg = BeautifulSoup(chart, "lxml")
+        faded = {bar["data-tip"] for bar in svg.select("rect.mark") if bar.get("fill-opacity") == "0.3"}
+        assert faded == {row_tip(rows[i]) for i in older}
+        months = {f"({rows[i]['price_as_of']:%Y-%m})" for i in older}
+        assert all(any(month in text for text in svg.stripped_strings) for month in months)
+    # One tier only: nothing to tell apart, so nothing is faded and the legend has no such entry.
+    for same_age in ([dict(r, price_tier="recent") for r in rows], [dict(r, price_tier="older") for r in rows]):
+        chart = scatter_chart(same_age)
+        assert OLDER_FILL not in chart and "older price" not in chart
+        assert 'fill-opacity="0.3"' not in ppd_chart(same_age)
+        assert "drawn faded" not in scatter_caption(same_age, "GeForce RTX 3090")
