@@ -83,6 +83,18 @@ def current_version(con: duckdb.DuckDBPyConnection) -> int:
     return int(scalar(con, "schema_version_current") or 0)
 
 
+def _rebuild_rental_prices(con: duckdb.DuckDBPyConnection) -> None:
+    from gpuvalue.warehouse.rental import rebuild_rental_prices
+
+    rebuild_rental_prices(con)
+
+
+# Derived tables a migration's new rule changes, rebuilt by their own SQL in the migration's
+# transaction (a migration file cannot take the rule's parameters): stored rows would otherwise
+# follow the old rule until the next load, and the integrity checks would fail on them.
+_REBUILT_AFTER_MIGRATION = {18: _rebuild_rental_prices}
+
+
 def migrate(con: duckdb.DuckDBPyConnection) -> int:
     """Bring the schema up to date; refuse a database written by a newer gpuvalue."""
     have = current_version(con)
@@ -100,6 +112,8 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
         con.execute("BEGIN TRANSACTION")
         try:
             con.execute(sql)
+            if version in _REBUILT_AFTER_MIGRATION:
+                _REBUILT_AFTER_MIGRATION[version](con)
             run(con, "schema_version_record", [version, name, datetime.now(timezone.utc).replace(tzinfo=None)])
             con.execute("COMMIT")
         except Exception:

@@ -99,7 +99,7 @@ def test_rent_shows_older_prices_apart_with_their_age(db):
     res = runner.invoke(app, ["rent", "--db", str(db)], terminal_width=250)
     assert res.exit_code == 0, res.output
     text = " ".join(res.stdout.split())
-    recent = text.index("Priced within 90 days of the newest price (2025-01-10 to 2025-01-20)")
+    recent = text.index("Priced within 90 days of the newest price (all on 2025-01-20)")
     older = text.index("Older prices (all on 2024-06-01): ranked after the recent ones")
     assert recent < text.index("lambda") < older < text.index("oldcloud")  # the A6000's lambda price, then the XTX's
     assert "8 mo" in text and "Older on-demand prices (a provider's newest published more than 90 days" in text

@@ -143,9 +143,19 @@ def test_each_date_takes_each_providers_newest_capture_and_aggregates_across_pro
     assert (latest["provider_count"], latest["providers"], latest["offers"]) == (3, "aws, lambda, vast", 3)
 
 
-def test_a_provider_listed_by_two_sources_counts_once_at_its_cheaper_price(con):
+def test_a_provider_listed_by_two_sources_counts_once_at_its_newer_price(con):
+    """cloud-a priced lambda's A6000 at $0.50 on JAN, cloud-b at $0.55 on JAN_B: the newer price is
+    lambda's, however cheap the older one (a year-old table once stood for a provider's card)."""
     a6000 = daily(con, FEB, "RTX A6000")
-    assert (a6000["cheapest_usd_per_gpu_hour"], a6000["provider_count"], a6000["price_as_of"]) == (0.50, 1, JAN)
+    assert (a6000["cheapest_usd_per_gpu_hour"], a6000["provider_count"], a6000["price_as_of"]) == (0.55, 1, JAN_B)
+    assert daily(con, JAN, "RTX A6000")["cheapest_usd_per_gpu_hour"] == 0.50  # before cloud-b's capture
+
+
+def test_a_provider_listed_by_two_sources_on_one_date_counts_at_the_cheaper_price(con):
+    load_offers(con, [offer("cloud-c", "lambda", "RTX A6000", "RTX A6000", JAN_B, per_hour=0.52)], "cloud-c")
+    a6000 = daily(con, FEB, "RTX A6000")
+    assert (a6000["cheapest_usd_per_gpu_hour"], a6000["provider_count"], a6000["price_as_of"]) == (0.52, 1, JAN_B)
+    assert {r.name: r.offending for r in run_checks(con)}["rental_prices_daily_out_of_step"] == 0
 
 
 def test_a_model_the_providers_newest_capture_no_longer_lists_is_not_priced_then(con):
@@ -196,10 +206,10 @@ def test_an_old_price_never_stands_for_a_card_a_recent_one_prices_and_alone_it_r
         (4, "Radeon RX 7900 XTX", "older")]
     xtx, a6000 = rows[3], rows[2]
     assert (xtx["usd_per_gpu_hour"], xtx["provider"], xtx["price_as_of"], xtx["price_age_days"]) == (0.01, "oldcloud", OLD, 245)
-    # The A6000 keeps lambda's recent $0.50 on demand, though the old table is cheaper ...
-    assert (a6000["usd_per_gpu_hour"], a6000["provider"], a6000["price_as_of"]) == (0.50, "lambda", JAN)
+    # The A6000 keeps lambda's recent $0.55 on demand, though the old table is cheaper ...
+    assert (a6000["usd_per_gpu_hour"], a6000["provider"], a6000["price_as_of"]) == (0.55, "lambda", JAN_B)
     # Its median is of the recent prices too: lambda's alone, not halfway to a price eight months older.
-    assert a6000["providers"] == "lambda, oldcloud" and a6000["median_usd_per_gpu_hour"] == pytest.approx(0.50)
+    assert a6000["providers"] == "lambda, oldcloud" and a6000["median_usd_per_gpu_hour"] == pytest.approx(0.55)
     # ... and only the old table prices it on spot: that price is kept, and ranked after the recent ones.
     spot = rent_ranking_rows(con, spot=True)
     assert [(r["spot_rank"], r["model"], r["spot_tier"]) for r in spot] == [
@@ -218,12 +228,35 @@ def test_a_version_16_warehouses_rental_prices_get_their_tiers_in_the_upgrade(tm
               "('2025-02-01', 'A', 0.5, 'x', 1, 'x', 1, '2025-01-20', NULL, NULL), "
               "('2025-02-01', 'B', 0.1, 'y', 1, 'y', 1, '2024-06-01', 0.05, '2024-06-01'), "
               "('2025-02-01', 'C', NULL, NULL, 1, 'z', 1, '2025-02-01', 0.2, '2025-02-01')")
+    (upgrade,) = [sql for number, _, sql in migrations() if number == 17]
+    c.execute(upgrade)  # version 17 alone: 18 rebuilds the table from the offers, which this one lacks
+    assert c.execute("SELECT model, price_tier, spot_tier FROM rental_prices_daily ORDER BY model").fetchall() == [
+        ("A", "recent", None), ("B", "older", "older"), ("C", None, "recent")]
+    c.close()
+
+
+def test_a_version_17_warehouse_rebuilds_its_rental_prices_with_each_providers_newest_price(tmp_path):
+    """Version 17 let a provider's year-old price from one source undercut its newer price from
+    another (Lambda's Quadro RTX 6000: $0.69 in a 2024-03 file, $4.40 in 2025-03); the upgrade
+    rebuilds the stored rows at once, so the integrity checks pass on them before any rental load."""
+    path = tmp_path / "v17.duckdb"
+    c = warehouse_at_version(path, 17)
+    c.execute("INSERT INTO rental_offers (source, provider, offer_key, as_of, gpu_name, model, match_reason, gpu_count, "
+              "usd_per_gpu_hour, loaded_at) VALUES "
+              "('sky', 'lambda', 'gpu_1x_rtx6000', '2024-03-18', 'RTX6000', 'Quadro RTX 6000', 'test', 1, 0.69, now()), "
+              "('fsdl', 'lambda', 'RTX 6000 x1', '2025-03-07', 'RTX 6000', 'Quadro RTX 6000', 'test', 1, 4.40, now()), "
+              "('fsdl', 'aws', 'p5', '2025-03-18', 'H100', 'H100 SXM5 80 GB', 'test', 1, 3.00, now())")
+    c.execute("INSERT INTO rental_prices_daily (as_of, model, cheapest_usd_per_gpu_hour, provider, provider_count, "
+              "providers, offers, price_as_of, price_tier) VALUES "
+              "('2025-03-18', 'Quadro RTX 6000', 0.69, 'lambda', 1, 'lambda', 2, '2024-03-18', 'older'), "
+              "('2025-03-18', 'H100 SXM5 80 GB', 3.00, 'aws', 1, 'aws', 1, '2025-03-18', 'recent')")
     c.close()
     c = open_database(path)
     try:
-        assert current_version(c) >= 17
-        assert c.execute("SELECT model, price_tier, spot_tier FROM rental_prices_daily ORDER BY model").fetchall() == [
-            ("A", "recent", None), ("B", "older", "older"), ("C", None, "recent")]
+        assert current_version(c) >= 18
+        row = daily(c, date(2025, 3, 18), "Quadro RTX 6000")
+        assert (row["cheapest_usd_per_gpu_hour"], row["price_as_of"], row["price_tier"]) == (4.40, date(2025, 3, 7), "recent")
+        assert {r.name: r.offending for r in run_checks(c)}["rental_prices_daily_out_of_step"] == 0
     finally:
         c.close()
 
@@ -243,7 +276,7 @@ def test_rent_ranking_filters(con):
         [(1, "GeForce RTX 4090", 0.70, "aws")]
     lam = rent_ranking_rows(con, provider="lambda")
     assert [(r["model"], r["usd_per_gpu_hour"], r["price_as_of"]) for r in lam] == \
-        [("GeForce RTX 4090", 0.60, JAN), ("RTX A6000", 0.50, JAN)]
+        [("GeForce RTX 4090", 0.60, JAN), ("RTX A6000", 0.55, JAN_B)]
 
 
 def test_rent_vs_buy_pairs_each_rental_card_with_the_latest_used_price(con):
