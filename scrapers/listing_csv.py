@@ -49,13 +49,26 @@ def clean_title(raw: str) -> str:
     return " ".join(text.split())
 
 
+# A comma groups thousands only before three digits ("1,200", "12,345.67"); before one or two
+# digits at the end it is a decimal comma, as European exports write prices ("499,99", "1.234,56").
+# Read as a thousands separator, "499,99" became 49,999: under the $100,000 cap, it ranked first.
+_THOUSANDS_COMMAS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?")
+_DECIMAL_COMMA = re.compile(r"[+-]?\d{1,3}(?:\.\d{3})*,\d{1,2}|[+-]?\d+,\d{1,2}")
+
+
 def _number(cell: str, column: str, row_number: int, source: str, *, required: bool) -> float | None:
-    text = (cell or "").strip().replace(",", "")
-    text = text.removeprefix("US").strip().lstrip("$").strip()  # eBay's own "US $1,200.00"
+    text = (cell or "").strip().removeprefix("US").strip().lstrip("$").strip()  # eBay's own "US $1,200.00"
     if not text:
         if required:
             raise ParseError(source, None, f"row {row_number}: empty {column}")
         return None
+    if _THOUSANDS_COMMAS.fullmatch(text):
+        text = text.replace(",", "")
+    elif _DECIMAL_COMMA.fullmatch(text):
+        text = text.replace(".", "").replace(",", ".")
+    elif "," in text:
+        raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40} (a comma that neither "
+                                       "groups thousands nor marks decimals)")
     try:
         value = float(text)
     except ValueError:

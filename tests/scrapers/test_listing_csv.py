@@ -142,6 +142,25 @@ def test_currency_column_and_missing_link_and_empty_shipping():
     )
 
 
+@pytest.mark.parametrize(
+    ("cell", "price"),
+    [("499,99", 499.99), ('"1.234,56"', 1234.56), ("1,5", 1.5), ('"1,200"', 1200.0), ('"12,345.67"', 12345.67),
+     ('"1,234.5"', 1234.5), ('"9,999"', 9999.0), ('"US $1,200.00"', 1200.0), ("499.99", 499.99)],
+)
+def test_a_decimal_comma_is_read_as_one_and_a_thousands_comma_as_one(cell, price):
+    """European exports write "499,99": read as a thousands separator it made 49,999, which ranked
+    first, under the $100,000 cap."""
+    cell = cell if cell.startswith('"') or "," not in cell else f'"{cell}"'
+    [listing] = parse_listing_csv(f"title,price,sold_date,currency\nRTX 3080,{cell},2021-03-04,EUR\n", SOURCE, IMPORTED)
+    assert listing.price == price
+
+
+def test_a_comma_that_is_neither_separator_is_refused_naming_its_row():
+    with pytest.raises(ParseError) as err:
+        parse_listing_csv('title,price,sold_date\nRTX 3080,"4,9999",2021-03-04\n', SOURCE, IMPORTED)
+    assert "row 2: bad price '4,9999'" in err.value.what
+
+
 def test_a_link_no_url_parser_reads_leaves_the_sale_without_its_link():
     """An unclosed IPv6 host makes Python's URL parser raise: the row is still a sale, with its item
     id and no link, where the import once stopped with a traceback."""
