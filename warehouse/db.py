@@ -154,11 +154,31 @@ def _connect(path: Path, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConne
         except duckdb.IOException as exc:
             if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
                 if "lock" in str(exc).lower():
+                    # DuckDB names the holder's process, not whether it is one of ours: a reader such as
+                    # `duckdb -readonly` keeps a writer out as a load keeps a reader out.
+                    holder = _LOCK_HOLDER.search(str(exc))
+                    pid = f" (PID {holder.group(1)})" if holder else ""
                     raise DatabaseBusyError(
-                        f"{path} is being written by a running gpuvalue load; try again in a minute"
+                        f"{path} is in use by another process{pid}: a running gpuvalue load, or a program "
+                        "that has it open (such as the duckdb CLI); try again when it is done"
                     ) from None
                 raise WarehouseError(f"cannot open {path}: {exc}") from None
             time.sleep(0.2)
+
+
+_LOCK_HOLDER = re.compile(r"\(PID (\d+)\)")
+_DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of every DuckDB database file
+
+
+def _not_a_database(path: Path) -> bool:
+    """An existing file DuckDB would not open as its database: DuckDB opens some other files (a
+    .csv, a .parquet) as an in-memory database over them, where writes vanish at exit."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(12)
+    except OSError:
+        return False  # DuckDB's own error says why
+    return len(head) > 0 and head[8:12] != _DUCKDB_MAGIC
 
 
 def open_database(path: str | Path, *, read_only: bool = False, wait_s: float = 10.0) -> duckdb.DuckDBPyConnection:
@@ -170,6 +190,8 @@ def open_database(path: str | Path, *, read_only: bool = False, wait_s: float = 
     path = Path(path)
     if path.is_dir():
         raise WarehouseError(f"{path} is a directory, not a DuckDB database file: give a file path (--db or GPUVALUE_DB)")
+    if path.is_file() and _not_a_database(path):
+        raise WarehouseError(f"{path} is not a DuckDB database file: give the warehouse's path (--db or GPUVALUE_DB)")
     if read_only:
         if not path.exists():
             raise WarehouseError(f"no database at {path}: run `gpuvalue run` (or `gpuvalue run --replay`) first")

@@ -84,3 +84,34 @@ def test_the_sandboxed_reader_reads_and_nothing_else(tmp_path, statement):
         assert con.execute("SELECT count(*) FROM gpus").fetchone() == (0,)
         with pytest.raises(duckdb.Error):
             con.execute(statement.format(out=tmp_path / "x.csv"))
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_file_that_is_not_a_duckdb_database_is_refused_in_one_line(tmp_path, read_only):
+    """DuckDB opens a .csv as an in-memory database over it: an import given `--db x.csv` said it
+    imported, and nothing was stored anywhere; a reader failed with a traceback."""
+    csv = tmp_path / "sales.csv"
+    csv.write_text("title,price\nRTX 3080,500\n")
+    with pytest.raises(W.WarehouseError, match=r"sales\.csv is not a DuckDB database file"):
+        W.open_database(csv, read_only=read_only)
+    assert csv.read_text() == "title,price\nRTX 3080,500\n"
+
+
+def test_a_database_another_program_holds_is_refused_naming_its_process_not_a_load(tmp_path):
+    """A `duckdb -readonly` session keeps a writer out; the refusal said a gpuvalue load was writing."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "w.duckdb"
+    W.open_database(path).close()
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1], "
+                               "read_only=True); print('open', flush=True); time.sleep(30)", str(path)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        with pytest.raises(W.DatabaseBusyError) as err:
+            W.open_database(path, wait_s=0)
+        assert f"in use by another process (PID {holder.pid})" in str(err.value)
+    finally:
+        holder.kill()
+        holder.wait()
