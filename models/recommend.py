@@ -166,7 +166,7 @@ def _pick(
     gpus: int,
     scaling: dict | None,
     min_memory: float | None,
-    use_case: str | None,
+    min_memory_basis: str,
     kwh_price: float | None,
     hours_per_day: float | None,
 ) -> Pick:
@@ -184,8 +184,7 @@ def _pick(
     if memory is None:
         fit = "memory unknown"
     elif min_memory is not None:
-        basis = f"the {use_case} minimum" if use_case else "the minimum"
-        fit = f"{memory:g} GB meets {basis} of {min_memory:g} GB"
+        fit = f"{memory:g} GB meets {min_memory_basis} of {min_memory:g} GB"
     else:
         fit = f"{memory:g} GB ({memory_class(memory)})"
     setup = f" ({gpus} cards)" if gpus > 1 else ""
@@ -251,6 +250,9 @@ def recommend(
     base = min_memory_gb if min_memory_gb is not None else view.min_memory_gb
     floors = [m for m in (base, preset.min_memory_gb if preset else None) if m is not None]
     min_memory = max(floors) if floors else None
+    # Whose minimum binds: the use case's where it is the higher floor, else the one asked for.
+    binding_preset = preset is not None and preset.min_memory_gb is not None and preset.min_memory_gb == min_memory
+    min_memory_basis = f"the {use_case} minimum" if binding_preset else "the minimum"
     view = replace(view, min_memory_gb=min_memory)
     if preset:
         assumptions.append(use_case_floor_words(use_case))
@@ -272,7 +274,7 @@ def recommend(
         assumptions.append(left_out)
 
     def picks_for(count: int) -> list[Pick]:
-        return [_pick(row, count, scaling, min_memory, use_case, kwh_price, hours_per_day) for row in usable]
+        return [_pick(row, count, scaling, min_memory, min_memory_basis, kwh_price, hours_per_day) for row in usable]
 
     options = picks_for(gpus)
     affordable = sorted((p for p in options if p.cost_usd <= budget_usd), key=lambda p: _order(p, with_power))
@@ -280,8 +282,11 @@ def recommend(
 
     best = picks[0] if picks else None
     floor = best.throughput * MEANINGFULLY_FASTER if best else 0.0
+    # A stretch is compared with the top pick, so its price is of the pick's tier: a 2023 index price
+    # a little over budget is no reason to spend more than on a 2025 asking price.
     stretch_options = [
         p for p in options if budget_usd < p.cost_usd <= budget_usd * STRETCH_BUDGET and p.throughput >= floor
+        and (best is None or p.price_tier == best.price_tier)
     ]
     stretch = min(stretch_options, key=lambda p: _order(p, with_power)) if stretch_options else None
     if gpus > 1:  # the assumed scaling is said where a card shown uses it, not where a measured one does
@@ -305,7 +310,8 @@ def recommend(
 
     multi = None
     if gpus > 1:
-        singles = [p for p in picks_for(1) if p.cost_usd <= budget_usd]
+        singles = [p for p in picks_for(1) if p.cost_usd <= budget_usd
+                   and (best is None or p.price_tier == best.price_tier)]  # prices compared within their tier
         single = max(singles, key=lambda p: (p.throughput, p.value)) if singles else None
         many = best
         if many and single:
@@ -328,7 +334,7 @@ def recommend(
             verdict = "Neither a multi-GPU setup nor a single card fits the budget."
         multi = MultiGpuComparison(gpus=gpus, many=many, single=single, verdict=verdict)
 
-    shown = [p for p in (*picks, stretch) if p is not None]
+    shown = picks or ([stretch] if stretch else [])  # a stretch shares the top pick's tier
     if any(p.price_tier == "older" for p in shown):
         older = [{"price_tier": p.price_tier, "price_age_days": p.price_age_days} for p in shown]
         note = tiers_note(older)

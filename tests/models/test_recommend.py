@@ -209,3 +209,39 @@ def test_the_assumed_scaling_is_said_only_where_a_shown_card_uses_it():
     assert {p.model for p in (*rec.picks, rec.stretch) if p is not None} == shown
     assert len(shown) < len({r["model"] for r in ROWS})  # some cards not shown still use the assumption
     assert not any(a.startswith("assumed") for a in rec.assumptions), rec.assumptions
+
+
+def _aged(model_tiers: dict[str, str]) -> list[dict]:
+    return [dict(row, price_tier=model_tiers.get(row["model"], "recent"),
+                 price_age_days=1100 if model_tiers.get(row["model"]) == "older" else 1) for row in ROWS]
+
+
+def test_the_stretch_and_the_single_card_are_priced_in_the_top_picks_tier():
+    """An older price is compared only with older ones: a 2023 index price a little over budget
+    was offered as 'for $81 more', and one against which N cards were measured."""
+    plain = recommend(ROWS, budget_usd=500, use_case="kaggle")
+    assert plain.stretch.model == "Radeon RX 7900 XTX"
+    older_stretch = recommend(_aged({"Radeon RX 7900 XTX": "older"}), budget_usd=500, use_case="kaggle")
+    assert older_stretch.stretch is None or older_stretch.stretch.price_tier == "recent"
+    assert not any("older price" in line for line in older_stretch.assumptions)  # every shown pick is recent
+
+    two = recommend(ROWS, budget_usd=1400, gpus=2, min_memory_gb=24)
+    assert two.multi_gpu.single.model == "GeForce RTX 3090"
+    older_single = recommend(_aged({"GeForce RTX 3090": "older"}), budget_usd=1400, gpus=2, min_memory_gb=24)
+    assert older_single.picks[0].price_tier == "recent"
+    assert older_single.multi_gpu.single is None or older_single.multi_gpu.single.price_tier == "recent"
+
+
+def test_the_older_prices_note_counts_the_picks_alone():
+    every_older = [dict(row, price_tier="older", price_age_days=1100) for row in ROWS]
+    rec = recommend(every_older, budget_usd=500, use_case="kaggle")
+    note = next(line for line in rec.assumptions if "pick(s)" in line)
+    assert note.startswith(f"{len(rec.picks)} pick(s) have older prices")  # the stretch is not a pick
+
+
+def test_an_asked_minimum_above_the_use_cases_is_not_called_the_use_cases():
+    rec = recommend(ROWS, budget_usd=1500, min_memory_gb=24, use_case="beginner")
+    assert "24 GB meets the minimum of 24 GB" in rec.picks[0].reason
+    assert "beginner minimum" not in rec.picks[0].reason
+    kaggle = recommend(ROWS, budget_usd=500, min_memory_gb=6, use_case="kaggle")
+    assert "meets the kaggle minimum of 12 GB" in kaggle.picks[0].reason
