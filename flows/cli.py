@@ -347,13 +347,16 @@ def export(
     else:
         format_, out_path = _export_target(format_, out_path)
     settings = _settings(db)
+    from gpuvalue.models.buyer_view import BuyerView
+
+    buyer_view = BuyerView(min_memory_gb=settings.min_memory_gb)  # the feed shows what `rank` shows
     con = _reader(db)
     try:
         if all_:
             from gpuvalue.models.rent_vs_buy import Assumptions
 
             files = ex.export_all(con, out_path, as_of=as_of, reference_gpu=settings.reference_gpu,
-                                  rent_assumptions=Assumptions.from_settings(settings))
+                                  rent_assumptions=Assumptions.from_settings(settings), view=buyer_view)
             for name, path in files.items():
                 out.print(f"wrote {name}: {path}")
             return
@@ -365,12 +368,12 @@ def export(
         elif format_ == "parquet":
             n = ex.export_parquet(con, out_path, as_of=as_of)
         else:
-            n = ex.export_feed(con, out_path)
+            n = ex.export_feed(con, out_path, view=buyer_view)
     except ex.ExportError as exc:
         _fail(str(exc))
     finally:
         con.close()
-    out.print(f"wrote {n} rows to {out_path}")
+    out.print(f"wrote {n} {'items' if format_ == 'feed' else 'rows'} to {out_path}")
 
 
 EXPORT_FORMATS = {"csv": "ranking.csv", "json": "ranking.json", "parquet": "ranking.parquet", "feed": "feed.json"}

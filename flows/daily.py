@@ -340,15 +340,16 @@ def _export(settings: Settings, summary: P.RunSummary, logger) -> None:
     try:
         con = _open(settings.db, read_only=True)
         out = settings.data_dir / "exports"
+        from gpuvalue.models.buyer_view import BuyerView
         from gpuvalue.models.rent_vs_buy import Assumptions
-
         from gpuvalue.warehouse.queries import ranked_days
 
         day, note = P.export_day(ranked_days(con), summary.as_of)
         if note:
             logger.info(note)
         files = export_all(con, out, as_of=day, reference_gpu=settings.reference_gpu,
-                           rent_assumptions=Assumptions.from_settings(settings))
+                           rent_assumptions=Assumptions.from_settings(settings),
+                           view=BuyerView(min_memory_gb=settings.min_memory_gb))
         summary.exports = {k: str(v) for k, v in files.items()}
     except Exception as exc:
         logger.error("export failed: %s", exc)

@@ -237,12 +237,13 @@ def export_feed(
     home_page_url: str | None = None,
     feed_url: str | None = None,
     replay: bool | None = None,
+    view: Any = None,
 ) -> int:
     """JSON Feed of ranking days and notable moves; see ``gpuvalue.warehouse.feed``."""
     # Imported here: the feed module uses this module's atomic writer.
     from gpuvalue.warehouse.feed import export_feed as write_feed
 
-    return write_feed(con, path, home_page_url=home_page_url, feed_url=feed_url, replay=replay)
+    return write_feed(con, path, home_page_url=home_page_url, feed_url=feed_url, replay=replay, view=view)
 
 
 def export_all(con: duckdb.DuckDBPyConnection, out_dir: str | os.PathLike[str], **meta: Any) -> dict[str, Path]:
@@ -250,10 +251,12 @@ def export_all(con: duckdb.DuckDBPyConnection, out_dir: str | os.PathLike[str], 
 
     ``meta`` may carry ``as_of``, ``reference_gpu`` (default: the one the ranking used),
     ``sources`` (default: ``sources_from_db``), ``home_page_url``, ``feed_url``,
-    ``generated_at``, ``replay`` (default: whether the day's newest run was a replay) and
-    ``rent_assumptions`` (the rent-or-buy assumptions of the rental files).
+    ``generated_at``, ``replay`` (default: whether the day's newest run was a replay),
+    ``rent_assumptions`` (the rent-or-buy assumptions of the rental files) and ``view`` (the cards
+    the feed shows, a ``BuyerView``: default, as `rank` shows them).
     """
-    known = {"as_of", "reference_gpu", "sources", "home_page_url", "feed_url", "generated_at", "replay", "rent_assumptions"}
+    known = {"as_of", "reference_gpu", "sources", "home_page_url", "feed_url", "generated_at", "replay", "rent_assumptions",
+             "view"}
     unknown = set(meta) - known
     if unknown:
         raise TypeError(f"export_all got unknown options: {', '.join(sorted(unknown))}")
@@ -288,7 +291,7 @@ def export_all(con: duckdb.DuckDBPyConnection, out_dir: str | os.PathLike[str], 
     )
     export_parquet(con, paths["parquet"], day)
     export_feed(con, paths["feed"], home_page_url=meta.get("home_page_url"), feed_url=meta.get("feed_url"),
-                replay=meta.get("replay"))
+                replay=meta.get("replay"), view=meta.get("view"))
     paths.update(_export_rental(con, directory, sources, meta))
     return paths
 

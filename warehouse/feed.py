@@ -53,15 +53,17 @@ def _day_start(day: date) -> str:
 # --- notable moves (pure) -----------------------------------------------------------------
 
 
-def class_leaders(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The best-ranked card of each memory class on one day that a buyer could use.
+def class_leaders(rows: Iterable[dict[str, Any]], view: BuyerView | None = None) -> dict[str, dict[str, Any]]:
+    """The best-ranked card of each memory class on one day that a buyer could use, at a recent price.
 
     A card current frameworks cannot run, or one that needs a server (SXM), may rank
-    high on price alone; announcing it as the best buy would be wrong.
+    high on price alone; announcing it as the best buy would be wrong. So would announcing an older
+    price (a 2023 index average) as a new best value: it leads its class only among older prices.
     """
+    view = view or BuyerView()
     leaders: dict[str, dict[str, Any]] = {}
     for row in sorted(rows, key=lambda r: r["rank"]):
-        if hidden_because(row, BuyerView()) is not None:  # what `rank` shows by default
+        if hidden_because(row, view) is not None or row.get("price_tier") == "older":  # as `rank` shows
             continue
         label = memory_class(row.get("memory_gb"))
         if label is not None and label not in leaders:
@@ -69,10 +71,11 @@ def class_leaders(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return leaders
 
 
-def leader_changes(previous: list[dict[str, Any]], current: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def leader_changes(previous: list[dict[str, Any]], current: list[dict[str, Any]],
+                   view: BuyerView | None = None) -> list[dict[str, Any]]:
     """Memory classes whose #1 differs from the previous ranked day's #1."""
-    before = class_leaders(previous)
-    after = class_leaders(current)
+    before = class_leaders(previous, view)
+    after = class_leaders(current, view)
     changes = []
     for label in MEMORY_CLASS_LABELS:
         new = after.get(label)
@@ -138,10 +141,11 @@ def hidden_note(rows: list[dict[str, Any]], shown: list[dict[str, Any]], view: B
 
 
 def daily_item(day: date, rows: list[dict[str, Any]], *, home_page_url: str | None = None,
-               replay: bool = False) -> dict[str, Any]:
-    # As `rank` shows by default (models/buyer_view.py). Title, text and HTML number them alike, by
-    # their place among the shown cards; the note says what was left out of the full ranking.
-    view = BuyerView()
+               replay: bool = False, view: BuyerView | None = None) -> dict[str, Any]:
+    # As `rank` shows by default (models/buyer_view.py), with the settings' memory minimum. Title,
+    # text and HTML number them alike, by their place among the shown cards; the note says what was
+    # left out of the full ranking.
+    view = view or BuyerView()
     top = shown_rows(rows, view)[:TOP_IN_DAILY_ITEM]
     reference = top[0]["reference_gpu"] if top else "the reference GPU"
     lines = [
@@ -179,10 +183,12 @@ def daily_item(day: date, rows: list[dict[str, Any]], *, home_page_url: str | No
     return item
 
 
-def leader_item(day: date, change: dict[str, Any]) -> dict[str, Any]:
+def leader_item(day: date, change: dict[str, Any], previous_day: date | None = None) -> dict[str, Any]:
     new, old = change["new"], change["old"]
     label = change["memory_class"]
-    was = f", replacing {old['model']}" if old else " (no card in this class the day before)"
+    # The previous ranking may be months before (a backfill, a paused schedule): it is named.
+    before = f"on the previous ranking, of {previous_day.isoformat()}" if previous_day else "before"
+    was = f", replacing {old['model']} ({before})" if old else f" (no card in this class {before})"
     text = (
         f"New best value among {label} cards on {day.isoformat()}: {new['model']} at "
         f"{format_usd(new['price_usd'])} ({describe_price(new)}), {new['perf_per_dollar']:.2f} perf per $1k{was}."
@@ -225,10 +231,14 @@ def build_feed(
     max_days: int = FEED_DAYS,
     replay: bool = False,
     sources: list[dict[str, Any]] | None = None,
+    replay_days: set[date] | None = None,
+    view: BuyerView | None = None,
 ) -> dict[str, Any]:
     """The whole feed from ranking days (day -> rows) and price history rows.
 
     ``replay``: the newest day was built from recorded pages, which the title and description say;
+    ``replay_days``: every day built so, whose item says so (default: the newest, where ``replay``);
+    ``view``: which cards a buyer is shown (default: as `rank` shows them);
     ``sources`` go into the feed's ``_gpuvalue`` extension with the date of their data (name, kind,
     status, as_of: what stays the same when the same day is built again)."""
     ordered = sorted(days)
@@ -237,10 +247,11 @@ def build_feed(
     for index, day in enumerate(ordered):
         if day not in kept:
             continue
-        items.append(daily_item(day, days[day], home_page_url=home_page_url, replay=replay and day == ordered[-1]))
+        replayed = day in replay_days if replay_days is not None else replay and day == ordered[-1]
+        items.append(daily_item(day, days[day], home_page_url=home_page_url, replay=replayed, view=view))
         if index > 0:
-            for change in leader_changes(days[ordered[index - 1]], days[day]):
-                items.append(leader_item(day, change))
+            for change in leader_changes(days[ordered[index - 1]], days[day], view):
+                items.append(leader_item(day, change, ordered[index - 1]))
     ranked_models = {row["model"] for rows in days.values() for row in rows}
     first_kept = min(kept) if kept else None
     for drop in price_drops(point for point in history if point["model"] in ranked_models):
@@ -290,14 +301,20 @@ def export_feed(
     home_page_url: str | None = None,
     feed_url: str | None = None,
     replay: bool | None = None,
+    view: BuyerView | None = None,
 ) -> int:
     """Write ``feed.json`` atomically; returns the number of items. ``replay`` defaults to what
-    the runs table says of the newest ranked day."""
+    the runs table says of the newest ranked day; each day's item says what it says of that day."""
     days, history = feed_inputs(con)
     if not days:
         raise ExportError("nothing to export: ranking_daily is empty")
+    kept = sorted(days)[-FEED_DAYS:]
+    replay_days = {day for day in kept if ranking_is_replay(con, day)}
+    if replay is not None:  # the caller knows the newest day's better (a run that has just ended)
+        replay_days = (replay_days | {kept[-1]}) if replay else (replay_days - {kept[-1]})
     feed = build_feed(days, history, home_page_url=home_page_url, feed_url=feed_url,
-                      replay=ranking_is_replay(con, max(days)) if replay is None else replay, sources=sources_from_db(con))
+                      replay=kept[-1] in replay_days, sources=sources_from_db(con), replay_days=replay_days,
+                      view=view)
     feed = _with_rental_item(con, feed)
     write_text_atomic(path, json.dumps(feed, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     return len(feed["items"])

@@ -49,8 +49,9 @@ def test_the_format_is_read_from_the_files_suffix_and_the_file_named_after_the_f
     _export(db, "--format", "json")
     assert json.loads((work / "ranking.json").read_text(encoding="utf-8"))["rows"]
     assert not (work / "ranking.csv").exists()
-    _export(db, "--format", "feed")
-    assert json.loads((work / "feed.json").read_text(encoding="utf-8"))["items"]
+    feed = _export(db, "--format", "feed")
+    items = json.loads((work / "feed.json").read_text(encoding="utf-8"))["items"]
+    assert f"wrote {len(items)} items to feed.json" in feed.stdout  # a feed holds items, not rows
     _export(db, "--format", "parquet")
     assert pq.read_table(work / "ranking.parquet").num_rows > 0
 

@@ -125,3 +125,38 @@ def test_a_low_confidence_estimate_says_so_in_the_daily_item():
     assert "(estimate, low confidence)</li>" in item["content_html"]
     measured = next(x for x in item["content_text"].splitlines() if "(lambda-" in x)
     assert "low confidence" not in measured
+
+
+def test_a_class_leader_is_a_recently_priced_card_and_its_item_names_the_previous_ranking(feed):
+    """A 2023 index price announced as 'New #1' when the tiers shifted; 'the day before' when the
+    previous ranking was months earlier."""
+    rows = ranking_for(date(2024, 5, 1))
+    older = [dict(r, price_tier="older") if r["model"] == "GeForce RTX 3090" else r for r in rows]
+    assert class_leaders(older)["17-24 GB"]["model"] != "GeForce RTX 3090"
+    leader = next(item for item in feed["items"] if item["tags"][0] == "class-leader")
+    previous = RANKING_DAYS[RANKING_DAYS.index(date(2024, 5, 9)) - 1]
+    assert f"replacing GeForce RTX 3090 (on the previous ranking, of {previous.isoformat()})" in leader["content_text"]
+
+
+def test_the_feed_shows_the_cards_the_settings_memory_minimum_shows(tmp_path):
+    from gpuvalue.models.buyer_view import BuyerView
+
+    con = make_ranking_database()
+    path = tmp_path / "feed.json"
+    export_feed(con, path, view=BuyerView(min_memory_gb=24))
+    daily = next(item for item in json.loads(path.read_text())["items"] if item["tags"] == ["ranking"])
+    listed = [line for line in daily["content_text"].splitlines()[1:] if line[:1].isdigit()]
+    assert listed and all(
+        any(f"{row['model']}:" in line for row in ranking_for(LATEST_DAY) if (row["memory_gb"] or 0) >= 24)
+        for line in listed)
+
+
+def test_each_replayed_days_item_says_so_not_only_the_newest(tmp_path):
+    from gpuvalue.warehouse.feed import build_feed, feed_inputs
+
+    days, history = feed_inputs(make_ranking_database())
+    ordered = sorted(days)
+    document = build_feed(days, history, replay=True, replay_days={ordered[0], ordered[-1]})
+    titles = {item["id"].rsplit(":", 1)[1]: item["title"] for item in document["items"] if item["tags"] == ["ranking"]}
+    assert "(replay)" in titles[ordered[0].isoformat()] and "(replay)" in titles[ordered[-1].isoformat()]
+    assert not any("(replay)" in titles[day.isoformat()] for day in ordered[1:-1])
