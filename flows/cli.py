@@ -268,6 +268,7 @@ def rank(
     By default it shows the cards a buyer can use: run by the default PyTorch wheels, at least 6 GB, fit for a desktop without a fan kit; the flags show more. Cards whose price is older than the comparable window (GPUVALUE_PRICE_COMPARABLE_DAYS, 90 days before the newest price) are listed after the recently priced ones, with their age. `rank` is the place among the shown cards; in --json, `rank_shown` is that place and `rank` the card's place in the full ranking.
     """
     from gpuvalue.models.buyer_view import BuyerView, hidden_summary
+    from gpuvalue.models.price_age import ranking_day_note
     from gpuvalue.warehouse.queries import ranked_days, ranking_rows
     from gpuvalue.warehouse.source_dates import ranking_is_replay
 
@@ -313,6 +314,8 @@ def rank(
         out.print("No ranked GPUs match those filters." + (f" ({hidden})" if hidden else "") + unknown,
                   soft_wrap=True)
         return
+    if as_of is None and (note := ranking_day_note(rows[0]["as_of"], utc_today())):
+        out.print(note, soft_wrap=True, highlight=False)  # the latest ranking is not today's: before its table
     _print_ranking(rows, title=_ranking_title(rows[0]["reference_gpu"], rows[0]["as_of"], replayed),
                    hidden=hidden, comparable_days=settings.price_comparable_days)
 

@@ -15,7 +15,7 @@ import typer
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.flows.cli_app import (
     NOTHING_RANKED, DbOpt, _fail, _print_table, _reader, _settings, _status, _write_json_lines, app, err, import_app,
-    out,
+    out, utc_today,
 )
 
 
@@ -411,6 +411,7 @@ def recommend(
     With --hours-per-week: whether to buy a used card or rent a cloud one for that much training, and from how many hours a week buying is cheaper.
     """
     from gpuvalue.models.buyer_view import BuyerView
+    from gpuvalue.models.price_age import ranking_day_note
     from gpuvalue.models.recommend import USE_CASES, format_recommendation, recommend as make_recommendation
     from gpuvalue.warehouse.queries import ranking_rows
 
@@ -462,6 +463,8 @@ def recommend(
     rec = make_recommendation(rows, budget_usd=budget, min_memory_gb=min_memory, use_case=use_case,
                               kwh_price=kwh_price, hours_per_day=hours_per_day, gpus=gpus, scaling=scaling,
                               view=view)
+    if note := ranking_day_note(rows[0]["as_of"], utc_today()):
+        out.print(note, soft_wrap=True, highlight=False)
     out.print(format_recommendation(rec), highlight=False)
 
 

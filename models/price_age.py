@@ -38,6 +38,17 @@ def age_words(days: int | None) -> str:
     return f"{years} y" + (f" {rest} mo" if rest else "")
 
 
+def ranking_day_note(day: date, today: date) -> str | None:
+    """What a reader of the latest ranking must know when it is not of today: the ages and the
+    'stale' marks are counted on the ranking's day, so a year-old ranking reads as fresh without it
+    (a backfill, a schedule that stopped). A ranking of today or yesterday needs no note."""
+    days = (today - day).days
+    if days <= 1:
+        return None
+    return (f"Note: this ranking is of {day.isoformat()}, {age_words(days)} before today ({today.isoformat()}); "
+            f"its prices' ages and 'stale' are counted on {day.isoformat()}. `gpuvalue run` ranks today.")
+
+
 def index_month(row: Mapping[str, Any]) -> str:
     dated = row.get("price_as_of")
     return dated.strftime("%Y-%m") if isinstance(dated, date) else str(dated or "?")[:7]

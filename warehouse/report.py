@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 from gpuvalue.models.buyer_view import BuyerView, is_not_desktop, shown_rows
 from gpuvalue.models.perf_label import perf_source_label
-from gpuvalue.models.price_age import dated_price_basis, price_date_words, split_tiers, tier_title
+from gpuvalue.models.price_age import dated_price_basis, price_date_words, ranking_day_note, split_tiers, tier_title
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export import attribution_lines, ranking_is_replay, ranking_rows, sources_from_db
@@ -865,6 +865,12 @@ def replay_banner(data: ReportData) -> str:
     )
 
 
+def old_ranking_banner(data: ReportData) -> str:
+    """A report written today of a ranking of long ago says so before anything else."""
+    note = ranking_day_note(data.as_of, data.generated_at.astimezone(timezone.utc).date())
+    return f'<p class="replay">{escape(note)}</p>' if note else ""
+
+
 def render_report(data: ReportData, *, top_n: int = 20, comparable_days: int | None = None) -> str:
     """The whole page as a string: pure, so that it can be checked without a browser."""
     if not data.rows:
@@ -913,7 +919,7 @@ def render_report(data: ReportData, *, top_n: int = 20, comparable_days: int | N
         f"<title>GPU value for deep learning, {data.as_of.isoformat()}</title>"
         f"<style>{css}</style></head><body><main>"
         f"<header><h1>GPU value for deep learning</h1><p>Training speed per dollar, ranking of "
-        f"{data.as_of.isoformat()}. Speed relative to {reference}.</p>{replay_banner(data)}</header>"
+        f"{data.as_of.isoformat()}. Speed relative to {reference}.</p>{replay_banner(data)}{old_ranking_banner(data)}</header>"
         f"{facts(data)}{body}{sources_footer(data)}</main>"
         f'<div id="tooltip" role="tooltip"></div><script>{script}</script></body></html>\n'
     )

@@ -156,7 +156,7 @@ def test_a_replayed_day_says_so_in_the_rank_title_as_the_run_did(tmp_path):
     def title() -> str:
         res = runner.invoke(app, ["rank", "--db", str(path)], terminal_width=250)
         assert res.exit_code == 0, res.output
-        return res.stdout.splitlines()[0].strip()
+        return [line for line in res.stdout.splitlines() if not line.startswith("Note: this ranking is of")][0].strip()
 
     assert title().endswith(f"as of {LATEST_DAY}")
     con = duckdb.connect(str(path))
@@ -169,3 +169,27 @@ def test_a_replayed_day_says_so_in_the_rank_title_as_the_run_did(tmp_path):
                 "VALUES ('r2', 'lambda', 'fetch', ?, false, TIMESTAMP '2026-11-30 07:00', 'ok')", [LATEST_DAY])
     con.close()
     assert title().endswith(f"as of {LATEST_DAY}")
+
+
+def test_the_latest_ranking_of_long_ago_says_so_before_its_table(tmp_path, monkeypatch):
+    """A ranking backfilled or left by a stopped schedule read as fresh: ages and 'stale' are counted
+    on its own day ("6 d", "no") a year later."""
+    from datetime import timedelta
+
+    from gpuvalue.flows import cli, commands
+
+    path = tmp_path / "g.duckdb"
+    make_ranking_database(path).close()
+    monkeypatch.setattr(cli, "utc_today", lambda: LATEST_DAY + timedelta(days=400))
+    monkeypatch.setattr(commands, "utc_today", lambda: LATEST_DAY + timedelta(days=400))
+    note = (f"Note: this ranking is of {LATEST_DAY}, 13 mo before today ({LATEST_DAY + timedelta(days=400)}); "
+            f"its prices' ages and 'stale' are counted on {LATEST_DAY}.")
+    rank = runner.invoke(app, ["rank", "--db", str(path)], terminal_width=250)
+    assert rank.stdout.startswith(note)
+    recommend = runner.invoke(app, ["recommend", "--budget", "900", "--db", str(path)], terminal_width=250)
+    assert recommend.stdout.startswith(note)
+    # Asked for by its date, a past ranking is what was asked for; JSON lines stay JSON lines.
+    assert "Note:" not in runner.invoke(app, ["rank", "--date", str(LATEST_DAY), "--db", str(path)]).stdout
+    assert "Note:" not in runner.invoke(app, ["rank", "--json", "--db", str(path)]).stdout
+    monkeypatch.setattr(cli, "utc_today", lambda: LATEST_DAY + timedelta(days=1))
+    assert "Note:" not in runner.invoke(app, ["rank", "--db", str(path)]).stdout  # yesterday's is today's

@@ -365,3 +365,13 @@ def test_older_prices_are_drawn_faded_beside_recent_ones_and_the_legend_says_so(
         assert OLDER_FILL not in chart and "older price" not in chart
         assert 'fill-opacity="0.3"' not in ppd_chart(same_age)
         assert "drawn faded" not in scatter_caption(same_age, "GeForce RTX 3090")
+
+
+def test_a_report_of_a_ranking_long_before_it_was_written_says_so_at_the_top(tmp_path):
+    from datetime import timedelta
+
+    later = write_report(make_ranking_database(), tmp_path / "later", generated_at=GENERATED + timedelta(days=400))
+    header = BeautifulSoup(later.read_text(encoding="utf-8"), "lxml").find("header").get_text(" ", strip=True)
+    assert "Note: this ranking is of 2024-05-09, 13 mo before today (2025-06-13)" in header
+    same_day = write_report(make_ranking_database(), tmp_path / "same", generated_at=GENERATED)
+    assert "Note: this ranking is of" not in same_day.read_text(encoding="utf-8")
