@@ -170,7 +170,7 @@ def run(
     _print_ranking(ranked, title=_ranking_title(settings.reference_gpu, summary.as_of, summary.replay),
                    hidden=hidden, comparable_days=settings.price_comparable_days)
     if any(r["stale"] for r in ranked):
-        out.print("[yellow]stale[/yellow]: price older than the price window; price_as_of says how old.")
+        out.print("[yellow]stale[/yellow]: price older than the price window; price_as_of says how old.", markup=True)
     if summary.ranked == 0:
         err.print("[red]error:[/red] nothing was ranked for this date: no model has both a price and a "
                   "performance figure (see the sources above)")

@@ -67,7 +67,9 @@ app.add_typer(import_app, name="import")
 # Outside a terminal (pipes, cron mail, CI logs) a wide table reads better than a folded one.
 # No emoji codes: names and titles users give (a source "import:x", a title "RTX :fire: 3090") are
 # printed as written, never turned into pictures.
-out = Console(width=None if sys.stdout.isatty() else 160, emoji=False)
+# No markup on stdout: what it prints holds names users chose (a --source "[/x]", a file "y[red]z.csv"),
+# which rich read as markup, dropping them or failing after the work was done.
+out = Console(width=None if sys.stdout.isatty() else 160, emoji=False, markup=False)
 err = Console(stderr=True, width=None if sys.stderr.isatty() else 160, emoji=False)
 
 DbOpt = Annotated[Optional[Path], typer.Option("--db", help="DuckDB file (default data/gpuvalue.duckdb, or $GPUVALUE_DB).")]

@@ -211,3 +211,12 @@ def test_a_sale_in_another_time_zone_is_dated_in_utc_when_checked_against_the_im
     later = ahead.replace("2021-06-02T01:00:00+05:00", "2021-06-02T06:00:00+05:00")  # 01:00 UTC on 2021-06-02
     with pytest.raises(ParseError, match="in the future"):
         read_listing_csv(_csv(later), "import:t", IMPORTED)
+
+
+def test_names_that_look_like_markup_are_printed_as_given(tmp_path):
+    """`--source "[/x]"` stored the rows, then failed with rich's MarkupError; `y[red]z.csv` printed as yz.csv."""
+    path = tmp_path / "y[red]z.csv"
+    path.write_text(_csv())
+    res = runner.invoke(app, ["import", "listings", str(path), "--source", "[/x]", "--db", str(tmp_path / "g.duckdb")])
+    assert res.exit_code == 0, res.output
+    assert "y[red]z.csv" in res.stdout and "as import:[/x]" in res.stdout
