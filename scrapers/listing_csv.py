@@ -24,6 +24,7 @@ from gpuvalue.scrapers.ebay_links import item_id_from_link, link_without_query, 
 from gpuvalue.scrapers.errors import ParseError
 
 REQUIRED_COLUMNS = ("title", "price", "sold_date")
+FIRST_SALE_YEAR = 1995
 _NEW_LISTING_PREFIX = re.compile(r"^\s*(?:New Listing|Neues Angebot)\s*", re.IGNORECASE)
 _INVISIBLE = dict.fromkeys(map(ord, "\u200e\u200f\u200b\ufeff"), None)
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
@@ -169,6 +170,9 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
             # 01:00+05:00 tomorrow is 20:00 UTC today).
             if sold_at.astimezone(UTC).date() > imported_at.astimezone(UTC).date():
                 raise ParseError(source, None, f"row {row_number}: sold_date {row['sold_date'].strip()!r:.40} is in the future")
+            if sold_at.year < FIRST_SALE_YEAR:  # 0001-01-01: a placeholder, which ranked as a price 2025 years old
+                raise ParseError(source, None, f"row {row_number}: sold_date {row['sold_date'].strip()!r:.40} is before "
+                                               f"{FIRST_SALE_YEAR}, when eBay began")
             currency = (row.get("currency") or "").strip().upper() or "USD"
             if not _CURRENCY.match(currency):
                 raise ParseError(source, None, f"row {row_number}: bad currency {currency!r:.20}")
@@ -176,7 +180,7 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
             if rate_key not in usd_per_unit:
                 conversion = to_usd(1.0, currency, sold_at.date())
                 usd_per_unit[rate_key] = None if conversion is None else conversion.rate
-            absurd = _absurd_price(price, shipping, currency, usd_per_unit[rate_key], row)
+            absurd = _absurd_price(price, shipping, currency, usd_per_unit[rate_key], row, sold_at.date())
             if absurd:
                 result.rejected.append((row_number, absurd))
                 continue
@@ -208,10 +212,10 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
 
 
 def _absurd_price(price: float, shipping: float | None, currency: str, usd_per_unit: float | None,
-                  row: dict[str, str]) -> str | None:
+                  row: dict[str, str], sold_on: date) -> str | None:
     """Why a row's price cannot be a GPU's, or None (``usd_per_unit``: ``to_usd``'s rate for the
     currency on the day of the sale, whose amount in USD is the amount times it; None for a
-    currency without a rate, which the pipeline flags later)."""
+    currency without a rate: such a sale has no USD price, so it could never count)."""
     for column, value in (("price", price), ("shipping", shipping)):
         if value is not None and not math.isfinite(value):
             return f"{column} {row[column].strip()!r:.40} is not a finite number"
@@ -219,7 +223,7 @@ def _absurd_price(price: float, shipping: float | None, currency: str, usd_per_u
             return f"{column} {row[column].strip()!r:.40} is below zero"
     total = price + (shipping or 0.0)
     if usd_per_unit is None:
-        return None
+        return f"no USD exchange rate for currency {currency!r:.20} in {sold_on:%Y-%m}"
     usd = float(total) * usd_per_unit
     if usd > MAX_PRICE_USD:
         shown = f"${total:,.0f}" if currency == "USD" else f"{total:,.0f} {currency} (${usd:,.0f})"

@@ -220,3 +220,18 @@ def test_names_that_look_like_markup_are_printed_as_given(tmp_path):
     res = runner.invoke(app, ["import", "listings", str(path), "--source", "[/x]", "--db", str(tmp_path / "g.duckdb")])
     assert res.exit_code == 0, res.output
     assert "y[red]z.csv" in res.stdout and "as import:[/x]" in res.stdout
+
+
+def test_a_sale_in_a_currency_without_a_rate_is_left_out_with_its_reason():
+    """Currency 'XYZ' was stored and 'matched', with no USD price, so it never counted, unsaid."""
+    text = "title,price,sold_date,currency\nRTX 3090,700,2020-12-02,USD\nRTX 3090,700,2020-12-03,XYZ\n"
+    got = read_listing_csv(text, "import:t", IMPORTED)
+    assert [listing.currency for listing in got.listings] == ["USD"]
+    assert got.rejected == [(3, "no USD exchange rate for currency 'XYZ' in 2020-12")]
+
+
+@pytest.mark.parametrize("day", ["0001-01-01", "1900-01-01", "1994-12-31"])
+def test_a_sale_dated_before_ebay_is_refused_naming_its_row(day):
+    with pytest.raises(ParseError) as err:
+        read_listing_csv(f"title,price,sold_date\nRTX 3090,700,{day}\n", "import:t", IMPORTED)
+    assert f"row 2: sold_date '{day}' is before 1995, when eBay began" in err.value.what
