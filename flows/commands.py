@@ -243,7 +243,7 @@ def _perf_inference(db, as_json: bool, query: str | None = None) -> None:
 
 @import_app.command("listings")
 def import_listings(
-    file: Annotated[Path, typer.Argument(help="CSV with title, subtitle, price, shipping, total_price, sold_date, link.")],
+    file: Annotated[Path, typer.Argument(help="CSV with title, price and sold_date; optional subtitle, shipping, currency, condition and link (other columns, such as total_price, are not read).")],
     source: Annotated[str, typer.Option("--source", help="A name for this data set, e.g. ebay-sold-2020 (stored as import:ebay-sold-2020).")],
     db: DbOpt = None,
 ) -> None:
@@ -254,7 +254,7 @@ def import_listings(
     from gpuvalue.scrapers.errors import ParseError
     from gpuvalue.scrapers.listing_csv import read_listing_csv
     from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
-    from gpuvalue.warehouse.queries import listings_imported_elsewhere, listings_stored
+    from gpuvalue.warehouse.queries import listings_by_condition, listings_imported_elsewhere, listings_stored
 
     # The stored name, as every output shows it, is accepted too: `--source import:x` is import:x.
     source = source.strip().removeprefix("import:").strip()
@@ -290,6 +290,7 @@ def import_listings(
                     done = S.rerank_after(ctx, {name: [ParsedSource(name, "listing", listings=listings)]},
                                           stages=("match", "rank"), days=days)
                     new = listings_stored(con, name) - stored_before
+                    conditions = listings_by_condition(con, name)
                 finally:
                     con.close()
         except WarehouseError as exc:
@@ -297,13 +298,20 @@ def import_listings(
     result = done["match"]
     if name in result.failed:
         _fail(f"{file}: {result.failed[name]}")
-    skipped = f"; skipped {len(batch.rejected)} row(s) with an absurd price" if batch.rejected else ""
+    skipped = f"; skipped {len(batch.rejected)} row(s), each named below" if batch.rejected else ""
     imported = result.rows.get(name, 0)
     # A row the warehouse already held (an earlier import of the file) or that the file repeats is stored once.
     again = f" ({new:,} new; the other {imported - new:,} already stored or repeated in the file)" if new != imported else ""
     out.print(f"imported {imported:,} listing{'' if imported == 1 else 's'} from {file} as {name}{again}; "
               f"{result.matched.get(name, 0):,} matched to one GPU model{skipped}; re-ranked {len(days)} day(s)",
               soft_wrap=True)
+    counted, unknown = conditions["counted"], conditions["unknown"]
+    if counted < conditions["matched"]:
+        # A sale counts toward a used price only with a condition the import can read: say how many do.
+        why = (f"; {unknown:,} have no condition it can read (a condition column, or a subtitle that starts "
+               "with eBay's condition, such as 'Pre-Owned')" if unknown else "")
+        out.print(f"{name} now holds {conditions['matched']:,} matched sale(s): {counted:,} count toward used "
+                  f"prices (used, refurbished, open box){why}", soft_wrap=True)
     if elsewhere:
         others = ", ".join(sorted(set(elsewhere.values())))
         err.print(f"[yellow]skipped:[/yellow] {len(elsewhere):,} listing(s) already imported as {escape(others)}: "

@@ -4,7 +4,8 @@ Old sold prices cannot be scraped any more (eBay shows about 90 days), so histor
 from CSV exports others made of eBay's sold search pages. The expected columns are those
 of such exports: ``title,subtitle,price,shipping,total_price,sold_date,link``; only
 ``title``, ``price`` and ``sold_date`` are required. An optional ``currency`` column
-overrides the default USD.
+overrides the default USD, and an optional ``condition`` column gives eBay's condition ("Used",
+"Pre-Owned"), which the subtitle's first part gives where there is none.
 """
 
 from __future__ import annotations
@@ -151,6 +152,7 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
     sold_on: dict[str, datetime] = {}
     usd_per_unit: dict[tuple[str, int, int], float | None] = {}
     conditions: dict[str | None, str | None] = {}
+    stated_conditions: dict[str | None, str | None] = {}
     try:
         for row_number, raw in enumerate(reader, start=2):
             if None in raw:
@@ -188,6 +190,12 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
             subtitle = " ".join(row.get("subtitle", "").replace("\xa0", " ").split()) or None
             if subtitle not in conditions:
                 conditions[subtitle] = _condition_from_subtitle(subtitle)
+            # A condition column (eBay's own words: "Used", "Pre-Owned") is read first; the subtitle's
+            # first part where it has none, or none the rules can read.
+            stated = " ".join(row.get("condition", "").split()) or None
+            if stated not in stated_conditions:
+                stated_conditions[stated] = stated if stated and classify_condition(stated) != "unknown" else None
+            condition = stated_conditions[stated] or conditions[subtitle]
             listings.append(
                 Listing(
                     source=source,
@@ -197,7 +205,7 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
                     price=price,
                     currency=currency,
                     shipping=shipping,
-                    condition=conditions[subtitle],
+                    condition=condition,
                     sold=True,
                     ended=True,
                     sold_at=sold_at,

@@ -159,6 +159,11 @@ def listings_stored(con: duckdb.DuckDBPyConnection, source: str) -> int:
     return int(sql_files.scalar(con, "listings_stored_count", {"source": source}) or 0)
 
 
+def listings_by_condition(con: duckdb.DuckDBPyConnection, source: str) -> dict[str, int]:
+    """Of ``source``'s listings: how many are matched, count toward used prices, have no condition."""
+    return sql_files.dicts(con, "listings_condition_counts", {"source": source})[0]
+
+
 def listings_imported_elsewhere(con: duckdb.DuckDBPyConnection, source: str, listing_ids: list[str]) -> dict[str, str]:
     """Which of ``listing_ids`` another import than ``source`` already holds, and which one."""
     rows = sql_files.rows(con, "listings_imported_elsewhere", {"source": source, "listing_ids": list(listing_ids)})

@@ -77,7 +77,7 @@ def test_the_command_counts_and_reports_skipped_rows(tmp_path):
     db = tmp_path / "g.duckdb"
     res = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(db)])
     assert res.exit_code == 0, res.output
-    assert "imported 1 listing from" in res.stdout and "skipped 2 row(s) with an absurd price" in res.stdout
+    assert "imported 1 listing from" in res.stdout and "skipped 2 row(s), each named below" in res.stdout
     assert res.stderr.splitlines() == ["skipped: row 3: price $1,000,000,000 is above $100,000",
                                        "skipped: row 4: price 'nan' is not a finite number"]
     con = duckdb.connect(str(db), read_only=True)
@@ -235,3 +235,20 @@ def test_a_sale_dated_before_ebay_is_refused_naming_its_row(day):
     with pytest.raises(ParseError) as err:
         read_listing_csv(f"title,price,sold_date\nRTX 3090,700,{day}\n", "import:t", IMPORTED)
     assert f"row 2: sold_date '{day}' is before 1995, when eBay began" in err.value.what
+
+
+def test_a_condition_column_is_read_and_the_import_says_how_many_sales_count_toward_used_prices(tmp_path):
+    """A file with a condition column (and no subtitle) imported '3 matched', and none of them ever
+    reached a price: the column was not read, and nothing said so."""
+    path = tmp_path / "sold.csv"
+    path.write_text("title,price,sold_date,condition\n"
+                    "ZOTAC RTX 3060 Ti 8GB,200,2020-11-20,Used\n"
+                    "ZOTAC RTX 3060 Ti 8GB,210,2020-11-21,Pre-Owned\n"
+                    "ZOTAC RTX 3060 Ti 8GB,400,2020-11-22,\n")
+    got = read_listing_csv(path.read_text(), "import:t", IMPORTED)
+    assert [listing.condition for listing in got.listings] == ["Used", "Pre-Owned", None]
+    res = runner.invoke(app, ["import", "listings", str(path), "--source", "c", "--db", str(tmp_path / "g.duckdb")])
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.stdout.split())
+    assert "import:c now holds 3 matched sale(s): 2 count toward used prices (used, refurbished, open box); " \
+           "1 have no condition it can read" in text

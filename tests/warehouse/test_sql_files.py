@@ -103,11 +103,12 @@ def _backfill(db: Path) -> object:
                                  window_days=WINDOW, min_count=MIN_COUNT)
 
 
-@runs("listings_stored_count", "listings_imported_elsewhere")
+@runs("listings_stored_count", "listings_imported_elsewhere", "listings_condition_counts")
 def _stored(db: Path) -> object:
     with closing(open_database(db, read_only=True)) as con:
         return (queries.listings_stored(con, "ebay-browse"), queries.listings_stored(con, "no such source"),
-                queries.listings_imported_elsewhere(con, "import:x", ["1234", "v1|1234|0"]))
+                queries.listings_imported_elsewhere(con, "import:x", ["1234", "v1|1234|0"]),
+                queries.listings_by_condition(con, "ebay-browse"))
 
 
 @runs("ranking_filtered")
