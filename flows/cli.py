@@ -38,7 +38,7 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     """The shown ranking as terminal tables, recently priced cards first and older prices apart: each
     price with its kind, count, quartiles, date and age beside it. ``rank`` is the place among the
     shown cards."""
-    from gpuvalue.models.buyer_view import is_not_desktop, is_passive, support_level
+    from gpuvalue.models.buyer_view import is_not_desktop, is_passive, support_legend, support_mark
     from gpuvalue.models.price_age import age_words, index_name, is_index_price, price_date_words, split_tiers, tier_title
 
     def q(r: dict) -> str:
@@ -47,9 +47,7 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
         return f"{r['price_q1']:,.0f}-{r['price_q3']:,.0f}"
 
     def name(r: dict) -> str:
-        level = support_level(r)
-        mark = " †" if level == "legacy" else " ‡" if level != "current" else ""
-        return r["model"] + mark + (" (passive)" if is_passive(r) else "") + (" (module)" if is_not_desktop(r) else "")
+        return r["model"] + support_mark(r) + (" (passive)" if is_passive(r) else "") + (" (module)" if is_not_desktop(r) else "")
 
     def source(r: dict) -> str:
         label = f"{r['perf_source']} (ROCm)" if is_rocm(r) else r["perf_source"]
@@ -69,10 +67,8 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     if indexes:
         out.print("index: no own listings price the card, so the price is a published monthly average of sold cards "
                   f"({', '.join(indexes)}) for the month shown, never mixed with own prices.")
-    if any(support_level(r) == "legacy" for r in rows):
-        out.print("† legacy PyTorch builds only (the CUDA 12.6 wheels; PyTorch 2.15 plans to drop them).")
-    if any(support_level(r) not in ("current", "legacy") for r in rows):
-        out.print("‡ no PyTorch build of the newest release runs this card, or its support is unknown.")
+    for line in support_legend(rows):
+        out.print(line)
     if any(is_passive(r) for r in rows):
         out.print("(passive): a server card without a fan: needs a fan kit in a desktop.")
     if any(is_not_desktop(r) for r in rows):

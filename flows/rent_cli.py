@@ -59,6 +59,7 @@ def rent(
     if not rows:
         out.print("No rented GPUs match those filters.")
         return
+    from gpuvalue.models.buyer_view import support_legend
     from gpuvalue.models.price_age import age_words, split_tiers, tier_title
     from gpuvalue.warehouse.rental import RENT_COMPARABLE_DAYS
 
@@ -82,8 +83,8 @@ def rent(
                       r["spot_usd_per_gpu_hour"], r["spot_provider"], r["provider_count"], r["price_as_of"],
                       age_words(r.get(age))) for r in part]
         _print_table(SPOT_HEADERS if spot else RENT_HEADERS, table, title=heading)
-    if any(r.get("framework_supported") is False for r in rows):
-        out.print("† current PyTorch builds (CUDA or ROCm) no longer support this card.")
+    for line in support_legend(rows):  # the marks `rank` uses
+        out.print(line)
     if not only_recent:
         out.print(f"Older {kind} prices (a provider's newest published more than {RENT_COMPARABLE_DAYS} days before the "
                   "newest one) rank after every recent one and are compared only with each other; 'age' is each "
@@ -95,7 +96,9 @@ def rent(
 
 
 def _name(row: dict) -> str:
-    return row["model"] + (" †" if row.get("framework_supported") is False else "")
+    from gpuvalue.models.buyer_view import support_mark
+
+    return row["model"] + support_mark(row)
 
 
 def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: float | None, kwh_price: float | None,

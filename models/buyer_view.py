@@ -136,3 +136,20 @@ def without_flags(reason: str, flags: Collection[str] | None = None) -> str:
     for flag in flags:
         reason = reason.replace(f" ({flag})", "")
     return reason
+
+
+def support_mark(row: Mapping[str, Any]) -> str:
+    """The mark a table puts after a card's name: legacy builds only, or no build at all."""
+    level = support_level(row)
+    return " \u2020" if level == "legacy" else " \u2021" if level != "current" else ""
+
+
+def support_legend(rows: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The lines that explain the marks ``support_mark`` put in a table of ``rows``."""
+    levels = {support_level(row) for row in rows}
+    lines = []
+    if "legacy" in levels:
+        lines.append("\u2020 legacy PyTorch builds only (the CUDA 12.6 wheels; PyTorch 2.15 plans to drop them).")
+    if levels - {"current", "legacy"}:
+        lines.append("\u2021 no PyTorch build of the newest release runs this card, or its support is unknown.")
+    return lines

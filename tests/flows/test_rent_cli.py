@@ -236,3 +236,23 @@ def test_rent_or_buy_for_a_use_case_says_when_its_precision_is_not_the_rankings(
                             "precision and 12 GB for reference batch sizes",
                             "Note: research prefers fp32 performance, but the ranking has fp16; using that"]
     assert not any("prefers" in note for note in notes("nlp"))  # nlp prefers fp16, as the figures are
+
+
+def test_rent_marks_framework_support_as_rank_does(db):
+    """rent marked a legacy card (a V100, which the CUDA 12.6 wheels run) with rank's legacy mark
+    but the words 'no longer support this card', and its rows carried only the old flag."""
+    import duckdb
+
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE gpus SET framework_support = 'legacy', framework_supported = false "
+                "WHERE model = 'GeForce RTX 4090'")
+    con.execute("UPDATE gpus SET framework_support = 'none', framework_supported = false WHERE model = 'RTX A6000'")
+    con.close()
+    res = runner.invoke(app, ["rent", "--db", str(db)], terminal_width=250)
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.stdout.split())
+    assert "4090 †" in text and "RTX A6000 ‡" in text  # the model column wraps "GeForce RTX"
+    assert "† legacy PyTorch builds only" in res.stdout and "‡ no PyTorch build of the newest release" in res.stdout
+    assert "no longer support" not in res.stdout
+    rows = {r["model"]: r for r in lines(runner.invoke(app, ["rent", "--json", "--db", str(db)]).stdout)}
+    assert rows["GeForce RTX 4090"]["framework_support"] == "legacy" and rows["RTX A6000"]["framework_support"] == "none"
