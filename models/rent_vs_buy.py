@@ -358,13 +358,13 @@ def format_rent_or_buy(r: RentOrBuy, reference_gpu: str) -> str:
     if r.buy:
         b = r.buy
         power = electricity_usd_per_hour(b.tdp_w, a.kwh_price_usd)
-        parts = f"${depreciation_usd_per_hour(b.price, a):.2f} value lost" + (
+        parts = f"${depreciation_usd_per_hour(b.price, a):.3f} value lost" + (
             f" + ${power:.3f} electricity" if power is not None else "") + " per hour of use"
         lines.append(f"Buy:  {b.model} at ${b.price:,.0f} ({b.basis}), speed {b.relative_perf:.2f}x{_source(b)}: "
                      f"${b.usd_per_reference_hour:.3f} {unit} ({parts})")
     if r.rent:
         n = r.rent
-        lines.append(f"Rent: {n.model} at ${n.price:.2f}/GPU-hour on {n.provider} ({n.basis}), speed "
+        lines.append(f"Rent: {n.model} at ${n.price:.3f}/GPU-hour on {n.provider} ({n.basis}), speed "
                      f"{n.relative_perf:.2f}x{_source(n)}: ${n.usd_per_reference_hour:.3f} {unit}")
     if r.buy and r.rent:
         lines.append(f"Break-even: buying the {r.buy.model} "
@@ -372,7 +372,7 @@ def format_rent_or_buy(r: RentOrBuy, reference_gpu: str) -> str:
     elif r.buy and r.rent_over_budget:
         o = r.rent_over_budget
         never = r.break_even_hours_per_week is None
-        lines.append(f"Break-even: against renting the {o.model} at ${o.price:.2f}/GPU-hour on {o.provider} "
+        lines.append(f"Break-even: against renting the {o.model} at ${o.price:.3f}/GPU-hour on {o.provider} "
                      f"(${o.usd_per_reference_hour:.3f} {unit}, over the budget at these hours), buying the "
                      f"{r.buy.model} {_cheaper('', r.break_even_hours_per_week)}."
                      + (" Buying is the answer only because renting that many hours is over the budget." if never else ""))

@@ -159,7 +159,7 @@ def test_recommend_with_hours_per_week_answers_rent_or_buy_with_the_break_even(d
     # 60 h a week: renting the 3090 for two years ($1,252) is over the budget; the break-even is still given.
     heavy = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "60", "--db", str(db)])
     assert "Answer: buy Tesla V100 PCIe 16 GB used." in heavy.stdout
-    assert "Break-even: against renting the GeForce RTX 3090 at $0.20/GPU-hour on vast" in heavy.stdout
+    assert "Break-even: against renting the GeForce RTX 3090 at $0.200/GPU-hour on vast" in heavy.stdout
     assert "no rental card costs $900 or less over 24 months at 60 h a week (6,261 h)" in heavy.stdout
 
 
