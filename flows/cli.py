@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import csv
 import json
 import math
 import os
@@ -516,11 +517,17 @@ def match(
         finally:
             con.close()
     if evaluate is not None:
-        from gpuvalue.models.matching_eval import evaluate as run_eval, format_metrics, load_labels
+        from gpuvalue.models.matching_eval import evaluate as run_eval, format_metrics, parse_labels
 
-        if not evaluate.exists():
-            _fail(f"no such file: {evaluate}")
-        out.print(format_metrics(run_eval(matcher, load_labels(evaluate))))
+        if not evaluate.is_file():
+            _fail(f"{evaluate} is a directory, not a labels file" if evaluate.is_dir() else f"no such file: {evaluate}")
+        try:
+            labels = parse_labels(evaluate.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as exc:
+            _fail(f"{evaluate} is not UTF-8 text (byte {exc.start}: {exc.reason})")
+        except (ValueError, csv.Error) as exc:
+            _fail(f"{evaluate}: {exc}")
+        out.print(format_metrics(run_eval(matcher, labels)))
         return
     stream = sys.stdin.buffer
     for raw in stream:

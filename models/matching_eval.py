@@ -7,6 +7,7 @@ sample size. Both are reported with their counts so a figure is never quoted wit
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,19 +55,37 @@ class MatchMetrics:
         return (self.correct_models + self.correct_nulls) / self.total if self.total else 1.0
 
 
+LABEL_COLUMNS = ("title", "expected_model")
+
+
 def load_labels(path: str | Path) -> list[LabelledTitle]:
     with open(path, encoding="utf-8", newline="") as handle:
-        return [
-            LabelledTitle(
-                source_file=row.get("source_file", ""),
-                title=row["title"],
-                subtitle=row.get("subtitle") or None,
-                condition=row.get("condition") or None,
-                expected_model=(row.get("expected_model") or "").strip() or None,
-                note=row.get("note", ""),
-            )
-            for row in csv.DictReader(handle)
-        ]
+        return parse_labels(handle.read())
+
+
+def parse_labels(text: str) -> list[LabelledTitle]:
+    """Labelled titles from CSV text; ValueError, in one line, for a file that is not such a table.
+
+    Without an ``expected_model`` column every title would count as labelled "no model", and the
+    scores would be nonsense; without a row there is nothing to score."""
+    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff"), newline=""))
+    missing = [name for name in LABEL_COLUMNS if name not in (reader.fieldnames or [])]
+    if missing:
+        raise ValueError(f"labels need the columns {', '.join(LABEL_COLUMNS)}; missing: {', '.join(missing)}")
+    labels = [
+        LabelledTitle(
+            source_file=row.get("source_file") or "",
+            title=row.get("title") or "",
+            subtitle=row.get("subtitle") or None,
+            condition=row.get("condition") or None,
+            expected_model=(row.get("expected_model") or "").strip() or None,
+            note=row.get("note") or "",
+        )
+        for row in reader
+    ]
+    if not labels:
+        raise ValueError("no labelled titles: the file has a header and no rows")
+    return labels
 
 
 def evaluate(matcher: TitleMatcher, labels: list[LabelledTitle]) -> MatchMetrics:

@@ -138,3 +138,24 @@ def test_a_dask_address_on_the_command_line_runs_on_dask(db, monkeypatch):
     monkeypatch.setattr(scale, "with_dask", with_dask)
     res = runner.invoke(app, ["run", "--replay", "--dask-address", "tcp://127.0.0.1:8786", "--db", str(db)])
     assert asked == ["tcp://127.0.0.1:8786"] and "stop before the flow" in str(res.exception)
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"title,expected_model\n", "no labelled titles"),
+        (b"title,subtitle,price\nRTX 3080,,500\n", "labels need the columns title, expected_model; missing: expected_model"),
+        (b"name,expected_model\nRTX 3080,GeForce RTX 3080\n", "missing: title"),
+        ("title,expected_model\nRTX 3080 \u00e9,x\n".encode("latin-1"), "is not UTF-8 text"),
+        (None, "is a directory, not a labels file"),
+    ],
+)
+def test_match_evaluate_refuses_what_is_not_a_labels_file_in_one_line(tmp_path, content, message):
+    """Each was a traceback (KeyError, UnicodeDecodeError, IsADirectoryError), or a score of
+    nonsense: precision 0.0000 without expected_model, 1.0000 on no titles at all."""
+    path = tmp_path / "labels.csv"
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    _check(runner.invoke(app, ["match", "--evaluate", str(path)]), message)
