@@ -118,6 +118,10 @@ def run(
     try:
         settings = _settings(db)
         _check_db_path(settings.db)
+        from gpuvalue.warehouse.db import RunLock
+
+        if busy := RunLock(settings.db).held_elsewhere():  # in one line, before the flow starts (and logs)
+            _fail(busy)
         if dask_address and task_runner is None:
             task_runner = "dask"  # an address given on the command line says which runner is meant
         task_runner = task_runner or settings.task_runner

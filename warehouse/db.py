@@ -324,19 +324,25 @@ class RunLock:
         except (OSError, ValueError):
             return None
 
+    def held_elsewhere(self) -> str | None:
+        """Why another live run holds the lock, or None: asked before a run starts its work, so that
+        a second run is refused in one line rather than from inside its flow."""
+        holder = self.holder()
+        pid = int(holder.get("pid", -1)) if holder else -1
+        if holder is None or not _pid_alive(pid) or pid == os.getpid():
+            return None
+        return (f"another gpuvalue run (pid {pid}, started {holder.get('started_at')}) is using "
+                f"{self.path.with_suffix('')}; wait for it to finish")
+
     def acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         for _ in range(3):
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             except FileExistsError:
-                holder = self.holder()
-                pid = int(holder.get("pid", -1)) if holder else -1
-                if holder is not None and _pid_alive(pid) and pid != os.getpid():
-                    raise RunLockedError(
-                        f"another gpuvalue run (pid {pid}, started {holder.get('started_at')}) is using "
-                        f"{self.path.with_suffix('')}; wait for it to finish"
-                    ) from None
+                busy = self.held_elsewhere()
+                if busy:
+                    raise RunLockedError(busy) from None
                 with contextlib.suppress(FileNotFoundError):
                     self.path.unlink()
                 continue

@@ -60,6 +60,8 @@ def test_a_second_run_refuses_and_names_the_running_one(db, live_pid, prefect_ha
     message = " ".join(res.output.split())
     assert f"another gpuvalue run (pid {live_pid}" in message and "wait for it to finish" in message
     assert "Traceback" not in res.output
+    # Refused before its flow started: inside the flow, Prefect logged the refusal as a crash (28 lines).
+    assert "running the daily flow" not in res.output and len(res.output.strip().splitlines()) <= 2
     assert json.loads(lock.read_text())["pid"] == live_pid  # the running one keeps its lock
     assert db.read_bytes() == before
 
@@ -147,3 +149,16 @@ def test_readers_wait_as_long_as_the_setting_says(command, tmp_path, monkeypatch
     assert asked == [0.5]
     assert "(waited 0.5 s; GPUVALUE_READ_WAIT_S waits longer)" in " ".join(res.output.split())
     assert "Traceback" not in res.output
+
+
+def test_the_lock_says_who_holds_it_without_taking_it(tmp_path, live_pid):
+    db = tmp_path / "g.duckdb"
+    lock = RunLock(db)
+    assert lock.held_elsewhere() is None  # no lock file
+    _write_lock(db, live_pid)
+    assert f"another gpuvalue run (pid {live_pid}" in lock.held_elsewhere()
+    assert not lock.acquired and json.loads(lock.path.read_text())["pid"] == live_pid
+    _write_lock(db, _dead_pid())
+    assert lock.held_elsewhere() is None  # a dead run's lock is taken over by the next
+    _write_lock(db, os.getpid())
+    assert lock.held_elsewhere() is None
