@@ -111,11 +111,13 @@ def perf(
 
     The table shows the cards that matter for deep learning: every card with a measured figure, and catalog cards released in 2016 or later with at least 4 GB in the desktop, workstation or datacenter segment (plus the reference card). --all shows every card with a figure; --json and a MODEL query always cover the whole catalog.
     """
+    precision = precision.strip().lower()  # --precision FP32 is fp32, as --use-case LLM is llm
     if precision not in ("fp16", "fp32"):
         _fail("--precision must be fp16 or fp32")
     if inference:
-        if estimate or evaluate or precision != "fp16":
-            _fail("--inference shows measured tokens/s; --estimate, --evaluate and --precision apply to training figures")
+        if estimate or evaluate or precision != "fp16" or all_:
+            _fail("--inference shows measured tokens/s of every card that has them; --all, --estimate, --evaluate "
+                  "and --precision apply to training figures")
         _perf_inference(db, as_json, query)
         return
     if evaluate:

@@ -196,7 +196,7 @@ def test_perf_json_lines_name_source_method_and_reference(replay_db):
     ref = [r for r in rows if r["model"] == "GeForce RTX 3090"][0]
     # Several sources measure the reference card: its ranked figure is their combination (1.0 by definition).
     assert ref["relative_perf"] == 1.0 and (ref["source"] == "combined" or ref["source"].startswith("lambda"))
-    est = runner.invoke(app, ["perf", "--estimate", "--precision", "fp32", "--json", "--db", str(replay_db)])
+    est = runner.invoke(app, ["perf", "--estimate", "--precision", "FP32", "--json", "--db", str(replay_db)])  # any case
     est_rows = [json.loads(x) for x in est.stdout.splitlines()]
     assert len(est_rows) > len(rows) / 2 and all(r["source"] == "estimate" for r in est_rows)
 

@@ -216,7 +216,7 @@ def test_perf_inference_table_names_source_and_date_and_refuses_training_flags(r
     res = runner.invoke(app, ["perf", "--inference", "--db", str(replay_db)])
     assert res.exit_code == 0, res.output
     assert LLAMACPP_SOURCE_KEY in res.output and "2024-05-12" in res.output and "not in the ranking" in res.output
-    for extra in (["--estimate"], ["--evaluate"], ["--precision", "fp32"]):
+    for extra in (["--estimate"], ["--evaluate"], ["--precision", "fp32"], ["--all"]):  # --all was ignored
         bad = runner.invoke(app, ["perf", "--inference", *extra, "--db", str(replay_db)])
         assert bad.exit_code == 2 and "training figures" in " ".join(bad.output.split())
 
