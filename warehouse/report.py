@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-from gpuvalue.models.buyer_view import BuyerView, is_not_desktop, shown_rows
+from gpuvalue.models.buyer_view import BuyerView, hidden_summary, is_not_desktop, shown_rows
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.models.price_age import dated_price_basis, price_date_words, ranking_day_note, split_tiers, tier_title
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
@@ -64,6 +64,7 @@ class ReportData:
     generated_at: datetime
     rental: Any = None  # gpuvalue.warehouse.rental_report.RentalReport, once the warehouse holds rental prices
     replay: bool = False  # built from recorded pages: the page says so at the top
+    hidden: str | None = None  # what the view left out of the ranking, as `rank` says it under its table
 
 
 # --- formatting ----------------------------------------------------------------------------
@@ -390,9 +391,10 @@ def scatter_chart(rows: list[dict[str, Any]]) -> str:
     ly = top + 32 + len(MEMORY_CLASS_LABELS) * 22 + 10
     parts.append(f'<line x1="{legend_x}" y1="{ly - 4}" x2="{legend_x + 14}" y2="{ly - 4}" stroke="#1d2330" stroke-width="1.6" stroke-dasharray="5 4"/>')
     parts.append(f'<text class="legend" x="{legend_x + 18}" y="{ly}">value frontier</text>')
-    parts.append(f'<circle cx="{legend_x + 6}" cy="{ly + 18}" r="5" fill="#fff" stroke="#7f7f7f" stroke-width="2"/>')
-    parts.append(f'<text class="legend" x="{legend_x + 18}" y="{ly + 22}">not usable</text>')
-    parts.append(f'<text class="legend" x="{legend_x + 18}" y="{ly + 38}">on a desktop</text>')
+    if any(not usable(row) for row in rows):  # the report draws usable cards only; other callers may not
+        parts.append(f'<circle cx="{legend_x + 6}" cy="{ly + 18}" r="5" fill="#fff" stroke="#7f7f7f" stroke-width="2"/>')
+        parts.append(f'<text class="legend" x="{legend_x + 18}" y="{ly + 22}">not usable</text>')
+        parts.append(f'<text class="legend" x="{legend_x + 18}" y="{ly + 38}">on a desktop</text>')
     if faded:
         parts.append(f'<circle cx="{legend_x + 6}" cy="{ly + 56}" r="5" fill="#7f7f7f" {OLDER_FILL}/>')
         parts.append(f'<text class="legend" x="{legend_x + 18}" y="{ly + 60}">older price</text>')
@@ -627,7 +629,8 @@ def scatter_chart_narrow(rows: list[dict[str, Any]]) -> str:
                for label in MEMORY_CLASS_LABELS]
     entries.append(('<line x1="{x0}" y1="{y}" x2="{x1}" y2="{y}" stroke="#1d2330" stroke-width="1.6" '
                     'stroke-dasharray="5 4"/>', "value frontier"))
-    entries.append(('<circle cx="{x}" cy="{y}" r="5" fill="#fff" stroke="#7f7f7f" stroke-width="2"/>', "not usable"))
+    if any(not usable(row) for row in rows):
+        entries.append(('<circle cx="{x}" cy="{y}" r="5" fill="#fff" stroke="#7f7f7f" stroke-width="2"/>', "not usable"))
     if faded:
         entries.append((f'<circle cx="{{x}}" cy="{{y}}" r="5" fill="#7f7f7f" {OLDER_FILL}/>', "older price"))
     columns, row_height = 2, 22
@@ -887,10 +890,12 @@ def render_report(data: ReportData, *, top_n: int = 20, comparable_days: int | N
         ),
         (
             "Performance per dollar, by memory class",
-            f"Relative training speed per $1,000, the best {BARS_PER_CLASS} per memory class. "
-            "\u2020 marks cards you cannot use on a desktop or with current frameworks."
-            + (" A faded bar with a month in brackets is an older price (that month's), not comparable with today's."
-               if older_prices_apart(data.rows) else ""),
+            " ".join(part for part in (
+                f"Relative training speed per $1,000, the best {BARS_PER_CLASS} per memory class.",
+                "\u2020 marks cards you cannot use on a desktop or with current frameworks."
+                if any(not usable(row) for row in data.rows) else "",
+                "A faded bar with a month in brackets is an older price (that month's), not comparable with today's."
+                if older_prices_apart(data.rows) else "") if part),
             _both_layouts(ppd_chart(data.rows), ppd_chart_narrow(data.rows)),
         ),
         (
@@ -905,7 +910,8 @@ def render_report(data: ReportData, *, top_n: int = 20, comparable_days: int | N
             "(no market data). Stale prices are older than the price window; older prices are ranked after the "
             "recent ones, compared only with each other.",
             '<p class="narrow-only small">Swipe the table sideways for every column.</p>'
-            f'<div class="table-wrap">{ranking_table(data.rows[:top_n], comparable_days)}</div>',
+            f'<div class="table-wrap">{ranking_table(data.rows[:top_n], comparable_days)}</div>'
+            + (f'<p class="small">{escape(data.hidden)}</p>' if data.hidden else ""),
         ),
     ]
     sections += _rental_sections(data)
@@ -949,6 +955,7 @@ def report_data(con: duckdb.DuckDBPyConnection, *, generated_at: datetime | None
         generated_at=generated_at or datetime.now(timezone.utc),
         rental=_rental_data(con, rent_assumptions, view, ranked),
         replay=ranking_is_replay(con, rows[0]["as_of"]),
+        hidden=hidden_summary(ranked, view),
     )
 
 

@@ -375,3 +375,12 @@ def test_a_report_of_a_ranking_long_before_it_was_written_says_so_at_the_top(tmp
     assert "Note: this ranking is of 2024-05-09, 13 mo before today (2025-06-13)" in header
     same_day = write_report(make_ranking_database(), tmp_path / "same", generated_at=GENERATED)
     assert "Note: this ranking is of" not in same_day.read_text(encoding="utf-8")
+
+
+def test_the_report_says_what_it_hid_and_explains_no_mark_it_cannot_show(page):
+    """The README's promise (a line under the table counts what was hidden) held for rank, not for
+    the report; its captions explained a † and a 'not usable' dot that a report never draws."""
+    text = page.get_text(" ", strip=True)
+    assert "hidden: 2 ranked card(s): 1 no PyTorch build runs it (--all), 1 not a desktop card" in text
+    assert "\u2020 marks cards" not in text
+    assert "not usable" not in page.find("svg", id="chart-scatter").get_text()
