@@ -175,7 +175,7 @@ def perf(
         return
     _print_table(cols, [tuple(r.values()) for r in rows])
     if query is not None and not estimate:
-        _perf_card_sources(db, [r["model"] for r in rows], precision)
+        _perf_card_sources(db, [r["model"] for r in rows], precision, settings.reference_gpu)
 
 
 def _recorded_harnesses(client) -> list:
@@ -190,7 +190,7 @@ def _recorded_harnesses(client) -> list:
 PERF_SOURCES_MAX_CARDS = 5
 
 
-def _perf_card_sources(db, models: list[str], precision: str) -> None:
+def _perf_card_sources(db, models: list[str], precision: str, reference: str) -> None:
     """Under `gpuvalue perf MODEL`: every source's figure of each matched card (the ranked one first,
     its method saying how it was made) and the harness runs that give the card no figure, with why."""
     from gpuvalue.warehouse import queries
@@ -200,13 +200,12 @@ def _perf_card_sources(db, models: list[str], precision: str) -> None:
     con = _reader(db)
     try:
         for model in models:
-            params = {"model": model, "precision": precision}
-            figures = queries.perf_card_sources(con, model, precision)
+            figures = queries.perf_card_sources(con, model, precision, reference)
             runs = queries.perf_card_harness_runs(con, model, precision)
             _print_table(["", "source", "relative perf", "workloads", "method"], [
                 ("ranked" if f["ranked"] else "", perf_source_label({"perf_source": f["source"], "perf_method": f["method"]}),
                  round(f["relative_perf"], 4), f["workloads"], f["method"]) for f in figures
-            ], title=f"{model}, {precision}: every figure")
+            ], title=f"{model}, {precision}: every figure, relative to {reference}")
             if runs:
                 _print_table(["harness", "device as published", "figures", "why no figure"],
                              [(r["harness"], r["device"], r["figures"], r["why"]) for r in runs],

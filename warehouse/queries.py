@@ -140,9 +140,9 @@ def scaling_efficiency(con: duckdb.DuckDBPyConnection) -> dict[str, dict[int, fl
     return scaling
 
 
-def perf_card_sources(con: duckdb.DuckDBPyConnection, model: str, precision: str) -> list[dict]:
-    """Every source's figure of one card, the ranked one first (`gpuvalue perf MODEL`)."""
-    return sql_files.dicts(con, "perf_card_sources", {"model": model, "precision": precision})
+def perf_card_sources(con: duckdb.DuckDBPyConnection, model: str, precision: str, reference: str) -> list[dict]:
+    """Every source's figure of one card relative to ``reference``, the ranked one first (`gpuvalue perf MODEL`)."""
+    return sql_files.dicts(con, "perf_card_sources", {"model": model, "precision": precision, "reference": reference})
 
 
 def perf_card_harness_runs(con: duckdb.DuckDBPyConnection, model: str, precision: str) -> list[dict]:

@@ -80,3 +80,14 @@ def test_json_and_the_plain_listing_are_unchanged(db):
     assert row["source"] == "combined" and "every figure" not in res.stdout
     res = runner.invoke(app, ["perf", "--db", str(db), "--all"], terminal_width=250)
     assert "every figure" not in res.output
+
+
+def test_every_figure_is_on_the_scale_of_the_configured_reference(db, monkeypatch):
+    """With GPUVALUE_REFERENCE_GPU set to another card, the table above said 1.000 for it and the
+    'every figure' table below still gave its figure against the stored reference."""
+    monkeypatch.setenv("GPUVALUE_REFERENCE_GPU", "TITAN RTX")
+    res = runner.invoke(app, ["perf", "TITAN RTX", "--db", str(db)], terminal_width=250)
+    assert res.exit_code == 0, res.output
+    assert "TITAN RTX, fp16: every figure, relative to TITAN RTX" in res.output
+    ranked = next(line for line in res.output.splitlines() if "ranked" in line)
+    assert "│ 1.000 " in ranked  # its ranked figure, on its own scale

@@ -116,4 +116,4 @@ def test_the_card_a_query_names_comes_first_before_others_whose_name_holds_it(tm
     assert _json_models(["RTX 3090"], path) == ["GeForce RTX 3090", "GeForce RTX 3090 Ti"]
     assert _json_models(["3090 ti"], path) == ["GeForce RTX 3090 Ti"]
     text = runner.invoke(app, ["perf", "RTX 3090", "--db", str(path)], terminal_width=250).stdout
-    assert text.index("GeForce RTX 3090, fp16: every figure") < text.index("GeForce RTX 3090 Ti, fp16: every figure")
+    assert text.index("GeForce RTX 3090, fp16: every figure,") < text.index("GeForce RTX 3090 Ti, fp16: every figure,")

@@ -310,7 +310,7 @@ def _scaling(db: Path) -> object:
 @runs("perf_card_sources", "perf_card_harness_runs")
 def _perf_card(db: Path) -> object:
     with closing(open_database(db)) as con:
-        return queries.perf_card_sources(con, "Card A", "fp16") + queries.perf_card_harness_runs(con, "Card A", "fp16")
+        return queries.perf_card_sources(con, "Card A", "fp16", "Card A") + queries.perf_card_harness_runs(con, "Card A", "fp16")
 
 
 # The downloads, the feed and the chart report (warehouse/export.py, feed.py, report.py, and

@@ -1,7 +1,10 @@
 -- `gpuvalue perf MODEL`: every figure of one card at one precision, the one the ranking uses first
--- (perf_best's order), then the other measured sources, then the spec estimate.
-SELECT p.source, p.relative_perf, p.workloads, p.measured, p.method,
-       (p.source = b.source) AS ranked
+-- (perf_best's order), then the other measured sources, then the spec estimate; each rescaled to
+-- $reference's ranked figure, as perf_relative.sql rescales the table above it (with another
+-- reference than the stored one, the two tables would otherwise differ for the same figure).
+WITH ref AS (SELECT relative_perf AS r FROM perf_best WHERE model = $reference AND precision = $precision)
+SELECT p.source, p.relative_perf / coalesce((SELECT r FROM ref), 1.0) AS relative_perf, p.workloads, p.measured,
+       p.method, (p.source = b.source) AS ranked
 FROM perf AS p
 LEFT JOIN perf_best AS b USING (model, precision)
 WHERE p.model = $model AND p.precision = $precision
