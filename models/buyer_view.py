@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 DEFAULT_MIN_MEMORY_GB = 6.0
@@ -96,12 +96,41 @@ def hidden_summary(rows: Iterable[Mapping[str, Any]], view: BuyerView, *,
 
     ``unavailable``: flags the command showing the line does not have (`recommend` has no ``--all``:
     it never offers a card no PyTorch build runs), so the line never suggests them."""
-    reasons = Counter(without_flags(why, unavailable) for why in (hidden_because(r, view) for r in rows)
-                      if why is not None)
+    reasons: Counter[str] = Counter()
+    needing_more: Counter[str] = Counter()  # a card is counted under its first reason; its flag alone may not show it
+    for row in rows:
+        why = hidden_because(row, view)
+        if why is None:
+            continue
+        shown_as = without_flags(why, unavailable)
+        reasons[shown_as] += 1
+        if hidden_because(row, _with_flag_of(why, view)) is not None:
+            needing_more[shown_as] += 1
     if not reasons:
         return None
-    parts = ", ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+    parts = ", ".join(_with_more(f"{n} {why}", needing_more[why])
+                      for why, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
     return f"hidden: {sum(reasons.values())} ranked card(s): {parts}"
+
+
+def _with_flag_of(reason: str, view: BuyerView) -> BuyerView:
+    """The view with the flag a reason names turned on (--all: everything)."""
+    if reason.endswith("(--all)"):
+        return BuyerView.everything()
+    lifted = {"(--include-legacy)": {"include_legacy": True}, "(--include-modules)": {"include_modules": True},
+              "(--include-passive)": {"include_passive": True}, "(--min-memory)": {"min_memory_gb": None}}
+    for flag, change in lifted.items():
+        if reason.endswith(flag):
+            return replace(view, **change)
+    return view
+
+
+def _with_more(part: str, more: int) -> str:
+    """``12 legacy ... (--include-legacy)`` with how many of them that flag alone does not show."""
+    if not more:
+        return part
+    note = f"{more} of them need another flag too"
+    return f"{part[:-1]}; {note})" if part.endswith(")") else f"{part} ({note})"
 
 
 def row_notes(row: Mapping[str, Any]) -> list[str]:

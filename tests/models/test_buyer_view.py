@@ -45,12 +45,15 @@ def test_by_default_only_cards_a_buyer_can_use_numbered_among_themselves():
     assert why["Mystery card"] == "PyTorch support unknown (--all)"
     assert why["Tesla P100 SXM2"] == "legacy PyTorch builds only (--include-legacy)"
     assert hidden_summary(ROWS, BuyerView()) == (
-        "hidden: 7 ranked card(s): 3 legacy PyTorch builds only (--include-legacy), "
+        # Each card counts under its first reason: the P100 SXM2 is a module too, the P40 passive, the
+        # GTX 1060 under 6 GB, so --include-legacy alone shows none of them, and the line says so.
+        "hidden: 7 ranked card(s): 3 legacy PyTorch builds only (--include-legacy; 3 of them need another flag too), "
         "1 PyTorch support unknown (--all), 1 no PyTorch build runs it (--all), "
         "1 passive: needs a fan kit (--include-passive), 1 under 6 GB (--min-memory)")
     # `recommend` has no --all: its line never suggests it.
     assert hidden_summary(ROWS, BuyerView(), unavailable=("--all",)) == (
-        "hidden: 7 ranked card(s): 3 legacy PyTorch builds only (--include-legacy), 1 PyTorch support unknown, "
+        "hidden: 7 ranked card(s): 3 legacy PyTorch builds only (--include-legacy; 3 of them need another flag too), "
+        "1 PyTorch support unknown, "
         "1 no PyTorch build runs it, 1 passive: needs a fan kit (--include-passive), 1 under 6 GB (--min-memory)")
 
 
