@@ -14,7 +14,12 @@ SELECT best.model, relative_perf / coalesce((SELECT r FROM ref), 1.0) AS relativ
 FROM best LEFT JOIN gpus AS g USING (model)
 WHERE CASE
     WHEN $model IS NOT NULL THEN best.model = $model
+    -- A query that stands whole in some name ("A100") leaves out names holding it only as the start
+    -- of a longer number ("RTX A1000"), as gpu_rows.sql does.
     WHEN $query IS NOT NULL THEN contains(lower(best.model), lower($query))
+         AND (regexp_matches(lower(best.model), '(^|[^a-z0-9])' || regexp_escape(lower($query)) || '([^0-9]|$)')
+              OR NOT EXISTS (SELECT 1 FROM best AS whole WHERE regexp_matches(
+                  lower(whole.model), '(^|[^a-z0-9])' || regexp_escape(lower($query)) || '([^0-9]|$)')))
     WHEN $everything THEN true
     ELSE EXISTS (SELECT 1 FROM perf AS m WHERE m.model = best.model AND m.measured)
          OR (g.release_date >= DATE '2016-01-01' AND g.memory_gb >= 4
