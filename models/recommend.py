@@ -193,7 +193,9 @@ def _pick(
     notes = tuple(row_notes(row))
     extra = "".join(f"; {note}" for note in notes)
     age = row.get("price_age_days")
-    older = f" ({age_words(age)} old)" if row.get("price_tier") == "older" and age is not None else ""
+    # A price past the window says how old it is, recent tier or not ("stale asking price as of
+    # 2025-11-25" read as fresh a year later).
+    older = f" ({age_words(age)} old)" if (row.get("price_tier") == "older" or row.get("stale")) and age is not None else ""
     reason = f"{value:.2f} perf per $1k{setup}; {fit}{speed}; price {level} confidence: {price_words}{older}{extra}"
     return Pick(
         model=row["model"], gpus=gpus, price_usd=row["price_usd"], cost_usd=cost,

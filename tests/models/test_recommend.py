@@ -245,3 +245,10 @@ def test_an_asked_minimum_above_the_use_cases_is_not_called_the_use_cases():
     assert "beginner minimum" not in rec.picks[0].reason
     kaggle = recommend(ROWS, budget_usd=500, min_memory_gb=6, use_case="kaggle")
     assert "meets the kaggle minimum of 12 GB" in kaggle.picks[0].reason
+
+
+def test_a_stale_price_says_how_old_it_is_in_the_recent_tier_too():
+    stale = [dict(row, stale=True, price_age_days=372) for row in ROWS]
+    rec = recommend(stale, budget_usd=500, use_case="kaggle")
+    assert "(12 mo old)" in rec.picks[0].reason
+    assert "old)" not in recommend(ROWS, budget_usd=500, use_case="kaggle").picks[0].reason
