@@ -40,7 +40,7 @@ RENTAL_COLUMNS: tuple[str, ...] = (
     "reference_gpu", "usd_per_gpu_hour", "provider", "instance_type", "gpu_count", "median_usd_per_gpu_hour",
     "perf_per_usd_hour", "usd_per_reference_hour", "spot_usd_per_gpu_hour", "spot_provider", "spot_perf_per_usd_hour",
     "spot_usd_per_reference_hour", "provider_count", "providers", "price_as_of", "spot_as_of", "framework_supported",
-    "as_of",
+    "as_of", "price_tier", "price_age_days", "spot_tier", "spot_age_days", "framework_support",
 )
 
 RENT_VS_BUY_COLUMNS: tuple[str, ...] = (

@@ -147,3 +147,23 @@ def test_the_report_without_rental_prices_is_unchanged():
 def test_rental_rows_are_the_ranking_in_export_order(con):
     rows = rental_rows(con)
     assert [r["rank"] for r in rows] == [1, 2, 3, None] and tuple(rows[0]) == RENTAL_COLUMNS
+
+
+def test_the_rental_files_say_each_prices_tier_age_and_support_as_rent_json_does(con, tmp_path):
+    """The exported rows lacked price_tier and the ages: an older price ranked after a $10 one with
+    nothing in the file to say why; and only the old framework flag, where rent --json has the level."""
+    from rental_fixtures import load_offers, offer
+    from datetime import date
+
+    load_offers(con, [offer("cloud-c", "oldcloud", "RX 7900 XTX", "Radeon RX 7900 XTX", date(2024, 6, 1),
+                            per_hour=0.01)], "cloud-c")
+    con.execute("UPDATE gpus SET framework_support = 'current' WHERE model = 'GeForce RTX 3090'")
+    paths = export_all(con, tmp_path, generated_at=GENERATED)
+    document = json.loads(paths["rental_json"].read_text())
+    jsonschema.validate(document, json.loads(paths["rental_schema"].read_text()))
+    rows = {r["model"]: r for r in document["rows"]}
+    assert (rows["Radeon RX 7900 XTX"]["price_tier"], rows["Radeon RX 7900 XTX"]["price_age_days"]) == ("older", 245)
+    assert rows["GeForce RTX 3090"]["price_tier"] == "recent" and rows["GeForce RTX 3090"]["framework_support"] == "current"
+    with open(paths["rental_csv"], newline="") as fh:
+        assert {"price_tier", "price_age_days", "spot_tier", "spot_age_days", "framework_support"} <= set(
+            csv.DictReader(fh).fieldnames)
