@@ -30,8 +30,9 @@ from gpuvalue.warehouse.source_dates import attribution_lines, json_value, norma
 from gpuvalue.warehouse.rental import rent_vs_buy_rows
 from gpuvalue.warehouse.sql_files import arrow_table, dicts, scalar
 
-RENTAL_SCHEMA_VERSION = "1.2"  # 1.1: ranks put prices of comparable dates first (migration 017); 1.2: the
-# median across providers is of those same prices
+RENTAL_SCHEMA_VERSION = "1.3"  # 1.1: ranks put prices of comparable dates first (migration 017); 1.2: the
+# median across providers is of those same prices; 1.3: each row's price_tier, price_age_days, spot_tier,
+# spot_age_days and framework_support
 RENTAL_SCHEMA_PATH = Path(__file__).parent / "schemas" / "rental_ranking.schema.json"
 
 # The columns of the rental files, in order; sql/rental_ranking_export.sql selects the same ones.
