@@ -300,6 +300,7 @@ def rank(
         replayed = bool(rows) and ranking_is_replay(con, rows[0]["as_of"])
         unknown = _unknown_filter_values(ranking_rows(con, top=None, desktop_only=False, as_of=as_of),
                                          vendor=vendor, segment=segment) if not rows else ""
+        unpriced = _unpriced_note(con, settings, rows[0]["as_of"]) if rows and not as_json else None
     finally:
         con.close()
     # No row because no ranking, not because of the filters: say which, as `export` does.
@@ -319,6 +320,23 @@ def rank(
         out.print(note, soft_wrap=True, highlight=False)  # the latest ranking is not today's: before its table
     _print_ranking(rows, title=_ranking_title(rows[0]["reference_gpu"], rows[0]["as_of"], replayed),
                    hidden=hidden, comparable_days=settings.price_comparable_days)
+    if unpriced:
+        out.print(unpriced, soft_wrap=True, highlight=False)
+
+
+def _unpriced_note(con, settings, day) -> str | None:
+    """How many of the cards the run shops for the day's ranking leaves out for want of a price: a
+    buyer looking for a GTX 1080 Ti finds nothing in `rank`, and this says where to look."""
+    from gpuvalue.flows.pipeline import coverage as shopping
+    from gpuvalue.warehouse.queries import ranking_rows
+
+    ranked = {r["model"] for r in ranking_rows(con, top=None, desktop_only=False, as_of=day)}
+    covered = [m.model for m in shopping(con, settings).models]
+    missing = sum(1 for model in covered if model not in ranked)
+    if not missing:
+        return None
+    return (f"not ranked: {missing} of the {len(covered)} cards gpuvalue shops for have no price on {day} "
+            "(no listing matched them, no price index lists them); `gpuvalue coverage` says which.")
 
 
 def _unknown_filter_values(day_rows: list[dict], **asked: str | None) -> str:

@@ -72,21 +72,33 @@ def coverage(
     from gpuvalue.models.coverage import browse_calls
     from gpuvalue.scrapers.sources.ebay_browse import BROWSE_DAILY_CALL_LIMIT
 
+    from gpuvalue.warehouse.queries import ranking_rows
+
     settings = _settings(db)
     con = _reader(db)
     try:
         found = shopping(con, settings)
+        ranked = ranking_rows(con, top=None, desktop_only=False)  # which covered cards have a price
     finally:
         con.close()
+    rank_of = {r["model"]: r["rank"] for r in ranked}
     if not found.models:
         _fail("the catalog covers no card: run `gpuvalue run` (or `gpuvalue run --replay`) to load the specs first",
               code=1)
     if found.unknown:
         err.print(f"[yellow]warning:[/yellow] not catalog models, ignored: {', '.join(found.unknown)}", highlight=False)
     if as_json:
-        _write_json_lines({"model": m.model, "query": m.query, "why": m.why} for m in found.models)
+        _write_json_lines({"model": m.model, "query": m.query, "why": m.why, "rank": rank_of.get(m.model)}
+                          for m in found.models)
         return
-    _print_table(["model", "search", "covered by"], [(m.model, m.query, m.why) for m in found.models])
+    day = ranked[0]["as_of"] if ranked else None
+    _print_table(["model", "search", "covered by", f"ranked {day}" if day else "ranked"],
+                 [(m.model, m.query, m.why, f"#{rank_of[m.model]}" if m.model in rank_of else "no price")
+                  for m in found.models])
+    unpriced = sum(1 for m in found.models if m.model not in rank_of)
+    if unpriced:  # a card a buyer asks about and does not find in `rank`: here is why
+        out.print(f"{unpriced} of them have no price in the ranking{f' of {day}' if day else ''}: no listing matched "
+                  "them and no price index lists them, so they are not ranked.", highlight=False)
     calls = browse_calls(len(found.queries), settings.ebay_max_pages)
     out.print(f"{len(found.models)} models in {len(found.queries)} searches; a run makes up to {calls} eBay Browse API "
               f"calls (1 token + {len(found.queries)} searches x {settings.ebay_max_pages} page(s)), against eBay's "

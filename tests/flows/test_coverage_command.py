@@ -69,3 +69,26 @@ def test_an_empty_catalog_says_what_to_run(tmp_path):
     open_database(path).close()
     res = runner.invoke(app, ["coverage", "--db", str(path)])
     assert res.exit_code == 1 and "gpuvalue run" in res.stderr
+
+
+def test_it_says_which_covered_cards_the_ranking_prices_and_rank_counts_the_others(tmp_path):
+    """A buyer looking for a card `rank` does not show had nothing to say why: no price."""
+    from conftest_exports import LATEST_DAY, insert_dicts, ranking_for
+
+    path = tmp_path / "gpuvalue.duckdb"
+    con = open_database(path)
+    try:
+        for model, vendor, segment, form, memory, released, level in ROWS:
+            con.execute("INSERT INTO gpus (model, vendor, segment, form_factor, memory_gb, release_date, released, "
+                        "framework_support) VALUES (?, ?, ?, ?, ?, ?, true, ?)",
+                        [model, vendor, segment, form, memory, released, level])
+        insert_dicts(con, "ranking_daily", [r for r in ranking_for(LATEST_DAY) if r["model"] == "GeForce RTX 3090"])
+    finally:
+        con.close()
+    rows = {r["model"]: r for r in map(json.loads, runner.invoke(app, ["coverage", "--json", "--db", str(path)]).stdout.splitlines())}
+    assert rows["GeForce RTX 3090"]["rank"] is not None and rows["Tesla P40"]["rank"] is None
+    text = " ".join(runner.invoke(app, ["coverage", "--db", str(path)], terminal_width=200).stdout.split())
+    assert f"3 of them have no price in the ranking of {LATEST_DAY}" in text and "no price" in text
+    ranked = " ".join(runner.invoke(app, ["rank", "--db", str(path)], terminal_width=200).stdout.split())
+    assert f"not ranked: 3 of the 4 cards gpuvalue shops for have no price on {LATEST_DAY}" in ranked
+    assert "not ranked" not in runner.invoke(app, ["rank", "--json", "--db", str(path)]).stdout
