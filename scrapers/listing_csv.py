@@ -58,6 +58,27 @@ _THOUSANDS_COMMAS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?")
 _DECIMAL_COMMA = re.compile(r"[+-]?\d{1,3}(?:\.\d{3})*,\d{1,2}|[+-]?\d+,\d{1,2}")
 
 
+def _delimiter(text: str) -> str:
+    """Semicolons where the header has them and no comma (spreadsheets in locales with a decimal
+    comma export so), tabs likewise; else commas."""
+    header = text.split("\n", 1)[0]
+    for other in (";", "\t"):
+        if other in header and "," not in header:
+            return other
+    return ","
+
+
+_SHIPPING_WORDS = re.compile(r"\b(shipping|postage|delivery)\b|\+", re.I)
+
+
+def _shipping_words(cell: str) -> str:
+    """eBay's own shipping wording as a number: "Free shipping" is 0, "+$9.90 shipping" 9.90."""
+    text = (cell or "").strip()
+    if re.fullmatch(r"(free)(\s+(shipping|postage|delivery))?", text, re.I):
+        return "0"
+    return _SHIPPING_WORDS.sub("", text).strip()
+
+
 def _number(cell: str, column: str, row_number: int, source: str, *, required: bool) -> float | None:
     text = (cell or "").strip().removeprefix("US").strip().lstrip("$").strip()  # eBay's own "US $1,200.00"
     if not text:
@@ -133,14 +154,16 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
         raise ParseError(source, None, "CSV text must be str")
     if "\x00" in text:
         raise ParseError(source, None, "binary data, not CSV text")
-    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff"), newline=""))
+    text = text.lstrip("\ufeff")
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=_delimiter(text))
     try:
         header = reader.fieldnames
     except csv.Error as exc:
         raise ParseError(source, None, f"unreadable CSV header: {exc}") from None
     if not header:
         raise ParseError(source, None, "empty CSV: no header")
-    columns = {(name or "").strip().lower(): name for name in header}
+    # "Sold Date" and "sold_date" name one column, as spreadsheets write headers.
+    columns = {"_".join((name or "").strip().lower().split()): name for name in header}
     missing = [name for name in REQUIRED_COLUMNS if name not in columns]
     if missing:
         raise ParseError(source, None, f"CSV lacks required column(s): {', '.join(missing)}")
@@ -164,7 +187,7 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
             if not title:
                 raise ParseError(source, None, f"row {row_number}: empty title")
             price = _number(row["price"], "price", row_number, source, required=True)
-            shipping = _number(row.get("shipping", ""), "shipping", row_number, source, required=False)
+            shipping = _number(_shipping_words(row.get("shipping", "")), "shipping", row_number, source, required=False)
             sold_at = sold_on.get(row["sold_date"])
             if sold_at is None:
                 sold_at = sold_on[row["sold_date"]] = _sold_at(row["sold_date"], row_number, source)

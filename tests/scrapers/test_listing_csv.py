@@ -180,7 +180,7 @@ def test_missing_columns_are_named():
     [
         ("RTX 3090,,abc,0,0,2020-12-01,https://www.ebay.com/itm/1234567890", "row 3: bad price"),
         ("RTX 3090,,700,0,0,12/01/2020,https://www.ebay.com/itm/1234567890", "row 3: bad sold_date"),
-        ("RTX 3090,,700,free,0,2020-12-01,https://www.ebay.com/itm/1234567890", "row 3: bad shipping"),
+        ("RTX 3090,,700,soon,0,2020-12-01,https://www.ebay.com/itm/1234567890", "row 3: bad shipping"),
         ("RTX 3090,,,0,0,2020-12-01,https://www.ebay.com/itm/1234567890", "row 3: empty price"),
     ],
 )
@@ -241,3 +241,16 @@ def test_huge_file_parses():
     text = read("ebay_sold_2020_rtx3090_driscoll42_excerpt200.csv")
     header, body = text.split("\n", 1)
     assert len(parse_listing_csv(header + "\n" + body * 25, SOURCE, IMPORTED)) == 5000
+
+
+def test_a_spreadsheets_export_reads_as_written():
+    """Semicolons with decimal commas, "Sold Date" for sold_date, and eBay's shipping words: each
+    refused the whole file ('lacks required column(s)', 'bad shipping')."""
+    text = ("Title;Price;Sold Date;Shipping\n"
+            "RTX 3080;499,99;2021-03-04;Free shipping\n"
+            "RTX 3080;480;2021-03-05;+$9.90 shipping\n")
+    first, second = parse_listing_csv(text, SOURCE, IMPORTED)
+    assert (first.price, first.shipping, first.sold_at.date().isoformat()) == (499.99, 0.0, "2021-03-04")
+    assert (second.price, second.shipping) == (480.0, 9.9)
+    tabs = parse_listing_csv("title\tprice\tsold_date\nRTX 3080\t500\t2021-03-04\n", SOURCE, IMPORTED)
+    assert [listing.price for listing in tabs] == [500.0]
