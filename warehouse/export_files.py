@@ -57,7 +57,7 @@ def prepare_export_dir(out_dir: str | os.PathLike[str]) -> Path:
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ExportError(f"cannot create export directory {directory}: {exc.strerror or exc}") from exc
+        raise ExportError(f"cannot create the folder {directory}: {exc.strerror or exc}") from exc
     if not os.access(directory, os.W_OK | os.X_OK):
         raise ExportError(f"cannot export to {directory}: directory is not writable")
     return directory

@@ -159,3 +159,20 @@ def test_match_evaluate_refuses_what_is_not_a_labels_file_in_one_line(tmp_path, 
     else:
         path.write_bytes(content)
     _check(runner.invoke(app, ["match", "--evaluate", str(path)]), message)
+
+
+def test_settings_and_paths_a_user_gets_wrong_are_refused_in_one_line(tmp_path, monkeypatch):
+    """Each said something else: '. is a directory' (an empty GPUVALUE_DB), 'less than or equal to
+    3600' (nan), a codec error naming no file (.env), '[Errno 20] Not a directory' (backup)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GPUVALUE_DB", "")
+    _check(runner.invoke(app, ["rank"]), "GPUVALUE_DB is set but empty")
+    monkeypatch.delenv("GPUVALUE_DB")
+    monkeypatch.setenv("GPUVALUE_READ_WAIT_S", "nan")
+    _check(runner.invoke(app, ["rank"]), "GPUVALUE_READ_WAIT_S='nan': Input should be a finite number")
+    monkeypatch.delenv("GPUVALUE_READ_WAIT_S")
+    (tmp_path / ".env").write_bytes(b"GPUVALUE_TOP=\xff\xfe\n")
+    _check(runner.invoke(app, ["rank"]), "invalid settings: .env is not UTF-8 text")
+    (tmp_path / ".env").unlink()
+    (tmp_path / "afile").write_text("")
+    _check(runner.invoke(app, ["backup", "--out", "afile"]), "afile is a file: --out names a folder")
