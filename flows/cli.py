@@ -122,6 +122,7 @@ def run(
 
         if busy := RunLock(settings.db).held_elsewhere():  # in one line, before the flow starts (and logs)
             _fail(busy)
+        _check_db_free(settings)
         if dask_address and task_runner is None:
             task_runner = "dask"  # an address given on the command line says which runner is meant
         task_runner = task_runner or settings.task_runner
@@ -322,6 +323,22 @@ def rank(
                    hidden=hidden, comparable_days=settings.price_comparable_days)
     if unpriced:
         out.print(unpriced, soft_wrap=True, highlight=False)
+
+
+def _check_db_free(settings) -> None:
+    """Refuse a run whose database another program holds (a `duckdb -readonly` session), in one
+    line before the flow starts: from inside it, the refusal came after Prefect's start, and the run
+    then waited about a minute for Prefect's logs to drain before it exited."""
+    from gpuvalue.warehouse.db import DatabaseBusyError, WarehouseError, open_database
+
+    if not settings.db.exists():
+        return
+    try:
+        open_database(settings.db, wait_s=settings.read_wait_s).close()
+    except DatabaseBusyError as exc:
+        _fail(str(exc))
+    except WarehouseError:
+        return  # the flow says what is wrong with it, as it always has
 
 
 def _unpriced_note(con, settings, day) -> str | None:

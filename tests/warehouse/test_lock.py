@@ -162,3 +162,21 @@ def test_the_lock_says_who_holds_it_without_taking_it(tmp_path, live_pid):
     assert lock.held_elsewhere() is None  # a dead run's lock is taken over by the next
     _write_lock(db, os.getpid())
     assert lock.held_elsewhere() is None
+
+
+@pytest.mark.e2e
+def test_a_run_whose_database_another_program_holds_is_refused_before_its_flow(db, prefect_harness, monkeypatch):
+    """It was refused from inside the flow, after Prefect's start, then waited a minute at exit."""
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1], "
+                               "read_only=True); print('open', flush=True); time.sleep(60)", str(db)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        monkeypatch.setenv("GPUVALUE_READ_WAIT_S", "0")
+        res = runner.invoke(app, ["run", "--replay", "--db", str(db)])
+    finally:
+        holder.kill()
+        holder.wait()
+    assert res.exit_code == 2, res.output
+    assert f"is in use by another process (PID {holder.pid})" in " ".join(res.output.split())
+    assert "running the daily flow" not in res.output
