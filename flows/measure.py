@@ -296,17 +296,28 @@ class TorchBackend:
                 raise BackendUnavailable("the CPU backend is for testing only")
         elif not torch.cuda.is_available():
             raise BackendUnavailable("no CUDA GPU visible to PyTorch")
+        else:
+            try:
+                chosen = torch.device(device)
+            except (RuntimeError, ValueError):
+                raise BackendUnavailable(f"--device {device!r} is not a device PyTorch knows (cuda, cuda:1, ...)") from None
+            if chosen.type != "cuda":
+                raise BackendUnavailable(f"--device {device!r}: the suite measures CUDA devices (cuda, cuda:1, ...)")
+            if chosen.index is not None and chosen.index >= torch.cuda.device_count():
+                raise BackendUnavailable(f"--device {device!r}: PyTorch sees {torch.cuda.device_count()} CUDA device(s), "
+                                         f"numbered from 0")
         return cls(torch, device)
 
     def _sync(self) -> None:
         if self.device != "cpu":
-            self.torch.cuda.synchronize()
+            self.torch.cuda.synchronize(self.device)
 
     def device_info(self) -> DeviceInfo:
         torch = self.torch
         if self.device == "cpu":
             return DeviceInfo(platform.processor() or "cpu", None, None, torch.__version__, "cpu")
-        name = torch.cuda.get_device_name()
+        # The measured device's name, not the first one's: `--device cuda:1` was matched as GPU 0.
+        name = torch.cuda.get_device_name(torch.device(self.device))
         driver = None
         try:
             import subprocess

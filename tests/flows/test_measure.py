@@ -150,3 +150,44 @@ def test_cpu_tiny_run():
     assert result["device"]["device_type"] == "cpu"
     assert all(v > 0 for v in result["matmul_tflops"].values())
     assert result["copy_bandwidth_gb_s"] > 0 and result["transformer_samples_s"] > 0 and result["cnn_images_s"] > 0
+
+
+class _FakeDevice:
+    def __init__(self, spec):
+        kind, _, index = str(spec).partition(":")
+        if kind not in ("cuda", "cpu") or (index and not index.isdigit()):
+            raise RuntimeError(f"Invalid device string: {spec!r}")
+        self.type, self.index = kind, int(index) if index else None
+
+
+class _FakeCuda:
+    def __init__(self):
+        self.named = []
+
+    def is_available(self):
+        return True
+
+    def device_count(self):
+        return 2
+
+    def get_device_name(self, device=None):
+        self.named.append(device.index if device is not None else None)
+        return ["GeForce RTX 3090", "GeForce RTX 4090"][device.index or 0 if device is not None else 0]
+
+
+def test_the_measured_device_is_the_one_named_and_a_device_pytorch_lacks_is_refused(monkeypatch):
+    """`measure --device cuda:1` measured GPU 1 and named (and matched) GPU 0; `--device cuda:7` on a
+    two-GPU machine, or `--device banana`, failed inside PyTorch."""
+    import sys
+    import types
+
+    cuda = _FakeCuda()
+    torch = types.SimpleNamespace(cuda=cuda, device=_FakeDevice, __version__="2.14.0",
+                                  version=types.SimpleNamespace(cuda="12.6"))
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    backend = m.TorchBackend.create("cuda:1")
+    monkeypatch.setattr("subprocess.run", lambda *a, **k: (_ for _ in ()).throw(OSError("no nvidia-smi")))
+    assert backend.device_info().name == "GeForce RTX 4090" and cuda.named == [1]
+    for device, words in (("cuda:7", r"PyTorch sees 2 CUDA device\(s\)"), ("banana", "not a device PyTorch knows")):
+        with pytest.raises(m.BackendUnavailable, match=words):
+            m.TorchBackend.create(device)
