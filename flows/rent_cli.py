@@ -48,6 +48,8 @@ def rent(
             _fail(f"no rental offers from {provider!r}; known providers: {', '.join(known) or 'none yet'}")
         # More rows than exist is every row; SQL's LIMIT takes at most a 64-bit integer.
         rows = rent_ranking_rows(con, spot=spot, provider=provider, min_memory=min_memory, top=min(top, 10**9))
+        # Without rows: whether the provider has any price of that kind at all, which the filters cannot change.
+        unfiltered = rows or provider is None or bool(rent_ranking_rows(con, spot=spot, provider=provider, top=1))
     finally:
         con.close()
     if as_json:
@@ -57,7 +59,9 @@ def rent(
         out.print("No rental prices yet: a run with the rental sources (skypilot-catalog, fsdl-cloud-gpus) loads them.")
         return
     if not rows:
-        out.print("No rented GPUs match those filters.")
+        kind = "spot" if spot else "on-demand"
+        out.print("No rented GPUs match those filters." if unfiltered else
+                  f"{provider} publishes no {kind} prices here" + (": try without --spot." if spot else "."))
         return
     from gpuvalue.models.buyer_view import support_legend
     from gpuvalue.models.price_age import age_words, split_tiers, tier_title

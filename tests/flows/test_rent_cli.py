@@ -256,3 +256,11 @@ def test_rent_marks_framework_support_as_rank_does(db):
     assert "no longer support" not in res.stdout
     rows = {r["model"]: r for r in lines(runner.invoke(app, ["rent", "--json", "--db", str(db)]).stdout)}
     assert rows["GeForce RTX 4090"]["framework_support"] == "legacy" and rows["RTX A6000"]["framework_support"] == "none"
+
+
+def test_a_provider_without_spot_prices_says_so_rather_than_no_match(db):
+    res = runner.invoke(app, ["rent", "--spot", "--provider", "lambda", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.strip() == "lambda publishes no spot prices here: try without --spot."
+    filtered = runner.invoke(app, ["rent", "--spot", "--provider", "vast", "--min-memory", "500", "--db", str(db)])
+    assert filtered.stdout.strip() == "No rented GPUs match those filters."
