@@ -52,6 +52,10 @@ def rent(
         unfiltered = rows or provider is None or bool(rent_ranking_rows(con, spot=spot, provider=provider, top=1))
     finally:
         con.close()
+    # Numbered by their place among the rows shown, as `rank` numbers its cards (--min-memory 24 showed
+    # 3, 5, 7, ...); `rank` and `spot_rank` keep the place in the whole rental ranking.
+    for position, row in enumerate(rows, start=1):
+        row["rank_shown"] = position
     if as_json:
         _write_json_lines(rows)
         return
@@ -78,11 +82,11 @@ def rent(
     for name, part in tiers:  # older prices say so, even when the filters leave no recent one beside them
         heading = title if only_recent else f"{title}\n{tier_title(name, part, RENT_COMPARABLE_DAYS, dated)}"
         if spot:
-            table = [(r["spot_rank"], _name(r), r["memory_gb"], r["spot_usd_per_gpu_hour"], r["spot_provider"],
+            table = [(r["rank_shown"], _name(r), r["memory_gb"], r["spot_usd_per_gpu_hour"], r["spot_provider"],
                       r["relative_perf"], r["spot_perf_per_usd_hour"], r["spot_usd_per_reference_hour"],
                       r["usd_per_gpu_hour"], r["providers"], r["spot_as_of"], age_words(r.get(age))) for r in part]
         else:
-            table = [(r["rank"], _name(r), r["memory_gb"], r["usd_per_gpu_hour"], r["provider"], r["relative_perf"],
+            table = [(r["rank_shown"], _name(r), r["memory_gb"], r["usd_per_gpu_hour"], r["provider"], r["relative_perf"],
                       r["perf_per_usd_hour"], r["usd_per_reference_hour"], r["median_usd_per_gpu_hour"],
                       r["spot_usd_per_gpu_hour"], r["spot_provider"], r["provider_count"], r["price_as_of"],
                       age_words(r.get(age))) for r in part]

@@ -264,3 +264,12 @@ def test_a_provider_without_spot_prices_says_so_rather_than_no_match(db):
     assert res.stdout.strip() == "lambda publishes no spot prices here: try without --spot."
     filtered = runner.invoke(app, ["rent", "--spot", "--provider", "vast", "--min-memory", "500", "--db", str(db)])
     assert filtered.stdout.strip() == "No rented GPUs match those filters."
+
+
+def test_rent_numbers_the_rows_it_shows_as_rank_does(db):
+    """--min-memory 40 showed '#3' alone: the place in the whole rental ranking, where rank numbers
+    the cards it shows; --json keeps both."""
+    rows = lines(runner.invoke(app, ["rent", "--json", "--min-memory", "40", "--db", str(db)]).stdout)
+    assert [(r["model"], r["rank"], r["rank_shown"]) for r in rows] == [("RTX A6000", 3, 1)]
+    table = runner.invoke(app, ["rent", "--min-memory", "40", "--db", str(db)], terminal_width=250).stdout
+    assert "│ 1 │ RTX A6000" in table
