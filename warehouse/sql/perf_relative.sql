@@ -8,7 +8,9 @@ WITH best AS (
          UNION ALL
          SELECT * FROM perf WHERE $estimate AND source = 'estimate' AND precision = $p
      ),
-     ref AS (SELECT relative_perf AS r FROM best WHERE model = $ref)
+     ref AS (SELECT relative_perf AS r FROM best WHERE model = $ref),
+     asked AS (SELECT '(^|[^a-z0-9])' || regexp_escape(lower($query)) || '([^0-9]|$)' AS whole),
+     named AS (SELECT model, regexp_matches(lower(model), (SELECT whole FROM asked)) AS whole_match FROM best)
 SELECT best.model, relative_perf / coalesce((SELECT r FROM ref), 1.0) AS relative_perf, source, method,
        $ref AS reference, precision
 FROM best LEFT JOIN gpus AS g USING (model)
@@ -17,9 +19,8 @@ WHERE CASE
     -- A query that stands whole in some name ("A100") leaves out names holding it only as the start
     -- of a longer number ("RTX A1000"), as gpu_rows.sql does.
     WHEN $query IS NOT NULL THEN contains(lower(best.model), lower($query))
-         AND (regexp_matches(lower(best.model), '(^|[^a-z0-9])' || regexp_escape(lower($query)) || '([^0-9]|$)')
-              OR NOT EXISTS (SELECT 1 FROM best AS whole WHERE regexp_matches(
-                  lower(whole.model), '(^|[^a-z0-9])' || regexp_escape(lower($query)) || '([^0-9]|$)')))
+         AND (EXISTS (SELECT 1 FROM named WHERE named.model = best.model AND whole_match)
+              OR NOT EXISTS (SELECT 1 FROM named WHERE whole_match))
     WHEN $everything THEN true
     ELSE EXISTS (SELECT 1 FROM perf AS m WHERE m.model = best.model AND m.measured)
          OR (g.release_date >= DATE '2016-01-01' AND g.memory_gb >= 4
