@@ -169,7 +169,9 @@ def perf(
                 rows.sort(key=lambda r: r["model"] != found)
         else:
             rows = perf_relative(con, everything=all_ or as_json, **args)
-        cols = ["model", "relative_perf", "source", "method", "reference", "precision"]
+        # Each figure's date (of its benchmark table, or of the estimate's specs) and, for an
+        # estimate, its uncertainty: what the README promises of every number.
+        cols = ["model", "relative_perf", "source", "method", "reference", "precision", "as of", "±"]
     finally:
         con.close()
     if not has_any:
@@ -183,9 +185,13 @@ def perf(
     if as_json:
         for r in rows:
             r["relative_perf"] = round(r["relative_perf"], 4)
+            r["as_of"] = r["as_of"].isoformat() if r["as_of"] is not None else None
+            r["uncertainty"] = round(r["uncertainty"], 3) if r["uncertainty"] is not None else None
             out.file.write(json.dumps(r) + "\n")
         return
-    _print_table(cols, [tuple(r.values()) for r in rows])
+    _print_table(cols, [(*(r[c] for c in ("model", "relative_perf", "source", "method", "reference", "precision")),
+                         r["as_of"], f"{r['uncertainty']:.0%}" if r["uncertainty"] is not None else "")
+                        for r in rows])
     if query is not None and not estimate:
         _perf_card_sources(db, [r["model"] for r in rows], precision, settings.reference_gpu)
 

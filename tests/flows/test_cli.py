@@ -192,7 +192,9 @@ def test_perf_json_lines_name_source_method_and_reference(replay_db):
     res = runner.invoke(app, ["perf", "--json", "--db", str(replay_db)])
     assert res.exit_code == 0, res.output
     rows = [json.loads(x) for x in res.stdout.splitlines()]
-    assert all(set(r) == {"model", "relative_perf", "source", "method", "reference", "precision"} for r in rows)
+    assert all(set(r) == {"model", "relative_perf", "source", "method", "reference", "precision", "as_of", "uncertainty"}
+               for r in rows)
+    assert all(r["uncertainty"] is not None for r in rows if r["source"] == "estimate")  # an estimate says its error
     ref = [r for r in rows if r["model"] == "GeForce RTX 3090"][0]
     # Several sources measure the reference card: its ranked figure is their combination (1.0 by definition).
     assert ref["relative_perf"] == 1.0 and (ref["source"] == "combined" or ref["source"].startswith("lambda"))

@@ -12,7 +12,7 @@ WITH best AS (
      asked AS (SELECT '(^|[^a-z0-9])' || regexp_escape(lower($query)) || '([^0-9]|$)' AS whole),
      named AS (SELECT model, regexp_matches(lower(model), (SELECT whole FROM asked)) AS whole_match FROM best)
 SELECT best.model, relative_perf / coalesce((SELECT r FROM ref), 1.0) AS relative_perf, source, method,
-       $ref AS reference, precision
+       $ref AS reference, precision, as_of, uncertainty
 FROM best LEFT JOIN gpus AS g USING (model)
 WHERE CASE
     WHEN $model IS NOT NULL THEN best.model = $model
