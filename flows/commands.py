@@ -256,6 +256,7 @@ def _perf_inference(db, as_json: bool, query: str | None = None) -> None:
         return
     if not rows:
         err.print("no inference figures yet: the daily run loads them from the llamacpp source")
+        return
     _print_table(["model", "workload", "phase", "tokens/s", "source", "as of"], [tuple(r.values()) for r in rows],
                  title="LLM inference speed, one card, batch 1 (llama.cpp; not training speed, not in the ranking)")
 

@@ -135,6 +135,10 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
         rental = rent_ranking_rows(con)
     finally:
         con.close()
+    if not used:  # as `recommend` without --hours-per-week says it
+        from gpuvalue.flows.cli_app import NOTHING_RANKED
+
+        _fail(NOTHING_RANKED)
     if not rental:
         _fail("no rental prices in the warehouse: a run with the rental sources (skypilot-catalog, fsdl-cloud-gpus) "
               "loads them", code=1)

@@ -176,3 +176,15 @@ def test_settings_and_paths_a_user_gets_wrong_are_refused_in_one_line(tmp_path, 
     (tmp_path / ".env").unlink()
     (tmp_path / "afile").write_text("")
     _check(runner.invoke(app, ["backup", "--out", "afile"]), "afile is a file: --out names a folder")
+
+
+def test_an_empty_warehouse_says_nothing_is_ranked_to_recommend_with_or_without_hours(tmp_path):
+    """recommend said 'nothing is ranked yet' (exit 2), its rent-or-buy form 'no rental prices' (exit 1)."""
+    from gpuvalue.warehouse.db import open_database
+
+    db = tmp_path / "empty.duckdb"
+    open_database(db).close()
+    for extra in ([], ["--hours-per-week", "10"]):
+        _check(runner.invoke(app, ["recommend", "--budget", "500", *extra, "--db", str(db)]), "nothing is ranked yet")
+    res = runner.invoke(app, ["perf", "--inference", "--db", str(db)])
+    assert res.exit_code == 0 and res.stdout == ""  # the one line says why; no empty table under it
