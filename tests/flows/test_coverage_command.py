@@ -23,15 +23,19 @@ ROWS = [
 ]
 
 
+def _catalog(con) -> None:
+    for model, vendor, segment, form, memory, released, level in ROWS:
+        con.execute("INSERT INTO gpus (model, vendor, segment, form_factor, memory_gb, release_date, released, "
+                    "framework_support) VALUES (?, ?, ?, ?, ?, ?, true, ?)",
+                    [model, vendor, segment, form, memory, released, level])
+
+
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("coverage") / "gpuvalue.duckdb"
     con = open_database(path)
     try:
-        for model, vendor, segment, form, memory, released, level in ROWS:
-            con.execute("INSERT INTO gpus (model, vendor, segment, form_factor, memory_gb, release_date, released, "
-                        "framework_support) VALUES (?, ?, ?, ?, ?, ?, true, ?)",
-                        [model, vendor, segment, form, memory, released, level])
+        _catalog(con)
     finally:
         con.close()
     return path
@@ -78,10 +82,7 @@ def test_it_says_which_covered_cards_the_ranking_prices_and_rank_counts_the_othe
     path = tmp_path / "gpuvalue.duckdb"
     con = open_database(path)
     try:
-        for model, vendor, segment, form, memory, released, level in ROWS:
-            con.execute("INSERT INTO gpus (model, vendor, segment, form_factor, memory_gb, release_date, released, "
-                        "framework_support) VALUES (?, ?, ?, ?, ?, ?, true, ?)",
-                        [model, vendor, segment, form, memory, released, level])
+        _catalog(con)
         insert_dicts(con, "ranking_daily", [r for r in ranking_for(LATEST_DAY) if r["model"] == "GeForce RTX 3090"])
     finally:
         con.close()
