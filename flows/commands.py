@@ -261,13 +261,30 @@ def _perf_inference(db, as_json: bool, query: str | None = None) -> None:
                  title="LLM inference speed, one card, batch 1 (llama.cpp; not training speed, not in the ranking)")
 
 
+def _forget_data_set(con, name: str) -> int:
+    """Remove an imported data set's sales, and the prices they made, before its corrected file is
+    loaded in their place; how many there were. Re-importing without this keeps the stored rows: a
+    row without a link is known by all its cells, so a corrected price would count beside the wrong one."""
+    from gpuvalue.warehouse import load, queries
+
+    stored = queries.listings_stored(con, name)
+    with load.transaction(con):
+        queries.delete_source_rows(con, "listing", name)
+        load.rebuild_price_observations(con)
+    return stored
+
+
 @import_app.command("listings")
 def import_listings(
     file: Annotated[Path, typer.Argument(help="CSV with title, price and sold_date; optional subtitle, shipping, currency, condition and link (other columns, such as total_price, are not read).")],
     source: Annotated[str, typer.Option("--source", help="A name for this data set, e.g. ebay-sold-2020 (stored as import:ebay-sold-2020).")],
+    replace: Annotated[bool, typer.Option("--replace", help="Replace the data set's stored sales with this file's: how a corrected file takes the place of the one imported before.")] = False,
     db: DbOpt = None,
 ) -> None:
-    """Import historical sold listings through the same matching and cleaning as live data."""
+    """Import historical sold listings through the same matching and cleaning as live data.
+
+    Importing a file again adds only the sales the data set lacks; to correct a data set (a mistyped price), fix the file and import it with --replace.
+    """
     from rich.markup import escape
 
     from gpuvalue.flows import pipeline as P
@@ -303,6 +320,7 @@ def import_listings(
                 try:
                     ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow())
                     days = S.ranked_days(con)
+                    replaced = _forget_data_set(con, name) if replace else None
                     stored_before = listings_stored(con, name)
                     elsewhere = listings_imported_elsewhere(con, name, [x.listing_id for x in listings])
                     if elsewhere:  # one sale imported under two names would count twice in a median
@@ -322,6 +340,8 @@ def import_listings(
     imported = result.rows.get(name, 0)
     # A row the warehouse already held (an earlier import of the file) or that the file repeats is stored once.
     again = f" ({new:,} new; the other {imported - new:,} already stored or repeated in the file)" if new != imported else ""
+    if replaced:
+        out.print(f"replaced the {replaced:,} stored listing{'' if replaced == 1 else 's'} of {name}", soft_wrap=True)
     out.print(f"imported {imported:,} listing{'' if imported == 1 else 's'} from {file} as {name}{again}; "
               f"{result.matched.get(name, 0):,} matched to one GPU model{skipped}; re-ranked {len(days)} day(s)",
               soft_wrap=True)

@@ -252,3 +252,35 @@ def test_a_condition_column_is_read_and_the_import_says_how_many_sales_count_tow
     text = " ".join(res.stdout.split())
     assert "import:c now holds 3 matched sale(s): 2 count toward used prices (used, refurbished, open box); " \
            "1 have no condition it can read" in text
+
+
+def test_a_corrected_file_imported_with_replace_takes_the_place_of_the_data_set(tmp_path):
+    """A mistyped 4,600 corrected to 460 and imported again counted beside the 460 (a row without a
+    link is known by all its cells), and a linked row kept its old 450; nothing removed them."""
+    db = tmp_path / "g.duckdb"
+    header = "title,subtitle,price,sold_date,link\n"
+    wrong = tmp_path / "fix1.csv"
+    wrong.write_text(header + "RTX 3090 FE,Pre-Owned,450,2020-12-01,https://www.ebay.com/itm/1234567890\n"
+                              "RTX 3090 FE,Pre-Owned,4600,2020-12-02,\n")
+    right = tmp_path / "fix2.csv"
+    right.write_text(header + "RTX 3090 FE,Pre-Owned,455,2020-12-01,https://www.ebay.com/itm/1234567890\n"
+                              "RTX 3090 FE,Pre-Owned,460,2020-12-02,\n")
+
+    def prices() -> tuple[list, list]:
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            stored = sorted(p for (p,) in con.execute("SELECT price FROM listings WHERE source = 'import:fix'").fetchall())
+            counted = sorted(p for (p,) in con.execute("SELECT usd FROM price_observations "
+                                                       "WHERE source = 'import:fix'").fetchall())
+        finally:
+            con.close()
+        return stored, counted
+
+    assert runner.invoke(app, ["import", "listings", str(wrong), "--source", "fix", "--db", str(db)]).exit_code == 0
+    again = runner.invoke(app, ["import", "listings", str(right), "--source", "fix", "--db", str(db)])
+    assert prices()[0] == [450.0, 460.0, 4600.0]  # without --replace: the typo stays and counts beside its fix
+    res = runner.invoke(app, ["import", "listings", str(right), "--source", "fix", "--replace", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert "replaced the 3 stored listings of import:fix" in res.stdout and again.exit_code == 0
+    stored, counted = prices()
+    assert stored == [455.0, 460.0] and 4600.0 not in counted and 450.0 not in counted
