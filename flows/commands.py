@@ -185,9 +185,8 @@ def perf(
     if as_json:
         for r in rows:
             r["relative_perf"] = round(r["relative_perf"], 4)
-            r["as_of"] = r["as_of"].isoformat() if r["as_of"] is not None else None
             r["uncertainty"] = round(r["uncertainty"], 3) if r["uncertainty"] is not None else None
-            out.file.write(json.dumps(r) + "\n")
+        _write_json_lines(rows)  # dates as ISO text, strict JSON, as every --json writes
         return
     _print_table(cols, [(*(r[c] for c in ("model", "relative_perf", "source", "method", "reference", "precision")),
                          r["as_of"], f"{r['uncertainty']:.0%}" if r["uncertainty"] is not None else "")

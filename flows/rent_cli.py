@@ -62,8 +62,9 @@ def rent(
     if not known:
         out.print("No rental prices yet: a run with the rental sources (skypilot-catalog, fsdl-cloud-gpus) loads them.")
         return
+    kind, tier, age, dated = ("spot", "spot_tier", "spot_age_days", "spot_as_of") if spot else \
+        ("on-demand", "price_tier", "price_age_days", "price_as_of")
     if not rows:
-        kind = "spot" if spot else "on-demand"
         out.print("No rented GPUs match those filters." if unfiltered else
                   f"{provider} publishes no {kind} prices here" + (": try without --spot." if spot else "."))
         return
@@ -73,8 +74,6 @@ def rent(
 
     reference = rows[0]["reference_gpu"]
     where = f" on {provider.casefold()}" if provider else ""
-    kind, tier, age, dated = ("spot", "spot_tier", "spot_age_days", "spot_as_of") if spot else \
-        ("on-demand", "price_tier", "price_age_days", "price_as_of")
     title = (f"{'Spot' if spot else 'On-demand'} rental: speed per $/GPU-hour{where} (relative to {reference}), "
              f"prices of {rows[0]['as_of']} and before")
     tiers = split_tiers(rows, tier)

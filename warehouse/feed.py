@@ -22,7 +22,7 @@ from gpuvalue.models.price_age import dated_price_basis
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import ExportError, write_text_atomic
-from gpuvalue.warehouse.source_dates import ranking_is_replay, sources_from_db
+from gpuvalue.warehouse.source_dates import replayed_days, sources_from_db
 
 JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1"
 FEED_TITLE = "gpuvalue: GPU deep-learning training value"
@@ -309,7 +309,7 @@ def export_feed(
     if not days:
         raise ExportError("nothing to export: ranking_daily is empty")
     kept = sorted(days)[-FEED_DAYS:]
-    replay_days = {day for day in kept if ranking_is_replay(con, day)}
+    replay_days = replayed_days(con) & set(kept)
     if replay is not None:  # the caller knows the newest day's better (a run that has just ended)
         replay_days = (replay_days | {kept[-1]}) if replay else (replay_days - {kept[-1]})
     feed = build_feed(days, history, home_page_url=home_page_url, feed_url=feed_url,

@@ -182,3 +182,8 @@ def ranking_is_replay(con: duckdb.DuckDBPyConnection, as_of: date | None = None)
     return bool(sql_files.scalar(con, "ranking_day_replay", [day]))
 
 
+def replayed_days(con: duckdb.DuckDBPyConnection) -> set[date]:
+    """Every ranking day whose newest run was a replay (``ranking_is_replay`` of each, at once)."""
+    return {day for (day,) in sql_files.rows(con, "ranking_replay_days")}
+
+

@@ -327,12 +327,14 @@ def _export_all(db: Path) -> object:
             return None
 
 
-@runs("ranking_day_replay")
+@runs("ranking_day_replay", "ranking_replay_days")
 def _export_day(db: Path) -> object:
     from gpuvalue.warehouse import export
+    from gpuvalue.warehouse.source_dates import replayed_days
 
     with closing(open_database(db)) as con:
         assert not export.ranking_is_replay(con, LATEST_DAY)  # the seed's runs fetched live
+        assert LATEST_DAY not in replayed_days(con)
         try:
             return export.resolve_as_of(con, LATEST_DAY)
         except export.ExportError:
