@@ -23,7 +23,7 @@ def db(tmp_path_factory):
 
 
 def readme_queries() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "schema.md").read_text(encoding="utf-8")
     section = text.split("## Six useful queries", 1)[1]
     return re.search(r"```sql\n(.*?)```", section, re.S).group(1)
 

@@ -72,18 +72,18 @@ def test_every_list_that_names_sources_reads_the_registry():
 
 
 def test_every_source_is_named_with_its_licence_in_the_readme():
-    """Adding a source includes its line under the README's "Data sources and licences": the
+    """Adding a source includes its line under "Data sources and licences" in docs/sources.md: the
     attribution a user of the exports reads first."""
-    readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
+    readme = (TESTS.parent / "docs" / "sources.md").read_text(encoding="utf-8")
     section = readme.split("## Data sources and licences", 1)[1].split("\n## ", 1)[0]
     named = set(re.findall(r"`([a-z0-9-]+)`", section))
     missing = sorted(set(registry.all_sources()) - named)
-    assert missing == [], (f"no line names {', '.join(missing)} in the README's \"Data sources and licences\" "
+    assert missing == [], (f"no line names {', '.join(missing)} in docs/sources.md's \"Data sources and licences\" "
                            "(the source's name in backticks, where its data comes from and its licence)")
 
 
 def test_the_readmes_sources_setting_lists_every_source():
-    readme = (TESTS.parent / "README.md").read_text(encoding="utf-8")
+    readme = (TESTS.parent / "docs" / "commands.md").read_text(encoding="utf-8")
     row = next(line for line in readme.splitlines() if line.startswith("| `GPUVALUE_SOURCES` |"))
     listed = set(re.search(r"subset of `([a-z0-9,-]+)`", row).group(1).split(","))
     assert listed == set(registry.all_sources())

@@ -188,7 +188,7 @@ def test_the_readme_queries_run_on_a_replayed_warehouse(replay_db):
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "schema.md").read_text(encoding="utf-8")
     block = readme.split("useful queries", 1)[1].split("```sql", 1)[1].split("```", 1)[0]
     queries = [q.strip() for q in block.split(";") if re.sub(r"--[^\n]*", "", q).strip()]
     assert len(queries) == 6

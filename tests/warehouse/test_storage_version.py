@@ -145,7 +145,7 @@ CLIENT = textwrap.dedent(
 
 
 def readme_queries() -> str:
-    section = (REPO / "README.md").read_text(encoding="utf-8").split("## Six useful queries", 1)[1]
+    section = (REPO / "docs" / "schema.md").read_text(encoding="utf-8").split("## Six useful queries", 1)[1]
     return re.search(r"```sql\n(.*?)```", section, re.S).group(1)
 
 
