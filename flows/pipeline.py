@@ -6,7 +6,6 @@ performance -> prices and ranking.
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence

@@ -11,9 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import os
-from collections.abc import Iterable, Mapping
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import IO, Any
@@ -29,12 +27,9 @@ from gpuvalue.warehouse.export_files import (  # re-exported: callers catch Expo
     write_atomic,
     write_text_atomic,
 )
-from gpuvalue.warehouse.feed import export_feed as write_feed
 from gpuvalue.warehouse.source_dates import (  # re-exported: exports, feed and report share them
     BASE_ATTRIBUTION,
-    OWN_SOURCES,
     attribution_lines,
-    describe_source,
     json_value,
     normalize_source,
     ranking_is_replay,

@@ -23,7 +23,7 @@ from gpuvalue.warehouse.db import current_version, migrations, open_database
 from gpuvalue.warehouse.rental import load_warning, offer_rows, rent_ranking_rows, rent_vs_buy_rows
 from conftest_exports import warehouse_at_version
 from rental_fixtures import (
-    FEB, JAN, JAN_B, LOADED, cloud_a_february, cloud_a_january, cloud_b, load_offers, make_rental_database, offer,
+    FEB, JAN, JAN_B, LOADED, cloud_b, load_offers, make_rental_database, offer,
 )
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

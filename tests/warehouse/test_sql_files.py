@@ -28,7 +28,7 @@ from gpuvalue.flows.settings import Settings
 from gpuvalue.models.records import GpuSpec, InferenceFigure
 from gpuvalue.warehouse import backfill, load, queries, sql_files
 from gpuvalue.warehouse.db import integrity_check, open_database
-from test_backfill import END, MIN_COUNT, REF, START, WINDOW, _crafted_history
+from test_backfill import END, MIN_COUNT, REF, WINDOW, _crafted_history
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "warehouse" / "sql"
 SQL_FILES = sorted(p.stem for p in SQL_DIR.glob("*.sql"))
