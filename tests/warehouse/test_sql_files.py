@@ -476,6 +476,15 @@ def _convert_storage(db: Path) -> object:
         return converted
 
 
+@runs("model_table_columns", "model_table_keys", "model_views", "model_macros")
+def _model_drift(db: Path) -> object:
+    from gpuvalue.warehouse import layers
+
+    with closing(open_database(db)) as con:
+        assert layers.drift(con) == []
+        return layers.catalog(con)["table"]
+
+
 # Rental offers, the rental downloads, the price index, harness figures and the estimate's stored
 # errors (warehouse/rental.py, rental_export.py, price_index.py, harness.py, estimate_cv.py): the seed
 # has none of them, so each runner loads a few first, as the pipeline's stages do.
