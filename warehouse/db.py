@@ -28,6 +28,7 @@ import duckdb
 
 from gpuvalue.warehouse import layers
 from gpuvalue.warehouse.sql_files import rows, run, scalar, split_statements
+from gpuvalue.warehouse.transactions import transaction as _transaction
 
 MIGRATIONS_PACKAGE = "gpuvalue.warehouse"
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
@@ -108,7 +109,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
     version. An older one gets, in one transaction: the tables it lacks from their model files, each
     newer migration's changes to its stored tables, every view and macro from its file, and the
     derived tables those versions' rules changed, rebuilt. An up-to-date one gets its views and
-    macros recreated from their files, so what it stores is what the files say."""
+    macros recreated where they are not their files', so what it stores is what the files say."""
     have = current_version(con)
     supported = schema_version_supported()
     if have > supported:
@@ -117,6 +118,10 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
             "upgrade gpuvalue, or restore a backup made for this version (gpuvalue backup/restore)"
         )
     pending = [(version, name, text) for version, name, text in migrations() if version > have]
+    if not pending:
+        with _transaction(con):
+            layers.refresh(con)
+        return supported
     con.execute("BEGIN TRANSACTION")
     try:
         if have == 0:

@@ -182,6 +182,19 @@ def build(con: duckdb.DuckDBPyConnection) -> None:
     create_views(con)
 
 
+def refresh(con: duckdb.DuckDBPyConnection) -> int:
+    """An up-to-date warehouse made to match its files where it can without a migration: the tables
+    it lacks, and the views and macros whose stored text is not their file's (another DuckDB wrote
+    them, or a file changed), recreated. Returns how many it wrote; a warehouse that matches gets no
+    write at all (its file needs no checkpoint when it closes)."""
+    live, expected = catalog(con), _expected()
+    stale = [m for m in build_order() if live[m.kind].get(m.name) is None
+             or (m.kind != "table" and live[m.kind][m.name] != expected[m.kind][m.name])]
+    for model in stale:
+        con.execute(model.statement)
+    return len(stale)
+
+
 def catalog(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, object]]:
     """What the connection's database stores for each table, view and macro, as comparable values."""
     out: dict[str, dict[str, object]] = {"table": {}, "view": {}, "macro": {}}
