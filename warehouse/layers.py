@@ -95,14 +95,14 @@ def _writers(model_names: set[str]) -> dict[str, set[str]]:
             continue
         local: dict[str, set[str]] = {}
         for statement in split_statements(sql(entry.name.removesuffix(".sql"))):
-            target = _WRITES.match(statement) or _TEMP.match(statement)
-            if target:
+            writes = _WRITES.match(statement) or _TEMP.match(statement)
+            if writes:
                 code = _code(statement)
-                local.setdefault(target[1].lower(), set()).update(n.lower() for n in _READS.findall(code))
+                local.setdefault(writes[1].lower(), set()).update(n.lower() for n in _READS.findall(code))
         for target, names in local.items():
             if target not in model_names:
                 continue
-            todo, found, seen = list(names), set(), set()
+            todo, found, seen = list(names), set[str](), set[str]()
             while todo:
                 name = todo.pop()
                 if name in seen:
