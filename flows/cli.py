@@ -635,7 +635,7 @@ def check(db: DbOpt = None) -> None:
     finally:
         con.close()
     for r in results:
-        out.print(f"{'ok    ' if r.ok else 'FAILED'} {r.name.replace('_', ' ')}" + ("" if r.ok else f": {r.offending} rows"),
+        out.print(f"{'ok    ' if r.ok else 'FAILED'} {r.name.replace('_', ' ')}" + ("" if r.ok else f": {r.summary}"),
                   highlight=False)
     failed = [r for r in results if not r.ok]
     if failed:

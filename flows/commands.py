@@ -9,7 +9,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Optional
 
-import duckdb
 import typer
 
 from gpuvalue.models.perf_label import perf_source_label

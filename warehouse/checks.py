@@ -1,4 +1,5 @@
-"""Integrity checks: one SQL file per check under ``warehouse/checks/``, each counting offending rows.
+"""Integrity checks: one SQL file per check under ``warehouse/checks/``, each counting offending rows,
+and the check that every model is as its file defines it (``warehouse/layers.py``).
 
 They run after every load (the pipeline's check stage) and on demand (``gpuvalue check``); a check
 that finds anything fails the run and names itself, because a ranking built on duplicated listings
@@ -13,6 +14,7 @@ from importlib import resources
 
 import duckdb
 
+from gpuvalue.warehouse.layers import drift
 from gpuvalue.warehouse.sql_files import split_statements
 
 
@@ -24,13 +26,20 @@ class IntegrityError(RuntimeError):
 class CheckResult:
     name: str
     offending: int
+    unit: str = "rows"
+    details: tuple[str, ...] = ()  # what offends, where a count alone does not say
 
     @property
     def ok(self) -> bool:
         return self.offending == 0
 
+    @property
+    def summary(self) -> str:
+        """What failed, for the check command's line: the count, then the details."""
+        return "; ".join((f"{self.offending} {self.unit}", *self.details))
+
     def __str__(self) -> str:
-        return f"{self.name.replace('_', ' ')}: {self.offending}"
+        return f"{self.name.replace('_', ' ')}: {'; '.join((str(self.offending), *self.details))}"
 
 
 @cache
@@ -45,6 +54,9 @@ def run_checks(con: duckdb.DuckDBPyConnection) -> list[CheckResult]:
     for name, text in check_files().items():
         (stmt,) = split_statements(text)
         results.append(CheckResult(name, int(con.execute(stmt).fetchall()[0][0])))
+    # Every table, view and macro as its model file defines it (warehouse/layers.py).
+    drifted = tuple(drift(con))
+    results.append(CheckResult("models_match_their_files", len(drifted), "models", drifted))
     return results
 
 

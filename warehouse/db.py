@@ -7,7 +7,8 @@ instead of reading a half-written day.
 
 Migrating a file has two steps, both when it is opened for writing: its storage format (a file
 a newer DuckDB wrote in a format older clients refuse is copied into ``STORAGE_VERSION``, see
-``migrate_storage``), then its schema (the numbered SQL files in ``migrations/``).
+``migrate_storage``), then its schema: the model files of ``models/`` (``warehouse/layers.py``) and, for a database an
+older gpuvalue wrote, the numbered changes to stored tables in ``migrations/``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from pathlib import Path
 
 import duckdb
 
-from gpuvalue.warehouse.sql_files import rows, run, scalar
+from gpuvalue.warehouse import layers
+from gpuvalue.warehouse.sql_files import rows, run, scalar, split_statements
+from gpuvalue.warehouse.transactions import transaction as _transaction
 
 MIGRATIONS_PACKAGE = "gpuvalue.warehouse"
 _MIGRATION_NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
@@ -89,14 +92,24 @@ def _rebuild_rental_prices(con: duckdb.DuckDBPyConnection) -> None:
     rebuild_rental_prices(con)
 
 
-# Derived tables a migration's new rule changes, rebuilt by their own SQL in the migration's
-# transaction (a migration file cannot take the rule's parameters): stored rows would otherwise
-# follow the old rule until the next load, and the integrity checks would fail on them.
-_REBUILT_AFTER_MIGRATION = {18: _rebuild_rental_prices}
+def _rebuild_price_observations(con: duckdb.DuckDBPyConnection) -> None:
+    run(con, "rebuild_price_observations")
+
+
+# Derived tables a migration's new rule changes, rebuilt by their own SQL once the views are current,
+# in the upgrade's transaction (a migration file cannot take the rule's parameters): stored rows would
+# otherwise follow the old rule until the next load, and the integrity checks would fail on them.
+_REBUILT_AFTER_MIGRATION = {5: _rebuild_price_observations, 18: _rebuild_rental_prices}
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> int:
-    """Bring the schema up to date; refuse a database written by a newer gpuvalue."""
+    """Bring the schema up to date; refuse a database written by a newer gpuvalue.
+
+    A new database is built from the model files (``warehouse/layers.py``) and records every
+    version. An older one gets, in one transaction: the tables it lacks from their model files, each
+    newer migration's changes to its stored tables, every view and macro from its file, and the
+    derived tables those versions' rules changed, rebuilt. An up-to-date one gets its views and
+    macros recreated where they are not their files', so what it stores is what the files say."""
     have = current_version(con)
     supported = schema_version_supported()
     if have > supported:
@@ -104,21 +117,29 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
             f"this database has schema version {have}, but this gpuvalue supports up to {supported}: "
             "upgrade gpuvalue, or restore a backup made for this version (gpuvalue backup/restore)"
         )
-    if have == 0:
-        run(con, "schema_version_create")
-    for version, name, sql in migrations():
-        if version <= have:
-            continue
-        con.execute("BEGIN TRANSACTION")
-        try:
-            con.execute(sql)
-            if version in _REBUILT_AFTER_MIGRATION:
+    pending = [(version, name, text) for version, name, text in migrations() if version > have]
+    if not pending:
+        with _transaction(con):
+            layers.refresh(con)
+        return supported
+    con.execute("BEGIN TRANSACTION")
+    try:
+        if have == 0:
+            run(con, "schema_version_create")
+        layers.create_tables(con)
+        if have > 0:
+            for _version, _name, text in pending:
+                for statement in split_statements(text):
+                    con.execute(statement)
+        layers.create_views(con)
+        for version, name, _text in pending:
+            if have > 0 and version in _REBUILT_AFTER_MIGRATION:
                 _REBUILT_AFTER_MIGRATION[version](con)
             run(con, "schema_version_record", [version, name, datetime.now(timezone.utc).replace(tzinfo=None)])
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
     return schema_version_supported()
 
 

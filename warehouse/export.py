@@ -11,15 +11,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import os
-from collections.abc import Iterable, Mapping
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
 import duckdb
 
+from gpuvalue.models.export_rows import RankingRow
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import (  # re-exported: callers catch ExportError from here
     csv_cell,
@@ -29,12 +28,9 @@ from gpuvalue.warehouse.export_files import (  # re-exported: callers catch Expo
     write_atomic,
     write_text_atomic,
 )
-from gpuvalue.warehouse.feed import export_feed as write_feed
 from gpuvalue.warehouse.source_dates import (  # re-exported: exports, feed and report share them
     BASE_ATTRIBUTION,
-    OWN_SOURCES,
     attribution_lines,
-    describe_source,
     json_value,
     normalize_source,
     ranking_is_replay,
@@ -44,38 +40,10 @@ from gpuvalue.warehouse.source_dates import (  # re-exported: exports, feed and 
 SCHEMA_VERSION = "1.1"  # 1.1: replay and note; the index price kind, framework_support, passive, price_source, price_age_days, price_tier
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "ranking.schema.json"
 
-RANKING_CSV_COLUMNS: tuple[str, ...] = (
-    "rank",
-    "model",
-    "vendor",
-    "architecture",
-    "segment",
-    "memory_gb",
-    "bandwidth_gb_s",
-    "price_usd",
-    "price_kind",
-    "price_n",
-    "price_q1",
-    "price_q3",
-    "price_as_of",
-    "stale",
-    "relative_perf",
-    "perf_source",
-    "perf_per_dollar",
-    "framework_supported",
-    "desktop_usable",
-    "reference_gpu",
-    "as_of",
-    # Since schema 1.1: the support level, the fan kit, and where and how old the price is.
-    "framework_support",
-    "passive",
-    "price_source",
-    "price_age_days",
-    "price_tier",
-)
-
-# JSON rows carry what the CSV has plus the fields a program needs to judge a number.
-RANKING_JSON_FIELDS: tuple[str, ...] = RANKING_CSV_COLUMNS + ("perf_method", "perf_precision", "tdp_w")
+# The columns of ranking.csv, and the fields of ranking.json's rows and ranking.parquet (the CSV's and
+# what a program needs to judge a number): both from the row's one contract, models/export_rows.py.
+RANKING_CSV_COLUMNS: tuple[str, ...] = RankingRow.csv_columns()
+RANKING_JSON_FIELDS: tuple[str, ...] = RankingRow.json_fields()
 
 # Credited in every export: the ranking is always built from these kinds of data.
 

@@ -14,9 +14,10 @@ from datetime import date, datetime, timezone
 import duckdb
 import pyarrow as pa
 
-from gpuvalue.models.price_age import DEFAULT_COMPARABLE_DAYS
 from gpuvalue.models.records import GpuSpec, InferenceFigure, PerfFigure
 from gpuvalue.warehouse import sql_files
+from gpuvalue.warehouse.ranking import materialize_day  # noqa: F401  (re-exported: the ranking's callers import it here)
+from gpuvalue.warehouse.transactions import transaction  # noqa: F401  (re-exported: callers wrap their loads in it)
 
 
 def _naive_utc(value: datetime | None) -> datetime | None:
@@ -25,22 +26,6 @@ def _naive_utc(value: datetime | None) -> datetime | None:
     if value.tzinfo is not None:
         value = value.astimezone(timezone.utc).replace(tzinfo=None)
     return value
-
-
-class _Transaction:
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
-        self.con = con
-
-    def __enter__(self) -> duckdb.DuckDBPyConnection:
-        self.con.execute("BEGIN TRANSACTION")
-        return self.con
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        self.con.execute("ROLLBACK" if exc_type else "COMMIT")
-
-
-def transaction(con: duckdb.DuckDBPyConnection) -> _Transaction:
-    return _Transaction(con)
 
 
 def spec_hash(spec: GpuSpec) -> str:
@@ -259,41 +244,6 @@ def replace_perf_inference(con: duckdb.DuckDBPyConnection, source: str, figures:
 
 def replace_scaling(con: duckdb.DuckDBPyConnection, source: str, rows: Sequence[dict]) -> int:
     return _replace_source_rows(con, "perf_scaling", source, rows)
-
-
-def materialize_day(
-    con: duckdb.DuckDBPyConnection,
-    as_of: date,
-    *,
-    precision: str,
-    reference: str,
-    window_days: int,
-    min_count: int,
-    comparable_days: int = DEFAULT_COMPARABLE_DAYS,
-) -> int:
-    """Prices then ranking for one date, in one transaction: readers see the old day or the new one.
-
-    ``comparable_days``: prices within this many days of the day's newest price rank first ('recent')."""
-    has_reference, has_any = sql_files.rows(con, "materialize_day_reference",
-                                            {"reference": reference, "precision": precision})[0]
-    if has_any and not has_reference:
-        from gpuvalue.warehouse.db import WarehouseError
-
-        raise WarehouseError(
-            f"the reference GPU {reference!r} has no {precision} performance figure, so nothing can be "
-            "expressed relative to it: set GPUVALUE_REFERENCE_GPU to a catalog model name that was "
-            "measured or estimated (default 'GeForce RTX 3090')")
-    params = {
-        "as_of": as_of,
-        "window_days": window_days,
-        "min_count": min_count,
-        "precision": precision,
-        "reference": reference,
-    }
-    with transaction(con):
-        sql_files.run(con, "prices_daily", params)
-        sql_files.run(con, "ranking", {**params, "start": as_of, "end": as_of, "comparable_days": comparable_days})
-    return sql_files.scalar(con, "ranking_day_count", [as_of])
 
 
 def start_run(con, run_id: str, source: str, stage: str, as_of: date, replay: bool) -> None:

@@ -24,6 +24,7 @@ from typing import IO, Any
 
 import duckdb
 
+from gpuvalue.models.export_rows import RentalRow, RentVsBuyRow
 from gpuvalue.models.rent_vs_buy import Assumptions
 from gpuvalue.warehouse.export_files import csv_cell, prepare_export_dir, write_atomic, write_text_atomic
 from gpuvalue.warehouse.source_dates import attribution_lines, json_value, normalize_source, sources_from_db
@@ -35,21 +36,11 @@ RENTAL_SCHEMA_VERSION = "1.3"  # 1.1: ranks put prices of comparable dates first
 # spot_age_days and framework_support
 RENTAL_SCHEMA_PATH = Path(__file__).parent / "schemas" / "rental_ranking.schema.json"
 
-# The columns of the rental files, in order; sql/rental_ranking_export.sql selects the same ones.
-RENTAL_COLUMNS: tuple[str, ...] = (
-    "rank", "spot_rank", "model", "vendor", "segment", "memory_gb", "relative_perf", "perf_source", "perf_precision",
-    "reference_gpu", "usd_per_gpu_hour", "provider", "instance_type", "gpu_count", "median_usd_per_gpu_hour",
-    "perf_per_usd_hour", "usd_per_reference_hour", "spot_usd_per_gpu_hour", "spot_provider", "spot_perf_per_usd_hour",
-    "spot_usd_per_reference_hour", "provider_count", "providers", "price_as_of", "spot_as_of", "framework_supported",
-    "as_of", "price_tier", "price_age_days", "spot_tier", "spot_age_days", "framework_support",
-)
+# The columns of the rental files, in order (sql/rental_ranking_export.sql selects the same ones), and
+# of the rent-or-buy comparison: each from its row's one contract, models/export_rows.py.
+RENTAL_COLUMNS: tuple[str, ...] = RentalRow.json_fields()
 
-RENT_VS_BUY_COLUMNS: tuple[str, ...] = (
-    "model", "relative_perf", "usd_per_gpu_hour", "provider", "rental_as_of", "used_price_usd", "used_price_kind",
-    "used_price_n", "used_price_as_of", "used_price_stale", "tdp_w", "rent_usd_per_reference_hour",
-    "spot_usd_per_reference_hour", "buy_usd_per_reference_hour", "electricity_usd_per_hour",
-    "break_even_hours_per_week", "cheaper", "holding_months", "resale_fraction", "kwh_price_usd", "hours_per_week",
-)
+RENT_VS_BUY_COLUMNS: tuple[str, ...] = RentVsBuyRow.json_fields()
 
 FILES = {
     "rental_csv": "rental_ranking.csv",

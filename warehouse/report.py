@@ -32,7 +32,6 @@ from gpuvalue.warehouse.report_svg import (
     _fmt,
     _svg_open,
     log_ticks,
-    nice_step,
     nice_ticks,
     short_name,
 )

@@ -18,10 +18,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-REPLAY_DATE = "2026-11-30"  # the as_of of the session replay run (conftest.replay_db)
 from gpuvalue.flows.prefect_server import RECORD_NAME
 from gpuvalue.flows.prefect_server import running as server_alive
 from gpuvalue.warehouse.db import integrity_check, open_database
+
+REPLAY_DATE = "2026-11-30"  # the as_of of the session replay run (conftest.replay_db)
 
 pytestmark = pytest.mark.e2e
 

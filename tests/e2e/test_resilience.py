@@ -8,7 +8,6 @@ run without delay.
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
 from collections import Counter

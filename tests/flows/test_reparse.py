@@ -189,15 +189,16 @@ def test_fetch_batches_split_runs_where_a_source_changes_or_a_url_comes_again():
 def test_a_long_cross_validation_shows_on_the_reparse_bar(copied, no_network, monkeypatch):
     """The estimate's notes (a cross-validation of minutes) become the bar's text, as the stages' progress does
     (one small source reparsed: the estimate runs after any source's rows are rebuilt)."""
+    from gpuvalue.flows import stages
     from gpuvalue.flows.reparse import reparse_database
 
-    real = P.estimate_perf
+    real = stages.estimate_perf
 
     def announcing(con, loaded_at, note=None):
         note("estimate: cross-validating fp16, 1/46 cards held out")
         return real(con, loaded_at, note=note)
 
-    monkeypatch.setattr(P, "estimate_perf", announcing)
+    monkeypatch.setattr(stages, "estimate_perf", announcing)
     shown: list[tuple[str, int, int]] = []
     reparse_database(copied, source="cnn-benchmarks", progress=lambda what, done, total: shown.append((what, done, total)))
     assert ("estimate: cross-validating fp16, 1/46 cards held out", 0, 0) in shown

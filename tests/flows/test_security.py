@@ -17,7 +17,6 @@ from typer.testing import CliRunner
 
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows.cli import app
-from gpuvalue.scrapers.sources import ebay_browse as eb
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.http import PoliteClient
 from gpuvalue.scrapers.replay import ReplayTransport, packaged_replay_dir

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 import duckdb
 import pytest
 from gpuvalue.flows import pipeline as P
+from gpuvalue.flows import stages
 from gpuvalue.models import perf_digest
 from gpuvalue.models import perf_workload as PW
 from gpuvalue.models.perf_digest import estimate_inputs_digest
@@ -198,14 +199,14 @@ def test_a_changed_training_figure_is_cross_validated_again_and_stored(warehouse
 
 def test_a_long_cross_validation_is_announced_once_and_then_every_tenth_of_its_folds():
     notes: list[str] = []
-    progress = P._cross_validation_progress(notes.append, "fp32")
+    progress = stages._cross_validation_progress(notes.append, "fp32")
     for done in range(1, 47):
         progress(done, 46)
     assert [n.rsplit(" ", 4)[1] for n in notes] == [
         "1/46", "5/46", "10/46", "14/46", "19/46", "23/46", "28/46", "33/46", "37/46", "42/46", "46/46"]
     assert notes[0] == "estimate: cross-validating fp32, 1/46 cards held out"
     few: list[str] = []
-    progress = P._cross_validation_progress(few.append, "fp16")
+    progress = stages._cross_validation_progress(few.append, "fp16")
     for done in range(1, 4):
         progress(done, 3)
     assert [n.rsplit(" ", 4)[1] for n in few] == ["1/3", "2/3", "3/3"]

@@ -5,7 +5,6 @@ from types import SimpleNamespace
 import pytest
 from gpuvalue.models import perf_eval
 from gpuvalue.models.perf_estimate import loocv_predictions
-from gpuvalue.models.perf_holdout import HELD_OUT_MODELS
 from gpuvalue.models.perf_eval import (
     NESTED,
     NESTED_PER_FILE,
@@ -23,7 +22,7 @@ from gpuvalue.models.perf_measured import relative_perf_from_lambda
 from gpuvalue.models.perf_scores import EvalRow, spearman
 from gpuvalue.scrapers.sources.lambda_bench import LAMBDA_FILES, fetch_lambda_tables
 import perf_eval_pinned
-from lambda_fixtures import FILES, PERF, WORKLOAD_NESTED_ERRORS, evaluation_data, fixture_path, lambda_tables
+from lambda_fixtures import FILES, WORKLOAD_NESTED_ERRORS, evaluation_data, fixture_path
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import gzip
 import re
-import time
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path

@@ -23,7 +23,7 @@ from gpuvalue.warehouse.db import current_version, migrations, open_database
 from gpuvalue.warehouse.rental import load_warning, offer_rows, rent_ranking_rows, rent_vs_buy_rows
 from conftest_exports import warehouse_at_version
 from rental_fixtures import (
-    FEB, JAN, JAN_B, LOADED, cloud_a_february, cloud_a_january, cloud_b, load_offers, make_rental_database, offer,
+    FEB, JAN, JAN_B, LOADED, cloud_b, load_offers, make_rental_database, offer,
 )
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -318,7 +318,7 @@ def test_the_rental_checks_catch_what_they_name(con):
 def test_rental_sources_are_default_sources_with_a_loader():
     assert set(registry.names(kind="rental")) == {"skypilot-catalog", "fsdl-cloud-gpus"}
     assert {"skypilot-catalog", "fsdl-cloud-gpus"} <= set(registry.default_sources())
-    assert "rental" in S.EXTRA_LOADERS and "rental" in S.STAGE_KINDS["load"]
+    assert S.L.LOADERS["rental"].stage == "load" and "rental" in S.STAGE_KINDS["load"]
 
 
 def test_the_load_stage_stores_rental_batches_and_puts_the_counts_first_in_their_warnings():

@@ -28,7 +28,7 @@ from gpuvalue.flows.settings import Settings
 from gpuvalue.models.records import GpuSpec, InferenceFigure
 from gpuvalue.warehouse import backfill, load, queries, sql_files
 from gpuvalue.warehouse.db import integrity_check, open_database
-from test_backfill import END, MIN_COUNT, REF, START, WINDOW, _crafted_history
+from test_backfill import END, MIN_COUNT, REF, WINDOW, _crafted_history
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "warehouse" / "sql"
 SQL_FILES = sorted(p.stem for p in SQL_DIR.glob("*.sql"))
@@ -474,6 +474,15 @@ def _convert_storage(db: Path) -> object:
         converted = warehouse_db.storage_version(con)
         assert converted == f"{warehouse_db.STORAGE_VERSION}+"
         return converted
+
+
+@runs("model_table_columns", "model_table_keys", "model_views", "model_macros")
+def _model_drift(db: Path) -> object:
+    from gpuvalue.warehouse import layers
+
+    with closing(open_database(db)) as con:
+        assert layers.drift(con) == []
+        return layers.catalog(con)["table"]
 
 
 # Rental offers, the rental downloads, the price index, harness figures and the estimate's stored

@@ -1,8 +1,10 @@
 -- Schema version 2: listings and their snapshots lose their primary-key indexes, and runs
--- record match counts.
+-- record match counts (ops/runs.sql).
 -- Bulk upserts through DuckDB's key index ran at about a third of the speed of a MERGE on a hash
 -- join; the load now keeps one row per key itself (deduplicated batch, MERGE on the key), and
--- integrity_check verifies it.
+-- integrity_check verifies it. DuckDB cannot drop a key, so each table is copied into one without
+-- it: the columns as of this version, the current ones being raw/listings.sql's and
+-- raw/listing_snapshots.sql's.
 
 CREATE TABLE listings_v2 (
     source        VARCHAR NOT NULL,
@@ -46,6 +48,4 @@ INSERT INTO listing_snapshots_v2 BY NAME SELECT * FROM listing_snapshots;
 DROP TABLE listing_snapshots;
 ALTER TABLE listing_snapshots_v2 RENAME TO listing_snapshots;
 
--- How many of a listing source's rows matched a model in a run: the match-rate history that
--- data-quality alarms compare today against.
-ALTER TABLE runs ADD COLUMN matched INTEGER;
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS matched INTEGER;

@@ -1,13 +1,1 @@
--- Schema version 8: the spec estimate's cross-validated error, kept by a digest of its inputs.
--- The nested cross-validation behind every estimate's uncertainty is most of the estimate
--- stage's time and changes only when the training figures, the training cards' specs or the
--- model code change (all of which the digest covers), so a run reuses a stored row and
--- computes a new one otherwise. Rows are never updated; old digests are harmless.
-CREATE TABLE perf_estimate_cv (
-    inputs_digest       VARCHAR PRIMARY KEY,   -- models.perf_digest.estimate_inputs_digest
-    precision           VARCHAR NOT NULL,
-    model_version       VARCHAR NOT NULL,      -- the estimator that was cross-validated
-    trained_cards       INTEGER NOT NULL,
-    cv_median_abs_error DOUBLE NOT NULL,       -- 0.065 == 6.5 %
-    computed_at         TIMESTAMP NOT NULL
-);
+-- Schema version 8: the table perf_estimate_cv (ops/perf_estimate_cv.sql). No stored table changes.

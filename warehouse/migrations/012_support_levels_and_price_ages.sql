@@ -1,22 +1,12 @@
--- Schema version 12: framework support as a level, and the price's age and comparability in the ranking.
---
--- gpus.framework_support: 'current' (a default or stable wheel of the newest PyTorch release runs the
--- card), 'legacy' (only the legacy CUDA 12.6 wheels do), 'none', or NULL (the catalog cannot tell);
--- see models/support_tables.py. framework_supported stays, derived (current -> true), for one release.
-ALTER TABLE gpus ADD COLUMN framework_support VARCHAR;
-
--- ranking_daily gains, per ranked card:
---   framework_support  the level above, as the catalog had it that day;
---   passive            a PCIe server card without a fan: it fits a desktop slot but needs a fan kit;
---   price_source       the published index that priced the card (price_kind 'index'), NULL for own prices;
---   price_age_days     as_of - price_as_of (an index price is dated the first day of its month);
---   price_tier         'recent': priced within the comparable window of the day's newest price, ranked
---                      first; 'older': ranked after them, compared with each other only.
-ALTER TABLE ranking_daily ADD COLUMN framework_support VARCHAR;
-ALTER TABLE ranking_daily ADD COLUMN passive BOOLEAN;
-ALTER TABLE ranking_daily ADD COLUMN price_source VARCHAR;
-ALTER TABLE ranking_daily ADD COLUMN price_age_days INTEGER;
-ALTER TABLE ranking_daily ADD COLUMN price_tier VARCHAR;
+-- Schema version 12: framework support as a level (gpus.framework_support, staging/gpus.sql), and the
+-- price's age and comparability in the ranking (ranking_daily's framework_support, passive,
+-- price_source, price_age_days and price_tier, marts/ranking_daily.sql).
+ALTER TABLE gpus ADD COLUMN IF NOT EXISTS framework_support VARCHAR;
+ALTER TABLE ranking_daily ADD COLUMN IF NOT EXISTS framework_support VARCHAR;
+ALTER TABLE ranking_daily ADD COLUMN IF NOT EXISTS passive BOOLEAN;
+ALTER TABLE ranking_daily ADD COLUMN IF NOT EXISTS price_source VARCHAR;
+ALTER TABLE ranking_daily ADD COLUMN IF NOT EXISTS price_age_days INTEGER;
+ALTER TABLE ranking_daily ADD COLUMN IF NOT EXISTS price_tier VARCHAR;
 
 -- Rows written before this version: the level from the same tables (NVIDIA by compute capability: 7.5 and
 -- newer current, 5.0 to 7.2 legacy; others from the former flag, which had no legacy level for them), the
@@ -35,8 +25,3 @@ UPDATE gpus SET framework_supported = (framework_support = 'current') WHERE fram
 UPDATE ranking_daily AS r SET framework_support = g.framework_support, passive = (g.form_factor = 'PCIe passive')
 FROM gpus AS g WHERE g.model = r.model;
 UPDATE ranking_daily SET price_age_days = CAST(as_of - price_as_of AS INTEGER), price_tier = 'recent';
-
--- A view over ranking_daily.* keeps the columns it was created with (DuckDB 1.4 clients refuse it once the
--- table has more): created again, it shows the new ones.
-CREATE OR REPLACE VIEW ranking_latest AS
-    SELECT * FROM ranking_daily WHERE as_of = (SELECT max(as_of) FROM ranking_daily);

@@ -1,7 +1,1 @@
--- Schema version 16: the ranking as the outputs read it, each row with the short name the source of
--- its price declares (sources.label, schema 15; NULL where it declares none): one definition of the
--- join for `rank` and `recommend`, the report and the feed.
-CREATE OR REPLACE VIEW ranking_labelled AS
-SELECT r.*, s.label AS price_source_label
-FROM ranking_daily AS r
-LEFT JOIN sources AS s ON s.name = r.price_source;
+-- Schema version 16: the view ranking_labelled (marts/ranking_labelled.sql). No stored table changes.

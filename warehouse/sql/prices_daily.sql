@@ -1,6 +1,6 @@
 -- Robust used-market price per model for one as_of date ($as_of, $window_days, $min_count).
 --
--- Observations: price_observations (migration 005): sold listings by sale date and fixed-price
+-- Observations: price_observations (warehouse/models/staging/): sold listings by sale date and fixed-price
 -- asking snapshots by the day seen, of one used, refurbished or open-box card each, matched to a
 -- model, with a USD total (item + shipping). Auctions' current bids are never prices.
 -- A listing seen on many days counts once per window, at its newest asking price there.

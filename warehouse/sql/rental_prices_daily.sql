@@ -1,4 +1,4 @@
--- Rebuild rental_prices_daily (migration 011) from every stored offer: per model and date, across
+-- Rebuild rental_prices_daily (warehouse/models/marts/) from every stored offer: per model and date, across
 -- providers (rental_provider_prices: each provider at its newest price, each source at its newest
 -- capture on or before the date). Small enough (a few hundred models x dates) to rebuild whole after
 -- each rental load, so the history always follows the offers. Ties go to the provider name. The

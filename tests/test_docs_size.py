@@ -1,0 +1,12 @@
+"""docs/benchmarks.md says the current figures, one short section per benchmark; history is git's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_benchmarks_page_stays_short():
+    lines = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 300, f"docs/benchmarks.md has {len(lines)} lines: replace figures, keep one section each"
