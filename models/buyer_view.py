@@ -168,15 +168,23 @@ def without_flags(reason: str, flags: Collection[str] | None = None) -> str:
 
 
 def support_mark(row: Mapping[str, Any]) -> str:
-    """The mark a table puts after a card's name: legacy builds only, or no build at all."""
+    """The mark a table puts after a card's name: legacy builds only, or no build at all; a card a
+    build runs that does not train on CUDA gets its stack's mark (``framework_support.stack_mark``)."""
+    from gpuvalue.models.framework_support import stack_mark
+
     level = support_level(row)
-    return " \u2020" if level == "legacy" else " \u2021" if level != "current" else ""
+    if level == "current":
+        return stack_mark(row)
+    return " \u2020" if level == "legacy" else " \u2021"
 
 
 def support_legend(rows: Iterable[Mapping[str, Any]]) -> list[str]:
     """The lines that explain the marks ``support_mark`` put in a table of ``rows``."""
+    from gpuvalue.models.framework_support import stack_legend
+
+    rows = list(rows)
     levels = {support_level(row) for row in rows}
-    lines = []
+    lines = stack_legend(r for r in rows if support_level(r) == "current")
     if "legacy" in levels:
         lines.append("\u2020 legacy PyTorch builds only (the CUDA 12.6 wheels; PyTorch 2.15 plans to drop them).")
     if levels - {"current", "legacy"}:

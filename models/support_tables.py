@@ -120,6 +120,9 @@ AMD_CHIP_GFX: dict[str, str] = {
 }
 
 INTEL_XPU_ARCHITECTURES: frozenset[str] = frozenset({"Xe-HPG", "Xe2-HPG", "Xe-HPC"})
+# TechPowerUp files Data Center GPU Max under "Generation 12.5" (the Xe-HPC chip Ponte Vecchio), a name
+# it shares with the Arctic Sound parts no wheel runs: the chip tells them apart.
+INTEL_XPU_CHIPS: frozenset[str] = frozenset({"Ponte Vecchio"})
 
 # NVIDIA architectures (TechPowerUp's names) whose chips all predate Maxwell (compute capability 5.0,
 # the oldest any wheel above carries), many of them predating CUDA: no compute capability is needed to
@@ -194,7 +197,7 @@ def framework_support(vendor: str | None, compute_capability: str | None, chip: 
     if vendor == "Intel":
         if not architecture:
             return None
-        return "current" if architecture in INTEL_XPU_ARCHITECTURES else "none"
+        return "current" if architecture in INTEL_XPU_ARCHITECTURES or chip in INTEL_XPU_CHIPS else "none"
     return "none" if vendor else None
 
 
