@@ -451,6 +451,7 @@ def recommend(
     include_legacy: Annotated[bool, typer.Option("--include-legacy", help="Also consider cards only the legacy PyTorch builds (CUDA 12.6) run.")] = False,
     include_passive: Annotated[bool, typer.Option("--include-passive", help="Also consider passive server cards (they need a fan kit).")] = False,
     hours_per_week: Annotated[Optional[float], typer.Option("--hours-per-week", help="Training hours a week: answers rent or buy instead, with the break-even hours.")] = None,
+    vendor: Annotated[Optional[str], typer.Option("--vendor", help="NVIDIA, AMD or Intel: picks of that vendor only (the beginner use case otherwise prefers current CUDA cards).")] = None,
     db: DbOpt = None,
 ) -> None:
     """The best picks for a budget and use case, each with a one-line reason, from the latest ranking.
@@ -479,6 +480,10 @@ def recommend(
         _fail(f"--hours-per-day must be between 0 and 24, not {hours_per_day:g}")
     if gpus < 1:
         _fail("--gpus must be at least 1")
+    if vendor is not None and vendor.strip().lower() not in ("nvidia", "amd", "intel"):
+        _fail(f"--vendor must be NVIDIA, AMD or Intel, not {vendor!r}")
+    if hours_per_week is not None and vendor is not None:
+        _fail("--vendor chooses among cards to buy; leave it out with --hours-per-week")
     if hours_per_week is not None:
         if hours_per_day is not None or gpus != 1:
             _fail("--hours-per-week answers rent or buy for one card; leave out --hours-per-day and --gpus")
@@ -511,7 +516,7 @@ def recommend(
         _fail(NOTHING_RANKED)
     rec = make_recommendation(rows, budget_usd=budget, min_memory_gb=min_memory, use_case=use_case,
                               kwh_price=kwh_price, hours_per_day=hours_per_day, gpus=gpus, scaling=scaling,
-                              view=view)
+                              view=view, vendor=vendor)
     if note := ranking_day_note(rows[0]["as_of"], utc_today()):
         out.print(note, soft_wrap=True, highlight=False)
     out.print(format_recommendation(rec), highlight=False)
