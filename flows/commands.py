@@ -48,8 +48,11 @@ def gpus(
         _fail("the catalog is empty: `gpuvalue run` loads the specs (`gpuvalue run --replay`, the recorded pages)")
     if query is not None and not rows:
         _fail(f"no GPU matches {query!r} ({reason}); `gpuvalue gpus` lists the catalog", code=1)
+    from gpuvalue.scrapers.sources.spec_corrections import cited_provenance, correction_lines
+
     if as_json:
-        _write_json_lines({**r, "provenance": json.loads(r["provenance"]) if r["provenance"] else {}} for r in rows)
+        _write_json_lines({**r, "provenance": cited_provenance(r["model"], json.loads(r["provenance"]) if r["provenance"] else {})}
+                          for r in rows)
         return
     show = ("model", "vendor", "architecture", "segment", "release_date", "memory_gb", "bandwidth_gb_s",
             "fp32_tflops", "compute_capability", "launch_price_usd")
@@ -57,6 +60,9 @@ def gpus(
         tuple(r[c] for c in show) + (", ".join(sorted({v.get("source", "?") for v in json.loads(r["provenance"] or "{}").values()})),)
         for r in rows
     ])
+    for r in rows:  # a corrected value says which document it comes from and what the databases got wrong
+        for line in correction_lines(r["model"], json.loads(r["provenance"] or "{}"), r):
+            out.print(line, soft_wrap=True, highlight=False)
 
 
 @app.command()

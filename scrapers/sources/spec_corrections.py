@@ -99,6 +99,27 @@ def correction_for(model: str, field: str) -> SpecCorrection | None:
     return None
 
 
+def cited_provenance(model: str, provenance: dict[str, dict]) -> dict[str, dict]:
+    """A catalog row's provenance with each corrected field's document and reason beside its source."""
+    cited = {}
+    for field, where in provenance.items():
+        row = correction_for(model, field) if where.get("source") == NAME else None
+        cited[field] = {**where, "document": row.source, "reason": row.reason} if row else where
+    return cited
+
+
+def correction_lines(model: str, provenance: dict[str, dict], values: dict) -> list[str]:
+    """One line per corrected field of a catalog row: the value, the document and the reason."""
+    lines = []
+    for field, where in sorted(provenance.items()):
+        row = correction_for(model, field) if where.get("source") == NAME else None
+        if row is None:
+            continue
+        value = values.get(field, row.value)
+        lines.append(f"{model}: {field} {value:g} {row.unit} from {NAME}: {row.source} ({row.reason})")
+    return lines
+
+
 def corrections_to_specs(rows: tuple[SpecCorrection, ...], known_models: set[str] | None = None,
                          fetched_at: datetime = CHECKED) -> tuple[list[GpuSpec], list[str]]:
     """One GpuSpec per corrected model, stating only its corrected fields, and a warning per model

