@@ -24,6 +24,9 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from gpuvalue.models.framework_support import stack_legend, stack_mark
+from gpuvalue.models.support_tables import support_level
+
 DEFAULT_MIN_MEMORY_GB = 6.0
 
 LEGACY_NOTE = "legacy PyTorch builds only"
@@ -44,18 +47,6 @@ class BuyerView:
         """The full ranking, nothing hidden."""
         return cls(min_memory_gb=None, include_legacy=True, include_passive=True, include_modules=True,
                    include_unsupported=True)
-
-
-def support_level(row: Mapping[str, Any]) -> str | None:
-    """``current``, ``legacy``, ``none`` or None; rows written before the level existed carry only the
-    former flag, which is True exactly for current support."""
-    level = row.get("framework_support")
-    if level:
-        return str(level)
-    flag = row.get("framework_supported")
-    if flag is None:
-        return None
-    return "current" if flag else "none"
 
 
 def is_passive(row: Mapping[str, Any]) -> bool:
@@ -170,8 +161,6 @@ def without_flags(reason: str, flags: Collection[str] | None = None) -> str:
 def support_mark(row: Mapping[str, Any]) -> str:
     """The mark a table puts after a card's name: legacy builds only, or no build at all; a card a
     build runs that does not train on CUDA gets its stack's mark (``framework_support.stack_mark``)."""
-    from gpuvalue.models.framework_support import stack_mark
-
     level = support_level(row)
     if level == "current":
         return stack_mark(row)
@@ -180,8 +169,6 @@ def support_mark(row: Mapping[str, Any]) -> str:
 
 def support_legend(rows: Iterable[Mapping[str, Any]]) -> list[str]:
     """The lines that explain the marks ``support_mark`` put in a table of ``rows``."""
-    from gpuvalue.models.framework_support import stack_legend
-
     rows = list(rows)
     levels = {support_level(row) for row in rows}
     lines = stack_legend(r for r in rows if support_level(r) == "current")

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal
 
-from gpuvalue.models.support_tables import SupportFact
+from gpuvalue.models.support_tables import SupportFact, support_level
 
 OsLevel = Literal["supported", "unofficial", "none"]
 Stack = Literal["cuda", "rocm", "xpu"]
@@ -102,8 +102,6 @@ def _arch(row: Mapping[str, Any]) -> str:
 def stack_support(row: Mapping[str, Any]) -> StackSupport:
     """The card's stack and levels, from its ``vendor``, ``architecture``, ``model`` and the PyTorch
     wheel level ``framework_support`` (or the former flag) of a catalog or ranking row."""
-    from gpuvalue.models.buyer_view import support_level
-
     vendor = str(row.get("vendor") or "").strip().lower()
     model = str(row.get("model") or "")
     wheels = support_level(row)
@@ -177,8 +175,6 @@ def prefers_cuda(use_case: str | None, vendor: str | None = None) -> bool:
 
 
 def has_current_cuda(row: Mapping[str, Any]) -> bool:
-    from gpuvalue.models.buyer_view import support_level
-
     return str(row.get("vendor") or "").strip().lower() == "nvidia" and support_level(row) == "current"
 
 

@@ -22,9 +22,10 @@ for any later device.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
+from typing import Any, Literal
 
 SupportLevel = Literal["current", "legacy", "none"]
 SUPPORT_LEVELS: tuple[str, ...] = ("current", "legacy", "none")
@@ -212,3 +213,15 @@ def supported_flag(level: str | None) -> bool | None:
     if level is None:
         return None
     return level == "current"
+
+
+def support_level(row: Mapping[str, Any]) -> str | None:
+    """A catalog or ranking row's level: ``current``, ``legacy``, ``none`` or None; rows written before
+    the level existed carry only the former flag, which is True exactly for current support."""
+    level = row.get("framework_support")
+    if level:
+        return str(level)
+    flag = row.get("framework_supported")
+    if flag is None:
+        return None
+    return "current" if flag else "none"
