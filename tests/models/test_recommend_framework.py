@@ -60,3 +60,24 @@ def test_a_vendor_recommend_does_not_know_is_one_line(tmp_path):
     res = CliRunner().invoke(app, ["recommend", "--budget", "300", "--vendor", "amd", "--hours-per-week", "5",
                                    "--db", db])
     assert res.exit_code == 2 and "leave it out with --hours-per-week" in res.output
+
+
+def test_a_non_cuda_rent_or_buy_answer_says_what_it_costs(tmp_path):
+    """The 2080 Ti bought at 20 h a week, turned into an AMD card: the answer gets the caveat line."""
+    import duckdb
+    from rental_fixtures import make_rental_database
+    from typer.testing import CliRunner
+
+    from gpuvalue.flows.cli import app
+
+    path = tmp_path / "g.duckdb"
+    make_rental_database(str(path)).close()
+    args = ["recommend", "--budget", "900", "--hours-per-week", "20", "--db", str(path)]
+    cuda = CliRunner().invoke(app, args)
+    assert "Answer: buy GeForce RTX 2080 Ti used." in cuda.stdout and "not CUDA" not in cuda.stdout
+    con = duckdb.connect(str(path))
+    con.execute("UPDATE ranking_daily SET vendor = 'AMD', architecture = 'RDNA 3.0' WHERE model = 'GeForce RTX 2080 Ti'")
+    con.close()
+    amd = CliRunner().invoke(app, args)
+    assert amd.exit_code == 0, amd.output
+    assert "Note: GeForce RTX 2080 Ti: AMD card, not CUDA: ROCm on Linux" in amd.stdout
