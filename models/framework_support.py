@@ -189,8 +189,8 @@ def stack_legend(rows: Iterable[Mapping[str, Any]]) -> list[str]:
     stacks = {stack_support(row).stack for row in rows}
     lines = []
     if "rocm" in stacks:
-        lines.append(f"\u00a7 AMD card: trains on ROCm, not CUDA (Linux only, Windows only through AMD's preview "
-                     f"build; AMD lists few Radeon cards, {ROCM_MATRIX}); {LIBRARIES_LAG}.")
+        lines.append(f"\u00a7 AMD card: trains on ROCm, not CUDA (on Linux; on Windows only through AMD's "
+                     f"preview build; AMD lists few Radeon cards, {ROCM_MATRIX}); {LIBRARIES_LAG}.")
     if "xpu" in stacks:
         lines.append(f"\u00a4 Intel card: trains on PyTorch's XPU builds, not CUDA; {LIBRARIES_LAG}.")
     return lines
