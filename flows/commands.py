@@ -47,8 +47,11 @@ def gpus(
         _fail("the catalog is empty: `gpuvalue run` loads the specs (`gpuvalue run --replay`, the recorded pages)")
     if query is not None and not rows:
         _fail(f"no GPU matches {query!r} ({reason}); `gpuvalue gpus` lists the catalog", code=1)
+    from gpuvalue.scrapers.sources.spec_corrections import cited_provenance, correction_lines
+
     if as_json:
-        _write_json_lines({**r, "provenance": json.loads(r["provenance"]) if r["provenance"] else {}} for r in rows)
+        _write_json_lines({**r, "provenance": cited_provenance(r["model"], json.loads(r["provenance"]) if r["provenance"] else {})}
+                          for r in rows)
         return
     show = ("model", "vendor", "architecture", "segment", "release_date", "memory_gb", "bandwidth_gb_s",
             "fp32_tflops", "compute_capability", "launch_price_usd")
@@ -56,6 +59,9 @@ def gpus(
         tuple(r[c] for c in show) + (", ".join(sorted({v.get("source", "?") for v in json.loads(r["provenance"] or "{}").values()})),)
         for r in rows
     ])
+    for r in rows:  # a corrected value says which document it comes from and what the databases got wrong
+        for line in correction_lines(r["model"], json.loads(r["provenance"] or "{}"), r):
+            out.print(line, soft_wrap=True, highlight=False)
 
 
 @app.command()
@@ -450,6 +456,7 @@ def recommend(
     include_legacy: Annotated[bool, typer.Option("--include-legacy", help="Also consider cards only the legacy PyTorch builds (CUDA 12.6) run.")] = False,
     include_passive: Annotated[bool, typer.Option("--include-passive", help="Also consider passive server cards (they need a fan kit).")] = False,
     hours_per_week: Annotated[Optional[float], typer.Option("--hours-per-week", help="Training hours a week: answers rent or buy instead, with the break-even hours.")] = None,
+    vendor: Annotated[Optional[str], typer.Option("--vendor", help="NVIDIA, AMD or Intel: picks of that vendor only (the beginner use case otherwise prefers current CUDA cards).")] = None,
     db: DbOpt = None,
 ) -> None:
     """The best picks for a budget and use case, each with a one-line reason, from the latest ranking.
@@ -478,6 +485,10 @@ def recommend(
         _fail(f"--hours-per-day must be between 0 and 24, not {hours_per_day:g}")
     if gpus < 1:
         _fail("--gpus must be at least 1")
+    if vendor is not None and vendor.strip().lower() not in ("nvidia", "amd", "intel"):
+        _fail(f"--vendor must be NVIDIA, AMD or Intel, not {vendor!r}")
+    if hours_per_week is not None and vendor is not None:
+        _fail("--vendor chooses among cards to buy; leave it out with --hours-per-week")
     if hours_per_week is not None:
         if hours_per_day is not None or gpus != 1:
             _fail("--hours-per-week answers rent or buy for one card; leave out --hours-per-day and --gpus")
@@ -510,7 +521,7 @@ def recommend(
         _fail(NOTHING_RANKED)
     rec = make_recommendation(rows, budget_usd=budget, min_memory_gb=min_memory, use_case=use_case,
                               kwh_price=kwh_price, hours_per_day=hours_per_day, gpus=gpus, scaling=scaling,
-                              view=view)
+                              view=view, vendor=vendor)
     if note := ranking_day_note(rows[0]["as_of"], utc_today()):
         out.print(note, soft_wrap=True, highlight=False)
     out.print(format_recommendation(rec), highlight=False)

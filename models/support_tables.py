@@ -22,9 +22,10 @@ for any later device.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
-from typing import Literal
+from typing import Any, Literal
 
 SupportLevel = Literal["current", "legacy", "none"]
 SUPPORT_LEVELS: tuple[str, ...] = ("current", "legacy", "none")
@@ -120,6 +121,9 @@ AMD_CHIP_GFX: dict[str, str] = {
 }
 
 INTEL_XPU_ARCHITECTURES: frozenset[str] = frozenset({"Xe-HPG", "Xe2-HPG", "Xe-HPC"})
+# TechPowerUp files Data Center GPU Max under "Generation 12.5" (the Xe-HPC chip Ponte Vecchio), a name
+# it shares with the Arctic Sound parts no wheel runs: the chip tells them apart.
+INTEL_XPU_CHIPS: frozenset[str] = frozenset({"Ponte Vecchio"})
 
 # NVIDIA architectures (TechPowerUp's names) whose chips all predate Maxwell (compute capability 5.0,
 # the oldest any wheel above carries), many of them predating CUDA: no compute capability is needed to
@@ -194,7 +198,7 @@ def framework_support(vendor: str | None, compute_capability: str | None, chip: 
     if vendor == "Intel":
         if not architecture:
             return None
-        return "current" if architecture in INTEL_XPU_ARCHITECTURES else "none"
+        return "current" if architecture in INTEL_XPU_ARCHITECTURES or chip in INTEL_XPU_CHIPS else "none"
     return "none" if vendor else None
 
 
@@ -209,3 +213,15 @@ def supported_flag(level: str | None) -> bool | None:
     if level is None:
         return None
     return level == "current"
+
+
+def support_level(row: Mapping[str, Any]) -> str | None:
+    """A catalog or ranking row's level: ``current``, ``legacy``, ``none`` or None; rows written before
+    the level existed carry only the former flag, which is True exactly for current support."""
+    level = row.get("framework_support")
+    if level:
+        return str(level)
+    flag = row.get("framework_supported")
+    if flag is None:
+        return None
+    return "current" if flag else "none"

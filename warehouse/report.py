@@ -18,6 +18,7 @@ from typing import Any
 
 import duckdb
 from gpuvalue.models.buyer_view import BuyerView, hidden_summary, is_not_desktop, shown_rows
+from gpuvalue.models.framework_support import card_caveat
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.models.price_age import dated_price_basis, price_date_words, ranking_day_note, split_tiers, tier_title
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
@@ -770,6 +771,8 @@ def ranking_table(rows: list[dict[str, Any]], comparable_days: int | None = None
         stale = '<span class="badge stale">stale</span>' if row.get("stale") else ""
         flag = unusable_reason(row)
         flag_html = f'<br><span class="badge flag">{escape(flag)}</span>' if flag else ""
+        if caveat := card_caveat(row):  # not CUDA: what the buyer gives up, in the card's own cell
+            flag_html += f'<br><span class="small stack">{escape(caveat)}</span>'
         detail = " \u00b7 ".join(x for x in (row.get("architecture"), row.get("segment")) if x)
         method = row.get("perf_method") or ""
         body.append(

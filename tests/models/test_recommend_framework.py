@@ -1,0 +1,83 @@
+"""recommend and framework support: the beginner gets a current CUDA card where one fits, unless another
+vendor is asked for, and every non-CUDA pick says in one line what the buyer gives up."""
+
+from __future__ import annotations
+
+from conftest_exports import LATEST_DAY, ranking_for
+
+from gpuvalue.models.recommend import format_recommendation, recommend
+
+ROWS = ranking_for(LATEST_DAY)
+# A cheap, fast Radeon that beats every NVIDIA card on value: what the replay's beginner answer led with.
+RADEON = dict(ROWS[7], model="Radeon RX 7600 XT", price_usd=200.0, relative_perf=0.6, memory_gb=16.0,
+              perf_per_dollar=3.0, rank=1)
+ROWS_WITH_RADEON = [RADEON] + ROWS
+
+
+def test_the_beginner_gets_a_current_cuda_card_where_one_fits():
+    rec = recommend(ROWS_WITH_RADEON, budget_usd=300, use_case="beginner")
+    assert rec.picks and all(p.model.startswith("GeForce") for p in rec.picks)
+    assert all(p.caveat is None for p in rec.picks)
+    assert any("cards with current CUDA support only" in a and "--vendor AMD or Intel" in a for a in rec.assumptions)
+
+
+def test_asking_for_amd_gives_the_radeon_with_its_one_line_caveat():
+    rec = recommend(ROWS_WITH_RADEON, budget_usd=300, use_case="beginner", vendor="amd")
+    assert [p.model for p in rec.picks] == ["Radeon RX 7600 XT"]
+    caveat = rec.picks[0].caveat
+    assert caveat.startswith("AMD card, not CUDA: ROCm on Linux") and "\n" not in caveat
+    text = format_recommendation(rec)
+    assert f"   {caveat}" in text.splitlines()
+
+
+def test_other_use_cases_rank_every_vendor_and_mark_the_non_cuda_pick():
+    rec = recommend(ROWS_WITH_RADEON, budget_usd=300, use_case="kaggle")
+    assert rec.picks[0].model == "Radeon RX 7600 XT" and rec.picks[0].caveat
+    assert not any("CUDA support only" in a for a in rec.assumptions)
+
+
+def test_without_a_cuda_card_in_budget_the_beginner_is_told_and_the_pick_carries_its_caveat():
+    cheap = dict(RADEON, price_usd=90.0)
+    rec = recommend([cheap] + ROWS, budget_usd=100, use_case="beginner")
+    assert [p.model for p in rec.picks] == ["Radeon RX 7600 XT"] and rec.picks[0].caveat
+    assert any("no card with current CUDA support fits the budget" in a for a in rec.assumptions)
+
+
+def test_vendor_nvidia_keeps_nvidia_only():
+    rec = recommend(ROWS_WITH_RADEON, budget_usd=700, vendor="NVIDIA")
+    assert rec.picks and all(not p.model.startswith("Radeon") for p in rec.picks)
+
+
+def test_a_vendor_recommend_does_not_know_is_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from gpuvalue.flows.cli import app
+
+    db = str(tmp_path / "none.duckdb")
+    res = CliRunner().invoke(app, ["recommend", "--budget", "300", "--vendor", "nvdia", "--db", db])
+    assert res.exit_code == 2 and "--vendor must be NVIDIA, AMD or Intel, not 'nvdia'" in res.output
+    assert "Traceback" not in res.output and len(res.output.strip().splitlines()) == 1
+    res = CliRunner().invoke(app, ["recommend", "--budget", "300", "--vendor", "amd", "--hours-per-week", "5",
+                                   "--db", db])
+    assert res.exit_code == 2 and "leave it out with --hours-per-week" in res.output
+
+
+def test_a_non_cuda_rent_or_buy_answer_says_what_it_costs(tmp_path):
+    """The 2080 Ti bought at 20 h a week, turned into an AMD card: the answer gets the caveat line."""
+    import duckdb
+    from rental_fixtures import make_rental_database
+    from typer.testing import CliRunner
+
+    from gpuvalue.flows.cli import app
+
+    path = tmp_path / "g.duckdb"
+    make_rental_database(str(path)).close()
+    args = ["recommend", "--budget", "900", "--hours-per-week", "20", "--db", str(path)]
+    cuda = CliRunner().invoke(app, args)
+    assert "Answer: buy GeForce RTX 2080 Ti used." in cuda.stdout and "not CUDA" not in cuda.stdout
+    con = duckdb.connect(str(path))
+    con.execute("UPDATE ranking_daily SET vendor = 'AMD', architecture = 'RDNA 3.0' WHERE model = 'GeForce RTX 2080 Ti'")
+    con.close()
+    amd = CliRunner().invoke(app, args)
+    assert amd.exit_code == 0, amd.output
+    assert "Note: GeForce RTX 2080 Ti: AMD card, not CUDA: ROCm on Linux" in amd.stdout
