@@ -132,10 +132,10 @@ def perf_reference_present(con: duckdb.DuckDBPyConnection, *, precision: str, re
     return bool(has_reference), bool(has_any)
 
 
-def scaling_efficiency(con: duckdb.DuckDBPyConnection) -> dict[str, dict[int, float]]:
-    """Measured multi-GPU scaling per card: GPU count -> median efficiency."""
+def scaling_efficiency(con: duckdb.DuckDBPyConnection, precision: str | None = None) -> dict[str, dict[int, float]]:
+    """Measured multi-GPU scaling per card: GPU count -> median efficiency (of ``precision``, or of all)."""
     scaling: dict[str, dict[int, float]] = {}
-    for model, n, eff in sql_files.rows(con, "scaling_efficiency"):
+    for model, n, eff, _sources in sql_files.rows(con, "scaling_efficiency", {"precision": precision}):
         scaling.setdefault(model, {})[int(n)] = float(eff)
     return scaling
 
