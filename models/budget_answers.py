@@ -373,13 +373,13 @@ def budget_answers(
             sa, sb = answers[a].setup, answers[b].setup
             if sa and sb and (sa.model, sa.gpus) != (sb.model, sb.gpus) and _within(sa, sb):
                 notes.append(f"{ANSWER_TITLES[a].lower()} ({sa.label}, {sa.throughput:.2f}x) and "
-                             f"{ANSWER_TITLES[b].lower().replace('_', ' ')} ({sb.label}, {sb.throughput:.2f}x) are "
+                             f"{ANSWER_TITLES[b].lower()} ({sb.label}, {sb.throughput:.2f}x) are "
                              "within each other's interval: the evidence does not tell their speeds apart")
     if any(s.price_tier == "older" for s in picked):
         note = tiers_note([{"price_tier": s.price_tier, "price_age_days": s.row.get("price_age_days")} for s in picked])
         if note:
             notes.append(note.replace("card(s)", "answer(s)", 1))
-    elif any(row.get("price_tier") == "older" for row in usable):
+    elif picked and any(row.get("price_tier") == "older" for row in usable):
         older = sum(1 for row in usable if row.get("price_tier") == "older")
         notes.append(f"{older} usable card(s) priced only long before the newest price are not compared with these "
                      "(`gpuvalue rank` shows them apart, with their age)")

@@ -20,8 +20,7 @@ def _headline(result: BudgetAnswers) -> str:
     return f"Budget ${o.budget_usd:,.0f}{use}{need}{cards}"
 
 
-def _answer_lines(answer: Answer, months: float) -> list[str]:
-    title = ANSWER_TITLES[answer.kind]
+def _answer_lines(answer: Answer, months: float, title: str) -> list[str]:
     s = answer.setup
     if s is None:
         return [f"{title}: none; {answer.why}"]
@@ -42,10 +41,26 @@ def _answer_lines(answer: Answer, months: float) -> list[str]:
     return lines
 
 
+def _same(a: Answer, b: Answer) -> bool:
+    if a.setup is None or b.setup is None:
+        return a.setup is None and b.setup is None and a.why == b.why
+    return (a.setup.model, a.setup.gpus) == (b.setup.model, b.setup.gpus)
+
+
 def format_budget_answers(result: BudgetAnswers) -> str:
     lines = [_headline(result)]
+    # One setup that answers several questions is shown once: "Fastest and best value: ...".
+    groups: list[list[Answer]] = []
     for answer in result.answers():
-        lines.extend(_answer_lines(answer, result.options.ownership_months))
+        same = next((g for g in groups if _same(g[0], answer)), None)
+        if same is None:
+            groups.append([answer])
+        else:
+            same.append(answer)
+    for group in groups:
+        titles = [ANSWER_TITLES[a.kind] for a in group]
+        title = " and ".join([", ".join(titles[:-1]), titles[-1]]) if len(titles) > 1 else titles[0]
+        lines.extend(_answer_lines(group[0], result.options.ownership_months, title[0] + title[1:].lower()))
     if result.stretch is not None:
         s, fastest = result.stretch, result.fastest.setup
         extra = s.cost_usd - result.options.budget_usd
