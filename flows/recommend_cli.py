@@ -23,7 +23,7 @@ def budget_answers_command(*, budget: float, use_case: str | None, min_memory: f
     from gpuvalue.models.budget_answers import AnswerOptions, answers_json, budget_answers, memory_floor
     from gpuvalue.models.budget_text import format_budget_answers
     from gpuvalue.models.buyer_view import BuyerView
-    from gpuvalue.models.multi_gpu import ScalingFacts
+    from gpuvalue.models.multi_gpu import DATA_PARALLEL_SOURCES, ScalingFacts
     from gpuvalue.models.price_age import ranking_day_note
     from gpuvalue.models.unpriced import likely_unpriced
     from gpuvalue.warehouse.queries import ranking_rows, scaling_efficiency
@@ -48,7 +48,7 @@ def budget_answers_command(*, budget: float, use_case: str | None, min_memory: f
         if not rows:
             _fail(NOTHING_RANKED)
         precision, reference, day = rows[0]["perf_precision"], rows[0]["reference_gpu"], rows[0]["as_of"]
-        measured = scaling_efficiency(con, precision)
+        measured = scaling_efficiency(con, precision, exclude_sources=DATA_PARALLEL_SOURCES)
         new_prices = new_card_prices(con)
         covered = shopping(con, settings)
         searches = {m.model: m.query for m in covered.models}

@@ -112,3 +112,21 @@ def test_coverage_gives_a_card_the_place_rank_gives_it(replay_db):
     table = runner.invoke(app, ["coverage", "--db", str(replay_db)], terminal_width=250).stdout
     row = next(line for line in table.splitlines() if "│ GeForce RTX 3090 " in line)
     assert f"#{card['rank_shown']} " in row and f"#{card['rank']} " not in row
+
+
+def test_measured_scaling_leaves_out_single_process_data_parallel_runs(replay_db):
+    """lamikr's 2-4 GPU runs are DataParallel (about 0.5 a card at two): a TITAN RTX measured only so
+    gets the stated assumption, not a 2x setup at half speed a card."""
+    import duckdb
+
+    from gpuvalue.models.multi_gpu import DATA_PARALLEL_SOURCES
+    from gpuvalue.warehouse.queries import scaling_efficiency
+
+    con = duckdb.connect(str(replay_db), read_only=True)
+    try:
+        every = scaling_efficiency(con, "fp16")
+        kept = scaling_efficiency(con, "fp16", exclude_sources=DATA_PARALLEL_SOURCES)
+    finally:
+        con.close()
+    assert every["TITAN RTX"][2] < 0.55 and "TITAN RTX" not in kept
+    assert 0.9 < kept["GeForce RTX 3090"][2] < 1.0
