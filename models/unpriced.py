@@ -11,9 +11,10 @@ is a likely candidate for an answer when
 * the answer's view shows it (its memory floor, framework support, desktop slot) and it has a speed
   figure at the ranking's precision;
 * the budget plausibly buys one: its launch price is within the budget; or, where the catalog has no
-  launch price, it is a desktop card that came out in the last ``RECENT_YEARS`` years and a priced card
-  at least as fast costs no more than the budget (a workstation card costs far more than a desktop
-  card as fast, so a desktop card's price says nothing of it).
+  launch price, a priced card at least as fast costs no more than the budget and the card is a desktop
+  card that came out in the last ``RECENT_YEARS`` years, or a passive server card the buyer asked for
+  (their used prices follow datacenter retirements, not age). A workstation card costs far more than
+  a desktop card as fast, so a desktop card's price says nothing of it.
 
 Pure: catalog rows in, ``Unpriced`` out, the newest first: the cards a buyer expects to find, and
 the likeliest to lack a used price.
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from gpuvalue.models.buyer_view import BuyerView, hidden_because
+from gpuvalue.models.buyer_view import BuyerView, hidden_because, is_passive
 
 RECENT_YEARS = 3
 SHOWN = 8  # named in the text answer; the JSON carries every one
@@ -102,9 +103,11 @@ def likely_unpriced(
                 continue
         else:  # no launch price: a recent desktop card, and the market sells its speed within the budget
             released = row.get("release_date")
-            if recent_from is None or not isinstance(released, date) or released < recent_from:
-                continue
-            if row.get("segment") != "desktop":  # a workstation card costs far more than a desktop card as fast
+            recent = recent_from is not None and isinstance(released, date) and released >= recent_from
+            # A passive server card asked for (--include-passive) is priced by datacenter retirements, not
+            # by its age; a workstation card costs far more than a desktop card as fast.
+            server = view.include_passive and is_passive(row)
+            if not ((recent and row.get("segment") == "desktop") or server):
                 continue
             as_fast = [r["price_usd"] for r in shown_priced if r["relative_perf"] >= perf]
             if not as_fast or min(as_fast) > budget_usd:

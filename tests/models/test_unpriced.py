@@ -52,7 +52,8 @@ def test_the_likely_candidates_for_a_budget_are_named_newest_first():
 def test_cards_the_answer_would_not_consider_are_not_named():
     wide = BuyerView(min_memory_gb=12, include_legacy=True, include_passive=True)
     assert "Tesla P40" not in names(10_000)[0]  # legacy builds, passive: the default view hides it
-    assert "Tesla P40" not in names(10_000, view=wide)[0]  # no launch price, and from 2016
+    assert "Tesla P40" in names(600, view=wide)[0]  # a passive server card asked for: a $429 card is as fast
+    assert "Tesla P40" not in names(400, view=wide)[0]  # no priced card as fast within $400
     assert "GeForce RTX 5060 Ti 8 GB" in names(600, view=BuyerView(min_memory_gb=8))[0]
 
 
