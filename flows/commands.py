@@ -64,7 +64,7 @@ def coverage(
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines, one object per covered model.")] = False,
     db: DbOpt = None,
 ) -> None:
-    """The cards the daily run shops for: the coverage rule over the stored catalog, with each model's search.
+    """The cards the daily run shops for: the coverage rule over the stored catalog, with each model's search and its place in `gpuvalue rank` (a card rank hides: its place in `rank --all`, and why).
 
     Rule (models/coverage.py): at least 8 GB (GPUVALUE_COVERAGE_MIN_MEMORY_GB), run by a current or legacy PyTorch build, released in 2016 or later, a PCIe card for a desktop or server slot, sold as a card of its own; GPUVALUE_COVERAGE_ADD and GPUVALUE_COVERAGE_REMOVE (comma-separated model names) change the list. Prints the count and the eBay Browse API calls a run makes (1 token + searches x pages per search) against eBay's default limit of 5,000 calls a day.
     """

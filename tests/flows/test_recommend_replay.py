@@ -112,6 +112,9 @@ def test_coverage_gives_a_card_the_place_rank_gives_it(replay_db):
     table = runner.invoke(app, ["coverage", "--db", str(replay_db)], terminal_width=250).stdout
     row = next(line for line in table.splitlines() if "│ GeForce RTX 3090 " in line)
     assert f"#{card['rank_shown']} " in row and f"#{card['rank']} " not in row
+    hidden = next(m for m, c in sorted(covered.items()) if c["rank"] is not None and c["rank_shown"] is None)
+    row = next(line for line in table.splitlines() if f"│ {hidden} " in line)
+    assert f"#{covered[hidden]['rank']} in rank --all; rank hides it: " in row  # says which list it counts in
 
 
 def test_measured_scaling_leaves_out_single_process_data_parallel_runs(replay_db):
