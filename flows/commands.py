@@ -14,7 +14,7 @@ import typer
 
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.flows.cli_app import (
-    NOTHING_RANKED, DbOpt, _fail, _print_table, _reader, _settings, _status, _write_json_lines, app, err, import_app,
+    DbOpt, _fail, _print_table, _reader, _settings, _status, _write_json_lines, app, err, import_app,
     out, utc_today,
 )
 
