@@ -13,7 +13,7 @@ import typer
 
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.flows.cli_app import (
-    NOTHING_RANKED, DbOpt, _fail, _print_table, _reader, _settings, _status, _write_json_lines, app, err, import_app,
+    DbOpt, _fail, _print_table, _reader, _settings, _status, _write_json_lines, app, err, import_app,
     out, utc_today,
 )
 
@@ -69,7 +69,7 @@ def coverage(
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines, one object per covered model.")] = False,
     db: DbOpt = None,
 ) -> None:
-    """The cards the daily run shops for: the coverage rule over the stored catalog, with each model's search.
+    """The cards the daily run shops for: the coverage rule over the stored catalog, with each model's search and its place in `gpuvalue rank` (a card rank hides: its place in `rank --all`, and why).
 
     Rule (models/coverage.py): at least 8 GB (GPUVALUE_COVERAGE_MIN_MEMORY_GB), run by a current or legacy PyTorch build, released in 2016 or later, a PCIe card for a desktop or server slot, sold as a card of its own; GPUVALUE_COVERAGE_ADD and GPUVALUE_COVERAGE_REMOVE (comma-separated model names) change the list. Prints the count and the eBay Browse API calls a run makes (1 token + searches x pages per search) against eBay's default limit of 5,000 calls a day.
     """
@@ -86,20 +86,34 @@ def coverage(
         ranked = ranking_rows(con, top=None, desktop_only=False)  # which covered cards have a price
     finally:
         con.close()
+    # A card's place is the one `rank` shows (its place among the cards `rank` shows by default); a card
+    # `rank` hides says why, with its place in `rank --all`, the full ranking (`rank` in the JSON).
+    from gpuvalue.models.buyer_view import BuyerView, hidden_because, shown_rows
+
+    default_view = BuyerView(min_memory_gb=settings.min_memory_gb)
     rank_of = {r["model"]: r["rank"] for r in ranked}
+    shown_of = {r["model"]: r["rank_shown"] for r in shown_rows(ranked, default_view)}
+    hidden_of = {r["model"]: hidden_because(r, default_view) for r in ranked}
     if not found.models:
         _fail("the catalog covers no card: run `gpuvalue run` (or `gpuvalue run --replay`) to load the specs first",
               code=1)
     if found.unknown:
         err.print(f"[yellow]warning:[/yellow] not catalog models, ignored: {', '.join(found.unknown)}", highlight=False)
     if as_json:
-        _write_json_lines({"model": m.model, "query": m.query, "why": m.why, "rank": rank_of.get(m.model)}
-                          for m in found.models)
+        _write_json_lines({"model": m.model, "query": m.query, "why": m.why, "rank": rank_of.get(m.model),
+                           "rank_shown": shown_of.get(m.model)} for m in found.models)
         return
     day = ranked[0]["as_of"] if ranked else None
-    _print_table(["model", "search", "covered by", f"ranked {day}" if day else "ranked"],
-                 [(m.model, m.query, m.why, f"#{rank_of[m.model]}" if m.model in rank_of else "no price")
-                  for m in found.models])
+
+    def place(model: str) -> str:
+        if model not in rank_of:
+            return "no price"
+        if model in shown_of:
+            return f"#{shown_of[model]}"
+        return f"#{rank_of[model]} in rank --all; rank hides it: {hidden_of[model]}"
+
+    _print_table(["model", "search", "covered by", f"place in rank, {day}" if day else "place in rank"],
+                 [(m.model, m.query, m.why, place(m.model)) for m in found.models])
     unpriced = sum(1 for m in found.models if m.model not in rank_of)
     if unpriced:  # a card a buyer asks about and does not find in `rank`: here is why
         out.print(f"{unpriced} of them have no price in the ranking{f' of {day}' if day else ''}: no listing matched "
@@ -447,28 +461,31 @@ def restore(
 @app.command()
 def recommend(
     budget: Annotated[float, typer.Option("--budget", help="What you can spend, USD.")],
-    min_memory: Annotated[Optional[float], typer.Option("--min-memory", help="Minimum memory, GB.")] = None,
+    min_memory: Annotated[Optional[float], typer.Option("--min-memory", help="Minimum memory a card, GB.")] = None,
     use_case: Annotated[Optional[str], typer.Option("--use-case", help="beginner, kaggle, research, cv, nlp or llm.")] = None,
     kwh_price: Annotated[Optional[float], typer.Option("--kwh-price", help="Electricity price per kWh (USD), to add running costs.")] = None,
     hours_per_day: Annotated[Optional[float], typer.Option("--hours-per-day", help="Training hours a day, with --kwh-price.")] = None,
-    gpus: Annotated[int, typer.Option("--gpus", help="Compare N cheaper cards with one larger card.")] = 1,
+    gpus: Annotated[Optional[int], typer.Option("--gpus", help="Exactly N identical cards a setup (compared with the fastest single card).")] = None,
+    max_gpus: Annotated[Optional[int], typer.Option("--max-gpus", help="Setups of 1 to N identical cards (default GPUVALUE_MAX_GPUS, 4; 1 for beginner and kaggle).")] = None,
+    platform_cost: Annotated[Optional[float], typer.Option("--platform-cost", help="USD for the machine around the cards (board, CPU, power supply, case), counted once a setup (GPUVALUE_PLATFORM_COST_USD, 0).")] = None,
+    extra_gpu_cost: Annotated[Optional[float], typer.Option("--extra-gpu-cost", help="USD each card beyond the first adds to the machine (GPUVALUE_EXTRA_GPU_COST_USD, 0).")] = None,
     include_modules: Annotated[bool, typer.Option("--include-modules", help="Also consider cards a desktop cannot take (SXM/OAM modules).")] = False,
     include_legacy: Annotated[bool, typer.Option("--include-legacy", help="Also consider cards only the legacy PyTorch builds (CUDA 12.6) run.")] = False,
     include_passive: Annotated[bool, typer.Option("--include-passive", help="Also consider passive server cards (they need a fan kit).")] = False,
     hours_per_week: Annotated[Optional[float], typer.Option("--hours-per-week", help="Training hours a week: answers rent or buy instead, with the break-even hours.")] = None,
     vendor: Annotated[Optional[str], typer.Option("--vendor", help="NVIDIA, AMD or Intel: picks of that vendor only (the beginner use case otherwise prefers current CUDA cards).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object: fastest, best_value and cheapest, each with model, gpus, cost_usd, throughput, money_left_usd, assumptions and why.")] = False,
     db: DbOpt = None,
 ) -> None:
-    """The best picks for a budget and use case, each with a one-line reason, from the latest ranking.
+    """What a budget buys for a use case: the fastest setup, the best value and the cheapest setup that meets the need, from the latest ranking.
 
-    Considers the cards `gpuvalue rank` shows by default: run by the default PyTorch wheels, at least 6 GB (--min-memory, GPUVALUE_MIN_MEMORY_GB; a use case's minimum is a floor), fit for a desktop without a fan kit. Recently priced cards come first; older prices after them, with their age.
+    A setup is 1 to --max-gpus identical cards (4 by default, GPUVALUE_MAX_GPUS; one for beginner and kaggle), or exactly --gpus N. Its throughput is its training speed relative to the reference card: N cards run at measured scaling where a benchmark measured that card at that count, else at GPUVALUE_MULTI_GPU_EFFICIENCY (90%) per card. Its cost is the cards', plus --platform-cost and --extra-gpu-cost where given. Each answer says what is left of the budget and what it assumed, names the likely cards it could not price, and shows a new card's price beside a used one where new costs at most 15% more.
+
+    Considers the cards `gpuvalue rank` shows by default: run by the default PyTorch wheels, at least 6 GB (--min-memory, GPUVALUE_MIN_MEMORY_GB; a use case's minimum is a floor), fit for a desktop without a fan kit. Recently priced cards are compared with each other; older prices only when none of them fits, with their age.
 
     With --hours-per-week: whether to buy a used card or rent a cloud one for that much training, and from how many hours a week buying is cheaper.
     """
-    from gpuvalue.models.buyer_view import BuyerView
-    from gpuvalue.models.price_age import ranking_day_note
-    from gpuvalue.models.recommend import USE_CASES, format_recommendation, recommend as make_recommendation
-    from gpuvalue.warehouse.queries import ranking_rows
+    from gpuvalue.models.recommend import USE_CASES
 
     if use_case is not None:
         use_case = use_case.strip().lower()  # --use-case LLM is llm
@@ -483,15 +500,24 @@ def recommend(
         _fail(f"--kwh-price must be 0 or more USD per kWh, not {kwh_price:g}")
     if hours_per_day is not None and not (0 <= hours_per_day <= 24):
         _fail(f"--hours-per-day must be between 0 and 24, not {hours_per_day:g}")
-    if gpus < 1:
+    if gpus is not None and gpus < 1:
         _fail("--gpus must be at least 1")
     if vendor is not None and vendor.strip().lower() not in ("nvidia", "amd", "intel"):
         _fail(f"--vendor must be NVIDIA, AMD or Intel, not {vendor!r}")
     if hours_per_week is not None and vendor is not None:
         _fail("--vendor chooses among cards to buy; leave it out with --hours-per-week")
+    if max_gpus is not None and not 1 <= max_gpus <= 16:
+        _fail(f"--max-gpus must be between 1 and 16, not {max_gpus}")
+    if gpus is not None and max_gpus is not None:
+        _fail("--gpus fixes the number of cards and --max-gpus limits it: give one of them")
+    for flag, value in (("--platform-cost", platform_cost), ("--extra-gpu-cost", extra_gpu_cost)):
+        if value is not None and not (math.isfinite(value) and value >= 0):
+            _fail(f"{flag} must be 0 or more USD, not {value:g}")
     if hours_per_week is not None:
-        if hours_per_day is not None or gpus != 1:
-            _fail("--hours-per-week answers rent or buy for one card; leave out --hours-per-day and --gpus")
+        if hours_per_day is not None or (gpus is not None and gpus != 1) or max_gpus is not None:
+            _fail("--hours-per-week answers rent or buy for one card; leave out --hours-per-day, --gpus and --max-gpus")
+        if as_json or platform_cost is not None or extra_gpu_cost is not None:
+            _fail("--hours-per-week answers rent or buy in text; leave out --json, --platform-cost and --extra-gpu-cost")
         from gpuvalue.flows.rent_cli import rent_or_buy_command
 
         # The memory floor `recommend` uses: --min-memory, else GPUVALUE_MIN_MEMORY_GB; a use case's minimum on top.
@@ -506,25 +532,13 @@ def recommend(
         return
     if (kwh_price is None) != (hours_per_day is None):
         _fail("--kwh-price and --hours-per-day go together")
-    settings = _settings(db)
-    view = BuyerView(min_memory_gb=settings.min_memory_gb, include_legacy=include_legacy,
-                     include_passive=include_passive, include_modules=include_modules)
-    con = _reader(db)
-    try:
-        rows = ranking_rows(con, top=None, desktop_only=False)
-        from gpuvalue.warehouse.queries import scaling_efficiency
+    from gpuvalue.flows.recommend_cli import budget_answers_command
 
-        scaling = scaling_efficiency(con)
-    finally:
-        con.close()
-    if not rows:
-        _fail(NOTHING_RANKED)
-    rec = make_recommendation(rows, budget_usd=budget, min_memory_gb=min_memory, use_case=use_case,
-                              kwh_price=kwh_price, hours_per_day=hours_per_day, gpus=gpus, scaling=scaling,
-                              view=view, vendor=vendor)
-    if note := ranking_day_note(rows[0]["as_of"], utc_today()):
-        out.print(note, soft_wrap=True, highlight=False)
-    out.print(format_recommendation(rec), highlight=False)
+    budget_answers_command(budget=budget, use_case=use_case, min_memory=min_memory, kwh_price=kwh_price,
+                           hours_per_day=hours_per_day, gpus=gpus, max_gpus=max_gpus, platform_cost=platform_cost,
+                           extra_gpu_cost=extra_gpu_cost, include_modules=include_modules,
+                           include_legacy=include_legacy, include_passive=include_passive, as_json=as_json, vendor=vendor,
+                           today=utc_today(), db=db)
 
 
 @app.command()

@@ -9,11 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import AliasChoices, BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from gpuvalue.models.budget_answers import DEFAULT_OWNERSHIP_MONTHS
 from gpuvalue.models.buyer_view import DEFAULT_MIN_MEMORY_GB
 from gpuvalue.models.coverage import DEFAULT_COVERAGE_MIN_MEMORY_GB
+from gpuvalue.models.multi_gpu import DEFAULT_MAX_GPUS, DEFAULT_MULTI_GPU_EFFICIENCY
 from gpuvalue.models.price_age import DEFAULT_COMPARABLE_DAYS
 from gpuvalue.scrapers import registry
 
@@ -63,10 +65,23 @@ class CoreSettings(BaseSettings):
     schedule_timezone: str = "UTC"
     fail_on_quality_alarm: bool = False
     # Rent or buy (models/rent_vs_buy.py): what the comparison assumes; every output states them.
-    holding_months: float = Field(default=24.0, gt=0, le=240, description="months a bought card is kept")
+    # One ownership horizon for resale, electricity and rent or buy: GPUVALUE_OWNERSHIP_MONTHS (its
+    # former name GPUVALUE_HOLDING_MONTHS is still read).
+    holding_months: float = Field(
+        default=DEFAULT_OWNERSHIP_MONTHS, gt=0, le=240,
+        validation_alias=AliasChoices("holding_months", "ownership_months", "GPUVALUE_OWNERSHIP_MONTHS",
+                                      "GPUVALUE_HOLDING_MONTHS"),
+        description="months a bought card is owned: its resale, its electricity, rent or buy")
     resale_fraction: float = Field(default=0.5, ge=0, lt=1, description="its resale value then, share of the price paid")
     kwh_price_usd: float = Field(default=0.15, ge=0, le=10, description="electricity, USD per kWh")
     hours_per_week: float = Field(default=10.0, gt=0, le=168, description="training hours a week")
+    # recommend's setups (models/budget_answers.py, models/multi_gpu.py): every answer states them.
+    max_gpus: int = Field(default=DEFAULT_MAX_GPUS, ge=1, le=16,
+                          description="the most identical cards a recommended setup has (one for beginner and kaggle)")
+    multi_gpu_efficiency: float = Field(default=DEFAULT_MULTI_GPU_EFFICIENCY, gt=0, le=1,
+                                        description="per-card speed of a multi-GPU setup no benchmark measured")
+    platform_cost_usd: float = Field(default=0.0, ge=0, description="the machine around the cards, once per setup")
+    extra_gpu_cost_usd: float = Field(default=0.0, ge=0, description="what each card beyond the first adds to the machine")
 
     @field_validator("coverage_add", "coverage_remove", mode="before")
     @classmethod

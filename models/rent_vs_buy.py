@@ -24,13 +24,14 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from typing import Any
 
+from gpuvalue.models.budget_answers import DEFAULT_OWNERSHIP_MONTHS
 from gpuvalue.models.price_age import is_index_price, price_basis
 from gpuvalue.models.recommend import perf_provenance
 
 WEEKS_PER_MONTH = 365.25 / 12 / 7  # 4.35 weeks
 HOURS_PER_WEEK = 168.0
 
-DEFAULT_HOLDING_MONTHS = 24.0
+DEFAULT_HOLDING_MONTHS = DEFAULT_OWNERSHIP_MONTHS  # the one ownership horizon: recommend's electricity too
 DEFAULT_RESALE_FRACTION = 0.5
 DEFAULT_KWH_PRICE_USD = 0.15
 DEFAULT_HOURS_PER_WEEK = 10.0

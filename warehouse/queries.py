@@ -132,10 +132,13 @@ def perf_reference_present(con: duckdb.DuckDBPyConnection, *, precision: str, re
     return bool(has_reference), bool(has_any)
 
 
-def scaling_efficiency(con: duckdb.DuckDBPyConnection) -> dict[str, dict[int, float]]:
-    """Measured multi-GPU scaling per card: GPU count -> median efficiency."""
+def scaling_efficiency(con: duckdb.DuckDBPyConnection, precision: str | None = None,
+                       exclude_sources: tuple[str, ...] = ()) -> dict[str, dict[int, float]]:
+    """Measured multi-GPU scaling per card: GPU count -> median efficiency (of ``precision``, or of
+    all), over the sources but ``exclude_sources``."""
     scaling: dict[str, dict[int, float]] = {}
-    for model, n, eff in sql_files.rows(con, "scaling_efficiency"):
+    params = {"precision": precision, "exclude": list(exclude_sources)}
+    for model, n, eff, _sources in sql_files.rows(con, "scaling_efficiency", params):
         scaling.setdefault(model, {})[int(n)] = float(eff)
     return scaling
 

@@ -24,6 +24,13 @@ runner = CliRunner()
         (["--budget", "800", "--kwh-price", "0.3", "--hours-per-day", "nan"], "--hours-per-day must be between 0 and 24"),
         (["--budget", "800", "--kwh-price", "-1", "--hours-per-day", "8"], "--kwh-price must be 0 or more USD per kWh, not -1"),
         (["--budget", "800", "--kwh-price", "inf", "--hours-per-day", "8"], "--kwh-price must be 0 or more"),
+        (["--budget", "800", "--max-gpus", "0"], "--max-gpus must be between 1 and 16, not 0"),
+        (["--budget", "800", "--max-gpus", "40"], "--max-gpus must be between 1 and 16, not 40"),
+        (["--budget", "800", "--gpus", "2", "--max-gpus", "4"], "--gpus fixes the number of cards and --max-gpus limits it"),
+        (["--budget", "800", "--platform-cost", "-5"], "--platform-cost must be 0 or more USD, not -5"),
+        (["--budget", "800", "--extra-gpu-cost", "nan"], "--extra-gpu-cost must be 0 or more USD"),
+        (["--budget", "800", "--hours-per-week", "10", "--max-gpus", "2"], "--hours-per-week answers rent or buy for one card"),
+        (["--budget", "800", "--hours-per-week", "10", "--json"], "--hours-per-week answers rent or buy in text"),
     ],
 )
 def test_bad_numbers_are_one_line_errors(tmp_path, args, message):
@@ -40,6 +47,8 @@ def test_bad_numbers_are_one_line_errors(tmp_path, args, message):
     ["--budget", "800", "--kwh-price", "0", "--hours-per-day", "0"],
     ["--budget", "800", "--kwh-price", "0.3", "--hours-per-day", "24"],
     ["--budget", "800", "--use-case", "LLM"],  # a use case in capitals is the same one
+    ["--budget", "800", "--max-gpus", "1", "--platform-cost", "0", "--extra-gpu-cost", "150", "--json"],
+    ["--budget", "800", "--gpus", "3"],
 ])
 def test_edge_values_are_accepted(tmp_path, args):
     # Past validation, the next complaint is the missing database.

@@ -170,6 +170,20 @@ def test_recommend_settings_and_flags_feed_the_assumptions(db, monkeypatch):
     assert "kept 36 months" in res.stdout and "$0.4/kWh" in res.stdout
 
 
+def test_one_ownership_horizon_for_rent_or_buy_and_the_electricity_recommend_counts(db, monkeypatch):
+    """recommend counted electricity over 3 years while rent or buy kept a card 24 months."""
+    monkeypatch.setenv("GPUVALUE_OWNERSHIP_MONTHS", "30")
+    rent_or_buy = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "5", "--db", str(db)])
+    assert rent_or_buy.exit_code == 0, rent_or_buy.output
+    assert "kept 30 months" in rent_or_buy.stdout
+    answers = runner.invoke(app, ["recommend", "--budget", "900", "--kwh-price", "0.3", "--hours-per-day", "8",
+                                  "--json", "--db", str(db)])
+    assert answers.exit_code == 0, answers.output
+    doc = json.loads(answers.stdout)
+    assert doc["ownership_months"] == 30
+    assert any("counted over 30 months of ownership" in a for a in doc["best_value"]["assumptions"])
+
+
 @pytest.mark.parametrize("args, message", [
     (["--hours-per-week", "0"], "--hours-per-week must be above 0 and at most 168, not 0"),
     (["--hours-per-week", "200"], "--hours-per-week must be above 0 and at most 168"),
@@ -187,7 +201,7 @@ def test_recommend_without_the_flag_is_unchanged(db):
     res = runner.invoke(app, ["recommend", "--budget", "900", "--db", str(db)])
     assert res.exit_code == 0, res.output
     text = res.stdout.split("\n", 1)[1] if res.stdout.startswith("Note: this ranking is of") else res.stdout
-    assert text.startswith("Budget $900") and "\n1. " in res.stdout
+    assert text.startswith("Budget $900") and "\nFastest: " in res.stdout
     assert "Answer:" not in res.stdout and "Break-even" not in res.stdout
 
 

@@ -304,7 +304,16 @@ def _perf_relative(db: Path) -> object:
 @runs("scaling_efficiency")
 def _scaling(db: Path) -> object:
     with closing(open_database(db)) as con:
-        return queries.scaling_efficiency(con)
+        return [queries.scaling_efficiency(con), queries.scaling_efficiency(con, "fp16")]
+
+
+@runs("new_card_prices_by_model", "recommend_unpriced")
+def _recommend_inputs(db: Path) -> object:
+    from gpuvalue.warehouse.recommend_inputs import new_card_prices, unpriced_catalog
+
+    with closing(open_database(db)) as con:
+        models = [r["model"] for r in queries.gpu_rows(con)] + ["Card Z"]
+        return [new_card_prices(con), unpriced_catalog(con, models, as_of=LATEST_DAY, precision="fp16", reference=REF)]
 
 
 @runs("perf_card_sources", "perf_card_harness_runs")

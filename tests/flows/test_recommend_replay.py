@@ -1,0 +1,135 @@
+"""`gpuvalue recommend` on the replay: what a budget buys, pinned (issue: the budget was only a cap).
+
+`--budget 600 --use-case kaggle`, `--budget 2000 --use-case research` and `--budget 10000 --use-case
+research` all answered "GeForce RTX 4070 SUPER: $500", and `--gpus 4` left $8,000 unspent."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from gpuvalue.flows.cli import app
+
+runner = CliRunner()
+
+
+def _answers(replay_db, *args) -> dict:
+    res = runner.invoke(app, ["recommend", *args, "--json", "--db", str(replay_db)])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert len(lines) == 1  # one JSON object
+    return json.loads(lines[0])
+
+
+def _singles(replay_db, budget: float, floor: float) -> list[dict]:
+    res = runner.invoke(app, ["rank", "--json", "--min-memory", str(floor), "--db", str(replay_db)])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in res.stdout.splitlines()]
+    return [r for r in rows if r["price_usd"] <= budget and r["price_tier"] == "recent"]
+
+
+def test_a_research_budget_of_10000_buys_a_setup_faster_than_any_single_card_within_it(replay_db):
+    doc = _answers(replay_db, "--budget", "10000", "--use-case", "research")
+    fastest = doc["fastest"]
+    assert fastest["cost_usd"] >= 10000 / 2 and fastest["money_left_usd"] == round(10000 - fastest["cost_usd"], 2)
+    singles = _singles(replay_db, 10000, 12)
+    assert singles and fastest["throughput"] > max(r["relative_perf"] for r in singles)
+    assert (fastest["model"], fastest["gpus"]) == ("GeForce RTX 5090", 3)  # pinned on the replay
+    assert (doc["best_value"]["model"], doc["best_value"]["gpus"]) == ("GeForce RTX 4070 SUPER", 1)
+    assert (doc["cheapest"]["model"], doc["cheapest"]["gpus"]) == ("Radeon RX 7600 XT", 1)
+    assert doc["max_gpus"] == 4
+    # Each says what it assumed: the use case's floor, the scaling rule it used, the machine left out.
+    for kind in ("fastest", "best_value", "cheapest"):
+        words = " ".join(doc[kind]["assumptions"])
+        assert "research: at least 12 GB" in words and "cards only: the machine around them" in words, kind
+    assert any(a.startswith("scaling 90% per card, assumed") for a in fastest["assumptions"])
+    assert any("1,725 W of board power" in a for a in fastest["assumptions"])
+    # New costs 14% more than used: said beside it.
+    assert fastest["new_price"]["price_usd"] == 2999.0 and 0.14 < fastest["new_price"]["premium"] < 0.15
+
+
+def test_a_2000_research_budget_and_a_600_kaggle_budget_get_different_answers(replay_db):
+    research = _answers(replay_db, "--budget", "2000", "--use-case", "research")
+    kaggle = _answers(replay_db, "--budget", "600", "--use-case", "kaggle")
+    assert (research["fastest"]["model"], research["fastest"]["gpus"]) == ("GeForce RTX 4070 SUPER", 4)
+    assert (kaggle["fastest"]["model"], kaggle["fastest"]["gpus"]) == ("GeForce RTX 4070 SUPER", 1)
+    assert (research["fastest"]["gpus"], research["fastest"]["cost_usd"]) != (kaggle["fastest"]["gpus"],
+                                                                             kaggle["fastest"]["cost_usd"])
+    assert kaggle["max_gpus"] == 1 and all(kaggle[k]["gpus"] == 1 for k in ("fastest", "best_value", "cheapest"))
+    assert any("one card for kaggle" in a for a in kaggle["fastest"]["assumptions"])
+
+
+def test_the_likely_cards_without_a_price_are_named(replay_db):
+    kaggle = _answers(replay_db, "--budget", "600", "--use-case", "kaggle")
+    named = {u["model"] for u in kaggle["unpriced"]}
+    assert {"GeForce RTX 5070", "Radeon RX 9070 XT", "GeForce RTX 5060 Ti 16 GB", "Arc B580"} <= named
+    assert all(u["why"].startswith("no used price") for u in kaggle["unpriced"])
+    text = runner.invoke(app, ["recommend", "--budget", "600", "--use-case", "kaggle", "--db", str(replay_db)]).stdout
+    assert "not priced, so not compared: " in text and "GeForce RTX 5070 (12 GB, 0.76x estimated, launched at $549" in text
+    lab = _answers(replay_db, "--budget", "10000", "--use-case", "research")
+    assert "RTX A6000" in {u["model"] for u in lab["unpriced"]}  # launched at $4,649: within $10,000
+
+
+def test_the_text_answers_say_money_left_and_what_they_assumed(replay_db):
+    res = runner.invoke(app, ["recommend", "--budget", "10000", "--use-case", "research", "--db", str(replay_db)])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert "Fastest: 3x GeForce RTX 5090, $7,864, throughput 6.38x; $2,136 left" in lines
+    assert any(line.startswith("Best value: GeForce RTX 4070 SUPER, $500") for line in lines)
+    assert any(line.startswith("For $485 more: 4x GeForce RTX 5090 at $10,485") for line in lines)
+    assert any(line.startswith("Assumed: research: at least 12 GB") for line in lines)
+
+
+def test_a_fixed_count_and_a_platform_cost_still_answer(replay_db):
+    four = _answers(replay_db, "--budget", "10000", "--gpus", "4", "--use-case", "research")
+    assert all(four[k]["gpus"] == 4 for k in ("fastest", "best_value", "cheapest"))
+    assert (four["fastest"]["model"], four["fastest"]["cost_usd"]) == ("GeForce RTX 4080 SUPER", 3439.96)  # 4 5090s: $10,485
+    assert four["single"]["model"] == "GeForce RTX 5090"
+    assert any(n.startswith("4x GeForce RTX 4080 SUPER gives 1.89x the throughput of one GeForce RTX 5090")
+               for n in four["notes"])
+    boxed = _answers(replay_db, "--budget", "10000", "--use-case", "research", "--platform-cost", "2000",
+                     "--extra-gpu-cost", "300")
+    fastest = boxed["fastest"]
+    assert fastest["platform_usd"] == 2000 + 300 * (fastest["gpus"] - 1) and fastest["cost_usd"] <= 10000
+    assert any("$2,000 for the machine around the cards" in a for a in fastest["assumptions"])
+
+
+def test_rent_or_buy_still_answers_beside_the_new_picks(replay_db):
+    res = runner.invoke(app, ["recommend", "--budget", "2000", "--hours-per-week", "10", "--use-case", "research",
+                              "--db", str(replay_db)])
+    assert res.exit_code == 0, res.output
+    assert "Answer: " in res.stdout and "kept 24 months" in res.stdout
+
+
+def test_coverage_gives_a_card_the_place_rank_gives_it(replay_db):
+    rank = {json.loads(line)["model"]: json.loads(line)
+            for line in runner.invoke(app, ["rank", "--json", "--db", str(replay_db)]).stdout.splitlines()}
+    covered = {json.loads(line)["model"]: json.loads(line)
+               for line in runner.invoke(app, ["coverage", "--json", "--db", str(replay_db)]).stdout.splitlines()}
+    card = covered["GeForce RTX 3090"]
+    assert card["rank_shown"] == rank["GeForce RTX 3090"]["rank_shown"] and card["rank"] == rank["GeForce RTX 3090"]["rank"]
+    table = runner.invoke(app, ["coverage", "--db", str(replay_db)], terminal_width=250).stdout
+    row = next(line for line in table.splitlines() if "│ GeForce RTX 3090 " in line)
+    assert f"#{card['rank_shown']} " in row and f"#{card['rank']} " not in row
+    hidden = next(m for m, c in sorted(covered.items()) if c["rank"] is not None and c["rank_shown"] is None)
+    row = next(line for line in table.splitlines() if f"│ {hidden} " in line)
+    assert f"#{covered[hidden]['rank']} in rank --all; rank hides it: " in row  # says which list it counts in
+
+
+def test_measured_scaling_leaves_out_single_process_data_parallel_runs(replay_db):
+    """lamikr's 2-4 GPU runs are DataParallel (about 0.5 a card at two): a TITAN RTX measured only so
+    gets the stated assumption, not a 2x setup at half speed a card."""
+    import duckdb
+
+    from gpuvalue.models.multi_gpu import DATA_PARALLEL_SOURCES
+    from gpuvalue.warehouse.queries import scaling_efficiency
+
+    con = duckdb.connect(str(replay_db), read_only=True)
+    try:
+        every = scaling_efficiency(con, "fp16")
+        kept = scaling_efficiency(con, "fp16", exclude_sources=DATA_PARALLEL_SOURCES)
+    finally:
+        con.close()
+    assert every["TITAN RTX"][2] < 0.55 and "TITAN RTX" not in kept
+    assert 0.9 < kept["GeForce RTX 3090"][2] < 1.0
