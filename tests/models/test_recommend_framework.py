@@ -5,47 +5,61 @@ from __future__ import annotations
 
 from conftest_exports import LATEST_DAY, ranking_for
 
-from gpuvalue.models.recommend import format_recommendation, recommend
+from gpuvalue.models.budget_answers import AnswerOptions, answers_json, budget_answers
+from gpuvalue.models.budget_text import format_budget_answers
+from gpuvalue.models.multi_gpu import ScalingFacts
 
 ROWS = ranking_for(LATEST_DAY)
 # A cheap, fast Radeon that beats every NVIDIA card on value: what the replay's beginner answer led with.
-RADEON = dict(ROWS[7], model="Radeon RX 7600 XT", price_usd=200.0, relative_perf=0.6, memory_gb=16.0,
-              perf_per_dollar=3.0, rank=1)
+RADEON = dict(ROWS[7], model="Radeon RX 7600 XT", vendor="AMD", architecture="RDNA 3.0", price_usd=200.0,
+              relative_perf=0.6, memory_gb=16.0, perf_per_dollar=3.0, rank=1)
 ROWS_WITH_RADEON = [RADEON] + ROWS
 
 
+def answers(rows, budget, **options):
+    return budget_answers(rows, ScalingFacts(), AnswerOptions(budget_usd=budget, **options))
+
+
+def models(result):
+    return [a.setup.model for a in result.answers() if a.setup is not None]
+
+
+def caveats(answer):
+    return [a for a in answer.assumptions if "not CUDA" in a]
+
+
 def test_the_beginner_gets_a_current_cuda_card_where_one_fits():
-    rec = recommend(ROWS_WITH_RADEON, budget_usd=300, use_case="beginner")
-    assert rec.picks and all(p.model.startswith("GeForce") for p in rec.picks)
-    assert all(p.caveat is None for p in rec.picks)
-    assert any("cards with current CUDA support only" in a and "--vendor AMD or Intel" in a for a in rec.assumptions)
+    result = answers(ROWS_WITH_RADEON, 300, use_case="beginner")
+    assert models(result) and all(m.startswith("GeForce") for m in models(result))
+    assert all(not caveats(a) for a in result.answers())
+    assert any("cards with current CUDA support only" in a and "--vendor AMD or Intel" in a for a in result.assumptions)
 
 
 def test_asking_for_amd_gives_the_radeon_with_its_one_line_caveat():
-    rec = recommend(ROWS_WITH_RADEON, budget_usd=300, use_case="beginner", vendor="amd")
-    assert [p.model for p in rec.picks] == ["Radeon RX 7600 XT"]
-    caveat = rec.picks[0].caveat
+    result = answers(ROWS_WITH_RADEON, 300, use_case="beginner", vendor="amd")
+    assert set(models(result)) == {"Radeon RX 7600 XT"}
+    (caveat,) = caveats(result.fastest)
     assert caveat.startswith("AMD card, not CUDA: ROCm on Linux") and "\n" not in caveat
-    text = format_recommendation(rec)
-    assert f"   {caveat}" in text.splitlines()
+    assert f"   {caveat}" in format_budget_answers(result).splitlines()
+    assert caveat in answers_json(result)["fastest"]["assumptions"]
 
 
 def test_other_use_cases_rank_every_vendor_and_mark_the_non_cuda_pick():
-    rec = recommend(ROWS_WITH_RADEON, budget_usd=300, use_case="kaggle")
-    assert rec.picks[0].model == "Radeon RX 7600 XT" and rec.picks[0].caveat
-    assert not any("CUDA support only" in a for a in rec.assumptions)
+    result = answers(ROWS_WITH_RADEON, 300, use_case="kaggle")
+    assert result.best_value.setup.model == "Radeon RX 7600 XT" and caveats(result.best_value)
+    assert not any("CUDA support only" in a for a in result.assumptions)
 
 
 def test_without_a_cuda_card_in_budget_the_beginner_is_told_and_the_pick_carries_its_caveat():
     cheap = dict(RADEON, price_usd=90.0)
-    rec = recommend([cheap] + ROWS, budget_usd=100, use_case="beginner")
-    assert [p.model for p in rec.picks] == ["Radeon RX 7600 XT"] and rec.picks[0].caveat
-    assert any("no card with current CUDA support fits the budget" in a for a in rec.assumptions)
+    result = answers([cheap] + ROWS, 100, use_case="beginner")
+    assert set(models(result)) == {"Radeon RX 7600 XT"} and caveats(result.fastest)
+    assert any("no card with current CUDA support fits the budget" in a for a in result.assumptions)
 
 
 def test_vendor_nvidia_keeps_nvidia_only():
-    rec = recommend(ROWS_WITH_RADEON, budget_usd=700, vendor="NVIDIA")
-    assert rec.picks and all(not p.model.startswith("Radeon") for p in rec.picks)
+    result = answers(ROWS_WITH_RADEON, 700, vendor="NVIDIA")
+    assert models(result) and all(not m.startswith("Radeon") for m in models(result))
 
 
 def test_a_vendor_recommend_does_not_know_is_one_line(tmp_path):
