@@ -140,9 +140,12 @@ def reliabilities(cards: Mapping[str, Sequence[Evidence]], reference: str) -> di
         out = {s: math.sqrt(floor + best[1][index[s]]) for s in linked}
         # A deviation read from a few shared cards says little: such a source is trusted no better
         # than the median source.
-        shared = {s: sum(n for pair, (_, n) in pairs.items() if s in pair) for s in linked}
-        middle = statistics.median(out.values())
-        out = {s: max(v, middle) if shared[s] < MIN_SHARED_TOTAL else v for s, v in out.items()}
+        shared = {s: sum(1 for m, ev in cards.items() if m != reference and len({e.source for e in ev}) > 1
+                         and any(e.source == s for e in ev)) for s in linked}
+        well = [v for s, v in out.items() if shared[s] >= MIN_SHARED_TOTAL]
+        if well:
+            middle = statistics.median(well)
+            out = {s: max(v, middle) if shared[s] < MIN_SHARED_TOTAL else v for s, v in out.items()}
     widest = max(out.values(), default=MIN_SIGMA)
     return {s: out.get(s, widest) for s in sources}
 
@@ -159,16 +162,22 @@ def weighted_figure(evidence: Sequence[Evidence], sigmas: Mapping[str, float]) -
     logs = np.array([math.log(e.value) for e in evidence])
     var = np.array([_variance(e, sigmas) for e in evidence])
     outliers: list[tuple[Evidence, float]] = []
-    if len(evidence) >= 2:
-        z = np.zeros(len(evidence))
-        for i in range(len(evidence)):
-            rest = np.arange(len(evidence)) != i
-            wr = 1 / var[rest]
-            mean_rest = float((wr * logs[rest]).sum() / wr.sum())
-            z[i] = (logs[i] - mean_rest) / math.sqrt(var[i] + 1 / wr.sum())
-        for i in np.flatnonzero(np.abs(z) > OUTLIER_Z):
+    flagged: set[int] = set()
+    while len(evidence) >= 2:
+        z = _leave_out_z(logs, var)
+        if len(evidence) == 2:  # two pieces apart: neither can be singled out, both are down-weighted
+            candidates = [i for i in range(2) if abs(z[i]) > OUTLIER_Z]
+        else:  # the furthest first, then the rest again against the others so weighted (no masking)
+            far = int(np.argmax(np.where([i in flagged for i in range(len(evidence))], 0.0, np.abs(z))))
+            candidates = [far] if abs(z[far]) > OUTLIER_Z and far not in flagged else []
+        if not candidates:
+            break
+        for i in candidates:
             outliers.append((evidence[i], float(z[i])))
+            flagged.add(i)
             var[i] *= (abs(z[i]) / OUTLIER_Z) ** 2
+        if len(evidence) == 2:
+            break
     w = 1 / var
     mean = float((w * logs).sum() / w.sum())
     sigma2 = 1 / float(w.sum())
@@ -182,6 +191,16 @@ def weighted_figure(evidence: Sequence[Evidence], sigmas: Mapping[str, float]) -
     return Weighted(value=value, low=low, high=high, sigma=sigma, shares=shares, outliers=tuple(outliers))
 
 
+def _leave_out_z(logs: np.ndarray, var: np.ndarray) -> np.ndarray:
+    """Each piece's distance from the weighted mean of the others, in standard deviations of the difference."""
+    z = np.zeros(len(logs))
+    for i in range(len(logs)):
+        rest = np.arange(len(logs)) != i
+        wr = 1 / var[rest]
+        z[i] = (logs[i] - float((wr * logs[rest]).sum() / wr.sum())) / math.sqrt(var[i] + 1 / wr.sum())
+    return z
+
+
 def describe(fig: Weighted) -> str:
     """The method text of a weighted figure: every piece with its value and share, the outliers."""
     parts = ", ".join(f"{e.name} {e.value:.3f} ({share:.0%})" for e, share in fig.shares)
@@ -191,3 +210,30 @@ def describe(fig: Weighted) -> str:
         text += "; down-weighted, far outside its source's usual agreement: " + ", ".join(
             f"{e.name} {e.value:.3f} ({abs(z):.1f} sigma from the other evidence)" for e, z in fig.outliers)
     return text
+
+
+def perf_range_words(row: Mapping[str, object]) -> str:
+    """A ranking row's 80% interval of relative performance as a table shows it ("-" without one)."""
+    low, high = row.get("perf_low"), row.get("perf_high")
+    if not isinstance(low, (int, float)) or not isinstance(high, (int, float)):
+        return "-"
+    return f"{low:.2f}-{high:.2f}"
+
+
+def per_dollar_interval(row: Mapping[str, object]) -> tuple[float, float] | None:
+    """A ranking row's interval of performance per dollar: its performance interval over its price."""
+    low, high, price = row.get("perf_low"), row.get("perf_high"), row.get("price_usd")
+    if not all(isinstance(x, (int, float)) for x in (low, high, price)) or not price:
+        return None
+    return float(low) / float(price), float(high) / float(price)  # type: ignore[arg-type]
+
+
+def adjacent_within_interval(rows: Sequence[Mapping[str, object]]) -> list[tuple[Mapping[str, object], Mapping[str, object]]]:
+    """Consecutive ranking rows whose performance-per-dollar intervals overlap: picks whose order the
+    evidence behind their figures cannot settle."""
+    out = []
+    for a, b in itertools.pairwise(rows):
+        ia, ib = per_dollar_interval(a), per_dollar_interval(b)
+        if ia is not None and ib is not None and overlap(*ia, *ib):
+            out.append((a, b))
+    return out

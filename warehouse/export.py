@@ -41,7 +41,7 @@ from gpuvalue.warehouse.source_dates import (  # re-exported: exports, feed and 
     sources_from_db,
 )
 
-SCHEMA_VERSION = "1.1"  # 1.1: replay and note; the index price kind, framework_support, passive, price_source, price_age_days, price_tier
+SCHEMA_VERSION = "1.2"  # 1.1: replay and note; the index price kind, framework_support, passive, price_source, price_age_days, price_tier; 1.2: perf_low, perf_high
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "ranking.schema.json"
 
 RANKING_CSV_COLUMNS: tuple[str, ...] = (
@@ -72,6 +72,9 @@ RANKING_CSV_COLUMNS: tuple[str, ...] = (
     "price_source",
     "price_age_days",
     "price_tier",
+    # Since schema 1.2: the 80% interval of relative_perf, on its scale.
+    "perf_low",
+    "perf_high",
 )
 
 # JSON rows carry what the CSV has plus the fields a program needs to judge a number.
