@@ -138,15 +138,27 @@ def perf(
         from gpuvalue.models.perf_measured import relative_perf_from_lambda
         from gpuvalue.scrapers.sources.lambda_bench import fetch_lambda_tables
 
+        from gpuvalue.warehouse.perf_eval_cache import cached_evaluation
+
         # The Lambda tables and the harnesses come through the replay archive: reproducible offline.
-        client = make_client(_settings(db), replay=True)
+        settings = _settings(db)
+        client = make_client(settings, replay=True)
         try:
             lambda_perf = relative_perf_from_lambda(fetch_lambda_tables(client))
             harnesses = _recorded_harnesses(client)
         finally:
             client.close()
-        out.print(evaluation_report(lambda_perf.figures, per_file=lambda_perf.per_file,
-                                    per_workload=lambda_perf.per_workload, harnesses=harnesses), highlight=False)
+
+        def compute() -> str:
+            # Minutes of nested cross-validation, once per change of inputs: the answer is kept beside the database.
+            with _status("cross-validating the spec estimate for perf --evaluate (minutes, once per change of "
+                         "its inputs; kept beside the database afterwards)"):
+                return evaluation_report(lambda_perf.figures, per_file=lambda_perf.per_file,
+                                         per_workload=lambda_perf.per_workload, harnesses=harnesses)
+
+        text, _ = cached_evaluation(settings.db, [lambda_perf.figures, lambda_perf.per_file, lambda_perf.per_workload,
+                                                  harnesses], compute)
+        out.print(text, highlight=False)
         return
     settings = _settings(db)
     con = _reader(db)
