@@ -40,7 +40,7 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     price with its kind, count, quartiles, date and age beside it. ``rank`` is the place among the
     shown cards."""
     from gpuvalue.models.buyer_view import is_not_desktop, is_passive, support_legend, support_mark
-    from gpuvalue.models.perf_weighted import adjacent_within_interval, perf_range_words
+    from gpuvalue.models.perf_weighted import adjacent_within_interval, close_runs_words, perf_range_words
     from gpuvalue.models.price_age import age_words, index_name, is_index_price, price_date_words, split_tiers, tier_title
 
     def q(r: dict) -> str:
@@ -81,9 +81,9 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
         out.print("* low-confidence estimate (AMD, a family with no measured card, or one the model misses); "
                   "`gpuvalue perf --json` says why.")
     if close:
-        shown = ", ".join(f"#{a.get('rank_shown', a['rank'])} and #{b.get('rank_shown', b['rank'])}" for a, b in close)
-        out.print(f"within each other's 80% range (the evidence cannot order them on performance per dollar): {shown}; "
-                  "'80% range' is the interval of each card's relative performance.", soft_wrap=True, highlight=False)
+        out.print(f"within each other's 80% range, so the evidence cannot order them on performance per dollar: "
+                  f"{close_runs_words(close)}; '80% range' is the interval of each card's relative performance.",
+                  soft_wrap=True, highlight=False)
     if not only_recent:
         out.print("Older prices rank after every recently priced card and are compared only with each other; "
                   "'age' is each price's age on the ranking's day.")

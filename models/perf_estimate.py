@@ -288,9 +288,10 @@ class FittedTerms:
 
     def reference_log(self, ref: _Point) -> float:
         """log of the fit's own prediction for the reference card (its denominator and memory term
-        are 0 there): predictions are divided by it, so the reference's estimate is 1.0 by
-        construction and a ratio to the reference means what a measured ratio means
-        (docs/performance-log.md, "Precision-weighted figures, and estimates on the reference's scale")."""
+        are 0 there): the per-workload model divides its predictions by it, so the reference's
+        estimate is 1.0 by construction and a ratio to the reference means what a measured ratio
+        means (docs/performance-log.md, "Precision-weighted figures, and estimates on the reference's
+        scale"). Roofline v2, the fallback, keeps its published form."""
         return self.scale + self.family_offsets.get(ref.family, 0.0)
 
 
@@ -299,7 +300,7 @@ class _Fit(FittedTerms):
     alpha: float
 
     def log_predict(self, p: _Point, ref: _Point) -> float:
-        return self.log_linear(p, ref) - _log_denominator(p, ref, self.alpha, self.gamma) - self.reference_log(ref)
+        return self.log_linear(p, ref) - _log_denominator(p, ref, self.alpha, self.gamma)
 
 
 class _Problem:

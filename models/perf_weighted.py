@@ -237,3 +237,18 @@ def adjacent_within_interval(rows: Sequence[Mapping[str, object]]) -> list[tuple
         if ia is not None and ib is not None and overlap(*ia, *ib):
             out.append((a, b))
     return out
+
+
+def close_runs_words(pairs: Sequence[tuple[Mapping[str, object], Mapping[str, object]]]) -> str:
+    """Adjacent close pairs as runs of shown ranks: "#1 and #2", "#3 to #6 (each with the next)"."""
+    def place(row: Mapping[str, object]) -> object:
+        return row.get("rank_shown", row.get("rank"))
+
+    runs: list[list[object]] = []
+    for a, b in pairs:
+        if runs and runs[-1][-1] == place(a):
+            runs[-1].append(place(b))
+        else:
+            runs.append([place(a), place(b)])
+    return ", ".join(f"#{r[0]} and #{r[1]}" if len(r) == 2 else f"#{r[0]} to #{r[-1]} (each with the next)"
+                     for r in runs)
