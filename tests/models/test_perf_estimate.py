@@ -310,7 +310,9 @@ def test_a_family_the_model_misses_in_sample_is_flagged_low_confidence(workload_
     gtx1080 = missed.estimate(features["GeForce GTX 1080"])
     assert "low confidence" in gtx1080.method and "estimates are likely low" in gtx1080.method
     assert "GeForce GTX 1080 Ti at 0.81x the measured figure" in gtx1080.method
-    assert gtx1080.uncertainty == pytest.approx(0.234, abs=1e-3)
+    # The wider of the miss and the low-confidence widening (2.5 x the cross-validated error: 0.254 on the
+    # reference's scale).
+    assert gtx1080.uncertainty == pytest.approx(max(0.234, 2.5 * est.cv_median_abs_error), abs=1e-3)
     # Families the model fits within twice its cross-validated error are not flagged.
     for name in ("GeForce RTX 3060 12 GB", "GeForce RTX 2070", "GeForce RTX 4070"):
         fig = missed.estimate(features[name])
