@@ -1,11 +1,25 @@
 -- Schema version 20: every figure carries its 80 % interval, and a card's shown figure weighs all its
 -- evidence (docs/performance.md, "Precision-weighted figures").
 --
--- perf_low / perf_high bound the interval on relative_perf's scale (NULL where a figure has none: a
--- local measurement, a row loaded before this version until the next run's estimate stage). The
--- ranking keeps them beside relative_perf, rescaled to the reference card as relative_perf is.
-ALTER TABLE perf ADD COLUMN perf_low DOUBLE;
-ALTER TABLE perf ADD COLUMN perf_high DOUBLE;
+-- perf_interval: perf_low / perf_high bound a figure's interval on relative_perf's scale, one row per
+-- perf row that has one (none for a local measurement, the measured-only combination, or a row loaded
+-- before this version until the next run's estimate stage). Kept apart from perf, whose columns
+-- writers list by position; perf_with_interval joins them. The ranking keeps the bounds beside
+-- relative_perf, rescaled to the reference card as relative_perf is.
+CREATE TABLE perf_interval (
+    model     VARCHAR NOT NULL,
+    precision VARCHAR NOT NULL,
+    source    VARCHAR NOT NULL,
+    perf_low  DOUBLE NOT NULL,
+    perf_high DOUBLE NOT NULL,
+    PRIMARY KEY (model, precision, source)
+);
+
+CREATE VIEW perf_with_interval AS
+SELECT p.*, i.perf_low, i.perf_high
+FROM perf AS p
+LEFT JOIN perf_interval AS i USING (model, precision, source);
+
 ALTER TABLE ranking_daily ADD COLUMN perf_low DOUBLE;
 ALTER TABLE ranking_daily ADD COLUMN perf_high DOUBLE;
 
@@ -19,7 +33,7 @@ SELECT * EXCLUDE (pick) FROM (
         ORDER BY measured DESC, (source = 'local') DESC, (source = 'weighted') DESC, (source = 'combined') DESC,
                  coalesce(workloads, 0) DESC, source
     ) AS pick
-    FROM perf
+    FROM perf_with_interval
 ) WHERE pick = 1;
 
 -- Views over ranking_daily.* keep the columns they were created with: created again, they show the new ones.

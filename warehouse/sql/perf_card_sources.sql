@@ -7,7 +7,7 @@ SELECT p.source, p.relative_perf / coalesce((SELECT r FROM ref), 1.0) AS relativ
        p.method, (p.source = b.source) AS ranked,
        p.perf_low / coalesce((SELECT r FROM ref), 1.0) AS perf_low,
        p.perf_high / coalesce((SELECT r FROM ref), 1.0) AS perf_high
-FROM perf AS p
+FROM perf_with_interval AS p
 LEFT JOIN perf_best AS b USING (model, precision)
 WHERE p.model = $model AND p.precision = $precision
 ORDER BY (p.source = b.source) DESC, p.measured DESC, (p.source = 'combined') DESC, p.source;

@@ -7,7 +7,7 @@
 WITH best AS (
          SELECT * FROM perf_best WHERE NOT $estimate AND precision = $p
          UNION ALL
-         SELECT * FROM perf WHERE $estimate AND source = 'estimate' AND precision = $p
+         SELECT * FROM perf_with_interval WHERE $estimate AND source = 'estimate' AND precision = $p
      ),
      ref AS (SELECT relative_perf AS r FROM best WHERE model = $ref),
      asked AS (SELECT '(^|[^a-z0-9])' || regexp_escape(lower($query)) || '([^0-9]|$)' AS whole),
