@@ -157,15 +157,27 @@ def perf(
         from gpuvalue.models.perf_measured import relative_perf_from_lambda
         from gpuvalue.scrapers.sources.lambda_bench import fetch_lambda_tables
 
+        from gpuvalue.warehouse.perf_eval_cache import cached_evaluation
+
         # The Lambda tables and the harnesses come through the replay archive: reproducible offline.
-        client = make_client(_settings(db), replay=True)
+        settings = _settings(db)
+        client = make_client(settings, replay=True)
         try:
             lambda_perf = relative_perf_from_lambda(fetch_lambda_tables(client))
             harnesses = _recorded_harnesses(client)
         finally:
             client.close()
-        out.print(evaluation_report(lambda_perf.figures, per_file=lambda_perf.per_file,
-                                    per_workload=lambda_perf.per_workload, harnesses=harnesses), highlight=False)
+
+        def compute() -> str:
+            # Minutes of nested cross-validation, once per change of inputs: the answer is kept beside the database.
+            with _status("cross-validating the spec estimate for perf --evaluate (minutes, once per change of "
+                         "its inputs; kept beside the database afterwards)"):
+                return evaluation_report(lambda_perf.figures, per_file=lambda_perf.per_file,
+                                         per_workload=lambda_perf.per_workload, harnesses=harnesses)
+
+        text, _ = cached_evaluation(settings.db, [lambda_perf.figures, lambda_perf.per_file, lambda_perf.per_workload,
+                                                  harnesses], compute)
+        out.print(text, highlight=False)
         return
     settings = _settings(db)
     con = _reader(db)
@@ -190,7 +202,7 @@ def perf(
             rows = perf_relative(con, everything=all_ or as_json, **args)
         # Each figure's date (of its benchmark table, or of the estimate's specs) and, for an
         # estimate, its uncertainty: what the README promises of every number.
-        cols = ["model", "relative_perf", "source", "method", "reference", "precision", "as of", "±"]
+        cols = ["model", "relative_perf", "80% range", "source", "method", "reference", "precision", "as of", "±"]
     finally:
         con.close()
     if not has_any:
@@ -205,9 +217,14 @@ def perf(
         for r in rows:
             r["relative_perf"] = round(r["relative_perf"], 4)
             r["uncertainty"] = round(r["uncertainty"], 3) if r["uncertainty"] is not None else None
+            for key in ("perf_low", "perf_high"):
+                r[key] = round(r[key], 4) if r[key] is not None else None
         _write_json_lines(rows)  # dates as ISO text, strict JSON, as every --json writes
         return
-    _print_table(cols, [(*(r[c] for c in ("model", "relative_perf", "source", "method", "reference", "precision")),
+    from gpuvalue.models.perf_weighted import perf_range_words
+
+    _print_table(cols, [(r["model"], r["relative_perf"], perf_range_words(r),
+                         *(r[c] for c in ("source", "method", "reference", "precision")),
                          r["as_of"], f"{r['uncertainty']:.0%}" if r["uncertainty"] is not None else "")
                         for r in rows])
     if query is not None and not estimate:
@@ -229,6 +246,7 @@ PERF_SOURCES_MAX_CARDS = 5
 def _perf_card_sources(db, models: list[str], precision: str, reference: str) -> None:
     """Under `gpuvalue perf MODEL`: every source's figure of each matched card (the ranked one first,
     its method saying how it was made) and the harness runs that give the card no figure, with why."""
+    from gpuvalue.models.perf_weighted import perf_range_words
     from gpuvalue.warehouse import queries
 
     if not models or len(models) > PERF_SOURCES_MAX_CARDS:
@@ -238,9 +256,9 @@ def _perf_card_sources(db, models: list[str], precision: str, reference: str) ->
         for model in models:
             figures = queries.perf_card_sources(con, model, precision, reference)
             runs = queries.perf_card_harness_runs(con, model, precision)
-            _print_table(["", "source", "relative perf", "workloads", "method"], [
+            _print_table(["", "source", "relative perf", "80% range", "workloads", "method"], [
                 ("ranked" if f["ranked"] else "", perf_source_label({"perf_source": f["source"], "perf_method": f["method"]}),
-                 round(f["relative_perf"], 4), f["workloads"], f["method"]) for f in figures
+                 round(f["relative_perf"], 4), perf_range_words(f), f["workloads"], f["method"]) for f in figures
             ], title=f"{model}, {precision}: every figure, relative to {reference}")
             if runs:
                 _print_table(["harness", "device as published", "figures", "why no figure"],

@@ -232,7 +232,14 @@ def estimate_perf(con: duckdb.DuckDBPyConnection, loaded_at: datetime,
             if fig is not None:
                 figures.append(mark_uncovered(fig, feat, measured[precision], features))
     with load.transaction(con):
-        return load.replace_perf(con, "estimate", figures, loaded_at)
+        n = load.replace_perf(con, "estimate", figures, loaded_at)
+    # The shown figures weigh every source and the estimate (docs/performance.md, "Precision-weighted figures").
+    from gpuvalue.models.perf_measured import DEFAULT_REFERENCE
+    from gpuvalue.warehouse.perf_weighted import weigh_and_store
+
+    reference = next((est.reference for est in estimators.values()), DEFAULT_REFERENCE)
+    weigh_and_store(con, estimators, reference, loaded_at)
+    return n
 
 
 # ---- the warehouse stages ----------------------------------------------------------------------

@@ -65,6 +65,9 @@ class RankingRow(ExportRow):
     price_source: str | None = None
     price_age_days: int | None = None
     price_tier: Literal["recent", "older"] | None = None
+    # Since schema 1.2: the 80% interval of relative_perf, on its scale.
+    perf_low: float | None = Field(default=None, gt=0)
+    perf_high: float | None = Field(default=None, gt=0)
     # The JSON rows' and Parquet's own: what a program needs to judge a number.
     perf_method: str | None
     perf_precision: Literal["fp16", "fp32"]

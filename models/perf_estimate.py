@@ -290,6 +290,14 @@ class FittedTerms:
             out += self.memory_beta * _memory_x(p, ref)
         return out
 
+    def reference_log(self, ref: _Point) -> float:
+        """log of the fit's own prediction for the reference card (its denominator and memory term
+        are 0 there): the per-workload model divides its predictions by it, so the reference's
+        estimate is 1.0 by construction and a ratio to the reference means what a measured ratio
+        means (docs/performance-log.md, "Precision-weighted figures, and estimates on the reference's
+        scale"). Roofline v2, the fallback, keeps its published form."""
+        return self.scale + self.family_offsets.get(ref.family, 0.0)
+
 
 @dataclass(frozen=True, kw_only=True)
 class _Fit(FittedTerms):

@@ -235,7 +235,7 @@ class _WorkloadFit(FittedTerms):
     def log_predict(self, p: _Point, ref: _Point, workloads: Sequence[str],
                     weights: Sequence[float] | None = None) -> float:
         """log of the (weighted) geometric mean over ``workloads`` of the predicted ratios."""
-        out = self.log_linear(p, ref)
+        out = self.log_linear(p, ref) - self.reference_log(ref)
         b = ref.bandwidth / (p.bandwidth * (p.l2 / ref.l2) ** self.gamma)
         c = ref.compute / p.compute
         dens = [
@@ -453,6 +453,10 @@ class WorkloadEstimator(FittedEstimate):
     fit: _WorkloadFit
     workloads: tuple[str, ...]
     family_misses: dict[str, FamilyMiss] = dataclasses.field(default_factory=dict)
+    # Each training card's estimate from the same form fitted without any of its figures: the
+    # estimate's evidence about a measured card, which must not have seen its measurement
+    # (models/perf_weighted.py).
+    held_out: dict[str, float] = dataclasses.field(default_factory=dict)
 
     version = MODEL_VERSION
 
@@ -508,6 +512,16 @@ def _family_misses(
     }
 
 
+def _held_out(data: _Data, problem: _Problem, everything: Sequence[int], workloads: Sequence[str]) -> dict[str, float]:
+    """Each card predicted, as a card without a benchmark is, by the form fitted without it."""
+    out = {}
+    for model in data.models:
+        fit = problem.fit(_without(data, everything, model))
+        card = _unmeasured(problem.cards[data.target[model]])
+        out[model] = math.exp(fit.log_predict(card, problem.ref, workloads))
+    return out
+
+
 def fit_workload_estimator(
     measured: Sequence[PerfFigure],
     per_workload: Sequence[WorkloadRatio],
@@ -541,6 +555,7 @@ def fit_workload_estimator(
         trained_models=tuple(data.models),
         trained_families=frozenset(p.family for p in problem.cards),
         family_misses=_family_misses(data, problem, fit, primary),
+        held_out=_held_out(data, problem, everything, primary),
     )
     if cross_validate:
         # The same problems as the fit above, so the folds reuse its fits of the same card sets.

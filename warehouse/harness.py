@@ -24,7 +24,7 @@ from gpuvalue.warehouse.sql_files import dicts, rows, run
 
 NOT_IN_CATALOG = "not in the catalog"
 # Sources whose perf rows are not another measured source's figures.
-_NOT_MEASURED_SOURCES = ("local", "estimate", COMBINED)
+_NOT_MEASURED_SOURCES = ("local", "estimate", COMBINED, "weighted")
 
 # The columns of a stored figure: sql/harness_figures_insert.sql names them all, and
 # sql/harness_figures_stored.sql all but loaded_at.

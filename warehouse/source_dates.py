@@ -40,12 +40,16 @@ OWN_SOURCES: dict[str, tuple[str, str, str]] = {
     # gpuvalue's arithmetic on the figures of the benchmark sources listed beside it.
     "combined": ("perf", "Training benchmarks: several measured sources' figures combined by gpuvalue",
                  "derived from the benchmark sources listed; their terms apply"),
+    # Every card's shown figure when measured (models/perf_weighted.py, WEIGHTED): gpuvalue's weighting of
+    # the benchmark sources' figures and its own estimate.
+    "weighted": ("perf", "Training performance: the benchmark sources' figures and gpuvalue's estimate, weighted by "
+                 "gpuvalue", "derived from the benchmark sources listed; their terms apply"),
     "fx": ("fx", "Exchange rates", "as published by the rate provider"),
 }
 
 
 # gpuvalue's own figures computed from other sources' data: nothing is fetched for them.
-COMPUTED = frozenset({"estimate", "combined"})
+COMPUTED = frozenset({"estimate", "combined", "weighted"})
 
 
 def describe_source(name: str, catalog: Mapping[str, tuple[str, str, str]] | None = None) -> tuple[str, str, str]:

@@ -59,10 +59,9 @@ def test_replay_uses_measured_performance_where_lambda_measured(replay_db):
     con = duckdb.connect(str(replay_db), read_only=True)
     got = {m: (s, method) for m, s, method in con.execute(
         "SELECT model, perf_source, perf_method FROM ranking_latest").fetchall()}
-    # Lambda's figure, as the card's combined figure: deep-learning-benchmark's chained one is shown,
-    # not averaged in (docs/performance-log.md, "Combining benchmark harnesses").
+    # Lambda's figure weighed with the other evidence (docs/performance.md, "Precision-weighted figures").
     source, method = got["Tesla V100 SXM2 16 GB"]
-    assert source == "combined" and method.startswith("measured: lambda-pytorch-2024 (10 workloads)")
+    assert source == "weighted" and "lambda-pytorch-2024 0.823" in method
     got = {m: s for m, (s, _) in got.items()}
     assert any(src == "estimate" for src in got.values())
     ref = con.execute("SELECT relative_perf FROM perf WHERE model = 'GeForce RTX 3090' AND precision = 'fp16' "
@@ -129,7 +128,7 @@ def test_rank_table_marks_low_confidence_estimates(replay_db):
     rows = [json.loads(line) for line in runner.invoke(
         app, ["rank", "--db", str(replay_db), "--json", "--top", "40"]).stdout.splitlines()]
     assert {r["perf_source"] for r in rows} <= {"estimate", "lambda-pytorch-2024", "lambda-pytorch-v1",
-                                                "lambda-pytorch-2021mid", "local", "combined", "gpu-insights",
+                                                "lambda-pytorch-2021mid", "local", "combined", "weighted", "gpu-insights",
                                                 "pytorch-gpu-benchmark", "cnn-benchmarks", "deep-learning-benchmark"}
     # A figure measured on ROCm is marked in the table, not in the stored source.
     if any("on ROCm" in (r.get("perf_method") or "") for r in rows):

@@ -192,12 +192,13 @@ def test_perf_json_lines_name_source_method_and_reference(replay_db):
     res = runner.invoke(app, ["perf", "--json", "--db", str(replay_db)])
     assert res.exit_code == 0, res.output
     rows = [json.loads(x) for x in res.stdout.splitlines()]
-    assert all(set(r) == {"model", "relative_perf", "source", "method", "reference", "precision", "as_of", "uncertainty"}
+    assert all(set(r) == {"model", "relative_perf", "source", "method", "reference", "precision", "as_of", "uncertainty",
+                       "perf_low", "perf_high"}
                for r in rows)
     assert all(r["uncertainty"] is not None for r in rows if r["source"] == "estimate")  # an estimate says its error
     ref = [r for r in rows if r["model"] == "GeForce RTX 3090"][0]
-    # Several sources measure the reference card: its ranked figure is their combination (1.0 by definition).
-    assert ref["relative_perf"] == 1.0 and (ref["source"] == "combined" or ref["source"].startswith("lambda"))
+    # Several sources measure the reference card: its ranked figure weighs them (1.0 by definition, no spread).
+    assert ref["relative_perf"] == 1.0 and ref["source"] == "weighted" and ref["perf_low"] == ref["perf_high"] == 1.0
     est = runner.invoke(app, ["perf", "--estimate", "--precision", "FP32", "--json", "--db", str(replay_db)])  # any case
     est_rows = [json.loads(x) for x in est.stdout.splitlines()]
     assert len(est_rows) > len(rows) / 2 and all(r["source"] == "estimate" for r in est_rows)

@@ -16,6 +16,7 @@ from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database
 from gpuvalue.scrapers import registry
 from gpuvalue.warehouse.harness import combine_and_store, load_harness
+from gpuvalue.warehouse.perf_weighted import weigh_and_store
 
 runner = CliRunner()
 REF = "GeForce RTX 3090"
@@ -51,20 +52,22 @@ def db(tmp_path_factory):
         fig("Radeon RX 7800 XT", 30.0, harness="pytorch-gpu-benchmark", device="AMD_Radeon_RX_7800_XT_laptop_twin",
             excluded="laptop part")], NOW)
     combine_and_store(con, NOW, benchmark_sources=BENCHMARKS)
+    weigh_and_store(con, {}, REF, NOW)  # as the estimate stage ends: the shown figures weigh every source
     con.close()
     return path
 
 
 def test_a_card_lists_every_source_and_how_the_ranked_figure_was_made(db):
-    res = runner.invoke(app, ["perf", "TITAN RTX", "--db", str(db)], terminal_width=250)
+    res = runner.invoke(app, ["perf", "TITAN RTX", "--db", str(db)], terminal_width=400)
     assert res.exit_code == 0, res.output
     text = res.output
     assert "TITAN RTX, fp16: every figure" in text
-    for source in ("combined", "lambda-pytorch-2024", "pytorch-gpu-benchmark", "estimate"):
+    for source in ("weighted", "combined", "lambda-pytorch-2024", "pytorch-gpu-benchmark", "estimate"):
         assert source in text
-    assert "geomean of lambda-pytorch-2024 (10 workloads) and pytorch-gpu-benchmark (1 workload)" in text
+    assert "geomean of lambda-pytorch-2024 (10 workloads) and pytorch-gpu-benchmark" in text
     ranked_line = next(line for line in text.splitlines() if "ranked" in line)
-    assert "combined" in ranked_line
+    assert "weighted" in ranked_line  # every source and the held-out estimate, by reliability
+    assert "80% range" in text
 
 
 def test_a_card_whose_runs_give_no_figure_says_why(db):
@@ -77,7 +80,8 @@ def test_a_card_whose_runs_give_no_figure_says_why(db):
 def test_json_and_the_plain_listing_are_unchanged(db):
     res = runner.invoke(app, ["perf", "TITAN RTX", "--db", str(db), "--json"])
     (row,) = [json.loads(line) for line in res.stdout.splitlines()]
-    assert row["source"] == "combined" and "every figure" not in res.stdout
+    assert row["source"] == "weighted" and "every figure" not in res.stdout
+    assert row["perf_low"] < row["relative_perf"] < row["perf_high"]
     res = runner.invoke(app, ["perf", "--db", str(db), "--all"], terminal_width=250)
     assert "every figure" not in res.output
 

@@ -54,7 +54,8 @@ def _json_models(args, db) -> list[str]:
     res = runner.invoke(app, ["perf", *args, "--json", "--db", str(db)])
     assert res.exit_code == 0, res.output
     rows = [json.loads(line) for line in res.stdout.splitlines()]
-    assert all(set(r) == {"model", "relative_perf", "source", "method", "reference", "precision", "as_of", "uncertainty"}
+    assert all(set(r) == {"model", "relative_perf", "source", "method", "reference", "precision", "as_of", "uncertainty",
+                       "perf_low", "perf_high"}
                for r in rows)
     return [r["model"] for r in rows]
 

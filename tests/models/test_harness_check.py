@@ -66,13 +66,13 @@ def test_only_cards_no_lambda_file_measures_are_checked(check):
 
 
 def test_the_figures_reported(check):
-    """As published: fp16 as first computed; fp32 recomputed after the fp32 fix (first computed:
-    Spearman 0.876, 23.4 %)."""
+    """Recomputed with the estimate on the reference's scale (published: fp16 Spearman 0.916, 19.5 %,
+    max 447 %; fp32 after the fp32 fix 0.871, 18.6 %, max 321 %; first computed 0.876, 23.4 %)."""
     _, chk, tables = check
     rows = {(t.precision, r.method): r for t in tables for r in t.rows}
-    assert rows[("fp16", SHIPPED_ON_LAMBDA)] == EvalRow(SHIPPED_ON_LAMBDA, "fp16", 22, 0.9161, 0.1952, 4.4717,
+    assert rows[("fp16", SHIPPED_ON_LAMBDA)] == EvalRow(SHIPPED_ON_LAMBDA, "fp16", 22, 0.9161, 0.1682, 4.6551,
                                                         "Radeon Instinct MI50")
-    assert rows[("fp32", SHIPPED_ON_LAMBDA)] == EvalRow(SHIPPED_ON_LAMBDA, "fp32", 24, 0.8711, 0.1858, 3.2122,
+    assert rows[("fp32", SHIPPED_ON_LAMBDA)] == EvalRow(SHIPPED_ON_LAMBDA, "fp32", 24, 0.8711, 0.1693, 3.5177,
                                                         "Radeon Instinct MI50")
     assert (rows[("fp16", V2_ON_LAMBDA)].spearman, rows[("fp16", V2_ON_LAMBDA)].median_abs_pct_error) == (0.8947, 0.2067)
     assert (rows[("fp32", V2_ON_LAMBDA)].spearman, rows[("fp32", V2_ON_LAMBDA)].median_abs_pct_error) == (0.865, 0.2078)

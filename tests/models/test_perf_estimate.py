@@ -225,7 +225,7 @@ def test_with_per_workload_ratios_the_pipeline_fits_the_per_workload_model(workl
 def test_per_workload_estimate_record(workload_estimators, data):
     _, features = data
     fig = workload_estimators["fp16"].estimate(features["GeForce RTX 3060 12 GB"])
-    assert fig.relative_perf == pytest.approx(0.3205, abs=0.002)
+    assert fig.relative_perf == pytest.approx(0.3312, abs=0.002)  # on the reference's scale (0.3205 before)
     assert fig.method.startswith("estimate: roofline v3 per-workload (GeForce half-rate tensor, memory term, family offsets; alpha_w ")
     assert fig.method.endswith("; 24 measured cards)")
     assert fig.uncertainty == pytest.approx(WORKLOAD_NESTED_ERRORS["fp16"], abs=1e-4)
@@ -311,7 +311,9 @@ def test_a_family_the_model_misses_in_sample_is_flagged_low_confidence(workload_
     gtx1080 = missed.estimate(features["GeForce GTX 1080"])
     assert "low confidence" in gtx1080.method and "estimates are likely low" in gtx1080.method
     assert "GeForce GTX 1080 Ti at 0.81x the measured figure" in gtx1080.method
-    assert gtx1080.uncertainty == pytest.approx(0.234, abs=1e-3)
+    # The wider of the miss and the low-confidence widening (2.5 x the cross-validated error: 0.254 on the
+    # reference's scale).
+    assert gtx1080.uncertainty == pytest.approx(max(0.234, 2.5 * est.cv_median_abs_error), abs=1e-3)
     # Families the model fits within twice its cross-validated error are not flagged.
     for name in ("GeForce RTX 3060 12 GB", "GeForce RTX 2070", "GeForce RTX 4070"):
         fig = missed.estimate(features[name])

@@ -63,7 +63,7 @@ def test_csv_has_documented_columns_and_loads_back_with_the_same_rows(con, tmp_p
         loaded = [{column: typed(column, cell) for column, cell in zip(header, line)} for line in reader]
     assert header == list(RANKING_CSV_COLUMNS)
     # Columns added since schema 1.0 come after the first ones, which keep their places.
-    assert header[0] == "rank" and header.index("as_of") == 20 and header[-1] == "price_tier"
+    assert header[0] == "rank" and header.index("as_of") == 20 and header[-3] == "price_tier" and header[-2:] == ["perf_low", "perf_high"]
     assert loaded == expected(con, LATEST_DAY, RANKING_CSV_COLUMNS)
     # The awkward rows survive whole: unknown architecture/bandwidth, no support, launch price.
     k80 = next(row for row in loaded if row["model"] == "Tesla K80")
@@ -74,7 +74,7 @@ def test_csv_has_documented_columns_and_loads_back_with_the_same_rows(con, tmp_p
         "relative_perf": 0.15, "perf_source": "estimate", "perf_per_dollar": 2.5, "framework_supported": False,
         "desktop_usable": True, "reference_gpu": REFERENCE_GPU, "as_of": LATEST_DAY,
         "framework_support": "none", "passive": False, "price_source": None, "price_age_days": None,
-        "price_tier": None,
+        "price_tier": None, "perf_low": None, "perf_high": None,  # a hand-written row without an interval
     }
     launch = next(row for row in loaded if row["model"] == "GeForce GTX 1660 SUPER")
     assert (launch["price_kind"], launch["price_n"], launch["price_q1"], launch["stale"], launch["price_as_of"]) == (
@@ -112,7 +112,7 @@ def test_json_validates_against_the_published_schema_and_loads_back(con, tmp_pat
     validator().validate(document)
     assert count == len(document["rows"]) == 15
     assert (document["generated_at"], document["as_of"], document["reference_gpu"], document["schema_version"]) == (
-        "2024-05-09T07:30:00+00:00", "2024-05-09", REFERENCE_GPU, "1.1")
+        "2024-05-09T07:30:00+00:00", "2024-05-09", REFERENCE_GPU, "1.2")
     assert document["replay"] is False and "note" not in document  # the fixture's runs were live
     reloaded = [
         {field: date.fromisoformat(value) if field in DATE else value for field, value in row.items()}

@@ -431,6 +431,15 @@ def _perf_replaced(db: Path) -> object:
         return counts + list(left)
 
 
+@runs("perf_weighted_evidence", "perf_set_intervals")
+def _perf_weighted(db: Path) -> object:
+    from gpuvalue.warehouse.perf_weighted import weigh_and_store
+
+    with closing(open_database(db)) as con:
+        sigmas = weigh_and_store(con, {}, REF, SEEN)
+        return sigmas, con.execute("SELECT count(*) FROM perf_interval").fetchone()[0]
+
+
 @runs("run_start", "run_set_matched", "run_finish")
 def _run_rows(db: Path) -> object:
     with closing(open_database(db)) as con:

@@ -3,7 +3,7 @@
 -- several sources measured it, docs/performance.md "Refit on the enlarged measured set").
 SELECT model, precision, relative_perf, source, method, reference, measured, workloads, uncertainty, as_of
 FROM perf
-WHERE measured AND source <> 'local'
+WHERE measured AND source NOT IN ('local', 'weighted')  -- a weighted figure holds the estimate itself
 QUALIFY row_number() OVER (
     PARTITION BY model, precision
     ORDER BY (source = 'combined') DESC, coalesce(workloads, 0) DESC, source

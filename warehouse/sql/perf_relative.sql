@@ -1,18 +1,21 @@
 -- `gpuvalue perf`: relative performance per card at one precision, rescaled to the reference card.
--- $estimate: the spec estimate for every card, else the figure the ranking uses (perf_best).
+-- $estimate: the spec estimate for every card, else the figure the ranking uses (perf_best); perf_low and
+-- perf_high bound its 80 % interval on the same scale.
 -- $model picks one card, else $query is a part of the name; $everything lifts the default filter
 -- (cards with a measured figure, catalog cards from 2016 on with 4 GB or more in the desktop,
 -- workstation or datacenter segment, and the reference card).
 WITH best AS (
          SELECT * FROM perf_best WHERE NOT $estimate AND precision = $p
          UNION ALL
-         SELECT * FROM perf WHERE $estimate AND source = 'estimate' AND precision = $p
+         SELECT * FROM perf_with_interval WHERE $estimate AND source = 'estimate' AND precision = $p
      ),
      ref AS (SELECT relative_perf AS r FROM best WHERE model = $ref),
      asked AS (SELECT '(^|[^a-z0-9])' || regexp_escape(lower($query)) || '([^0-9]|$)' AS whole),
      named AS (SELECT model, regexp_matches(lower(model), (SELECT whole FROM asked)) AS whole_match FROM best)
 SELECT best.model, relative_perf / coalesce((SELECT r FROM ref), 1.0) AS relative_perf, source, method,
-       $ref AS reference, precision, as_of, uncertainty
+       $ref AS reference, precision, as_of, uncertainty,
+       perf_low / coalesce((SELECT r FROM ref), 1.0) AS perf_low,
+       perf_high / coalesce((SELECT r FROM ref), 1.0) AS perf_high
 FROM best LEFT JOIN gpus AS g USING (model)
 WHERE CASE
     WHEN $model IS NOT NULL THEN best.model = $model

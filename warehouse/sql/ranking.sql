@@ -52,6 +52,8 @@ priced AS (
 joined AS (
     SELECT p.as_of, g.model, g.vendor, g.architecture, g.segment, g.memory_gb, g.bandwidth_gb_s,
            bp.relative_perf / coalesce((SELECT ref_perf FROM ref), 1.0) AS relative_perf,
+           bp.perf_low / coalesce((SELECT ref_perf FROM ref), 1.0) AS perf_low,
+           bp.perf_high / coalesce((SELECT ref_perf FROM ref), 1.0) AS perf_high,
            bp.source AS perf_source, bp.method AS perf_method, bp.precision AS perf_precision,
            $reference AS reference_gpu,
            p.price_usd, p.price_kind, p.price_n, p.price_q1, p.price_q3, p.price_as_of, p.price_source,

@@ -6,6 +6,8 @@ SELECT rank, model, vendor, architecture, segment, memory_gb, bandwidth_gb_s,
        relative_perf, perf_source, perf_per_dollar, framework_supported, desktop_usable, reference_gpu, as_of,
        -- Since schema 1.1.
        framework_support, passive, price_source, price_age_days, price_tier,
+       -- Since schema 1.2.
+       perf_low, perf_high,
        -- JSON only (export.RANKING_JSON_FIELDS).
        perf_method, perf_precision, tdp_w
 FROM ranking_daily

@@ -36,5 +36,7 @@ CREATE TABLE IF NOT EXISTS ranking_daily (
     price_source        VARCHAR,
     price_age_days      INTEGER,
     price_tier          VARCHAR,
+    perf_low            DOUBLE,                -- the 80 % interval of relative_perf, on its scale (schema 19)
+    perf_high           DOUBLE,
     PRIMARY KEY (as_of, model)
 );
