@@ -37,7 +37,7 @@ from gpuvalue.warehouse.source_dates import (  # re-exported: exports, feed and 
     sources_from_db,
 )
 
-SCHEMA_VERSION = "1.1"  # 1.1: replay and note; the index price kind, framework_support, passive, price_source, price_age_days, price_tier
+SCHEMA_VERSION = "1.2"  # 1.1: replay and note; the index price kind, framework_support, passive, price_source, price_age_days, price_tier; 1.2: perf_low, perf_high
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "ranking.schema.json"
 
 # The columns of ranking.csv, and the fields of ranking.json's rows and ranking.parquet (the CSV's and

@@ -130,8 +130,8 @@ def test_the_ranking_table_holds_every_field_with_its_type_and_nullability(con):
 
 def test_a_field_stated_differently_anywhere_fails():
     published = json.loads(export.SCHEMA_PATH.read_text(encoding="utf-8"))
-    wider = create_model("Wider", __base__=RankingRow, perf_low=(float | None, None))
-    assert any("only in the contract ['perf_low']" in p for p in schema_differences(wider, published))
+    wider = create_model("Wider", __base__=RankingRow, perf_median=(float | None, None))
+    assert any("only in the contract ['perf_median']" in p for p in schema_differences(wider, published))
     narrower = create_model("Narrower", __base__=RankingRow, price_kind=(typing.Literal["sold", "asking"], ...),
                             rank=(int, Field(ge=0)))
     assert [p.split(":")[0] for p in schema_differences(narrower, published)] == ["price_kind", "rank"]
@@ -141,7 +141,7 @@ def test_a_field_stated_differently_anywhere_fails():
     assert ddl_differences(RankingRow, columns) == []
     assert ddl_differences(RankingRow, {**columns, "rank": ("INTEGER", True)}) == [
         "rank: nullable in the table, required in the contract"]
-    assert ddl_differences(wider, columns) == ["perf_low: not a column of the table"]
+    assert ddl_differences(wider, columns) == ["perf_median: not a column of the table"]
 
 
 def test_the_rental_files_and_the_comparison_state_their_contracts(con):
