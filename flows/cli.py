@@ -24,14 +24,13 @@ from gpuvalue.flows.gc_policy import collect_garbage_less_often
 from gpuvalue.models.perf_label import is_low_confidence, is_rocm
 
 RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price as of", "age", "stale", "rel. perf",
-                "80% range", "perf source", "perf per $1k"]
+                "perf source", "perf per $1k"]
 
 
 def _rank_formats(rows: list[dict]) -> dict[str, str]:
     """Each column of the ranking table one way: GB whole (or one decimal), dollars with cents,
     ratios with three decimals."""
-    return {"GB": _memory_format([r["memory_gb"] for r in rows]), "price $": ",.2f", "rel. perf": ".3f",
-            "perf per $1k": ".3f"}
+    return {"GB": _memory_format([r["memory_gb"] for r in rows]), "price $": ",.2f", "perf per $1k": ".3f"}
 
 
 def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
@@ -40,7 +39,7 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     price with its kind, count, quartiles, date and age beside it. ``rank`` is the place among the
     shown cards."""
     from gpuvalue.models.buyer_view import is_not_desktop, is_passive, support_legend, support_mark
-    from gpuvalue.models.perf_weighted import adjacent_within_interval, close_runs_words, perf_range_words
+    from gpuvalue.models.perf_weighted import adjacent_within_interval, close_runs_words, perf_with_spread
     from gpuvalue.models.price_age import age_words, index_name, is_index_price, price_date_words, split_tiers, tier_title
 
     def q(r: dict) -> str:
@@ -57,8 +56,8 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
 
     def table_rows(part: list[dict]) -> list[tuple]:
         return [(r.get("rank_shown", r["rank"]), name(r), r["memory_gb"], r["price_usd"], r["price_kind"], r["price_n"],
-                 q(r), price_date_words(r), age_words(r.get("price_age_days")), r["stale"], r["relative_perf"],
-                 perf_range_words(r), source(r), r["perf_per_dollar"]) for r in part]
+                 q(r), price_date_words(r), age_words(r.get("price_age_days")), r["stale"], perf_with_spread(r),
+                 source(r), r["perf_per_dollar"]) for r in part]
 
     tiers = split_tiers(rows)
     only_recent = all(tier == "recent" for tier, _ in tiers)
@@ -82,7 +81,8 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
                   "`gpuvalue perf --json` says why.")
     if close:
         out.print(f"within each other's 80% range, so the evidence cannot order them on performance per dollar: "
-                  f"{close_runs_words(close)}; '80% range' is the interval of each card's relative performance.",
+                  f"{close_runs_words(close)}; 'rel. perf' gives each figure with its 80% interval's upper half-width "
+                  "(its bounds: `rank --json`, perf_low and perf_high).",
                   soft_wrap=True, highlight=False)
     if not only_recent:
         out.print("Older prices rank after every recently priced card and are compared only with each other; "

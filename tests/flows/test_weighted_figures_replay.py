@@ -59,4 +59,4 @@ def test_rank_json_rows_carry_the_interval_on_relative_perfs_scale(replay_db):
     rows = [json.loads(line) for line in result.output.splitlines()]
     assert rows and all(r["perf_low"] <= r["relative_perf"] <= r["perf_high"] for r in rows)
     table = CliRunner().invoke(app, ["rank", "--db", str(replay_db)])
-    assert "80% range" in table.output
+    assert "±" in table.output and "80% interval" in " ".join(table.output.split())
