@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -155,10 +156,17 @@ def _status(text: str) -> Iterator[Callable[[str], None]]:
 def _parse_date(value: str | None, flag: str = "--date") -> date | None:
     if value is None:
         return None
+    # date.fromisoformat also reads ISO week dates (2026-W48-1) and the basic form (20261202): a
+    # calendar date written YYYY-MM-DD is what the flag promises.
     try:
+        if not _CALENDAR_DATE.fullmatch(value):
+            raise ValueError(value)
         return date.fromisoformat(value)
     except ValueError:
-        _fail(f"{flag} must be a date like 2026-11-30, not {value!r}")
+        _fail(f"{flag} must be a date like 2026-11-30 (a calendar date, YYYY-MM-DD), not {value!r}")
+
+
+_CALENDAR_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def _reader(db: Path | None):

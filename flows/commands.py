@@ -314,7 +314,7 @@ def import_listings(
 
         status(f"matching, loading and re-ranking {len(listings):,} listing{'' if len(listings) == 1 else 's'} from {file}")
         try:
-            with RunLock(settings.db):
+            with RunLock(settings.db, "import"):
                 con = open_database(settings.db)
                 try:
                     ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow())
@@ -375,7 +375,7 @@ def rematch(db: DbOpt = None) -> None:
     if not settings.db.exists():
         _fail(f"no database at {settings.db}: run `gpuvalue run` (or `gpuvalue run --replay`) first")
     try:
-        with RunLock(settings.db):
+        with RunLock(settings.db, "rematch"):
             con = open_database(settings.db)
             try:
                 matcher = P.catalog_matcher(con)
@@ -589,7 +589,7 @@ def measure(
         from gpuvalue.warehouse.db import WarehouseError
 
         try:
-            with RunLock(settings.db):
+            with RunLock(settings.db, "measure"):
                 con = open_database(settings.db)
                 try:
                     with load.transaction(con):

@@ -159,7 +159,7 @@ def reparse_database(
         return summary
     parsed = _parse_all(archive, batches, summary, progress)
 
-    with RunLock(settings.db):
+    with RunLock(settings.db, "reparse"):
         con = open_database(settings.db)
         try:
             if since is None:

@@ -92,6 +92,10 @@ def _number(cell: str, column: str, row_number: int, source: str, *, required: b
     elif "," in text:
         raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40} (a comma that neither "
                                        "groups thousands nor marks decimals)")
+    # float() also reads "1_000" and other scripts' digits ("١٠٠٠"): a person writes neither in a price.
+    if not text.isascii() or "_" in text:
+        raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40} (a number is written "
+                                       "with the digits 0-9, without underscores)")
     try:
         value = float(text)
     except ValueError:
@@ -257,9 +261,17 @@ def _absurd_price(price: float, shipping: float | None, currency: str, usd_per_u
         return f"no USD exchange rate for currency {currency!r:.20} in {sold_on:%Y-%m}"
     usd = float(total) * usd_per_unit
     if usd > MAX_PRICE_USD:
-        shown = f"${total:,.0f}" if currency == "USD" else f"{total:,.0f} {currency} (${usd:,.0f})"
+        shown = f"${_amount(total)}" if currency == "USD" else f"{_amount(total)} {currency} (${_amount(usd)})"
         return f"price {shown} is above ${MAX_PRICE_USD:,.0f}"
     if usd < MIN_PRICE_USD:  # a cent or nothing: a placeholder or a typo, and it would pull a median down
         shown = f"${total:,.2f}" if currency == "USD" else f"{total:,.2f} {currency} (${usd:,.2f})"
         return f"price {shown} is below ${MIN_PRICE_USD:,.0f}"
     return None
+
+
+def _amount(value: float) -> str:
+    """An amount as a refusal shows it: cents where it has them, so that $100,000.01 is not printed as the
+    $100,000 it exceeds, and a short figure for a huge one (1e+308, not 309 digits)."""
+    if abs(value) >= 1e12:
+        return f"{value:.3g}"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"

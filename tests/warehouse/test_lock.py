@@ -24,7 +24,7 @@ runner = CliRunner()
 
 def _write_lock(db: Path, pid: int) -> Path:
     lock = Path(str(db) + ".lock")
-    lock.write_text(json.dumps({"pid": pid, "started_at": datetime.now(timezone.utc).isoformat()}))
+    lock.write_text(json.dumps({"pid": pid, "started_at": datetime.now(timezone.utc).isoformat(), "command": "run"}))
     return lock
 
 
