@@ -449,10 +449,13 @@ def sql(
 
     from gpuvalue.warehouse.db import WarehouseError, open_sandboxed_reader
 
+    from gpuvalue.flows.sql_bounds import QueryStopped, run_statement
+
     text = _sql_text(query, file)
     settings = _settings(db)
     try:
-        con = open_sandboxed_reader(settings.db, wait_s=settings.read_wait_s)
+        con = open_sandboxed_reader(settings.db, wait_s=settings.read_wait_s,
+                                    memory_limit=settings.sql_memory_limit, temp_limit=settings.sql_temp_limit)
     except WarehouseError as exc:
         _fail(_reader_error(exc, settings.read_wait_s))
     results: list[tuple[str, list[str] | None, list[tuple]]] = []
@@ -466,12 +469,19 @@ def sql(
         if as_json and len(statements) > 1:
             _fail(f"--json takes one statement, this query has {len(statements)}: run them one at a time")
         for number, statement in enumerate(statements, start=1):
+            where = f"statement {number} of {len(statements)}: " if len(statements) > 1 else ""
             try:
-                cur = con.execute(statement)
-                cols = [d[0] for d in cur.description] if cur.description is not None else None
-                rows = cur.fetchall() if cols is not None else []
+                cols, rows = run_statement(con, statement, settings.sql_timeout_s)
+            except QueryStopped as stopped:
+                if stopped.why == "time limit":
+                    _fail(f"{where}stopped at the time limit of {settings.sql_timeout_s:g} s a query may run "
+                          "(GPUVALUE_SQL_TIMEOUT_S)", code=1)
+                _fail(f"{where}interrupted (Ctrl-C) after {stopped.seconds:.1f} s; nothing was changed", code=130)
+            except duckdb.OutOfMemoryException as exc:
+                _fail(f"{where}the query needs more memory than the {settings.sql_memory_limit} it may use "
+                      f"(GPUVALUE_SQL_MEMORY_LIMIT; GPUVALUE_SQL_TEMP_LIMIT {settings.sql_temp_limit} of disk "
+                      f"to spill to): {_exc_line(exc)}", code=1)
             except duckdb.Error as exc:
-                where = f"statement {number} of {len(statements)}: " if len(statements) > 1 else ""
                 _fail(where + _sql_error(exc))
             results.append((statement.query, cols, rows))
     finally:

@@ -340,9 +340,15 @@ def migrate_storage(con: duckdb.DuckDBPyConnection, path: Path, wait_s: float = 
     return _connect(path, False, wait_s)
 
 
-def open_sandboxed_reader(path: str | Path, wait_s: float = 10.0) -> duckdb.DuckDBPyConnection:
-    """A read-only connection for user SQL that can neither write, attach nor touch files."""
+def open_sandboxed_reader(path: str | Path, wait_s: float = 10.0, *, memory_limit: str | None = None,
+                          temp_limit: str | None = None) -> duckdb.DuckDBPyConnection:
+    """A read-only connection for user SQL that can neither write, attach nor touch files, nor use
+    more memory or spill space than its limits (locked with the rest)."""
     con = open_database(path, read_only=True, wait_s=wait_s)
+    if memory_limit is not None:
+        con.execute(f"SET memory_limit = {_literal(memory_limit)}")
+    if temp_limit is not None:
+        con.execute(f"SET max_temp_directory_size = {_literal(temp_limit)}")
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
     return con
