@@ -22,6 +22,7 @@ from gpuvalue.flows.cli_app import (
 )
 from gpuvalue.flows.gc_policy import collect_garbage_less_often
 from gpuvalue.models.perf_label import is_low_confidence, is_rocm
+from gpuvalue.models.text_safety import json_controls_escaped
 
 RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price as of", "age", "stale", "rel. perf",
                 "perf source", "perf per $1k"]
@@ -586,7 +587,7 @@ def match(
             obj = {"title": title, "model": result.model, "reason": result.reason}
         except Exception as exc:  # one bad line never stops the stream
             obj = {"title": title, "model": None, "reason": f"error: {type(exc).__name__}"}
-        sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_controls_escaped(json.dumps(obj, ensure_ascii=False)) + "\n")
     sys.stdout.flush()
 
 
@@ -631,7 +632,7 @@ def parse(
     for w in warnings:
         err.print(f"[yellow]warning:[/yellow] {w}")
     for rec in records:
-        sys.stdout.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+        sys.stdout.write(json_controls_escaped(json.dumps(rec, ensure_ascii=False, default=str)) + "\n")
 
 
 @app.command()

@@ -27,6 +27,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from gpuvalue.models.text_safety import escape_controls
+
 
 def _unlabel_flags(params: list) -> list:
     for param in params:
@@ -200,7 +202,7 @@ def _fmt(v, spec: str | None = None) -> str:
         if spec is None or not math.isfinite(v):
             return f"{v:,.2f}" if abs(v) >= 10 else f"{v:.3f}"
         return format(v, spec)
-    return str(v)
+    return escape_controls(str(v))  # stored text (a seller's title) never drives the terminal
 
 
 def _column_format(values) -> str | None:

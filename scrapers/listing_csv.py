@@ -21,6 +21,7 @@ from datetime import UTC, date, datetime
 from gpuvalue.models.conditions import classify_condition
 from gpuvalue.models.fx import to_usd
 from gpuvalue.models.records import Listing
+from gpuvalue.models.text_safety import clean_text
 from gpuvalue.scrapers.ebay_links import item_id_from_link, link_without_query, marketplace_of
 from gpuvalue.scrapers.errors import ParseError
 
@@ -47,6 +48,7 @@ def clean_title(raw: str) -> str:
     """Title as a person reads it: no glued "New Listing" badge, no invisible marks."""
     # Only a non-ASCII title can hold the marks, and translate is slow: most titles are ASCII.
     text = raw if raw.isascii() else raw.translate(_INVISIBLE).replace("\xa0", " ")
+    text = clean_text(text)  # no terminal escapes (ESC [ 31 m) or other controls a seller typed
     text = _NEW_LISTING_PREFIX.sub("", text)
     return " ".join(text.split())
 
