@@ -616,13 +616,25 @@ def parse(
         _fail(f"unknown source {source!r}; choose one of {', '.join(_parsers())}")
     if not file.is_file():
         _fail(f"no such file: {file}")
-    body = file.read_bytes()
+    from gpuvalue.scrapers.bounded import TooLarge, gunzip_bounded, limit_bytes
+
+    settings = _settings()
+    most = limit_bytes(settings.max_response_mb)
+    try:
+        if file.stat().st_size > most:  # no saved page is that large: refused before it is read
+            _fail(f"{file} is larger than the {settings.max_response_mb:g} MB a page may be "
+                  "(GPUVALUE_MAX_RESPONSE_MB)", code=1)
+        body = file.read_bytes()
+    except OSError as exc:
+        _fail(f"cannot read {file}: {exc.strerror or exc}")
     if body[:2] == b"\x1f\x8b":  # a page saved gzipped (as the fixtures are): read it as the page
-        import gzip
         import zlib
 
         try:
-            body = gzip.decompress(body)
+            body = gunzip_bounded(body, limit_bytes(settings.max_decompressed_mb))
+        except TooLarge:
+            _fail(f"{file} expands past the {settings.max_decompressed_mb:g} MB a decompressed page may be "
+                  "(GPUVALUE_MAX_DECOMPRESSED_MB); refused (a decompression bomb, or not a page)", code=1)
         except (OSError, EOFError, zlib.error) as exc:
             _fail(f"{file} looks gzipped but does not decompress: {exc}", code=1)
     try:

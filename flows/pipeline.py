@@ -102,10 +102,15 @@ def make_client(settings: Settings, replay: bool, replay_dir: str | Path | None 
     from gpuvalue.scrapers.http import PoliteClient
     from gpuvalue.scrapers.replay import ReplayTransport, packaged_replay_dir
 
+    from gpuvalue.scrapers.bounded import limit_bytes
+
+    most = limit_bytes(settings.max_response_mb)
     if replay:
-        transport = ReplayTransport(Archive(replay_dir or packaged_replay_dir()))
-        return PoliteClient(transport=transport, min_interval_s=0.0, sleep=lambda _s: None, max_retries=0)
-    return PoliteClient(cache_dir=settings.http_cache_dir)
+        transport = ReplayTransport(Archive(replay_dir or packaged_replay_dir(),
+                                            max_body_bytes=limit_bytes(settings.max_decompressed_mb)))
+        return PoliteClient(transport=transport, min_interval_s=0.0, sleep=lambda _s: None, max_retries=0,
+                            max_body_bytes=most)
+    return PoliteClient(cache_dir=settings.http_cache_dir, max_body_bytes=most)
 
 
 def recorded_sources(replay_dir: str | Path | None = None) -> set[str]:

@@ -16,6 +16,7 @@ from gpuvalue.models.buyer_view import DEFAULT_MIN_MEMORY_GB
 from gpuvalue.models.coverage import DEFAULT_COVERAGE_MIN_MEMORY_GB
 from gpuvalue.models.price_age import DEFAULT_COMPARABLE_DAYS
 from gpuvalue.scrapers import registry
+from gpuvalue.scrapers.bounded import DEFAULT_MAX_DECOMPRESSED_MB, DEFAULT_MAX_RESPONSE_MB
 
 
 def _source_settings() -> tuple[type[BaseModel], ...]:
@@ -73,9 +74,11 @@ class CoreSettings(BaseSettings):
     # Bytes a response or a decompressed page may hold: a page bigger than any real one is an error or
     # an attack (a gzip bomb expands a thousandfold), and reading it whole would exhaust memory.
     max_response_mb: float = Field(
-        default=64.0, gt=0, le=4096, description="MB of body a response may have; a larger one is refused")
+        default=DEFAULT_MAX_RESPONSE_MB, gt=0, le=4096,
+        description="MB of body a response (or a saved page) may have; a larger one is refused")
     max_decompressed_mb: float = Field(
-        default=100.0, gt=0, le=4096, description="MB a compressed page may expand to; a larger one is refused")
+        default=DEFAULT_MAX_DECOMPRESSED_MB, gt=0, le=4096,
+        description="MB a compressed page may expand to; a larger one is refused")
     task_runner: Literal["thread", "dask"] = "thread"
     dask_address: str | None = None
     schedule_cron: str = "0 6 * * *"
