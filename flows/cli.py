@@ -114,6 +114,8 @@ def run(
         _fail(f"--date {as_of} is after today ({today}, UTC); a day can be ranked once it has come")
     if top < 1:
         _fail("--top must be at least 1")
+    if problem := _unwritable(db):  # before Prefect starts: a run into a read-only or full place does nothing
+        _fail(problem)
     # First, before the imports below: the server's start (seconds) then overlaps them.
     server = prefect_server.launch_temporary_server()
     try:
@@ -151,6 +153,8 @@ def run(
                                   replay_dir=str(replay_dir) if replay_dir else None)
         except (RunLockedError, WarehouseError) as exc:
             _fail(str(exc))
+        if summary.gave_up:
+            _fail(summary.gave_up)
     except BaseException:
         if server is not None:  # no flow ran to its end: nothing of Prefect's is left to send to it
             server.stop()
@@ -248,6 +252,8 @@ def _print_summary(summary) -> None:
         err.print(f"[yellow]replay:[/yellow] {replay_sentence(summary.as_of)}", highlight=False)
     for a in summary.alarms:
         err.print(f"[yellow]alarm:[/yellow] {a}")
+    for notice in getattr(summary, "notices", ()):
+        err.print(f"[yellow]note:[/yellow] {notice}", highlight=False)
 
 
 @app.command()
@@ -326,6 +332,15 @@ def rank(
         out.print(unpriced, soft_wrap=True, highlight=False)
 
 
+def _unwritable(db: Path | None) -> str | None:
+    """Why the run could write nothing where its database goes (a read-only mount, a full disk), found
+    without loading the settings (a .env may name another place: the full check after them sees it)."""
+    from gpuvalue.warehouse.environment import place_problem
+
+    named = db or os.environ.get("GPUVALUE_DB") or (None if Path(".env").exists() else "data/gpuvalue.duckdb")
+    return place_problem(Path(named)) if named else None
+
+
 def _check_db_free(settings) -> None:
     """Refuse a run whose database another program holds (a `duckdb -readonly` session), in one
     line before the flow starts: from inside it, the refusal came after Prefect's start, and the run
@@ -334,12 +349,20 @@ def _check_db_free(settings) -> None:
 
     if not settings.db.exists():
         return
+    def waiting(holder: str, waited_s: float) -> None:
+        if int(waited_s) % 5 == 0 and int(waited_s) not in said:
+            said.add(int(waited_s))
+            err.print(f"gpuvalue: waiting for {holder} to close {settings.db} ({waited_s:.0f} s of "
+                      f"{settings.write_wait_s:g} s, GPUVALUE_WRITE_WAIT_S)", highlight=False)
+
+    said: set[int] = set()
     try:
-        open_database(settings.db, wait_s=settings.read_wait_s).close()
+        # As long as a load waits: a reader bounded by GPUVALUE_SQL_TIMEOUT_S is waited for, not refused.
+        open_database(settings.db, wait_s=settings.write_wait_s, waiting=waiting).close()
     except DatabaseBusyError as exc:
-        _fail(str(exc))
-    except WarehouseError:
-        return  # the flow says what is wrong with it, as it always has
+        _fail(f"{exc} (waited {settings.write_wait_s:g} s; GPUVALUE_WRITE_WAIT_S waits longer)")
+    except WarehouseError as exc:
+        _fail(str(exc))  # damaged, read-only, a full disk: said before Prefect starts
 
 
 def _unpriced_note(con, settings, day) -> str | None:
@@ -679,6 +702,7 @@ def main() -> None:
 from gpuvalue.flows import commands as _commands  # noqa: E402,F401
 from gpuvalue.flows import reparse as _reparse  # noqa: E402,F401
 from gpuvalue.flows import rent_cli as _rent_cli  # noqa: E402,F401
+from gpuvalue.flows import runs_cli as _runs_cli  # noqa: E402,F401
 from gpuvalue.flows import serve as _serve  # noqa: E402,F401
 
 

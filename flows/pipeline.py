@@ -82,6 +82,8 @@ class RunSummary:
     coverage_models: int = 0  # catalog models the coverage rule shops for
     coverage_searches: int = 0  # the searches they need (models that share a search count once)
     fail_on_alarm: bool = False  # Settings.fail_on_quality_alarm: an alarm fails the run like a source would
+    notices: list[str] = field(default_factory=list)  # about earlier runs (one found interrupted)
+    gave_up: str | None = None  # why the run stopped before its work: the warehouse refused it
 
     @property
     def failed(self) -> list[str]:

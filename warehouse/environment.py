@@ -8,6 +8,7 @@ matters: which path, and what to do. Every command that writes maps such failure
 from __future__ import annotations
 
 import errno
+import os
 from pathlib import Path
 
 # errno -> what it means for the path, and what the user can do about it
@@ -69,3 +70,24 @@ def corruption_problem(path: str | Path, exc: BaseException | None = None) -> st
     return (f"{path} is corrupted and cannot be read{said}; move it aside and restore a backup: "
             f"gpuvalue restore --from BACKUP_DIR --db {path} (a folder `gpuvalue backup --out` wrote), "
             "or run `gpuvalue run` to build a new one")
+
+
+def place_problem(db: Path) -> str | None:
+    """Why nothing could be written where ``db`` goes (beside it: the lock, the raw archive, the
+    exports), found without writing: a read-only or full file system, a folder without permission."""
+    folder = db.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        return None  # not a folder: the path checks say so in their words
+    try:
+        stats = os.statvfs(folder)
+    except OSError:
+        return None
+    if stats.f_flag & os.ST_RDONLY:
+        return f"cannot write {db}: {_BY_ERRNO[errno.EROFS]}"
+    if not os.access(folder, os.W_OK):
+        return f"cannot write {db}: {_BY_ERRNO[errno.EACCES]}"
+    if stats.f_bavail == 0:
+        return f"cannot write {db}: {_BY_ERRNO[errno.ENOSPC]}"
+    return None
