@@ -674,12 +674,21 @@ def parse(
 def check(db: DbOpt = None) -> None:
     """Run the warehouse's integrity checks (they also run after every load); exit 1 when one fails."""
     from gpuvalue.warehouse.checks import run_checks
+    from gpuvalue.warehouse.environment import corruption_problem
+    from gpuvalue.warehouse.storage_check import unreadable_tables
 
-    con = _reader(db)
+    con = _reader(db)  # a file too damaged to open is refused here, saying how to restore it
     try:
-        results = run_checks(con)
+        damaged = unreadable_tables(con)  # every stored block read back once: damage shows only when read
+        results = [] if damaged else run_checks(con)
     finally:
         con.close()
+    if damaged:
+        for table, why in damaged:
+            out.print(f"FAILED storage: table {table} cannot be read back: {why}", highlight=False)
+        tables = ", ".join(table for table, _ in damaged)
+        _fail(f"{corruption_problem(_settings(db).db)} (damaged: {tables})", code=1)
+    out.print("ok     storage: every table reads back", highlight=False)
     for r in results:
         out.print(f"{'ok    ' if r.ok else 'FAILED'} {r.name.replace('_', ' ')}" + ("" if r.ok else f": {r.offending} rows"),
                   highlight=False)

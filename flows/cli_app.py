@@ -51,6 +51,35 @@ class _Group(TyperGroup):
     def get_params(self, ctx):
         return _unlabel_flags(super().get_params(ctx))
 
+    def invoke(self, ctx):
+        """A full disk, a read-only folder or a damaged database met anywhere in a command is said in one
+        line (what and where, and what to do), not as a traceback ending in "[Errno 28]"."""
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:  # noqa: BLE001 - anything else is raised as it was
+            problem = _environment_line(exc)
+            if problem is None:
+                raise
+            _fail(problem)
+
+
+def _environment_line(exc: BaseException) -> str | None:
+    from gpuvalue.warehouse.environment import (
+        corruption_problem, environment_problem, is_environment_failure, looks_corrupted,
+    )
+
+    from_duckdb = type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb")
+    where = _LAST_DB[-1] if _LAST_DB else None
+    if from_duckdb and looks_corrupted(exc):
+        return corruption_problem(where or "the database", exc)
+    if (from_duckdb or isinstance(exc, OSError)) and is_environment_failure(exc):
+        named = getattr(exc, "filename", None) or where or "the data folder"
+        return environment_problem(exc, named)
+    return None
+
+
+_LAST_DB: list[Path] = []  # the database the command's settings named: where a failure happened
+
 
 class _App(typer.Typer):
     def command(self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **kwargs):
@@ -90,7 +119,9 @@ def _settings(db: Path | None = None):
     if db is None and os.environ.get("GPUVALUE_DB", None) == "":
         _fail("GPUVALUE_DB is set but empty: give the warehouse's file path, or unset it for data/gpuvalue.duckdb")
     try:
-        return Settings(**({"db": db} if db else {}))
+        settings = Settings(**({"db": db} if db else {}))
+        _LAST_DB.append(settings.db)
+        return settings
     except UnicodeDecodeError as exc:  # read from the .env file, the only settings read as bytes
         _fail(f"invalid settings: .env is not UTF-8 text (byte {exc.start}: {exc.reason})")
     except Exception as exc:
