@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
@@ -289,23 +290,27 @@ def import_listings(
     settings = _settings(db)
     name = f"import:{source}"
     from gpuvalue.flows import stages as S
-    from gpuvalue.flows.import_stream import import_batches
+    from gpuvalue.flows.import_stream import check_file, import_batches
 
     def shown(outcome) -> None:
         status(f"importing {file}: {outcome.read:,} rows read, {outcome.imported:,} loaded, "
                f"{outcome.matched:,} matched")
 
-    with _status(f"reading {file}") as status:
+    def batches():
+        handle = stack.enter_context(file.open(encoding="utf-8-sig", newline=""))
+        return iter_listing_csv(handle, name, imported_at, url=str(file), batch_rows=listing_csv.DEFAULT_BATCH_ROWS)
+
+    imported_at = datetime.now(timezone.utc)
+    with _status(f"reading {file}") as status, contextlib.ExitStack() as stack:
         try:
+            # Read through once before the lock: a row refusing the file, however late, stores nothing.
+            check_file(batches(), lambda rows: status(f"reading {file}: {rows:,} rows"))
             with RunLock(settings.db, "import"):
                 con = open_database(settings.db)
                 try:
                     ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow())
                     days = S.ranked_days(con)
-                    with file.open(encoding="utf-8-sig", newline="") as handle:
-                        batches = iter_listing_csv(handle, name, datetime.now(timezone.utc), url=str(file),
-                                                   batch_rows=listing_csv.DEFAULT_BATCH_ROWS)
-                        done = import_batches(ctx, name, batches, replace=replace, progress=shown)
+                    done = import_batches(ctx, name, batches(), replace=replace, progress=shown)
                     status(f"re-ranking {len(days)} day(s) with the listings from {file}")
                     S.rerank_after(ctx, {}, stages=("rank",), days=days)
                     new = listings_stored(con, name) - done.stored_before

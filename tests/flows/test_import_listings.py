@@ -125,7 +125,7 @@ def test_the_import_says_what_it_is_doing_as_it_goes(tmp_path, monkeypatch):
     res = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(tmp_path / "g.duckdb")])
     assert res.exit_code == 0, res.output
     # A batch at a time, each counted as it is loaded (tests/flows/test_import_stream.py: many batches).
-    assert shown == [f"reading {path}", f"importing {path}: 1 rows read, 1 loaded, 1 matched",
+    assert shown == [f"reading {path}", f"reading {path}: 1 rows", f"importing {path}: 1 rows read, 1 loaded, 1 matched",
                      f"re-ranking 0 day(s) with the listings from {path}"]
 
 

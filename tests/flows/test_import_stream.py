@@ -80,4 +80,4 @@ def test_a_row_that_refuses_the_file_in_a_late_batch_keeps_nothing_of_it(tmp_pat
         res = runner.invoke(app, ["import", "listings", str(bad), "--source", "t", "--db", str(db), *replace])
         assert res.exit_code == 2, res.output
         assert "row 182: bad sold_date '2020-13-45'" in " ".join(res.output.split())
-        assert _stored(db) == before  # batches 1-3 were loaded before row 182 was read: rolled back
+        assert _stored(db) == before  # row 182 is in the fourth batch: the file is read through before a batch is stored
