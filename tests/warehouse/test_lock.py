@@ -173,6 +173,7 @@ def test_a_run_whose_database_another_program_holds_is_refused_before_its_flow(d
     try:
         assert holder.stdout.readline().strip() == "open"
         monkeypatch.setenv("GPUVALUE_READ_WAIT_S", "0")
+        monkeypatch.setenv("GPUVALUE_WRITE_WAIT_S", "0")  # a run waits 120 s for readers by default
         res = runner.invoke(app, ["run", "--replay", "--db", str(db)])
     finally:
         holder.kill()
