@@ -31,6 +31,9 @@ from gpuvalue.scrapers.errors import FetchError, NotRecordedError, ParseError
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse import run_attempts
 from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
+from gpuvalue.warehouse.environment import (
+    corruption_problem, environment_problem, is_environment_failure, looks_corrupted,
+)
 
 
 def _transient(task, task_run, state) -> bool:
@@ -80,6 +83,8 @@ class ExpectedFailureFilter(logging.Filter):
         error = record.exc_info[1] if record.exc_info else None
         if isinstance(error, (FetchError, ParseError)):
             return False
+        if error is not None and (is_environment_failure(error) or looks_corrupted(error)):
+            return False  # a full disk or a damaged file: the run's one line says it (daily_flow)
         message = record.getMessage()
         if message.startswith("Finished in state Failed(") and any(
                 f"exception {name}:" in message for name in _expected_error_names()):
@@ -145,11 +150,19 @@ def daily_flow(
     try:
         with RunLock(settings.db):
             _attempt(settings, summary, replay, replay_dir, export, logger)
-    except WarehouseError as exc:
-        # The warehouse refused (held past the writer's patience, full, read-only, damaged): one line,
-        # and the flow ends at once rather than failing with a traceback and its logs' long drain.
-        summary.gave_up = str(exc)
-        logger.error("gave up: %s", exc)
+    except Exception as exc:
+        # The warehouse refused (held past the writer's patience, full, read-only, damaged), or the disk
+        # did: one line, and the flow ends at once rather than failing with a traceback and its logs'
+        # long drain.
+        if isinstance(exc, WarehouseError):
+            summary.gave_up = str(exc)
+        elif is_environment_failure(exc):
+            summary.gave_up = environment_problem(exc, getattr(exc, "filename", None) or settings.data_dir)
+        elif looks_corrupted(exc):
+            summary.gave_up = corruption_problem(settings.db, exc)
+        else:
+            raise
+        logger.error("gave up: %s", summary.gave_up)
         return summary
     _publish_artifacts(settings, summary)
     return summary
