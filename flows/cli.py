@@ -469,11 +469,17 @@ def sql(
 
     Several statements separated by ; run in order, and each result is shown under its own title.
     """
+    try:
+        _sql_command(query, file, as_json, db)
+    except KeyboardInterrupt:  # Ctrl-C before or between statements: as during one, one line
+        _interrupted("interrupted (Ctrl-C); nothing was changed")
+
+
+def _sql_command(query: str | None, file: Path | None, as_json: bool, db: Path | None) -> None:
     import duckdb
 
-    from gpuvalue.warehouse.db import WarehouseError, open_sandboxed_reader
-
     from gpuvalue.flows.sql_bounds import QueryStopped, run_statement
+    from gpuvalue.warehouse.db import WarehouseError, open_sandboxed_reader
 
     text = _sql_text(query, file)
     settings = _settings(db)
@@ -500,7 +506,7 @@ def sql(
                 if stopped.why == "time limit":
                     _fail(f"{where}stopped at the time limit of {settings.sql_timeout_s:g} s a query may run "
                           "(GPUVALUE_SQL_TIMEOUT_S)", code=1)
-                _fail(f"{where}interrupted (Ctrl-C) after {stopped.seconds:.1f} s; nothing was changed", code=130)
+                _interrupted(f"{where}interrupted (Ctrl-C) after {stopped.seconds:.1f} s; nothing was changed")
             except duckdb.OutOfMemoryException as exc:
                 _fail(f"{where}the query needs more memory than the {settings.sql_memory_limit} it may use "
                       f"(GPUVALUE_SQL_MEMORY_LIMIT; GPUVALUE_SQL_TEMP_LIMIT {settings.sql_temp_limit} of disk "
@@ -509,7 +515,8 @@ def sql(
                 _fail(where + _sql_error(exc))
             results.append((statement.query, cols, rows))
     finally:
-        con.close()
+        with contextlib.suppress(duckdb.Error):  # a statement that ignored its interrupt: the exit ends it
+            con.close()
     if as_json:
         _, cols, rows = results[0]
         for r in rows if cols is not None else []:
@@ -526,6 +533,18 @@ def sql(
                       highlight=False, soft_wrap=True)
         if cols is not None:
             _print_table(cols, rows)
+
+
+def _interrupted(message: str) -> None:
+    """Ctrl-C during a query: its one line, then the exit at once. Closing the database and the
+    interpreter's teardown took over a second on a busy machine, with nothing left to save (the
+    connection only read)."""
+    from rich.markup import escape
+
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
 
 
 def _exc_line(exc: Exception) -> str:

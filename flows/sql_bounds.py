@@ -58,11 +58,14 @@ def run_statement(con: duckdb.DuckDBPyConnection, statement, limit_s: float,
             worker.join(POLL_S)
             if why is None and worker.is_alive() and clock() - started >= limit_s:
                 why = "time limit"
-                con.interrupt()
+                break
     except KeyboardInterrupt:
         why = "interrupted"
-        con.interrupt()
-        worker.join(5)
+    if why is not None:  # an interrupt sent before the statement began is lost: sent until it ends
+        deadline = clock() + 5
+        while worker.is_alive() and clock() < deadline:
+            con.interrupt()
+            worker.join(POLL_S)
     if why == "interrupted" or isinstance(outcome.error, duckdb.InterruptException):
         raise QueryStopped(why or "interrupted", clock() - started)
     if outcome.error is not None:
