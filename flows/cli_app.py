@@ -120,7 +120,7 @@ def _settings(db: Path | None = None):
         _fail("GPUVALUE_DB is set but empty: give the warehouse's file path, or unset it for data/gpuvalue.duckdb")
     try:
         settings = Settings(**({"db": db} if db else {}))
-        _LAST_DB.append(settings.db)
+        _LAST_DB[:] = [settings.db]
         return settings
     except UnicodeDecodeError as exc:  # read from the .env file, the only settings read as bytes
         _fail(f"invalid settings: .env is not UTF-8 text (byte {exc.start}: {exc.reason})")

@@ -32,9 +32,8 @@ _BY_WORDS = (
 )
 # DuckDB's words for a database file whose bytes are damaged.
 _CORRUPTION_WORDS = (
-    "checksum", "corrupt", "not a valid duckdb database", "invalid database", "failed to read database header",
-    "the file is not a valid", "could not read enough bytes", "unexpected end of file", "malformed",
-    "magic bytes", "block id", "serialization error", "invalid block",
+    "corrupt database file", "checksum", "not a valid duckdb database", "failed to read database header",
+    "could not read enough bytes", "magic bytes",
 )
 
 

@@ -50,12 +50,12 @@ def _damaged(db: Path, where: float, length: int = 8192) -> bytes:
 
 
 @pytest.mark.parametrize("command", [["rank"], ["check"], ["sql", "SELECT count(*) FROM listings"], ["export", "--out", "x.csv"],
-                                     ["import", "listings", "CSV", "--source", "x"], ["rematch"]])
+                                     ["import", "listings", "CSV", "--source", "x"], ["rematch"], ["backup", "--out", "BK"]])
 def test_a_database_damaged_at_its_start_is_named_with_the_restore_command(warehouse, tmp_path, command):
     _damaged(warehouse, 0.0, 3 * 4096 + 8192)  # past the file's headers: the catalog blocks
     damaged = warehouse.read_bytes()
     (tmp_path / "sold.csv").write_text(CSV)
-    args = [str(tmp_path / "sold.csv") if a == "CSV" else a for a in command]
+    args = [{"CSV": str(tmp_path / "sold.csv"), "BK": str(tmp_path / "bk")}.get(a, a) for a in command]
     res = runner.invoke(app, [*args, "--db", str(warehouse)])
     line = _one_line(res, res.exit_code if res.exit_code in (1, 2) else 2)
     assert "is corrupted" in line or "not a DuckDB database file" in line, line
@@ -63,6 +63,18 @@ def test_a_database_damaged_at_its_start_is_named_with_the_restore_command(wareh
         assert "gpuvalue restore --from BACKUP_DIR --db" in line
     assert warehouse.read_bytes() == damaged  # nothing written over it
     assert not Path(str(warehouse) + ".lock").exists()
+
+
+@pytest.mark.e2e
+def test_a_run_on_a_damaged_database_is_refused_in_one_line_before_its_flow(warehouse, prefect_harness):
+    _damaged(warehouse, 0.0, 3 * 4096 + 8192)
+    damaged = warehouse.read_bytes()
+    res = runner.invoke(app, ["run", "--replay", "--db", str(warehouse)])
+    assert res.exit_code == 2, res.output
+    assert "running the daily flow" not in res.output and "Traceback" not in res.output
+    (line,) = [line for line in res.output.splitlines() if line.strip()]
+    assert "is corrupted" in line and "gpuvalue restore --from BACKUP_DIR" in line
+    assert warehouse.read_bytes() == damaged
 
 
 def test_check_reads_every_table_back_and_finds_a_damaged_block(tmp_path):
@@ -164,6 +176,7 @@ def _can_mount() -> bool:
                            "mount -t tmpfs -o size=64k tmpfs /tmp"], capture_output=True).returncode == 0
 
 
+@pytest.mark.e2e  # a dozen gpuvalue processes: not the fast tier
 @pytest.mark.skipif(not _can_mount(), reason="needs a mount namespace (unshare -rm) to mount a small tmpfs")
 def test_a_full_disk_and_a_read_only_mount_get_one_line_each_and_lose_nothing(warehouse, tmp_path):
     mount = tmp_path / "mnt"
