@@ -342,13 +342,16 @@ def _unwritable(db: Path | None) -> str | None:
 
 
 def _check_db_free(settings) -> None:
-    """Refuse a run whose database another program holds (a `duckdb -readonly` session), in one
-    line before the flow starts: from inside it, the refusal came after Prefect's start, and the run
-    then waited about a minute for Prefect's logs to drain before it exited."""
+    """Wait, as a load does, for a reader holding the database (a `gpuvalue sql` query, whose
+    statements stop at GPUVALUE_SQL_TIMEOUT_S), and refuse in one line before the flow starts one
+    that holds it past GPUVALUE_WRITE_WAIT_S, or a database that is damaged or cannot be written:
+    from inside the flow, the refusal came after Prefect's start, and the run then waited about a
+    minute for Prefect's logs to drain before it exited."""
     from gpuvalue.warehouse.db import DatabaseBusyError, WarehouseError, open_database
 
     if not settings.db.exists():
         return
+
     def waiting(holder: str, waited_s: float) -> None:
         if int(waited_s) % 5 == 0 and int(waited_s) not in said:
             said.add(int(waited_s))
@@ -467,7 +470,7 @@ def sql(
 ) -> None:
     """Run ad-hoc SQL on a read-only connection (no writes, no ATTACH, no file access).
 
-    Several statements separated by ; run in order, and each result is shown under its own title.
+    Several statements separated by ; run in order, and each result is shown under its own title. Each statement stops at GPUVALUE_SQL_TIMEOUT_S (30 s); a query may use GPUVALUE_SQL_MEMORY_LIMIT of memory (1GB) and GPUVALUE_SQL_TEMP_LIMIT of disk (2GB); Ctrl-C stops the query.
     """
     try:
         _sql_command(query, file, as_json, db)
