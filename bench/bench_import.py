@@ -9,7 +9,9 @@ titles, subtitles, dates and links as the exports have them) over and over, each
 - reading the cells: ``csv.DictReader`` over the text, every row a dict (the floor);
 - the parser: ``listing_csv.read_listing_csv`` (clean, check and convert every row: a ``Listing``);
 - the whole command, ``gpuvalue import listings`` into an empty warehouse (parse, match, load,
-  rank), as a user runs it: the interpreter's start included.
+  rank), as a user runs it: the interpreter's start included, with its peak memory;
+- the same command on 1,000,000 rows (100,000 with --quick; skipped with --no-million): its peak
+  memory against the 200,000-row one's (target: within 1.5x, and at most 1 GB).
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from __future__ import annotations
 import csv
 import io
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.measure import REPO, bench_arguments, emit, run_child  # noqa: E402
+from bench.measure import REPO, bench_arguments, emit, run_child, run_command  # noqa: E402
 
 EXCERPTS = [REPO / "tests" / "fixtures" / "listings" / f"ebay_sold_2020_{card}_driscoll42_excerpt200.csv"
             for card in ("rtx3070", "rtx3090")]
@@ -57,35 +58,51 @@ def child(kind: str, export: str) -> None:
     emit(seconds=seconds, rows=rows, rows_per_s=round(rows / seconds))
 
 
+def import_command(export: Path, db: Path, name: str):
+    """`gpuvalue import listings` as a user runs it, in a process of its own: wall time and peak memory."""
+    measured = run_command(name, [sys.executable, "-m", "gpuvalue.flows.cli", "import", "listings", str(export),
+                                  "--source", "bench", "--db", str(db)])
+    if measured.info["exit"] != 0:
+        raise RuntimeError(f"the import failed: {measured.info['stderr_tail']}")
+    return measured
+
+
 def main(argv: list[str] | None = None) -> list[str]:
     ap = bench_arguments()
+    ap.add_argument("--no-million", action="store_true", help="skip the 1M-row import's peak memory")
     args = ap.parse_args(argv)
     if args.child:
         child(*args.rest)
         return []
     n = 20_000 if args.quick else 200_000
+    large = 100_000 if args.quick else 1_000_000
     tmp = Path(tempfile.mkdtemp(prefix="gpuvalue-bench-"))
     try:
         export = tmp / "sold.csv"
         write_export(export, n)
         cells = run_child("reading the cells (csv.DictReader)", "bench_import", "cells", str(export))
         parsed = run_child("the parser (read_listing_csv)", "bench_import", "parse", str(export))
-        t0 = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, "-m", "gpuvalue.flows.cli", "import", "listings", str(export), "--source", "bench",
-             "--db", str(tmp / "g.duckdb")], capture_output=True, text=True, cwd=REPO)
-        command = time.perf_counter() - t0
-        if done.returncode != 0:
-            raise RuntimeError(f"the import failed: {done.stderr[-2000:]}")
-        return [
+        command = import_command(export, tmp / "g.duckdb", f"gpuvalue import listings, {n:,} rows")
+        lines = [
             f"[import] a sold-listings export of {n:,} rows",
             "[import] " + cells.line(),
             "[import] " + parsed.line(),
             f"[import] the parser: {parsed.info['rows_per_s']:,} rows/s, {parsed.seconds / cells.seconds:.1f}x "
             f"the time of reading the cells",
-            f"[import] `gpuvalue import listings` into an empty warehouse: {command:.1f} s "
-            f"({n / command:,.0f} rows/s, the interpreter's start included): {done.stdout.strip()}",
+            f"[import] `gpuvalue import listings` into an empty warehouse: {command.seconds:.1f} s "
+            f"({n / command.seconds:,.0f} rows/s, the interpreter's start included), peak {command.peak_mb:,.0f} MB",
         ]
+        if not args.no_million:
+            # The import reads and loads a batch at a time: its peak should not grow with the file.
+            export.unlink()
+            write_export(export, large)
+            big = import_command(export, tmp / "big.duckdb", f"gpuvalue import listings, {large:,} rows")
+            ratio = big.peak_mb / command.peak_mb
+            met = ratio <= 1.5 and big.peak_mb <= 1024
+            lines.append(f"[import] peak memory: {command.peak_mb:,.0f} MB at {n:,} rows, {big.peak_mb:,.0f} MB at "
+                         f"{large:,} rows ({big.seconds:.0f} s): {ratio:.2f}x (target <= 1.5x and <= 1 GB: "
+                         f"{'met' if met else 'NOT met'})")
+        return lines
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

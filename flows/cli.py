@@ -22,6 +22,7 @@ from gpuvalue.flows.cli_app import (
 )
 from gpuvalue.flows.gc_policy import collect_garbage_less_often
 from gpuvalue.models.perf_label import is_low_confidence, is_rocm
+from gpuvalue.models.text_safety import json_controls_escaped
 
 RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price as of", "age", "stale", "rel. perf",
                 "perf source", "perf per $1k"]
@@ -119,6 +120,8 @@ def run(
         _fail(f"--date {as_of} is after today ({today}, UTC); a day can be ranked once it has come")
     if top < 1:
         _fail("--top must be at least 1")
+    if problem := _unwritable(db):  # before Prefect starts: a run into a read-only or full place does nothing
+        _fail(problem)
     # First, before the imports below: the server's start (seconds) then overlaps them.
     server = prefect_server.launch_temporary_server()
     try:
@@ -156,6 +159,8 @@ def run(
                                   replay_dir=str(replay_dir) if replay_dir else None)
         except (RunLockedError, WarehouseError) as exc:
             _fail(str(exc))
+        if summary.gave_up:
+            _fail(summary.gave_up)
     except BaseException:
         if server is not None:  # no flow ran to its end: nothing of Prefect's is left to send to it
             server.stop()
@@ -253,6 +258,8 @@ def _print_summary(summary) -> None:
         err.print(f"[yellow]replay:[/yellow] {replay_sentence(summary.as_of)}", highlight=False)
     for a in summary.alarms:
         err.print(f"[yellow]alarm:[/yellow] {a}")
+    for notice in getattr(summary, "notices", ()):
+        err.print(f"[yellow]note:[/yellow] {notice}", highlight=False)
 
 
 @app.command()
@@ -331,20 +338,40 @@ def rank(
         out.print(unpriced, soft_wrap=True, highlight=False)
 
 
+def _unwritable(db: Path | None) -> str | None:
+    """Why the run could write nothing where its database goes (a read-only mount, a full disk), found
+    without loading the settings (a .env may name another place: the full check after them sees it)."""
+    from gpuvalue.warehouse.environment import place_problem
+
+    named = db or os.environ.get("GPUVALUE_DB") or (None if Path(".env").exists() else "data/gpuvalue.duckdb")
+    return place_problem(Path(named)) if named else None
+
+
 def _check_db_free(settings) -> None:
-    """Refuse a run whose database another program holds (a `duckdb -readonly` session), in one
-    line before the flow starts: from inside it, the refusal came after Prefect's start, and the run
-    then waited about a minute for Prefect's logs to drain before it exited."""
+    """Wait, as a load does, for a reader holding the database (a `gpuvalue sql` query, whose
+    statements stop at GPUVALUE_SQL_TIMEOUT_S), and refuse in one line before the flow starts one
+    that holds it past GPUVALUE_WRITE_WAIT_S, or a database that is damaged or cannot be written:
+    from inside the flow, the refusal came after Prefect's start, and the run then waited about a
+    minute for Prefect's logs to drain before it exited."""
     from gpuvalue.warehouse.db import DatabaseBusyError, WarehouseError, open_database
 
     if not settings.db.exists():
         return
+
+    def waiting(holder: str, waited_s: float) -> None:
+        if int(waited_s) % 5 == 0 and int(waited_s) not in said:
+            said.add(int(waited_s))
+            err.print(f"gpuvalue: waiting for {holder} to close {settings.db} ({waited_s:.0f} s of "
+                      f"{settings.write_wait_s:g} s, GPUVALUE_WRITE_WAIT_S)", highlight=False)
+
+    said: set[int] = set()
     try:
-        open_database(settings.db, wait_s=settings.read_wait_s).close()
+        # As long as a load waits: a reader bounded by GPUVALUE_SQL_TIMEOUT_S is waited for, not refused.
+        open_database(settings.db, wait_s=settings.write_wait_s, waiting=waiting).close()
     except DatabaseBusyError as exc:
-        _fail(str(exc))
-    except WarehouseError:
-        return  # the flow says what is wrong with it, as it always has
+        _fail(f"{exc} (waited {settings.write_wait_s:g} s; GPUVALUE_WRITE_WAIT_S waits longer)")
+    except WarehouseError as exc:
+        _fail(str(exc))  # damaged, read-only, a full disk: said before Prefect starts
 
 
 def _unpriced_note(con, settings, day) -> str | None:
@@ -449,16 +476,25 @@ def sql(
 ) -> None:
     """Run ad-hoc SQL on a read-only connection (no writes, no ATTACH, no file access).
 
-    Several statements separated by ; run in order, and each result is shown under its own title.
+    Several statements separated by ; run in order, and each result is shown under its own title. Each statement stops at GPUVALUE_SQL_TIMEOUT_S (30 s); a query may use GPUVALUE_SQL_MEMORY_LIMIT of memory (1GB) and GPUVALUE_SQL_TEMP_LIMIT of disk (2GB); Ctrl-C stops the query.
     """
+    try:
+        _sql_command(query, file, as_json, db)
+    except KeyboardInterrupt:  # Ctrl-C before or between statements: as during one, one line
+        _interrupted("interrupted (Ctrl-C); nothing was changed")
+
+
+def _sql_command(query: str | None, file: Path | None, as_json: bool, db: Path | None) -> None:
     import duckdb
 
+    from gpuvalue.flows.sql_bounds import QueryStopped, run_statement
     from gpuvalue.warehouse.db import WarehouseError, open_sandboxed_reader
 
     text = _sql_text(query, file)
     settings = _settings(db)
     try:
-        con = open_sandboxed_reader(settings.db, wait_s=settings.read_wait_s)
+        con = open_sandboxed_reader(settings.db, wait_s=settings.read_wait_s,
+                                    memory_limit=settings.sql_memory_limit, temp_limit=settings.sql_temp_limit)
     except WarehouseError as exc:
         _fail(_reader_error(exc, settings.read_wait_s))
     results: list[tuple[str, list[str] | None, list[tuple]]] = []
@@ -472,16 +508,24 @@ def sql(
         if as_json and len(statements) > 1:
             _fail(f"--json takes one statement, this query has {len(statements)}: run them one at a time")
         for number, statement in enumerate(statements, start=1):
+            where = f"statement {number} of {len(statements)}: " if len(statements) > 1 else ""
             try:
-                cur = con.execute(statement)
-                cols = [d[0] for d in cur.description] if cur.description is not None else None
-                rows = cur.fetchall() if cols is not None else []
+                cols, rows = run_statement(con, statement, settings.sql_timeout_s)
+            except QueryStopped as stopped:
+                if stopped.why == "time limit":
+                    _fail(f"{where}stopped at the time limit of {settings.sql_timeout_s:g} s a query may run "
+                          "(GPUVALUE_SQL_TIMEOUT_S)", code=1)
+                _interrupted(f"{where}interrupted (Ctrl-C) after {stopped.seconds:.1f} s; nothing was changed")
+            except duckdb.OutOfMemoryException as exc:
+                _fail(f"{where}the query needs more memory than the {settings.sql_memory_limit} it may use "
+                      f"(GPUVALUE_SQL_MEMORY_LIMIT; GPUVALUE_SQL_TEMP_LIMIT {settings.sql_temp_limit} of disk "
+                      f"to spill to): {_exc_line(exc)}", code=1)
             except duckdb.Error as exc:
-                where = f"statement {number} of {len(statements)}: " if len(statements) > 1 else ""
                 _fail(where + _sql_error(exc))
             results.append((statement.query, cols, rows))
     finally:
-        con.close()
+        with contextlib.suppress(duckdb.Error):  # a statement that ignored its interrupt: the exit ends it
+            con.close()
     if as_json:
         _, cols, rows = results[0]
         for r in rows if cols is not None else []:
@@ -498,6 +542,18 @@ def sql(
                       highlight=False, soft_wrap=True)
         if cols is not None:
             _print_table(cols, rows)
+
+
+def _interrupted(message: str) -> None:
+    """Ctrl-C during a query: its one line, then the exit at once. Closing the database and the
+    interpreter's teardown took over a second on a busy machine, with nothing left to save (the
+    connection only read)."""
+    from rich.markup import escape
+
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
 
 
 def _exc_line(exc: Exception) -> str:
@@ -582,7 +638,7 @@ def match(
             obj = {"title": title, "model": result.model, "reason": result.reason}
         except Exception as exc:  # one bad line never stops the stream
             obj = {"title": title, "model": None, "reason": f"error: {type(exc).__name__}"}
-        sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_controls_escaped(json.dumps(obj, ensure_ascii=False)) + "\n")
     sys.stdout.flush()
 
 
@@ -611,13 +667,25 @@ def parse(
         _fail(f"unknown source {source!r}; choose one of {', '.join(_parsers())}")
     if not file.is_file():
         _fail(f"no such file: {file}")
-    body = file.read_bytes()
+    from gpuvalue.scrapers.bounded import TooLarge, gunzip_bounded, limit_bytes
+
+    settings = _settings()
+    most = limit_bytes(settings.max_response_mb)
+    try:
+        if file.stat().st_size > most:  # no saved page is that large: refused before it is read
+            _fail(f"{file} is larger than the {settings.max_response_mb:g} MB a page may be "
+                  "(GPUVALUE_MAX_RESPONSE_MB)", code=1)
+        body = file.read_bytes()
+    except OSError as exc:
+        _fail(f"cannot read {file}: {exc.strerror or exc}")
     if body[:2] == b"\x1f\x8b":  # a page saved gzipped (as the fixtures are): read it as the page
-        import gzip
         import zlib
 
         try:
-            body = gzip.decompress(body)
+            body = gunzip_bounded(body, limit_bytes(settings.max_decompressed_mb))
+        except TooLarge:
+            _fail(f"{file} expands past the {settings.max_decompressed_mb:g} MB a decompressed page may be "
+                  "(GPUVALUE_MAX_DECOMPRESSED_MB); refused (a decompression bomb, or not a page)", code=1)
         except (OSError, EOFError, zlib.error) as exc:
             _fail(f"{file} looks gzipped but does not decompress: {exc}", code=1)
     try:
@@ -627,19 +695,28 @@ def parse(
     for w in warnings:
         err.print(f"[yellow]warning:[/yellow] {w}")
     for rec in records:
-        sys.stdout.write(json.dumps(rec, ensure_ascii=False, default=str) + "\n")
+        sys.stdout.write(json_controls_escaped(json.dumps(rec, ensure_ascii=False, default=str)) + "\n")
 
 
 @app.command()
 def check(db: DbOpt = None) -> None:
     """Run the warehouse's integrity checks (they also run after every load); exit 1 when one fails."""
     from gpuvalue.warehouse.checks import run_checks
+    from gpuvalue.warehouse.environment import corruption_problem
+    from gpuvalue.warehouse.storage_check import unreadable_tables
 
-    con = _reader(db)
+    con = _reader(db)  # a file too damaged to open is refused here, saying how to restore it
     try:
-        results = run_checks(con)
+        damaged = unreadable_tables(con)  # every stored block read back once: damage shows only when read
+        results = [] if damaged else run_checks(con)
     finally:
         con.close()
+    if damaged:
+        for table, why in damaged:
+            out.print(f"FAILED storage: table {table} cannot be read back: {why}", highlight=False)
+        tables = ", ".join(table for table, _ in damaged)
+        _fail(f"{corruption_problem(_settings(db).db)} (damaged: {tables})", code=1)
+    out.print("ok     storage: every table reads back", highlight=False)
     for r in results:
         out.print(f"{'ok    ' if r.ok else 'FAILED'} {r.name.replace('_', ' ')}" + ("" if r.ok else f": {r.summary}"),
                   highlight=False)
@@ -662,6 +739,7 @@ def main() -> None:
 from gpuvalue.flows import commands as _commands  # noqa: E402,F401
 from gpuvalue.flows import reparse as _reparse  # noqa: E402,F401
 from gpuvalue.flows import rent_cli as _rent_cli  # noqa: E402,F401
+from gpuvalue.flows import runs_cli as _runs_cli  # noqa: E402,F401
 from gpuvalue.flows import serve as _serve  # noqa: E402,F401
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,6 +26,8 @@ from typer.core import TyperCommand, TyperGroup
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+from gpuvalue.models.text_safety import escape_controls
 
 
 def _unlabel_flags(params: list) -> list:
@@ -47,6 +50,35 @@ class _Group(TyperGroup):
 
     def get_params(self, ctx):
         return _unlabel_flags(super().get_params(ctx))
+
+    def invoke(self, ctx):
+        """A full disk, a read-only folder or a damaged database met anywhere in a command is said in one
+        line (what and where, and what to do), not as a traceback ending in "[Errno 28]"."""
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:  # noqa: BLE001 - anything else is raised as it was
+            problem = _environment_line(exc)
+            if problem is None:
+                raise
+            _fail(problem)
+
+
+def _environment_line(exc: BaseException) -> str | None:
+    from gpuvalue.warehouse.environment import (
+        corruption_problem, environment_problem, is_environment_failure, looks_corrupted,
+    )
+
+    from_duckdb = type(exc).__module__.split(".")[0] in ("duckdb", "_duckdb")
+    where = _LAST_DB[-1] if _LAST_DB else None
+    if from_duckdb and looks_corrupted(exc):
+        return corruption_problem(where or "the database", exc)
+    if (from_duckdb or isinstance(exc, OSError)) and is_environment_failure(exc):
+        named = getattr(exc, "filename", None) or where or "the data folder"
+        return environment_problem(exc, named)
+    return None
+
+
+_LAST_DB: list[Path] = []  # the database the command's settings named: where a failure happened
 
 
 class _App(typer.Typer):
@@ -87,7 +119,9 @@ def _settings(db: Path | None = None):
     if db is None and os.environ.get("GPUVALUE_DB", None) == "":
         _fail("GPUVALUE_DB is set but empty: give the warehouse's file path, or unset it for data/gpuvalue.duckdb")
     try:
-        return Settings(**({"db": db} if db else {}))
+        settings = Settings(**({"db": db} if db else {}))
+        _LAST_DB[:] = [settings.db]
+        return settings
     except UnicodeDecodeError as exc:  # read from the .env file, the only settings read as bytes
         _fail(f"invalid settings: .env is not UTF-8 text (byte {exc.start}: {exc.reason})")
     except Exception as exc:
@@ -155,10 +189,17 @@ def _status(text: str) -> Iterator[Callable[[str], None]]:
 def _parse_date(value: str | None, flag: str = "--date") -> date | None:
     if value is None:
         return None
+    # date.fromisoformat also reads ISO week dates (2026-W48-1) and the basic form (20261202): a
+    # calendar date written YYYY-MM-DD is what the flag promises.
     try:
+        if not _CALENDAR_DATE.fullmatch(value):
+            raise ValueError(value)
         return date.fromisoformat(value)
     except ValueError:
-        _fail(f"{flag} must be a date like 2026-11-30, not {value!r}")
+        _fail(f"{flag} must be a date like 2026-11-30 (a calendar date, YYYY-MM-DD), not {value!r}")
+
+
+_CALENDAR_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def _reader(db: Path | None):
@@ -192,7 +233,7 @@ def _fmt(v, spec: str | None = None) -> str:
         if spec is None or not math.isfinite(v):
             return f"{v:,.2f}" if abs(v) >= 10 else f"{v:.3f}"
         return format(v, spec)
-    return str(v)
+    return escape_controls(str(v))  # stored text (a seller's title) never drives the terminal
 
 
 def _column_format(values) -> str | None:

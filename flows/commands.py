@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
@@ -297,19 +298,6 @@ def _perf_inference(db, as_json: bool, query: str | None = None) -> None:
                  title="LLM inference speed, one card, batch 1 (llama.cpp; not training speed, not in the ranking)")
 
 
-def _forget_data_set(con, name: str) -> int:
-    """Remove an imported data set's sales, and the prices they made, before its corrected file is
-    loaded in their place; how many there were. Re-importing without this keeps the stored rows: a
-    row without a link is known by all its cells, so a corrected price would count beside the wrong one."""
-    from gpuvalue.warehouse import load, queries
-
-    stored = queries.listings_stored(con, name)
-    with load.transaction(con):
-        queries.delete_source_rows(con, "listing", name)
-        load.rebuild_price_observations(con)
-    return stored
-
-
 @import_app.command("listings")
 def import_listings(
     file: Annotated[Path, typer.Argument(help="CSV with title, price and sold_date; optional subtitle, shipping, currency, condition and link (other columns, such as total_price, are not read).")],
@@ -325,9 +313,10 @@ def import_listings(
 
     from gpuvalue.flows import pipeline as P
     from gpuvalue.scrapers.errors import ParseError
-    from gpuvalue.scrapers.listing_csv import read_listing_csv
+    from gpuvalue.scrapers import listing_csv
+    from gpuvalue.scrapers.listing_csv import iter_listing_csv
     from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
-    from gpuvalue.warehouse.queries import listings_by_condition, listings_imported_elsewhere, listings_stored
+    from gpuvalue.warehouse.queries import listings_by_condition, listings_stored
 
     # The stored name, as every output shows it, is accepted too: `--source import:x` is import:x.
     source = source.strip().removeprefix("import:").strip()
@@ -337,49 +326,50 @@ def import_listings(
         _fail(f"no such file: {file}")
     settings = _settings(db)
     name = f"import:{source}"
-    with _status(f"reading {file}") as status:
-        try:
-            batch = read_listing_csv(file.read_text(encoding="utf-8-sig"), name, datetime.now(timezone.utc),
-                                     url=str(file))
-        except ParseError as exc:
-            _fail(str(exc))
-        except UnicodeDecodeError as exc:
-            _fail(f"{file} is not UTF-8 text (byte {exc.start}: {exc.reason})")
-        listings = batch.listings
-        from gpuvalue.flows import stages as S
-        from gpuvalue.models.source_batches import ParsedSource
+    from gpuvalue.flows import stages as S
+    from gpuvalue.flows.import_stream import check_file, import_batches
 
-        status(f"matching, loading and re-ranking {len(listings):,} listing{'' if len(listings) == 1 else 's'} from {file}")
+    def shown(outcome) -> None:
+        status(f"importing {file}: {outcome.read:,} rows read, {outcome.imported:,} loaded, "
+               f"{outcome.matched:,} matched")
+
+    def batches():
+        handle = stack.enter_context(file.open(encoding="utf-8-sig", newline=""))
+        return iter_listing_csv(handle, name, imported_at, url=str(file), batch_rows=listing_csv.DEFAULT_BATCH_ROWS)
+
+    imported_at = datetime.now(timezone.utc)
+    with _status(f"reading {file}") as status, contextlib.ExitStack() as stack:
         try:
-            with RunLock(settings.db):
+            # Read through once before the lock: a row refusing the file, however late, stores nothing.
+            check_file(batches(), lambda rows: status(f"reading {file}: {rows:,} rows"))
+            with RunLock(settings.db, "import"):
                 con = open_database(settings.db)
                 try:
                     ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow())
                     days = S.ranked_days(con)
-                    replaced = _forget_data_set(con, name) if replace else None
-                    stored_before = listings_stored(con, name)
-                    elsewhere = listings_imported_elsewhere(con, name, [x.listing_id for x in listings])
-                    if elsewhere:  # one sale imported under two names would count twice in a median
-                        listings = [x for x in listings if x.listing_id not in elsewhere]
-                    done = S.rerank_after(ctx, {name: [ParsedSource(name, "listing", listings=listings)]},
-                                          stages=("match", "rank"), days=days)
-                    new = listings_stored(con, name) - stored_before
+                    done = import_batches(ctx, name, batches(), replace=replace, progress=shown)
+                    status(f"re-ranking {len(days)} day(s) with the listings from {file}")
+                    S.rerank_after(ctx, {}, stages=("rank",), days=days)
+                    new = listings_stored(con, name) - done.stored_before
                     conditions = listings_by_condition(con, name)
                 finally:
                     con.close()
+        except ParseError as exc:
+            _fail(str(exc))
+        except UnicodeDecodeError as exc:
+            _fail(f"{file} is not UTF-8 text (byte {exc.start}: {exc.reason}); nothing was imported")
+        except OSError as exc:
+            _fail(f"cannot read {file}: {exc.strerror or exc}")
         except WarehouseError as exc:
             _fail(str(exc))
-    result = done["match"]
-    if name in result.failed:
-        _fail(f"{file}: {result.failed[name]}")
-    skipped = f"; skipped {len(batch.rejected)} row(s), each named below" if batch.rejected else ""
-    imported = result.rows.get(name, 0)
+    replaced, elsewhere, imported = done.replaced, done.elsewhere, done.imported
+    skipped = f"; skipped {done.rejected_count} row(s), each named below" if done.rejected_count else ""
     # A row the warehouse already held (an earlier import of the file) or that the file repeats is stored once.
     again = f" ({new:,} new; the other {imported - new:,} already stored or repeated in the file)" if new != imported else ""
     if replaced:
         out.print(f"replaced the {replaced:,} stored listing{'' if replaced == 1 else 's'} of {name}", soft_wrap=True)
     out.print(f"imported {imported:,} listing{'' if imported == 1 else 's'} from {file} as {name}{again}; "
-              f"{result.matched.get(name, 0):,} matched to one GPU model{skipped}; re-ranked {len(days)} day(s)",
+              f"{done.matched:,} matched to one GPU model{skipped}; re-ranked {len(days)} day(s)",
               soft_wrap=True)
     counted, unknown = conditions["counted"], conditions["unknown"]
     if counted < conditions["matched"]:
@@ -392,10 +382,10 @@ def import_listings(
         others = ", ".join(sorted(set(elsewhere.values())))
         err.print(f"[yellow]skipped:[/yellow] {len(elsewhere):,} listing(s) already imported as {escape(others)}: "
                   "a sale counts once", highlight=False, soft_wrap=True)
-    for row_number, reason in batch.rejected[:10]:
+    for row_number, reason in done.rejected[:10]:
         err.print(f"[yellow]skipped:[/yellow] row {row_number}: {escape(reason)}", highlight=False, soft_wrap=True)
-    if len(batch.rejected) > 10:
-        err.print(f"[yellow]skipped:[/yellow] {len(batch.rejected) - 10} more row(s) like these", highlight=False)
+    if done.rejected_count > 10:
+        err.print(f"[yellow]skipped:[/yellow] {done.rejected_count - 10} more row(s) like these", highlight=False)
 
 
 @app.command()
@@ -412,7 +402,7 @@ def rematch(db: DbOpt = None) -> None:
     if not settings.db.exists():
         _fail(f"no database at {settings.db}: run `gpuvalue run` (or `gpuvalue run --replay`) first")
     try:
-        with RunLock(settings.db):
+        with RunLock(settings.db, "rematch"):
             con = open_database(settings.db)
             try:
                 matcher = P.catalog_matcher(con)
@@ -631,7 +621,7 @@ def measure(
         from gpuvalue.warehouse.db import WarehouseError
 
         try:
-            with RunLock(settings.db):
+            with RunLock(settings.db, "measure"):
                 con = open_database(settings.db)
                 try:
                     with load.transaction(con):

@@ -9,6 +9,7 @@ coverage rule (``models/coverage.py``), and reach each fetch as ``FetchContext.s
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid
 from collections.abc import Callable
@@ -28,7 +29,11 @@ from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.errors import FetchError, NotRecordedError, ParseError
 from gpuvalue.warehouse import load
-from gpuvalue.warehouse.db import RunLock, open_database
+from gpuvalue.warehouse import run_attempts
+from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
+from gpuvalue.warehouse.environment import (
+    corruption_problem, environment_problem, is_environment_failure, looks_corrupted,
+)
 
 
 def _transient(task, task_run, state) -> bool:
@@ -78,6 +83,8 @@ class ExpectedFailureFilter(logging.Filter):
         error = record.exc_info[1] if record.exc_info else None
         if isinstance(error, (FetchError, ParseError)):
             return False
+        if error is not None and (is_environment_failure(error) or looks_corrupted(error)):
+            return False  # a full disk or a damaged file: the run's one line says it (daily_flow)
         message = record.getMessage()
         if message.startswith("Finished in state Failed(") and any(
                 f"exception {name}:" in message for name in _expected_error_names()):
@@ -140,17 +147,80 @@ def daily_flow(
     _quiet_expected_failures()
     summary = P.RunSummary(run_id=uuid.uuid4().hex[:12], as_of=as_of, replay=replay, db=settings.db)
     summary.fail_on_alarm = settings.fail_on_quality_alarm
-    with RunLock(settings.db):
-        _run(settings, summary, replay, replay_dir, export, logger)
+    try:
+        with RunLock(settings.db):
+            _attempt(settings, summary, replay, replay_dir, export, logger)
+    except Exception as exc:
+        # The warehouse refused (held past the writer's patience, full, read-only, damaged), or the disk
+        # did: one line, and the flow ends at once rather than failing with a traceback and its logs'
+        # long drain.
+        if isinstance(exc, WarehouseError):
+            summary.gave_up = str(exc)
+        elif is_environment_failure(exc):
+            summary.gave_up = environment_problem(exc, getattr(exc, "filename", None) or settings.data_dir)
+        elif looks_corrupted(exc):
+            summary.gave_up = corruption_problem(settings.db, exc)
+        else:
+            raise
+        logger.error("gave up: %s", summary.gave_up)
+        return summary
     _publish_artifacts(settings, summary)
     return summary
+
+
+def _attempt(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir: str | None, export: bool,
+             logger) -> None:
+    """The run, recorded as a whole in run_attempts: a run that never gets to the end stays 'running',
+    which the next run (or `gpuvalue runs`) calls interrupted."""
+    con = _open_writer(settings, logger)
+    try:
+        found = run_attempts.begin(con, summary.run_id, summary.as_of, summary.replay)
+    finally:
+        con.close()
+    if found:
+        summary.notices.append(run_attempts.interrupted_words(found))
+        logger.warning(summary.notices[-1])
+    status, note = "failed", None
+    try:
+        _run(settings, summary, replay, replay_dir, export, logger)
+        status = "failed" if summary.failed else "ok"
+        note = f"failed sources: {', '.join(summary.failed)}" if summary.failed else None
+    except KeyboardInterrupt:
+        status, note = "interrupted", "stopped by Ctrl-C"
+        raise
+    except BaseException as exc:
+        note = _one_line(exc)
+        raise
+    finally:
+        with contextlib.suppress(Exception):  # the run's own error is the news
+            con = _open_writer(settings, logger)
+            try:
+                run_attempts.finish(con, summary.run_id, status, note)
+            finally:
+                con.close()
+
+
+def _open_writer(settings: Settings, logger):
+    """The write connection, waiting up to GPUVALUE_WRITE_WAIT_S for readers (a `gpuvalue sql`
+    query, a duckdb CLI) to let go, and saying so every few seconds."""
+    said = [0.0]
+
+    def waiting(holder: str, waited_s: float) -> None:
+        if waited_s - said[0] >= 5 or said[0] == 0:
+            said[0] = max(waited_s, 0.001)
+            message = (f"warehouse: waiting for {holder} to close {settings.db} ({waited_s:.0f} s of "
+                       f"{settings.write_wait_s:g} s, GPUVALUE_WRITE_WAIT_S)")
+            logger.info(message)
+            P.notify_progress(message)
+
+    return open_database(settings.db, wait_s=settings.write_wait_s, waiting=waiting)
 
 
 def _run(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir: str | None, export: bool, logger) -> None:
     listing = [n for n in settings.sources if registry.get(n).kind == "listing"]
     first = [n for n in settings.sources if n not in listing]
     results = _fetch_and_parse(settings, summary, replay, replay_dir, logger, first)
-    con = open_database(settings.db)
+    con = _open_writer(settings, logger)
     try:
         ctx = _load_stage(con, settings, summary, results, logger)
         shopping = _shopping_list(con, settings, summary, logger)
@@ -158,7 +228,7 @@ def _run(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir: st
         con.close()
     listed = _fetch_and_parse(settings, summary, replay, replay_dir, logger, listing, shopping)
     results.update(listed)
-    con = open_database(settings.db)
+    con = _open_writer(settings, logger)
     try:
         ctx.con = con
         _warehouse_stages(con, ctx, settings, summary, results, listing, logger)

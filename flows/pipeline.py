@@ -94,6 +94,8 @@ class RunSummary:
     coverage_models: int = 0  # catalog models the coverage rule shops for
     coverage_searches: int = 0  # the searches they need (models that share a search count once)
     fail_on_alarm: bool = False  # Settings.fail_on_quality_alarm: an alarm fails the run like a source would
+    notices: list[str] = field(default_factory=list)  # about earlier runs (one found interrupted)
+    gave_up: str | None = None  # why the run stopped before its work: the warehouse refused it
 
     @property
     def failed(self) -> list[str]:
@@ -114,10 +116,15 @@ def make_client(settings: Settings, replay: bool, replay_dir: str | Path | None 
     from gpuvalue.scrapers.http import PoliteClient
     from gpuvalue.scrapers.replay import ReplayTransport, packaged_replay_dir
 
+    from gpuvalue.scrapers.bounded import limit_bytes
+
+    most = limit_bytes(settings.max_response_mb)
     if replay:
-        transport = ReplayTransport(Archive(replay_dir or packaged_replay_dir()))
-        return PoliteClient(transport=transport, min_interval_s=0.0, sleep=lambda _s: None, max_retries=0)
-    return PoliteClient(cache_dir=settings.http_cache_dir)
+        transport = ReplayTransport(Archive(replay_dir or packaged_replay_dir(),
+                                            max_body_bytes=limit_bytes(settings.max_decompressed_mb)))
+        return PoliteClient(transport=transport, min_interval_s=0.0, sleep=lambda _s: None, max_retries=0,
+                            max_body_bytes=most)
+    return PoliteClient(cache_dir=settings.http_cache_dir, max_body_bytes=most)
 
 
 def recorded_sources(replay_dir: str | Path | None = None) -> set[str]:

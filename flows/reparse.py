@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows import stages as S
@@ -28,7 +29,8 @@ from gpuvalue.flows.settings import Settings
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource
 from gpuvalue.scrapers import registry
-from gpuvalue.scrapers.archive import Archive, ArchiveEntry
+from gpuvalue.scrapers.bounded import limit_bytes
+from gpuvalue.scrapers.archive import Archive, ArchiveEntry, TamperedBody
 from gpuvalue.warehouse import load, queries
 from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
 
@@ -53,6 +55,7 @@ class ReparseSummary:
     fetches: dict[str, int] = field(default_factory=dict)  # fetches (runs' batches of pages) read per source
     failed: dict[str, str] = field(default_factory=dict)  # source -> why it was left as it was
     skipped: list[str] = field(default_factory=list)
+    tampered: list[tuple[str, str, str]] = field(default_factory=list)  # (source, url, why) of a changed body
     catalog_models: int = 0
     estimated: int = 0
     days_ranked: list[date] = field(default_factory=list)
@@ -86,8 +89,20 @@ def fetch_batches(entries: Iterable[ArchiveEntry], *, source: str | None = None,
     return keep
 
 
-def _pages(archive: Archive, batch: FetchBatch) -> list[FetchedPage]:
-    return [archive.page(e) for e in batch.entries]
+def _pages(archive: Archive, batch: FetchBatch, summary: ReparseSummary) -> list[FetchedPage] | None:
+    """The batch's pages, each body checked against its recorded sha256; None when any differs (each
+    one named in ``summary.tampered``): a changed body is not what was fetched that day."""
+    pages, differ = [], False
+    for e in batch.entries:
+        try:
+            pages.append(archive.page(e))
+        except TamperedBody as exc:
+            summary.tampered.append((batch.source, e.url, str(exc)))
+            differ = True
+        except OSError as exc:
+            summary.tampered.append((batch.source, e.url, f"the archived body cannot be read: {exc.strerror or exc}"))
+            differ = True
+    return None if differ else pages
 
 
 def _parse_all(archive: Archive, batches: list[FetchBatch], summary: ReparseSummary,
@@ -97,6 +112,8 @@ def _parse_all(archive: Archive, batches: list[FetchBatch], summary: ReparseSumm
     for i, batch in enumerate(batches, start=1):
         progress(f"parsing {batch.source}", i - 1, len(batches))
         if batch.source in summary.failed:
+            if any(source == batch.source for source, _, _ in summary.tampered):
+                _pages(archive, batch, summary)  # every body checked, so that each changed one is named
             continue
         try:
             spec = registry.get(batch.source)
@@ -106,8 +123,15 @@ def _parse_all(archive: Archive, batches: list[FetchBatch], summary: ReparseSumm
             if batch.source not in summary.skipped:
                 summary.skipped.append(batch.source)
             continue
+        pages = _pages(archive, batch, summary)
+        if pages is None:
+            changed = sum(1 for source, _, _ in summary.tampered if source == batch.source)
+            summary.failed[batch.source] = (f"{changed} archived bod{'y differs' if changed == 1 else 'ies differ'} "
+                                            "from the sha256 recorded in the raw archive's index (named above)")
+            parsed.pop(batch.source, None)
+            continue
         try:
-            parsed.setdefault(batch.source, []).append(spec.parse_pages(_pages(archive, batch)))
+            parsed.setdefault(batch.source, []).append(spec.parse_pages(pages))
         except Exception as exc:  # one source failing never stops the others
             summary.failed[batch.source] = f"{type(exc).__name__}: {exc}"
             parsed.pop(batch.source, None)
@@ -150,7 +174,7 @@ def reparse_database(
         source = registry.canonical(source)
     if not Path(db).exists():
         raise WarehouseError(f"no database at {db}: nothing to reparse")
-    archive = Archive(settings.raw_archive_dir)
+    archive = Archive(settings.raw_archive_dir, max_body_bytes=limit_bytes(settings.max_decompressed_mb))
     if not archive.index_path.exists():
         raise WarehouseError(f"no raw archive at {settings.raw_archive_dir}: nothing to reparse")
     batches = fetch_batches(archive.entries(), source=source, since=since)
@@ -159,7 +183,7 @@ def reparse_database(
         return summary
     parsed = _parse_all(archive, batches, summary, progress)
 
-    with RunLock(settings.db):
+    with RunLock(settings.db, "reparse"):
         con = open_database(settings.db)
         try:
             if since is None:
@@ -249,6 +273,8 @@ def reparse(
               f"ranking recomputed for {len(summary.days_ranked)} day(s)")
     for name in summary.skipped:
         err.print(f"[yellow]skipped[/yellow] {name}: not a source gpuvalue parses from pages")
+    for name, url, why in summary.tampered:
+        err.print(f"[red]changed body[/red] {escape(name)} {escape(url)}: {escape(why)}", highlight=False, soft_wrap=True)
     if summary.failed:
         for name, why in summary.failed.items():
             err.print(f"[red]{name} left as it was:[/red] {why}")

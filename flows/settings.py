@@ -18,6 +18,7 @@ from gpuvalue.models.coverage import DEFAULT_COVERAGE_MIN_MEMORY_GB
 from gpuvalue.models.multi_gpu import DEFAULT_MAX_GPUS, DEFAULT_MULTI_GPU_EFFICIENCY
 from gpuvalue.models.price_age import DEFAULT_COMPARABLE_DAYS
 from gpuvalue.scrapers import registry
+from gpuvalue.scrapers.bounded import DEFAULT_MAX_DECOMPRESSED_MB, DEFAULT_MAX_RESPONSE_MB
 
 
 def _source_settings() -> tuple[type[BaseModel], ...]:
@@ -30,6 +31,7 @@ def _source_settings() -> tuple[type[BaseModel], ...]:
 
 
 ALL_SOURCES = registry.default_sources()
+_SIZE = r"^\s*[0-9]+(\.[0-9]+)?\s*([KMGTkmgt]i?[Bb])\s*$"  # DuckDB's sizes: 1GB, 512MB, 1.5GiB
 
 
 class CoreSettings(BaseSettings):
@@ -59,6 +61,26 @@ class CoreSettings(BaseSettings):
     read_wait_s: float = Field(
         default=10.0, ge=0, le=3600,
         description="seconds a reading command (rank, sql, export, ...) waits for a running load before giving up")
+    # A load waits for readers (a `gpuvalue sql` query, a duckdb CLI) this long before it gives up: above
+    # the longest statement `gpuvalue sql` may run, so that no bounded reader can fail a day's load.
+    write_wait_s: float = Field(
+        default=120.0, ge=0, le=86400,
+        description="seconds a load waits for readers that hold the database before it gives up")
+    sql_timeout_s: float = Field(
+        default=30.0, gt=0, le=3600, description="seconds one `gpuvalue sql` statement may run")
+    sql_memory_limit: str = Field(
+        default="1GB", pattern=_SIZE, description="memory one `gpuvalue sql` query may use (DuckDB memory_limit)")
+    sql_temp_limit: str = Field(
+        default="2GB", pattern=_SIZE,
+        description="disk one `gpuvalue sql` query may spill to (DuckDB max_temp_directory_size)")
+    # Bytes a response or a decompressed page may hold: a page bigger than any real one is an error or
+    # an attack (a gzip bomb expands a thousandfold), and reading it whole would exhaust memory.
+    max_response_mb: float = Field(
+        default=DEFAULT_MAX_RESPONSE_MB, gt=0, le=4096,
+        description="MB of body a response (or a saved page) may have; a larger one is refused")
+    max_decompressed_mb: float = Field(
+        default=DEFAULT_MAX_DECOMPRESSED_MB, gt=0, le=4096,
+        description="MB a compressed page may expand to; a larger one is refused")
     task_runner: Literal["thread", "dask"] = "thread"
     dask_address: str | None = None
     schedule_cron: str = "0 6 * * *"

@@ -24,6 +24,7 @@ from gpuvalue.models.records import PerfFigure
 from gpuvalue.models.source_batches import ParsedSource
 from gpuvalue.scrapers import registry
 from gpuvalue.warehouse import checks, load, queries, ranking
+from gpuvalue.warehouse.environment import is_environment_failure
 
 log = logging.getLogger("gpuvalue.stages")
 
@@ -99,6 +100,8 @@ def _store_kinds(ctx: StageContext, stage: str, batches: Batches, result: StageR
             try:
                 result.rows[name] = _store(ctx, kind, name, batches[name], result)
             except Exception as exc:  # recorded per source; the run goes on
+                if is_environment_failure(exc):  # a full disk is no source's failure: the run stops
+                    raise
                 log.error("loading %s failed: %s", name, exc)
                 result.failed[name] = f"{type(exc).__name__}: {exc}"
             result.warnings[name] = [w for b in batches[name] for w in b.warnings]

@@ -15,12 +15,14 @@ import hashlib
 import json
 import os
 import threading
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from gpuvalue.models.records import FetchedPage
+from gpuvalue.scrapers.bounded import DEFAULT_MAX_DECOMPRESSED_MB, MB, TooLarge, gunzip_bounded, limit_bytes
 
 # Response headers worth keeping; anything that may carry credentials or cookies is never stored.
 KEPT_HEADERS = ("content-type", "etag", "last-modified", "date", "content-length")
@@ -38,6 +40,14 @@ class ArchiveEntry:
     note: str | None = None  # provenance for recordings that were derived, not fetched
 
 
+class TamperedBody(ValueError):
+    """An archived body that is not what its index line recorded."""
+
+    def __init__(self, sha: str, why: str) -> None:
+        super().__init__(f"the archived body {sha[:12]}... {why}")
+        self.sha = sha
+
+
 def sha256_hex(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
 
@@ -50,8 +60,9 @@ def _parse_time(text: str) -> datetime:
 class Archive:
     """A folder of archived responses. Thread-safe for appends within one process."""
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, *, max_body_bytes: int = limit_bytes(DEFAULT_MAX_DECOMPRESSED_MB)) -> None:
         self.root = Path(root)
+        self.max_body_bytes = max_body_bytes
         self._lock = threading.Lock()
 
     @property
@@ -131,8 +142,21 @@ class Archive:
                     continue  # a torn last line from a crash mid-append
 
     def read_body(self, sha: str) -> bytes:
+        """The body stored under ``sha``, checked against it: a body changed after it was archived (or
+        a recording edited by hand) raises TamperedBody rather than being parsed as what was fetched."""
         with open(self.body_path(sha), "rb") as fh:
-            return gzip.decompress(fh.read())
+            compressed = fh.read()
+        try:
+            body = gunzip_bounded(compressed, self.max_body_bytes)
+        except TooLarge:
+            raise TamperedBody(sha, f"expands past the {self.max_body_bytes / MB:g} MB limit "
+                                    "(GPUVALUE_MAX_DECOMPRESSED_MB)") from None
+        except (OSError, EOFError, zlib.error) as exc:
+            raise TamperedBody(sha, f"does not decompress ({exc})") from None
+        actual = sha256_hex(body)
+        if actual != sha:
+            raise TamperedBody(sha, f"has sha256 {actual[:12]}..., not the one its index line records")
+        return body
 
     def page(self, entry: ArchiveEntry) -> FetchedPage:
         return FetchedPage(

@@ -35,6 +35,7 @@ from pydantic import Field
 
 from gpuvalue import __version__
 from gpuvalue.models.records import FetchedPage
+from gpuvalue.scrapers.bounded import DEFAULT_MAX_RESPONSE_MB, limit_bytes
 from gpuvalue.scrapers.errors import FetchError, RobotsDisallowed  # noqa: F401  (re-exported)
 from gpuvalue.scrapers.http_cache import CachedResponse, ConditionalCache
 from gpuvalue.scrapers.robots import RobotsPolicy, origin_of, policy_from_response, robots_url_for
@@ -193,8 +194,10 @@ class PoliteClient:
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
         rng: random.Random | None = None,
         log: logging.Logger | None = None,
+        max_body_bytes: int = limit_bytes(DEFAULT_MAX_RESPONSE_MB),
     ) -> None:
         self.user_agent = user_agent
+        self.max_body_bytes = max_body_bytes
         self.min_interval_s = min_interval_s
         self.max_retries = max_retries
         self.backoff_base_s = backoff_base_s
@@ -360,7 +363,7 @@ class PoliteClient:
             self._count(url, "requests")
             retry_after: float | None = None
             try:
-                response = self._http.request(method, url, headers=headers, data=data)
+                response = self._send_bounded(method, url, headers=headers, data=data)
             except RETRYABLE_EXCEPTIONS as exc:
                 problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                 if is_unreachable(exc):
@@ -395,6 +398,32 @@ class PoliteClient:
             )
             self._sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _send_bounded(self, method: str, url: str, *, headers: Mapping[str, str],
+                      data: dict[str, str] | None) -> httpx.Response:
+        """The response read whole, unless its body (as declared, or as it arrives, decoded) passes
+        ``max_body_bytes``: then a FetchError, not retried, before more of it is kept."""
+        request = self._http.build_request(method, url, headers=headers, data=data)
+        response = self._http.send(request, stream=True)
+        try:
+            declared = response.headers.get("content-length", "").strip()
+            if declared.isdigit() and int(declared) > self.max_body_bytes:
+                self._too_large(url)
+            chunks, size = [], 0
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > self.max_body_bytes:
+                    self._too_large(url)
+                chunks.append(chunk)
+            response._content = b"".join(chunks)  # as Response.read() sets it, once the size is known
+        finally:
+            response.close()
+        return response
+
+    def _too_large(self, url: str) -> None:
+        self._count(url, "failures")
+        raise FetchError(redact_url(url), f"response body larger than {self.max_body_bytes / (1024 * 1024):g} MB "
+                                          "(GPUVALUE_MAX_RESPONSE_MB) (not retried)")
 
     def _backoff_s(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:

@@ -13,14 +13,17 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import itertools
 import math
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from gpuvalue.models.conditions import classify_condition
 from gpuvalue.models.fx import to_usd
 from gpuvalue.models.records import Listing
+from gpuvalue.models.text_safety import clean_text
 from gpuvalue.scrapers.ebay_links import item_id_from_link, link_without_query, marketplace_of
 from gpuvalue.scrapers.errors import ParseError
 
@@ -47,6 +50,7 @@ def clean_title(raw: str) -> str:
     """Title as a person reads it: no glued "New Listing" badge, no invisible marks."""
     # Only a non-ASCII title can hold the marks, and translate is slow: most titles are ASCII.
     text = raw if raw.isascii() else raw.translate(_INVISIBLE).replace("\xa0", " ")
+    text = clean_text(text)  # no terminal escapes (ESC [ 31 m) or other controls a seller typed
     text = _NEW_LISTING_PREFIX.sub("", text)
     return " ".join(text.split())
 
@@ -92,6 +96,10 @@ def _number(cell: str, column: str, row_number: int, source: str, *, required: b
     elif "," in text:
         raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40} (a comma that neither "
                                        "groups thousands nor marks decimals)")
+    # float() also reads "1_000" and other scripts' digits ("١٠٠٠"): a person writes neither in a price.
+    if not text.isascii() or "_" in text:
+        raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40} (a number is written "
+                                       "with the digits 0-9, without underscores)")
     try:
         value = float(text)
     except ValueError:
@@ -141,21 +149,46 @@ def read_listing_csv(text: str, source: str, imported_at: datetime, *, url: str 
     shipping is not a finite number or below zero, or whose price plus shipping in USD is above
     ``MAX_PRICE_USD`` or below ``MIN_PRICE_USD``, is left out with its reason.
     """
+    if not isinstance(text, str):
+        raise ParseError(source, url, "CSV text must be str")
+    if "\x00" in text:
+        raise ParseError(source, url, "binary data, not CSV text")
+    result = CsvImport()
+    for batch in iter_listing_csv(io.StringIO(text, newline=""), source, imported_at, url=url, batch_rows=None):
+        result.listings.extend(batch.listings)
+        result.rejected.extend(batch.rejected)
+    return result
+
+
+DEFAULT_BATCH_ROWS = 20_000
+_CACHE_MOST = 50_000
+
+
+def iter_listing_csv(lines: Iterable[str], source: str, imported_at: datetime, *, url: str | None = None,
+                     batch_rows: int | None = DEFAULT_BATCH_ROWS) -> Iterator[CsvImport]:
+    """``read_listing_csv`` over lines as they are read (a file opened with ``newline=""``), in batches
+    of ``batch_rows`` rows (None: one batch): an import's memory stays that of one batch, whatever the
+    file's size. A ParseError can come with any batch; the caller keeps nothing of an import it stops."""
     try:
-        return _read_listing_csv(text, source, imported_at)
+        yield from _iter_listing_csv(lines, source, imported_at, batch_rows)
     except ParseError as exc:
         if url is None or exc.url is not None:
             raise
         raise ParseError(exc.source, url, exc.what) from None
 
 
-def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImport:
-    if not isinstance(text, str):
-        raise ParseError(source, None, "CSV text must be str")
-    if "\x00" in text:
-        raise ParseError(source, None, "binary data, not CSV text")
-    text = text.lstrip("\ufeff")
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=_delimiter(text))
+def _without_nul(lines: Iterable[str], source: str) -> Iterator[str]:
+    for line in lines:
+        if "\x00" in line:
+            raise ParseError(source, None, "binary data, not CSV text")
+        yield line
+
+
+def _iter_listing_csv(lines: Iterable[str], source: str, imported_at: datetime,
+                      batch_rows: int | None) -> Iterator[CsvImport]:
+    lines = _without_nul(lines, source)
+    first = next(lines, "").lstrip("\ufeff")
+    reader = csv.DictReader(itertools.chain([first], lines), delimiter=_delimiter(first))
     try:
         header = reader.fieldnames
     except csv.Error as exc:
@@ -170,6 +203,7 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
 
     result = CsvImport()
     listings = result.listings
+    in_batch = 0
     # An export repeats its dates, currencies and subtitles ("Pre-Owned · ZOTAC · 24 GB") row after
     # row: each is read once an import.
     sold_on: dict[str, datetime] = {}
@@ -178,6 +212,14 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
     stated_conditions: dict[str | None, str | None] = {}
     try:
         for row_number, raw in enumerate(reader, start=2):
+            if batch_rows is not None and in_batch >= batch_rows:
+                yield result
+                result, in_batch = CsvImport(), 0
+                listings = result.listings
+                for cache in (sold_on, conditions, stated_conditions):
+                    if len(cache) > _CACHE_MOST:  # a file of distinct values: the caches stay a batch's size
+                        cache.clear()
+            in_batch += 1
             if None in raw:
                 raise ParseError(source, None, f"row {row_number}: more cells than columns")
             row = {key: (raw.get(original) or "") for key, original in columns.items()}
@@ -239,7 +281,7 @@ def _read_listing_csv(text: str, source: str, imported_at: datetime) -> CsvImpor
             )
     except csv.Error as exc:
         raise ParseError(source, None, f"malformed CSV near row {reader.line_num}: {exc}") from None
-    return result
+    yield result
 
 
 def _absurd_price(price: float, shipping: float | None, currency: str, usd_per_unit: float | None,
@@ -257,9 +299,17 @@ def _absurd_price(price: float, shipping: float | None, currency: str, usd_per_u
         return f"no USD exchange rate for currency {currency!r:.20} in {sold_on:%Y-%m}"
     usd = float(total) * usd_per_unit
     if usd > MAX_PRICE_USD:
-        shown = f"${total:,.0f}" if currency == "USD" else f"{total:,.0f} {currency} (${usd:,.0f})"
+        shown = f"${_amount(total)}" if currency == "USD" else f"{_amount(total)} {currency} (${_amount(usd)})"
         return f"price {shown} is above ${MAX_PRICE_USD:,.0f}"
     if usd < MIN_PRICE_USD:  # a cent or nothing: a placeholder or a typo, and it would pull a median down
         shown = f"${total:,.2f}" if currency == "USD" else f"{total:,.2f} {currency} (${usd:,.2f})"
         return f"price {shown} is below ${MIN_PRICE_USD:,.0f}"
     return None
+
+
+def _amount(value: float) -> str:
+    """An amount as a refusal shows it: cents where it has them, so that $100,000.01 is not printed as the
+    $100,000 it exceeds, and a short figure for a huge one (1e+308, not 309 digits)."""
+    if abs(value) >= 1e12:
+        return f"{value:.3g}"
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"

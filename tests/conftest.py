@@ -66,7 +66,7 @@ def _new_warehouses_start_migrated(tmp_path_factory):
     real_connect, shipped = db._connect, db.migrations
     template = tmp_path_factory.getbasetemp() / "migrated-empty-warehouse.duckdb"
 
-    def connect(path: Path, read_only: bool, wait_s: float):
+    def connect(path: Path, read_only: bool, wait_s: float, *rest):
         if not read_only and db.migrations is shipped and not path.exists():
             if not template.exists():
                 with pytest.MonkeyPatch.context() as patch:
@@ -76,7 +76,7 @@ def _new_warehouses_start_migrated(tmp_path_factory):
                 shutil.copyfile(template, path)
             except OSError:
                 pass  # an unwritable path: the real open says why
-        return real_connect(path, read_only, wait_s)
+        return real_connect(path, read_only, wait_s, *rest)
 
     connect.__wrapped__ = real_connect  # type: ignore[attr-defined]  # inspect.unwrap: the real open
     with pytest.MonkeyPatch.context() as patch:

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import cache
 from importlib import resources
@@ -27,6 +28,9 @@ from pathlib import Path
 import duckdb
 
 from gpuvalue.warehouse import layers
+from gpuvalue.warehouse.environment import (
+    corruption_problem, environment_problem, is_environment_failure, looks_corrupted,
+)
 from gpuvalue.warehouse.sql_files import rows, run, scalar, split_statements
 from gpuvalue.warehouse.transactions import transaction as _transaction
 
@@ -57,6 +61,10 @@ class DatabaseBusyError(WarehouseError):
 
 class RunLockedError(WarehouseError):
     pass
+
+
+class DatabaseCorruptError(WarehouseError):
+    """The file's bytes are damaged: only a backup brings its data back."""
 
 
 def migrations() -> list[tuple[int, str, str]]:
@@ -167,26 +175,50 @@ def storage_version(con: duckdb.DuckDBPyConnection) -> str | None:
         return None
 
 
-def _connect(path: Path, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConnection:
-    deadline = time.monotonic() + wait_s
+def _connect(path: Path, read_only: bool, wait_s: float,
+             waiting: Callable[[str, float], None] | None = None) -> duckdb.DuckDBPyConnection:
+    """``waiting(holder, waited_s)`` is told about every pause for another process's hold."""
+    started = time.monotonic()
+    deadline = started + wait_s
     while True:
         try:
             return duckdb.connect(str(path), read_only=read_only, config={} if read_only else storage_config())
-        except duckdb.IOException as exc:
-            if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
-                if "lock" in str(exc).lower():
-                    # DuckDB names the holder's process, not whether it is one of ours: a reader such as
-                    # `duckdb -readonly` keeps a writer out as a load keeps a reader out.
-                    holder = _LOCK_HOLDER.search(str(exc))
-                    pid = f" (PID {holder.group(1)})" if holder else ""
-                    raise DatabaseBusyError(
-                        f"{path} is in use by another process{pid}: a running gpuvalue load, or a program "
-                        "that has it open (such as the duckdb CLI); try again when it is done"
-                    ) from None
-                raise WarehouseError(f"cannot open {path}: {exc}") from None
-            time.sleep(0.2)
+        except duckdb.Error as exc:
+            text = str(exc)
+            held = isinstance(exc, duckdb.IOException) and _LOCK_WORD.search(text.lower()) is not None
+            if held and time.monotonic() < deadline:
+                if waiting is not None:
+                    waiting(_holder_words(path, text), time.monotonic() - started)
+                time.sleep(0.2)
+                continue
+            if held:
+                # DuckDB names the holder's process, not whether it is one of ours: a reader such as
+                # `duckdb -readonly` keeps a writer out as a load keeps a reader out.
+                raise DatabaseBusyError(
+                    f"{path} is in use by {_holder_words(path, text)}: a running gpuvalue load, or a program "
+                    "that has it open (such as the duckdb CLI); try again when it is done"
+                ) from None
+            if looks_corrupted(exc):
+                raise DatabaseCorruptError(corruption_problem(path, exc)) from None
+            if is_environment_failure(exc):
+                raise WarehouseError(environment_problem(exc, path)) from None
+            raise WarehouseError(f"cannot open {path}: {text.splitlines()[0] if text else type(exc).__name__}") from None
 
 
+def _holder_words(path: Path, message: str) -> str:
+    """Who holds the database, as DuckDB's message and the run lock tell: "a gpuvalue import (PID 12)"
+    when the lock names the process, else "another process (PID 12)"."""
+    found = _LOCK_HOLDER.search(message)
+    if not found:
+        return "another process"
+    pid = int(found.group(1))
+    lock = RunLock(path).holder()
+    if lock and int(lock.get("pid", -1)) == pid:
+        return f"a gpuvalue {holder_word(lock)} (PID {pid})"
+    return f"another process (PID {pid})"
+
+
+_LOCK_WORD = re.compile(r"\block\b")  # "Could not set lock on file", never the "block" of a damaged file
 _LOCK_HOLDER = re.compile(r"\(PID (\d+)\)")
 _DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of every DuckDB database file
 
@@ -202,8 +234,11 @@ def _not_a_database(path: Path) -> bool:
     return len(head) > 0 and head[8:12] != _DUCKDB_MAGIC
 
 
-def open_database(path: str | Path, *, read_only: bool = False, wait_s: float = 10.0) -> duckdb.DuckDBPyConnection:
-    """A migrated connection. ':memory:' is allowed for tests."""
+def open_database(path: str | Path, *, read_only: bool = False, wait_s: float = 10.0,
+                  waiting: Callable[[str, float], None] | None = None) -> duckdb.DuckDBPyConnection:
+    """A migrated connection. ':memory:' is allowed for tests.
+
+    ``waiting(holder, waited_s)`` hears of each pause while another process holds the file."""
     if str(path) == ":memory:":
         con = duckdb.connect(":memory:")
         migrate(con)
@@ -216,8 +251,12 @@ def open_database(path: str | Path, *, read_only: bool = False, wait_s: float = 
     if read_only:
         if not path.exists():
             raise WarehouseError(f"no database at {path}: run `gpuvalue run` (or `gpuvalue run --replay`) first")
-        con = _connect(path, True, wait_s)
-        have, supported = current_version(con), schema_version_supported()
+        con = _connect(path, True, wait_s, waiting)
+        try:
+            have, supported = current_version(con), schema_version_supported()
+        except duckdb.Error as exc:
+            con.close()
+            raise _opened_but_unreadable(path, exc) from None
         if have > supported:
             con.close()
             raise SchemaTooNewError(
@@ -232,15 +271,27 @@ def open_database(path: str | Path, *, read_only: bool = False, wait_s: float = 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise WarehouseError(f"cannot create the folder of {path}: {exc.strerror or exc}") from None
-    con = _connect(path, False, wait_s)
+        raise WarehouseError(f"cannot create the folder of {path}: "
+                             f"{environment_problem(exc, path.parent).split(': ', 1)[1]}") from None
+    con = _connect(path, False, wait_s, waiting)
     try:
         con = migrate_storage(con, path, wait_s)
         migrate(con)
-    except Exception:
+    except Exception as exc:
         con.close()
-        raise
+        if isinstance(exc, duckdb.Error) and (looks_corrupted(exc) or is_environment_failure(exc)):
+            raise _opened_but_unreadable(path, exc) from None
+        raise  # a migration's own error: a bug to see whole
     return con
+
+
+def _opened_but_unreadable(path: Path, exc: duckdb.Error) -> WarehouseError:
+    """A file DuckDB opened but could not read or migrate: damaged, a full disk, or another error."""
+    if looks_corrupted(exc):
+        return DatabaseCorruptError(corruption_problem(path, exc))
+    if is_environment_failure(exc):
+        return WarehouseError(environment_problem(exc, path))
+    return WarehouseError(f"cannot open {path}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
 
 
 def _ident(name: str) -> str:
@@ -310,9 +361,15 @@ def migrate_storage(con: duckdb.DuckDBPyConnection, path: Path, wait_s: float = 
     return _connect(path, False, wait_s)
 
 
-def open_sandboxed_reader(path: str | Path, wait_s: float = 10.0) -> duckdb.DuckDBPyConnection:
-    """A read-only connection for user SQL that can neither write, attach nor touch files."""
+def open_sandboxed_reader(path: str | Path, wait_s: float = 10.0, *, memory_limit: str | None = None,
+                          temp_limit: str | None = None) -> duckdb.DuckDBPyConnection:
+    """A read-only connection for user SQL that can neither write, attach nor touch files, nor use
+    more memory or spill space than its limits (locked with the rest)."""
     con = open_database(path, read_only=True, wait_s=wait_s)
+    if memory_limit is not None:
+        con.execute(f"SET memory_limit = {_literal(memory_limit)}")
+    if temp_limit is not None:
+        con.execute(f"SET max_temp_directory_size = {_literal(temp_limit)}")
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
     return con
@@ -328,6 +385,13 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def holder_word(holder: dict) -> str:
+    """The kind of gpuvalue command a lock record names, in one word ("import", "run"); a lock
+    written before records named their command says "command"."""
+    word = str(holder.get("command") or "command")
+    return word if word.isascii() and word.isalpha() else "command"
+
+
 class RunLock:
     """A lock file beside the database, holding the pid of the run that owns it.
 
@@ -335,8 +399,9 @@ class RunLock:
     pipeline.
     """
 
-    def __init__(self, db_path: str | Path) -> None:
+    def __init__(self, db_path: str | Path, command: str = "run") -> None:
         self.path = Path(str(db_path) + ".lock")
+        self.command = command  # one word for the kind of holder: run, import, rematch, reparse, measure
         self.acquired = False
 
     def holder(self) -> dict | None:
@@ -352,11 +417,14 @@ class RunLock:
         pid = int(holder.get("pid", -1)) if holder else -1
         if holder is None or not _pid_alive(pid) or pid == os.getpid():
             return None
-        return (f"another gpuvalue run (pid {pid}, started {holder.get('started_at')}) is using "
+        return (f"another gpuvalue {holder_word(holder)} (pid {pid}, started {holder.get('started_at')}) is using "
                 f"{self.path.with_suffix('')}; wait for it to finish")
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WarehouseError(environment_problem(exc, self.path.parent)) from None
         for _ in range(3):
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
@@ -367,8 +435,19 @@ class RunLock:
                 with contextlib.suppress(FileNotFoundError):
                     self.path.unlink()
                 continue
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"pid": os.getpid(), "started_at": datetime.now(timezone.utc).isoformat()}, fh)
+            except OSError as exc:  # a read-only folder: nothing was created
+                raise WarehouseError(environment_problem(exc, self.path)) from None
+            record = json.dumps({"pid": os.getpid(), "started_at": datetime.now(timezone.utc).isoformat(),
+                                 "command": self.command})
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(record)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            except OSError as exc:  # a full disk: an empty lock left behind would name no holder
+                with contextlib.suppress(OSError):
+                    self.path.unlink()
+                raise WarehouseError(environment_problem(exc, self.path)) from None
             self.acquired = True
             return
         raise RunLockedError(f"could not take the run lock {self.path}")

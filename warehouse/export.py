@@ -19,6 +19,7 @@ from typing import IO, Any
 import duckdb
 
 from gpuvalue.models.export_rows import RankingRow
+from gpuvalue.models.text_safety import json_controls_escaped
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import (  # re-exported: callers catch ExportError from here
     csv_cell,
@@ -160,7 +161,7 @@ def export_ranking_json(
         generated_at=generated_at or datetime.now(timezone.utc),
         replay=ranking_is_replay(con, day) if replay is None else replay,
     )
-    text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    text = json_controls_escaped(json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
     schema_target = target.parent / "ranking.schema.json"
     if schema_target != target:
         write_atomic(schema_target, lambda handle: handle.write(SCHEMA_PATH.read_bytes()))

@@ -13,6 +13,8 @@ from pathlib import Path
 from datetime import date, datetime
 from typing import IO, Any
 
+from gpuvalue.models.text_safety import escape_controls
+
 
 class ExportError(RuntimeError):
     """An export could not be written where asked, or there is nothing valid to write."""
@@ -119,4 +121,4 @@ def csv_cell(value: Any) -> str:
         return repr(value)
     if isinstance(value, (date, datetime)):
         return value.isoformat()
-    return str(value)
+    return escape_controls(str(value))  # a spreadsheet or `cat` shows a control left in stored text as \x1b

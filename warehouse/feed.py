@@ -16,6 +16,7 @@ from html import escape
 from typing import Any
 
 import duckdb
+from gpuvalue.models.text_safety import json_controls_escaped
 from gpuvalue.models.buyer_view import BuyerView, hidden_because, shown_rows, without_flags
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.models.price_age import dated_price_basis
@@ -316,7 +317,7 @@ def export_feed(
                       replay=kept[-1] in replay_days, sources=sources_from_db(con), replay_days=replay_days,
                       view=view)
     feed = _with_rental_item(con, feed)
-    write_text_atomic(path, json.dumps(feed, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    write_text_atomic(path, json_controls_escaped(json.dumps(feed, indent=2, ensure_ascii=False, allow_nan=False)) + "\n")
     return len(feed["items"])
 
 

@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gpuvalue.models.records import Listing
+from gpuvalue.models.text_safety import ARROW_CONTROL, ARROW_ESCAPE_SEQUENCE, WHITESPACE_CONTROL
 from gpuvalue.warehouse.load import LISTING_SCHEMA
 
 # The Listing fields a row is made of, with their Arrow types; timestamps as the warehouse stores
@@ -38,6 +39,18 @@ _FIELDS = {
 }
 
 
+_THIRD_PARTY_TEXT = ("title", "subtitle", "condition", "url", "listing_id")
+
+
+def _without_controls(column: pa.Array) -> pa.Array:
+    """``clean_text`` over a column, in Arrow: only columns holding a control are rewritten."""
+    if not pc.any(pc.match_substring_regex(column, ARROW_CONTROL)).as_py():
+        return column
+    column = pc.replace_substring_regex(column, ARROW_ESCAPE_SEQUENCE, "")
+    column = pc.replace_substring_regex(column, WHITESPACE_CONTROL, " ")
+    return pc.replace_substring_regex(column, ARROW_CONTROL, "")
+
+
 def listing_rows(listings: Sequence[Listing], matcher, condition_words: Mapping[str, str] | None = None) -> pa.Table:
     """Match, classify and convert listings into warehouse rows, as one Arrow table
     (``condition_words``: the source's own condition phrases; its junk phrases come with the matcher)."""
@@ -50,6 +63,8 @@ def listing_rows(listings: Sequence[Listing], matcher, condition_words: Mapping[
     records = list(map(attrgetter("__dict__"), listings))
     c = {name: pa.array(list(map(itemgetter(name), records)), kind) for name, kind in _FIELDS.items()
          if kind != _TIMESTAMP}
+    for name in _THIRD_PARTY_TEXT:  # what sellers wrote never carries a terminal escape into the warehouse
+        c[name] = _without_controls(c[name])
     c["sold_at"], sold_on = _timestamps(records, "sold_at")
     c["seen_at"], seen_on = _timestamps(records, "seen_at")
 

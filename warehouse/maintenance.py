@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import glob
+import os
 import shutil
 from pathlib import Path
 
 import duckdb
 
-from gpuvalue.warehouse.db import open_database, storage_config
+from gpuvalue.warehouse.db import DatabaseCorruptError, WarehouseError, _pid_alive, open_database, storage_config
+from gpuvalue.warehouse.environment import corruption_problem, environment_problem, looks_corrupted
 
 
 def _quoted_path(path: Path) -> str:
@@ -16,19 +19,40 @@ def _quoted_path(path: Path) -> str:
 
 
 def backup_database(db_path: Path, out_dir: Path) -> None:
+    """Written into a hidden folder beside ``out_dir`` and renamed into place once complete: a backup
+    killed halfway leaves nothing at ``out_dir`` that `restore` or the next `backup` could take for one."""
     if out_dir.exists() and any(out_dir.iterdir()):
         raise ValueError(f"{out_dir} is not empty; choose a new folder")
     con = open_database(db_path, read_only=True)  # a missing database is refused before a folder is made
-    created = not out_dir.exists()
+    partial = out_dir.with_name(f".{out_dir.name}.partial-{os.getpid()}")
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        con.execute(f"EXPORT DATABASE {_quoted_path(out_dir)} (FORMAT parquet)")
-    except BaseException:
-        if created:  # no half-written backup left to be mistaken for one
-            shutil.rmtree(out_dir, ignore_errors=True)
+        try:
+            out_dir.parent.mkdir(parents=True, exist_ok=True)
+            _remove_dead_partials(out_dir)
+            partial.mkdir()
+            con.execute(f"EXPORT DATABASE {_quoted_path(partial)} (FORMAT parquet)")
+        finally:
+            con.close()
+        if out_dir.exists():
+            out_dir.rmdir()  # empty, as checked above: the rename needs the name free
+        os.rename(partial, out_dir)
+    except BaseException as exc:
+        shutil.rmtree(partial, ignore_errors=True)
+        if isinstance(exc, duckdb.Error):
+            if looks_corrupted(exc):
+                raise DatabaseCorruptError(corruption_problem(db_path, exc)) from None
+            raise WarehouseError(environment_problem(exc, out_dir)) from None
+        if isinstance(exc, OSError):
+            raise WarehouseError(environment_problem(exc, out_dir)) from None
         raise
-    finally:
-        con.close()
+
+
+def _remove_dead_partials(out_dir: Path) -> None:
+    """Half-written backups of killed processes (their pid is gone) beside ``out_dir``."""
+    for leftover in out_dir.parent.glob(f".{glob.escape(out_dir.name)}.partial-*"):
+        pid = leftover.name.rsplit("-", 1)[1]
+        if pid.isdigit() and not _pid_alive(int(pid)):
+            shutil.rmtree(leftover, ignore_errors=True)
 
 
 def restore_database(from_dir: Path, db_path: Path) -> None:

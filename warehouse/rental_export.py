@@ -25,6 +25,7 @@ from typing import IO, Any
 import duckdb
 
 from gpuvalue.models.export_rows import RentalRow, RentVsBuyRow
+from gpuvalue.models.text_safety import json_controls_escaped
 from gpuvalue.models.rent_vs_buy import Assumptions
 from gpuvalue.warehouse.export_files import csv_cell, prepare_export_dir, write_atomic, write_text_atomic
 from gpuvalue.warehouse.source_dates import attribution_lines, json_value, normalize_source, sources_from_db
@@ -113,7 +114,7 @@ def export_rental(con: duckdb.DuckDBPyConnection, directory: str | os.PathLike[s
                                sources=sources if sources is not None else sources_from_db(con),
                                generated_at=generated_at or datetime.now(timezone.utc))
     write_atomic(paths["rental_schema"], lambda handle: handle.write(RENTAL_SCHEMA_PATH.read_bytes()))
-    write_text_atomic(paths["rental_json"], json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    write_text_atomic(paths["rental_json"], json_controls_escaped(json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)) + "\n")
     table = arrow_table(con, "rental_ranking_export")
     write_atomic(paths["rental_parquet"], lambda handle: pq.write_table(table, handle, compression="zstd"))
     return paths

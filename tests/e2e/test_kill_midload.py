@@ -118,12 +118,29 @@ def test_the_killed_runs_prefect_server_died_with_it(killed):
     assert not server_alive(server["pid"]), f"the temporary server (pid {server['pid']}) outlived its killed run"
 
 
+def test_runs_shows_the_killed_run_as_interrupted(killed):
+    """Its sources' rows said ok; nothing said the run never finished."""
+    res = subprocess.run([sys.executable, "-m", "gpuvalue.flows.cli", "runs", "--json", "--db", str(killed["db"])],
+                         capture_output=True, text=True, env=cli_env(), timeout=120)
+    assert res.returncode == 0, res.stderr
+    (run,) = [json.loads(line) for line in res.stdout.splitlines()]
+    assert run["status"] == "interrupted" and run["pid"] == killed["pid"] and run["finished_at"] is None
+    assert run["note"] == "did not finish: its process is gone"
+
+
 def test_the_next_run_takes_over_the_lock_and_ends_like_a_clean_run(killed, replay_db):
     from gpuvalue.flows.daily import daily_flow
 
     day = date.fromisoformat(REPLAY_DATE)
     summary = daily_flow(as_of=day, replay=True, db=str(killed["db"]), export=False)
     assert not summary.failed, summary.outcomes
+    # The next run says so, and records the killed one as interrupted, itself as ok.
+    assert len(summary.notices) == 1 and "did not finish: recorded as interrupted" in summary.notices[0]
+    con = duckdb.connect(str(killed["db"]), read_only=True)
+    attempts = con.execute("SELECT status, note FROM run_attempts ORDER BY started_at").fetchall()
+    con.close()
+    assert [status for status, _ in attempts] == ["interrupted", "ok"]
+    assert attempts[0][1].startswith(f"did not finish: found still running by run {summary.run_id}")
     assert not Path(str(killed["db"]) + ".lock").exists()
     assert _counts(killed["db"]) == _counts(replay_db)  # nothing lost, nothing duplicated
     assert _ranking(killed["db"]) == _ranking(replay_db)

@@ -124,7 +124,9 @@ def test_the_import_says_what_it_is_doing_as_it_goes(tmp_path, monkeypatch):
     path.write_text(_csv())
     res = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(tmp_path / "g.duckdb")])
     assert res.exit_code == 0, res.output
-    assert shown == [f"reading {path}", f"matching, loading and re-ranking 1 listing from {path}"]
+    # A batch at a time, each counted as it is loaded (tests/flows/test_import_stream.py: many batches).
+    assert shown == [f"reading {path}", f"reading {path}: 1 rows", f"importing {path}: 1 rows read, 1 loaded, 1 matched",
+                     f"re-ranking 0 day(s) with the listings from {path}"]
 
 
 def test_the_live_line_shows_in_a_terminal_only(monkeypatch):

@@ -24,7 +24,7 @@ runner = CliRunner()
 
 def _write_lock(db: Path, pid: int) -> Path:
     lock = Path(str(db) + ".lock")
-    lock.write_text(json.dumps({"pid": pid, "started_at": datetime.now(timezone.utc).isoformat()}))
+    lock.write_text(json.dumps({"pid": pid, "started_at": datetime.now(timezone.utc).isoformat(), "command": "run"}))
     return lock
 
 
@@ -173,6 +173,7 @@ def test_a_run_whose_database_another_program_holds_is_refused_before_its_flow(d
     try:
         assert holder.stdout.readline().strip() == "open"
         monkeypatch.setenv("GPUVALUE_READ_WAIT_S", "0")
+        monkeypatch.setenv("GPUVALUE_WRITE_WAIT_S", "0")  # a run waits 120 s for readers by default
         res = runner.invoke(app, ["run", "--replay", "--db", str(db)])
     finally:
         holder.kill()

@@ -449,6 +449,26 @@ def _run_rows(db: Path) -> object:
         return con.execute("SELECT status, rows, matched FROM runs WHERE run_id = 'run-test'").fetchall()
 
 
+@runs("run_attempt_start", "run_attempt_finish", "run_attempts_interrupted", "run_attempts_recent")
+def _run_attempts(db: Path) -> object:
+    from gpuvalue.warehouse import run_attempts
+
+    with closing(open_database(db)) as con:
+        run_attempts.begin(con, "attempt-a", END, False)  # left running, as a killed run leaves it
+        found = run_attempts.begin(con, "attempt-b", END, True)
+        run_attempts.finish(con, "attempt-b", "ok")
+        return [r["run_id"] for r in found], [(r["run_id"], r["status"]) for r in run_attempts.recent(con, 5, None)]
+
+
+@runs("storage_tables")
+def _storage(db: Path) -> object:
+    from gpuvalue.warehouse.storage_check import unreadable_tables
+
+    with closing(open_database(db, read_only=True)) as con:
+        assert unreadable_tables(con) == []
+        return sql_files.rows(con, "storage_tables")
+
+
 # The warehouse's own statements (warehouse/db.py): every open reads the schema version, and an open
 # for writing the storage format; only a new file creates the migration ledger; a file in a storage
 # format newer than STORAGE_VERSION is converted when opened for writing.

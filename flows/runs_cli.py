@@ -1,0 +1,43 @@
+"""`gpuvalue runs`: the daily runs as wholes, so that a run that never finished is not read as a good one."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from gpuvalue.flows.cli_app import DbOpt, _fail, _print_table, _reader, _settings, _write_json_lines, app
+
+
+@app.command()
+def runs(
+    last: Annotated[int, typer.Option("--last", help="How many of the newest runs.")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines, one object per run.")] = False,
+    db: DbOpt = None,
+) -> None:
+    """The newest daily runs: started, finished and how (ok, failed, interrupted, or running now), with how many of their sources loaded.
+
+    A run killed or crashed before its end shows as interrupted, whatever its sources' rows in table runs say.
+    """
+    from gpuvalue.warehouse import run_attempts
+    from gpuvalue.warehouse.db import RunLock, _pid_alive
+
+    if last < 1:
+        _fail("--last must be at least 1")
+    settings = _settings(db)
+    holder = RunLock(settings.db).holder()
+    pid = int(holder.get("pid", -1)) if holder else -1
+    con = _reader(db)
+    try:
+        rows = run_attempts.recent(con, last, pid if _pid_alive(pid) else None)
+    finally:
+        con.close()
+    if as_json:
+        _write_json_lines(rows)
+        return
+    if not rows:
+        _fail("no daily run recorded yet: `gpuvalue run` (or `gpuvalue run --replay`) makes one", code=1)
+    _print_table(["run", "as of", "replay", "started (UTC)", "finished (UTC)", "status", "sources ok", "failed", "note"],
+                 [(r["run_id"], r["as_of"], r["replay"], f"{r['started_at']:%Y-%m-%d %H:%M:%S}",
+                   f"{r['finished_at']:%Y-%m-%d %H:%M:%S}" if r["finished_at"] else None, r["status"],
+                   r["sources_ok"], r["sources_failed"], r["note"]) for r in rows])

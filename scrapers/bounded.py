@@ -1,0 +1,57 @@
+"""Bytes within bounds: decompression that stops at a size, before the output is kept.
+
+A gzip file of 1.5 MB can expand to 1.5 GB; `gzip.decompress` builds all of it in memory before
+anything can look at its size. ``gunzip_bounded`` first counts what the stream expands to, a chunk
+at a time and without keeping it, and refuses a stream past the limit; only a stream within it is
+decompressed whole. So a bomb costs the CPU of reading up to the limit and no memory.
+"""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+
+MB = 1024 * 1024
+DEFAULT_MAX_DECOMPRESSED_MB = 100.0  # the largest recorded page is 0.3 MB
+DEFAULT_MAX_RESPONSE_MB = 64.0
+_CHUNK = 1 * MB
+
+
+class TooLarge(ValueError):
+    """More bytes than the limit allows; ``limit`` in bytes."""
+
+    def __init__(self, what: str, limit: int) -> None:
+        super().__init__(f"{what} is larger than the {limit / MB:g} MB limit")
+        self.limit = limit
+
+
+def limit_bytes(mb: float) -> int:
+    return int(mb * MB)
+
+
+def expanded_size(data: bytes, limit: int) -> int:
+    """What a gzip stream (members one after another, as gzip writes them) expands to; TooLarge past
+    ``limit`` bytes, as soon as the count passes it. zlib.error or EOFError for a damaged stream."""
+    total = 0
+    rest = data
+    while rest:
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        pending = rest
+        while pending:
+            total += len(inflater.decompress(pending, _CHUNK))
+            if total > limit:
+                raise TooLarge("the decompressed data", limit)
+            pending = inflater.unconsumed_tail
+        total += len(inflater.flush())
+        if total > limit:
+            raise TooLarge("the decompressed data", limit)
+        if not inflater.eof:
+            raise EOFError("compressed data ended before the end-of-stream marker")
+        rest = inflater.unused_data.lstrip(b"\x00")  # gzip pads between members with zeros at times
+    return total
+
+
+def gunzip_bounded(data: bytes, limit: int) -> bytes:
+    """``gzip.decompress`` that refuses (TooLarge) a stream expanding past ``limit`` bytes."""
+    expanded_size(data, limit)
+    return gzip.decompress(data)

@@ -1,0 +1,105 @@
+"""Bytes within bounds: decompression stops at a size limit, responses past a size are refused,
+and an archived body that is not what its index line recorded is never read as it."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+import zlib
+from datetime import UTC, datetime
+
+import httpx
+import pytest
+
+from gpuvalue.models.records import FetchedPage
+from gpuvalue.scrapers.archive import Archive, TamperedBody, sha256_hex
+from gpuvalue.scrapers.bounded import MB, TooLarge, expanded_size, gunzip_bounded
+from gpuvalue.scrapers.errors import FetchError
+from gpuvalue.scrapers.http import PoliteClient
+
+URL = "https://api.ebay.com/buy/browse/v1/item_summary/search?q=rtx"
+
+
+def _bomb(path, expands_to_mb: int) -> None:
+    """A gzip file of zeros, written a megabyte at a time (never whole in this process)."""
+    zeros = bytes(MB)
+    with gzip.open(path, "wb", compresslevel=9) as fh:
+        for _ in range(expands_to_mb):
+            fh.write(zeros)
+
+
+def test_gunzip_bounded_reads_members_within_the_limit_and_refuses_past_it():
+    data = gzip.compress(b"page one ") + gzip.compress(b"page two")
+    assert gunzip_bounded(data, 100) == b"page one page two"
+    with pytest.raises(TooLarge, match="larger than the"):
+        gunzip_bounded(gzip.compress(bytes(10_000)), 9_999)
+    assert expanded_size(gzip.compress(bytes(10_000)), 10_000) == 10_000
+    with pytest.raises((EOFError, zlib.error)):
+        gunzip_bounded(gzip.compress(b"x" * 1000)[:-12], 10_000)
+
+
+@pytest.mark.skipif(not hasattr(os, "wait4"), reason="reads the child's peak memory with wait4")
+def test_parse_refuses_a_decompression_bomb_in_one_line_under_200_mb(tmp_path):
+    bomb = tmp_path / "bomb.gz"
+    _bomb(bomb, 600)  # 0.6 MB that expands to 600 MB: gzip.decompress held all of it
+    assert bomb.stat().st_size < 2 * MB
+    err_file = tmp_path / "stderr.txt"
+    with open(err_file, "w") as err, open(tmp_path / "stdout.txt", "w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "gpuvalue.flows.cli", "parse", "ebay-browse", str(bomb)],
+                                stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    lines = [line for line in err_file.read_text().splitlines() if line.strip()]
+    assert proc.returncode == 1, lines
+    assert len(lines) == 1, lines
+    assert "expands past the 100 MB a decompressed page may be (GPUVALUE_MAX_DECOMPRESSED_MB)" in lines[0]
+    assert (tmp_path / "stdout.txt").read_text() == ""
+    assert usage.ru_maxrss * 1024 < 200 * MB, f"peak {usage.ru_maxrss / 1024:.0f} MB"
+
+
+def test_a_response_larger_than_the_limit_is_refused_and_not_retried():
+    calls = []
+
+    def site(request):
+        calls.append(request)
+        return httpx.Response(200, content=b"x" * (3 * MB), headers={"content-type": "application/json"})
+
+    client = PoliteClient(transport=httpx.MockTransport(site), sleep=lambda s: None, max_body_bytes=MB)
+    with pytest.raises(FetchError, match=r"response body larger than 1 MB \(GPUVALUE_MAX_RESPONSE_MB\) \(not retried\)"):
+        client.get(URL, source="ebay-browse")
+    assert len(calls) == 1
+
+
+def test_a_compressed_response_is_bounded_as_it_expands():
+    bomb = gzip.compress(bytes(8 * MB))
+
+    def site(request):  # no content-length: the size shows only as the body arrives
+        return httpx.Response(200, stream=httpx.ByteStream(bomb), headers={"content-encoding": "gzip"})
+
+    client = PoliteClient(transport=httpx.MockTransport(site), sleep=lambda s: None, max_body_bytes=MB)
+    with pytest.raises(FetchError, match="response body larger than 1 MB"):
+        client.get(URL, source="ebay-browse")
+
+
+def test_a_response_within_the_limit_is_read_whole():
+    client = PoliteClient(transport=httpx.MockTransport(lambda r: httpx.Response(200, content=b"{}" * 1000)),
+                          sleep=lambda s: None, max_body_bytes=MB)
+    page = client.get(URL, source="ebay-browse")
+    assert page.body == b"{}" * 1000 and page.status == 200
+
+
+def test_an_archived_body_that_changed_is_refused(tmp_path):
+    archive = Archive(tmp_path)
+    page = FetchedPage(source="lambda", url="https://x/y", status=200, fetched_at=datetime(2025, 1, 1, tzinfo=UTC),
+                       body=b"<table>1</table>", sha256=sha256_hex(b"<table>1</table>"))
+    entry = archive.put(page)
+    assert archive.read_body(entry.sha256) == page.body
+    archive.body_path(entry.sha256).write_bytes(gzip.compress(b"<table>9</table>"))
+    with pytest.raises(TamperedBody, match="has sha256 .*, not the one its index line records"):
+        archive.read_body(entry.sha256)
+    small = Archive(tmp_path, max_body_bytes=4)
+    archive.body_path(entry.sha256).write_bytes(gzip.compress(page.body))
+    with pytest.raises(TamperedBody, match="expands past the"):
+        small.read_body(entry.sha256)

@@ -1,0 +1,3 @@
+-- Schema version 20: each daily run as a whole (table run_attempts, ops/run_attempts.sql). A run killed
+-- halfway left only the rows of the sources it had loaded, each 'ok', and nothing said that it never
+-- finished. The table comes from its model file.
