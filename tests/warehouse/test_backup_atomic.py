@@ -3,7 +3,6 @@ nothing at the target that `restore` or the next `backup` could take for one."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
