@@ -81,7 +81,7 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
         out.print("* low-confidence estimate (AMD, a family with no measured card, or one the model misses); "
                   "`gpuvalue perf --json` says why.")
     if close:
-        out.print(f"within each other's 80% range, so the evidence cannot order them on performance per dollar: "
+        out.print(f"within each other's 80% interval, so the evidence cannot order them on performance per dollar: "
                   f"{close_runs_words(close)}; 'rel. perf' gives each figure with its 80% interval's upper half-width "
                   "(its bounds: `rank --json`, perf_low and perf_high).",
                   soft_wrap=True, highlight=False)

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from gpuvalue.models.conditions import classify_condition
 from gpuvalue.models.fx import to_usd
 from gpuvalue.models.records import Listing
+from gpuvalue.models.text_safety import clean_text
 from gpuvalue.warehouse.load import _naive_utc
 
 
@@ -18,6 +19,10 @@ def listing_rows_one_by_one(listings: Sequence[Listing], matcher,
                             condition_words: Mapping[str, str] | None = None) -> list[dict]:
     rows = []
     for li in listings:
+        # What sellers wrote loses its terminal escapes and controls first (models/text_safety.py).
+        li = li.model_copy(update={name: clean_text(value) for name in ("title", "subtitle", "condition", "url",
+                                                                        "listing_id")
+                                   if isinstance(value := getattr(li, name), str)})
         result = matcher.match(li.title, li.subtitle, li.condition)
         total_usd = fx_source = None
         if li.price is not None and li.currency:

@@ -38,11 +38,12 @@ def warehouse(tmp_path) -> Path:
     return db
 
 
-def _damaged(db: Path, where: float, length: int = 8192) -> bytes:
-    """The file with ``length`` bytes flipped at ``where`` of its size; the original bytes."""
+def _damaged(db: Path, where: float | int, length: int = 8192) -> bytes:
+    """The file with ``length`` bytes flipped at ``where`` (a share of its size, or a byte offset);
+    the original bytes."""
     original = db.read_bytes()
     data = bytearray(original)
-    start = int(len(data) * where)
+    start = where if isinstance(where, int) else int(len(data) * where)
     for i in range(start, min(start + length, len(data))):
         data[i] ^= 0x5A
     db.write_bytes(bytes(data))
@@ -52,22 +53,20 @@ def _damaged(db: Path, where: float, length: int = 8192) -> bytes:
 @pytest.mark.parametrize("command", [["rank"], ["check"], ["sql", "SELECT count(*) FROM listings"], ["export", "--out", "x.csv"],
                                      ["import", "listings", "CSV", "--source", "x"], ["rematch"], ["backup", "--out", "BK"]])
 def test_a_database_damaged_at_its_start_is_named_with_the_restore_command(warehouse, tmp_path, command):
-    _damaged(warehouse, 0.0, 3 * 4096 + 8192)  # past the file's headers: the catalog blocks
+    _damaged(warehouse, 4096, 2 * 4096 + 8192)  # both database headers and the first blocks; not the magic bytes
     damaged = warehouse.read_bytes()
     (tmp_path / "sold.csv").write_text(CSV)
     args = [{"CSV": str(tmp_path / "sold.csv"), "BK": str(tmp_path / "bk")}.get(a, a) for a in command]
     res = runner.invoke(app, [*args, "--db", str(warehouse)])
     line = _one_line(res, res.exit_code if res.exit_code in (1, 2) else 2)
-    assert "is corrupted" in line or "not a DuckDB database file" in line, line
-    if "is corrupted" in line:
-        assert "gpuvalue restore --from BACKUP_DIR --db" in line
+    assert "is corrupted" in line and "gpuvalue restore --from BACKUP_DIR --db" in line, line
     assert warehouse.read_bytes() == damaged  # nothing written over it
     assert not Path(str(warehouse) + ".lock").exists()
 
 
 @pytest.mark.e2e
 def test_a_run_on_a_damaged_database_is_refused_in_one_line_before_its_flow(warehouse, prefect_harness):
-    _damaged(warehouse, 0.0, 3 * 4096 + 8192)
+    _damaged(warehouse, 4096, 2 * 4096 + 8192)
     damaged = warehouse.read_bytes()
     res = runner.invoke(app, ["run", "--replay", "--db", str(warehouse)])
     assert res.exit_code == 2, res.output

@@ -117,6 +117,7 @@ EDGE_CASES = [
     {"condition": "Gebraucht"}, {"condition": "mint", "title": "RTX 3090 brand new sealed"},
     {"condition": None, "title": "RTX 3090 brand new sealed"}, {"subtitle": "box only"}, {"subtitle": "tested"},
     {"title": ""}, {"title": "Lot of 3 RTX 3080"}, {"title": "GTX 1080 Ti 11GB"}, {"title": "\x1c"},
+    {"title": "RTX 3090 \x1b]0;x\x07\x1b[31m24GB\x9b\tFE", "subtitle": "Used\x00", "condition": "Used\x7f"},
     {"buying_option": "AUCTION", "bid_count": 3}, {"quantity": 2}, {"url": None, "marketplace": "EBAY_DE"},
 ]
 
