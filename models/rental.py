@@ -68,6 +68,13 @@ class RentalOffer(BaseModel):
     gpu_arch: str | None = None  # as published, where the source gives one
     currency: str = "USD"
     as_of: date  # the date of the data (capture or commit date), not of the parse
+    # Marketplace hosts (vast.ai) state their own reliability and whether the marketplace verified them;
+    # None where the provider publishes no such figure for the offer (a cloud's own datacenters).
+    reliability: float | None = Field(default=None, ge=0, le=1)
+    verified: bool | None = None
+    # The provider's own speed score for the offer (vast's DLPerf, a formula over the machine's specs):
+    # shown beside gpuvalue's figure, never used as a measurement.
+    vendor_score: float | None = None
 
     @model_validator(mode="after")
     def _some_price(self) -> RentalOffer:

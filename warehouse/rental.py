@@ -28,7 +28,8 @@ _SCHEMA = pa.schema([
     ("match_reason", pa.string()), ("gpu_count", pa.int32()), ("usd_per_hour", pa.float64()),
     ("usd_per_gpu_hour", pa.float64()), ("spot_usd_per_hour", pa.float64()), ("spot_usd_per_gpu_hour", pa.float64()),
     ("gpu_memory_gb", pa.float64()), ("vcpus", pa.float64()), ("memory_gib", pa.float64()),
-    ("loaded_at", pa.timestamp("us")),
+    ("loaded_at", pa.timestamp("us")), ("reliability", pa.float64()), ("verified", pa.bool_()),
+    ("vendor_score", pa.float64()),
 ])
 _OFFER_FIELDS = tuple(n for n in _SCHEMA.names if n not in ("offer_key", "loaded_at"))  # as RentalOffer names them
 
