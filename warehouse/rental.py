@@ -117,16 +117,51 @@ def rebuild_rental_prices(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def rent_ranking_rows(con: duckdb.DuckDBPyConnection, *, spot: bool = False, provider: str | None = None,
-                      min_memory: float | None = None, top: int | None = None) -> list[dict[str, Any]]:
+                      min_memory: float | None = None, top: int | None = None, min_reliability: float | None = None,
+                      verified: bool = False) -> list[dict[str, Any]]:
     """The rental ranking of the newest rental date (``rent_ranking_latest``), best first.
 
     ``spot`` orders by the spot ranking and keeps models with a spot price; ``provider`` ranks that
-    provider's prices alone (its cheapest offer per model); ``min_memory`` in GB."""
-    name = "rent_ranking_provider" if provider is not None else "rent_ranking"
-    params = {"spot": spot, "min_memory": min_memory, "top": top}
-    if provider is not None:
+    provider's prices alone (its cheapest offer per model); ``min_memory`` in GB. ``min_reliability``
+    and ``verified`` rank only offers whose host states a reliability at least that high, and is
+    verified (``rent_ranking_hosts.sql``: a provider that states neither is left out). Each row carries
+    the provider's own score for the card where one publishes it (``vendor_scores``)."""
+    params: dict[str, Any] = {"spot": spot, "min_memory": min_memory, "top": top}
+    if min_reliability is not None or verified:
+        name = "rent_ranking_hosts"
+        params.update(provider=None if provider is None else provider.casefold(), comparable_days=RENT_COMPARABLE_DAYS,
+                      min_reliability=min_reliability, verified=verified)
+    elif provider is not None:
+        name = "rent_ranking_provider"
         params.update(provider=provider.casefold(), comparable_days=RENT_COMPARABLE_DAYS)
-    return sql_files.dicts(con, name, params)
+    else:
+        name = "rent_ranking"
+    rows = sql_files.dicts(con, name, params)
+    scores = vendor_scores(con)
+    for row in rows:
+        score = scores.get(row["model"])
+        row["vast_dlperf"] = None if score is None else score["score"]
+        row["vast_dlperf_relative"] = None if score is None else score["score_relative"]
+        row["vast_dlperf_as_of"] = None if score is None else score["score_as_of"]
+    return rows
+
+
+# The provider whose own speed score for an offer is stored (rental_offers.vendor_score): vast.ai's DLPerf.
+SCORING_PROVIDER = "vast"
+
+
+def vendor_scores(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
+    """Per model, vast.ai's own DLPerf per GPU (the median of its newest offers), relative to its score
+    for the reference card too: shown beside gpuvalue's figure, never used as one."""
+    return {r["model"]: r for r in sql_files.dicts(con, "rent_vendor_scores") if r["provider"] == SCORING_PROVIDER}
+
+
+def host_terms_providers(con: duckdb.DuckDBPyConnection) -> tuple[list[str], list[str]]:
+    """(providers whose offers state host reliability and verification, providers whose offers state neither)."""
+    stating, silent = [], []
+    for provider, reliability, verification in sql_files.rows(con, "rental_host_providers"):
+        (stating if reliability or verification else silent).append(provider)
+    return stating, silent
 
 
 def rental_providers(con: duckdb.DuckDBPyConnection) -> list[str]:

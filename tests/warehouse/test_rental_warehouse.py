@@ -316,8 +316,9 @@ def test_the_rental_checks_catch_what_they_name(con):
 # --------------------------------------------------------------------------- the flow's stage
 
 def test_rental_sources_are_default_sources_with_a_loader():
-    assert set(registry.names(kind="rental")) == {"skypilot-catalog", "fsdl-cloud-gpus"}
-    assert {"skypilot-catalog", "fsdl-cloud-gpus"} <= set(registry.default_sources())
+    rental = {"skypilot-catalog", "fsdl-cloud-gpus", "vastai", "runpod"}
+    assert set(registry.names(kind="rental")) == rental
+    assert rental <= set(registry.default_sources())
     assert "rental" in S.EXTRA_LOADERS and "rental" in S.STAGE_KINDS["load"]
 
 
