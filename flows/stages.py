@@ -29,7 +29,7 @@ STAGE_ORDER = ("fetch", "parse", "load", "match", "perf", "estimate", "rank", "e
 
 # The kinds each warehouse stage stores, in the order they load.
 STAGE_KINDS = {
-    "load": ("spec", "price_index", "rental"),
+    "load": ("fx", "spec", "price_index", "rental"),  # rates first: listings convert at their day's
     "match": ("listing",),
     "perf": ("benchmark", "inference"),
 }
@@ -77,8 +77,11 @@ def _load_listings(ctx: StageContext, name: str, batches: list[ParsedSource], re
         vocabulary = None
     matcher = ctx.matcher().with_vocabulary(vocabulary.junk_words if vocabulary else None)
     words = vocabulary.condition_words if vocabulary else None
+    from gpuvalue.warehouse.fx import daily_rates
+
+    rates = daily_rates(ctx.con)  # each price at its own day's rate (the load stage stored the day's rates)
     for b in batches:
-        rows = P.listing_rows(b.listings, matcher, words)  # an Arrow table, loaded without a copy
+        rows = P.listing_rows(b.listings, matcher, words, rates)  # an Arrow table, loaded without a copy
         n += P.load_listings(ctx.con, rows)
         matched += P.matched_rows(rows)
     result.matched[name] = matched
@@ -152,10 +155,20 @@ def _load_rental(ctx: StageContext, name: str, batches: list[ParsedSource]) -> i
     return rows
 
 
+def _load_fx(ctx: StageContext, name: str, batches: list[ParsedSource]) -> int:
+    """Exchange rates by day (fx_rates), before any listing is converted."""
+    from gpuvalue.warehouse.fx import load_fx_rates
+
+    rates = [r for b in batches for r in b.records]
+    with load.transaction(ctx.con):
+        return load_fx_rates(ctx.con, rates, source=name)
+
+
 # Kinds beyond the ranking's first four, each with its loader (a kind without one fails its source).
 EXTRA_LOADERS: dict[str, Callable[[StageContext, str, list[ParsedSource]], int]] = {
     "price_index": _load_price_index,
     "rental": _load_rental,
+    "fx": _load_fx,
     "benchmark": _load_harness,  # benchmark sources without Lambda-format tables
 }
 
