@@ -319,6 +319,14 @@ def _fx_rates_all(db: Path) -> object:
         return daily_rates(con).currencies() or None
 
 
+@runs("source_last_fetches")
+def _source_last_fetches(db: Path) -> object:
+    from gpuvalue.warehouse.source_status import source_fetches
+
+    with closing(open_database(db)) as con:
+        return source_fetches(con)
+
+
 @runs("rent_vs_buy")
 def _rent_vs_buy(db: Path) -> object:
     from gpuvalue.warehouse.rental import rent_vs_buy_inputs
