@@ -152,11 +152,12 @@ class DailyRates:
     mean counted at the month's middle), the monthly table (``to_usd``) answers, and says so in the
     conversion's ``source``."""
 
-    def __init__(self, rates: Iterable[DailyRate]) -> None:
+    def __init__(self, rates: Iterable[DailyRate | tuple[date, str, float, str]]) -> None:
         by_currency: dict[str, list[tuple[date, float, str]]] = {}
-        for r in rates:
-            label = RATE_LABELS.get(r.source, r.source)
-            by_currency.setdefault(r.currency.upper(), []).append((r.rate_date, r.usd_per_unit, label))
+        for r in rates:  # (rate_date, currency, usd_per_unit, source), as DailyRate or as a table row
+            day, currency, usd, source = (r.rate_date, r.currency, r.usd_per_unit, r.source) \
+                if isinstance(r, DailyRate) else r
+            by_currency.setdefault(currency.upper(), []).append((day, usd, RATE_LABELS.get(source, source)))
         self._days: dict[str, list[date]] = {}
         self._rates: dict[str, list[tuple[float, str]]] = {}
         for code, items in by_currency.items():

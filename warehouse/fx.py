@@ -37,7 +37,7 @@ def load_fx_rates(con: duckdb.DuckDBPyConnection, rates: Iterable[DailyRate], *,
 def daily_rates(con: duckdb.DuckDBPyConnection, currency: str | None = None) -> DailyRates:
     """The stored daily rates (of one currency, or all), ready for lookups by day."""
     code = None if currency is None else currency.strip().upper()
-    return DailyRates(DailyRate(d, c, u, s) for d, c, u, s in sql_files.rows(con, "fx_rates_all", {"currency": code}))
+    return DailyRates(sql_files.rows(con, "fx_rates_all", {"currency": code}))  # rows sorted by currency and day
 
 
 def usd_rate(rates: duckdb.DuckDBPyConnection | DailyRates, currency: str, day: date) -> FxConversion | None:

@@ -158,7 +158,8 @@ def vendor_scores(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
 
 def host_terms_providers(con: duckdb.DuckDBPyConnection) -> tuple[list[str], list[str]]:
     """(providers whose offers state host reliability and verification, providers whose offers state neither)."""
-    stating, silent = [], []
+    stating: list[str] = []
+    silent: list[str] = []
     for provider, reliability, verification in sql_files.rows(con, "rental_host_providers"):
         (stating if reliability or verification else silent).append(provider)
     return stating, silent

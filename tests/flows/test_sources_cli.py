@@ -5,7 +5,7 @@ unreachable), never the network."""
 from __future__ import annotations
 
 import json
-from datetime import date, datetime
+from datetime import datetime
 
 import httpx
 import pytest
