@@ -2,7 +2,8 @@
 
 Offers go to ``rental_offers`` by the date of their data, so a later capture adds a date and a re-load
 of a date replaces that date's rows of the source; ``rental_prices_daily`` is then rebuilt from all
-stored offers. Offers whose prices cannot be real (``validate_prices``) are dropped before the load and
+stored offers. Offers in another currency are converted at the rate of their own day first; offers whose
+prices cannot be real (``validate_prices``) are dropped before the load and
 counted; offers whose GPU name settles no catalog model are kept with ``model`` NULL and counted, so a
 matcher improvement can be judged against them later.
 """
@@ -18,7 +19,7 @@ import duckdb
 import pyarrow as pa
 
 from gpuvalue.models.rent_vs_buy import Assumptions, compare
-from gpuvalue.models.rental import RentalOffer, validate_prices
+from gpuvalue.models.rental import RentalOffer, convert_to_usd, validate_prices
 from gpuvalue.warehouse import sql_files
 
 # The incoming batch of a load; sql/rental_offers_insert.sql names these columns, in this order.
@@ -91,6 +92,12 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
     others = sorted({o.source for o in offers} - {source})
     if others:
         raise ValueError(f"offers of {', '.join(others)} passed as {source}'s")
+    from gpuvalue.warehouse.fx import daily_rates
+
+    currencies = {o.currency.strip().upper() for o in offers} - {"USD"}
+    notes: list[str] = []
+    if currencies:  # each at the rate of its own day (fx_rates; the shipped monthly table before it)
+        offers, notes = convert_to_usd(offers, daily_rates(con))
     kept, dropped = validate_prices(offers)
     unmatched = sum(1 for o in kept if o.model is None)
     rows = offer_rows(kept, loaded_at)
@@ -105,7 +112,7 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
         finally:
             con.unregister("incoming_rental_offers")
     rebuild_rental_prices(con)
-    return len(rows), load_warning(unmatched, dropped)
+    return len(rows), "; ".join([load_warning(unmatched, dropped), *notes])
 
 
 def rebuild_rental_prices(con: duckdb.DuckDBPyConnection) -> int:
