@@ -85,13 +85,13 @@ def sources(
             con.close()
     probes: dict[str, Any] = {}
     if check:
+        from gpuvalue.flows.cli_app import _status
         from gpuvalue.scrapers.probe import probe
 
-        with probe_client() as client:
-            listed = registry.all_sources()
+        listed = registry.all_sources()
+        with probe_client() as client, _status("sources --check: starting") as say:
             for i, (name, src) in enumerate(listed.items(), start=1):
-                if not as_json:
-                    out.print(f"checking {name} ({i}/{len(listed)})", highlight=False, style="dim")
+                say(f"sources --check: {name} ({i}/{len(listed)})")
                 probes[name] = probe(client, src, settings)
     rows = []
     for name, src in registry.all_sources().items():

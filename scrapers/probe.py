@@ -18,7 +18,7 @@ import httpx
 
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.scrapers.errors import ParseError
-from gpuvalue.scrapers.http import DEFAULT_ROBOTS_EXEMPT_HOSTS, DEFAULT_USER_AGENT, retry_after_seconds
+from gpuvalue.scrapers.http import DEFAULT_ROBOTS_EXEMPT_HOSTS, DEFAULT_USER_AGENT, is_unreachable, retry_after_seconds
 from gpuvalue.scrapers.robots import origin_of, policy_from_response, robots_url_for
 from gpuvalue.scrapers.source import FetchContext, Source
 
@@ -134,9 +134,10 @@ def probe(client: httpx.Client, src: Source, settings: Any, *, user_agent: str =
                 return ProbeResult(name, False, f"robots.txt disallows {httpx.URL(url).path}", url)
         response = client.get(url, headers={"User-Agent": user_agent}, timeout=PROBE_TIMEOUT_S, follow_redirects=True)
     except httpx.TimeoutException:
-        return ProbeResult(name, False, f"unreachable: no answer within {PROBE_TIMEOUT_S:g} s ({origin_of(url)})", url)
+        return ProbeResult(name, False, f"unreachable: {httpx.URL(url).host} gave no answer within {PROBE_TIMEOUT_S:g} s", url)
     except httpx.HTTPError as exc:
-        return ProbeResult(name, False, f"unreachable: {origin_of(url)} ({type(exc).__name__}: {str(exc)[:120]})", url)
+        why = "no such host or no network" if is_unreachable(exc) else f"{type(exc).__name__}: {str(exc)[:100]}"
+        return ProbeResult(name, False, f"unreachable: {httpx.URL(url).host} ({why})", url)
     body = response.content[:_READ_AT_MOST]
     why = classify_answer(response.status_code, str(response.url), body, response.headers.get("retry-after"))
     if why is not None:
