@@ -29,7 +29,7 @@ STAGE_ORDER = ("fetch", "parse", "load", "match", "perf", "estimate", "rank", "e
 
 # The kinds each warehouse stage stores, in the order they load.
 STAGE_KINDS = {
-    "load": ("fx", "spec", "price_index", "rental"),  # rates first: listings convert at their day's
+    "load": ("spec", "price_index", "rental", "fx"),  # the rates before "match": listings convert at their day's
     "match": ("listing",),
     "perf": ("benchmark", "inference"),
 }
