@@ -11,7 +11,9 @@ What an offer states, as vast's public search (``/api/v0/bundles/``) answers it:
   disk), so the price per GPU-hour is ``dph_total / num_gpus``;
 - ``min_bid``: the lowest bid an interruptible instance of the whole offer runs at; the disk is paid
   on top of a bid as on demand (``dph_total - dph_base``), so the interruptible price per GPU-hour is
-  ``(min_bid + dph_total - dph_base) / num_gpus``;
+  ``(min_bid + dph_total - dph_base) / num_gpus``, and none where that is not below the on-demand
+  price (a quarter of the recorded offers: other renters' bids have driven the minimum up, and an
+  interruptible instance that costs more than an uninterruptible one is no offer);
 - ``reliability2`` (``reliability`` in older answers), a fraction; ``verification`` (``verified``,
   ``unverified`` or ``deverified``);
 - ``gpu_name`` in vast's own words (``RTX 4070S Ti``, ``Q RTX 6000``, ``RTX 6000Ada``), ``gpu_ram``
@@ -115,6 +117,8 @@ def parse_vastai_offers(body: bytes, url: str, as_of: date) -> list[RentalOffer]
         bid = _number(offer, "min_bid", url, i)
         disk = max(total - base, 0.0) if total is not None and base is not None else 0.0
         spot = bid + disk if bid is not None and bid > 0 else None
+        if spot is not None and total is not None and spot >= total - 1e-6:  # to the rounding of the prices
+            spot = None  # bids have driven it to the on-demand price or above: no interruptible bargain
         mib = _number(offer, "gpu_ram", url, i)
         memory = round(mib / 1024, 1) if mib is not None and mib > 0 else None
         reliability = _number(offer, "reliability2", url, i)

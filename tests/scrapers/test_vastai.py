@@ -56,6 +56,16 @@ def test_the_interruptible_price_is_the_minimum_bid_plus_the_disk():
     assert offer.spot_usd_per_gpu_hour < offer.usd_per_gpu_hour
 
 
+def test_a_minimum_bid_at_or_above_the_on_demand_price_is_no_spot_price():
+    """The second recorded offer: on demand $0.207/h, minimum bid $0.289/h. Nobody rents that interruptible."""
+    second = raw()[1]
+    assert second["min_bid"] > second["dph_total"]
+    assert parse()[1].spot_usd_per_gpu_hour is None
+    offers = parse()
+    assert all(o.spot_usd_per_hour is None or o.spot_usd_per_hour < o.usd_per_hour for o in offers)
+    assert sum(o.spot_usd_per_gpu_hour is None for o in offers) == 350  # a quarter: bids at the price or above
+
+
 def test_reliability_verification_and_vast_score_are_kept_as_published():
     offers = parse()
     assert Counter(o.verified for o in offers) == {True: 629, False: 583 + 184}  # deverified is not verified
