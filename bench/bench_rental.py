@@ -1,9 +1,9 @@
 """What the rental sources add to the offline run (`gpuvalue run --replay`), measured in one run.
 
-One child process runs the replay flow with the default sources (the two rental sources among
+One child process runs the replay flow with the default sources (the four rental sources among
 them), then, warm, times each piece of work the rental sources add, one after another:
 
-- fetch + parse: both sources through the replay client (the flow runs them on threads beside the
+- fetch + parse: every rental source through the replay client (the flow runs them on threads beside the
   other sources, so this serial figure is an upper bound of what they add to the wall time);
 - load: the rental load stage as the flow timed it (offers, then rental_prices_daily rebuilt),
   and again on a copy of the warehouse (the same dates replace themselves);
@@ -92,7 +92,10 @@ def child(db: str) -> None:
     t0 = time.perf_counter()
     summary = daily_flow(as_of=date.fromisoformat(REPLAY_DATE), replay=True, db=db)
     flow_s = time.perf_counter() - t0
-    in_flow_load = sum(o.seconds for n, o in summary.outcomes.items() if n in ("skypilot-catalog", "fsdl-cloud-gpus"))
+    from gpuvalue.scrapers import registry
+
+    rental = set(registry.names(kind="rental"))
+    in_flow_load = sum(o.seconds for n, o in summary.outcomes.items() if n in rental)
     costs = rental_costs(Path(db), Path(db).parent / "rental")
     emit(seconds=costs["total"], flow=round(flow_s, 2), in_flow_load=round(in_flow_load, 3),
          **{k: round(v, 3) for k, v in costs.items()}, failed=summary.failed)

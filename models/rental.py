@@ -16,10 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-# Currencies an offer may carry into the ranking. Every rental source so far publishes US dollars.
-# A source in another currency must convert first (models/fx.py has monthly rates) and add the
-# currency here only once the conversion exists; until then validate_prices refuses its offers.
+# Currencies an offer may carry into the ranking. An offer in another currency is converted first, at the
+# rate of its own day (convert_to_usd); one whose currency has no rate stays as it is, and
+# validate_prices refuses it.
 SUPPORTED_CURRENCIES = frozenset({"USD"})
+PRICE_FIELDS = ("usd_per_hour", "usd_per_gpu_hour", "spot_usd_per_hour", "spot_usd_per_gpu_hour")
 
 # Below a cent per GPU-hour is a typo or a placeholder (vast writes 0.00 for "no spot price");
 # above $200 per GPU-hour no GPU rents for, even a B200 on demand is a few tens of dollars.
@@ -68,6 +69,13 @@ class RentalOffer(BaseModel):
     gpu_arch: str | None = None  # as published, where the source gives one
     currency: str = "USD"
     as_of: date  # the date of the data (capture or commit date), not of the parse
+    # Marketplace hosts (vast.ai) state their own reliability and whether the marketplace verified them;
+    # None where the provider publishes no such figure for the offer (a cloud's own datacenters).
+    reliability: float | None = Field(default=None, ge=0, le=1)
+    verified: bool | None = None
+    # The provider's own speed score for the offer (vast's DLPerf, a formula over the machine's specs):
+    # shown beside gpuvalue's figure, never used as a measurement.
+    vendor_score: float | None = None
 
     @model_validator(mode="after")
     def _some_price(self) -> RentalOffer:
@@ -113,6 +121,27 @@ def price_problem(offer: RentalOffer) -> str | None:
         if value > MAX_USD_PER_GPU_HOUR:
             return f"{field} {value:g} is over ${MAX_USD_PER_GPU_HOUR:g} per GPU-hour"
     return None
+
+
+def convert_to_usd(offers: Iterable[RentalOffer], rates: Any) -> tuple[list[RentalOffer], list[str]]:
+    """Offers in another currency than USD in US dollars at the rate of their own day (``rates``: a
+    ``models.fx.DailyRates``), and one note per currency and rate date saying so. An offer whose
+    currency has no rate is kept as it is, for ``validate_prices`` to refuse by name. Order is kept."""
+    out: list[RentalOffer] = []
+    converted: dict[tuple[str, str], int] = {}
+    for offer in offers:
+        code = offer.currency.strip().upper()
+        conv = None if code == "USD" else rates.to_usd(1.0, code, offer.as_of)
+        if conv is None:
+            out.append(offer)
+            continue
+        update: dict[str, Any] = {f: None if getattr(offer, f) is None else round(getattr(offer, f) * conv.rate, 6)
+                                  for f in PRICE_FIELDS}
+        out.append(offer.model_copy(update={**update, "currency": "USD"}))
+        key = (code, conv.source)
+        converted[key] = converted.get(key, 0) + 1
+    notes = [f"{n} offers converted from {code} to USD at the {source}" for (code, source), n in sorted(converted.items())]
+    return out, notes
 
 
 def offer_json(offer: RentalOffer) -> dict[str, Any]:

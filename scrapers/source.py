@@ -23,7 +23,7 @@ from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import RobotsDisallowed
 
 # Open set: a new kind needs a loader for it in the flow, nothing else.
-KNOWN_KINDS = ("spec", "listing", "benchmark", "inference", "price_index", "rental")
+KNOWN_KINDS = ("spec", "listing", "benchmark", "inference", "price_index", "rental", "fx")
 
 # A long fetch says where it is at most this often (plus its first and last step).
 PROGRESS_EVERY_S = 2.0

@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from gpuvalue.models.fx import DailyRates
 from gpuvalue.models.records import Listing
 from gpuvalue.models.text_safety import ARROW_CONTROL, ARROW_ESCAPE_SEQUENCE, WHITESPACE_CONTROL
 from gpuvalue.warehouse.load import LISTING_SCHEMA
@@ -51,9 +52,11 @@ def _without_controls(column: pa.Array) -> pa.Array:
     return pc.replace_substring_regex(column, ARROW_CONTROL, "")
 
 
-def listing_rows(listings: Sequence[Listing], matcher, condition_words: Mapping[str, str] | None = None) -> pa.Table:
+def listing_rows(listings: Sequence[Listing], matcher, condition_words: Mapping[str, str] | None = None,
+                 rates: DailyRates | None = None) -> pa.Table:
     """Match, classify and convert listings into warehouse rows, as one Arrow table
-    (``condition_words``: the source's own condition phrases; its junk phrases come with the matcher)."""
+    (``condition_words``: the source's own condition phrases; its junk phrases come with the matcher;
+    ``rates``: the warehouse's daily rates, else the shipped monthly table alone)."""
     from gpuvalue.models.conditions import classify_condition
 
     if not listings:
@@ -88,7 +91,7 @@ def listing_rows(listings: Sequence[Listing], matcher, condition_words: Mapping[
     condition_class = pa.array(classes, pa.string()).take(class_of)
 
     # The rate is the day's where the listing was sold, else seen (the stamp's own calendar day).
-    total_usd, fx_source = _usd(c["price"], c["shipping"], c["currency"], pc.coalesce(sold_on, seen_on))
+    total_usd, fx_source = _usd(c["price"], c["shipping"], c["currency"], pc.coalesce(sold_on, seen_on), rates)
     status = pc.if_else(c["sold"], "sold", pc.if_else(c["ended"], "ended", "active"))
     columns = {
         **c, "total_usd": total_usd, "fx_source": fx_source, "condition_class": condition_class,
@@ -117,7 +120,8 @@ def _combine(*codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pa.array(key), one
 
 
-def _usd(price: pa.Array, shipping: pa.Array, currency: pa.Array, on: pa.Array) -> tuple[pa.Array, pa.Array]:
+def _usd(price: pa.Array, shipping: pa.Array, currency: pa.Array, on: pa.Array,
+         rates: DailyRates | None = None) -> tuple[pa.Array, pa.Array]:
     """Price plus shipping in USD at the rate of the day ``on`` (date32), rounded to the cent,
     and where that rate came from; null where there is no price, no currency, no rate for it, or
     the result is not finite."""
@@ -130,7 +134,7 @@ def _usd(price: pa.Array, shipping: pa.Array, currency: pa.Array, on: pa.Array) 
     rate = np.full(len(one) + 1, np.nan)  # the last: no rate
     sources: list[str | None] = [None] * (len(one) + 1)
     for i, (code, day) in enumerate(pairs):
-        conv = to_usd(1.0, code, day) if code else None
+        conv = (to_usd(1.0, code, day) if rates is None else rates.to_usd(1.0, code, day)) if code else None
         if conv is not None:  # to_usd's amount in USD is the amount times conv.rate
             rate[i], sources[i] = conv.rate, conv.source
     priced = price.is_valid().to_numpy(zero_copy_only=False)

@@ -2,7 +2,8 @@
 
 Offers go to ``rental_offers`` by the date of their data, so a later capture adds a date and a re-load
 of a date replaces that date's rows of the source; ``rental_prices_daily`` is then rebuilt from all
-stored offers. Offers whose prices cannot be real (``validate_prices``) are dropped before the load and
+stored offers. Offers in another currency are converted at the rate of their own day first; offers whose
+prices cannot be real (``validate_prices``) are dropped before the load and
 counted; offers whose GPU name settles no catalog model are kept with ``model`` NULL and counted, so a
 matcher improvement can be judged against them later.
 """
@@ -18,7 +19,7 @@ import duckdb
 import pyarrow as pa
 
 from gpuvalue.models.rent_vs_buy import Assumptions, compare
-from gpuvalue.models.rental import RentalOffer, validate_prices
+from gpuvalue.models.rental import RentalOffer, convert_to_usd, validate_prices
 from gpuvalue.warehouse import sql_files
 
 # The incoming batch of a load; sql/rental_offers_insert.sql names these columns, in this order.
@@ -28,7 +29,8 @@ _SCHEMA = pa.schema([
     ("match_reason", pa.string()), ("gpu_count", pa.int32()), ("usd_per_hour", pa.float64()),
     ("usd_per_gpu_hour", pa.float64()), ("spot_usd_per_hour", pa.float64()), ("spot_usd_per_gpu_hour", pa.float64()),
     ("gpu_memory_gb", pa.float64()), ("vcpus", pa.float64()), ("memory_gib", pa.float64()),
-    ("loaded_at", pa.timestamp("us")),
+    ("loaded_at", pa.timestamp("us")), ("reliability", pa.float64()), ("verified", pa.bool_()),
+    ("vendor_score", pa.float64()),
 ])
 _OFFER_FIELDS = tuple(n for n in _SCHEMA.names if n not in ("offer_key", "loaded_at"))  # as RentalOffer names them
 
@@ -90,6 +92,12 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
     others = sorted({o.source for o in offers} - {source})
     if others:
         raise ValueError(f"offers of {', '.join(others)} passed as {source}'s")
+    from gpuvalue.warehouse.fx import daily_rates
+
+    currencies = {o.currency.strip().upper() for o in offers} - {"USD"}
+    notes: list[str] = []
+    if currencies:  # each at the rate of its own day (fx_rates; the shipped monthly table before it)
+        offers, notes = convert_to_usd(offers, daily_rates(con))
     kept, dropped = validate_prices(offers)
     unmatched = sum(1 for o in kept if o.model is None)
     rows = offer_rows(kept, loaded_at)
@@ -104,7 +112,7 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
         finally:
             con.unregister("incoming_rental_offers")
     rebuild_rental_prices(con)
-    return len(rows), load_warning(unmatched, dropped)
+    return len(rows), "; ".join([load_warning(unmatched, dropped), *notes])
 
 
 def rebuild_rental_prices(con: duckdb.DuckDBPyConnection) -> int:
@@ -116,16 +124,52 @@ def rebuild_rental_prices(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def rent_ranking_rows(con: duckdb.DuckDBPyConnection, *, spot: bool = False, provider: str | None = None,
-                      min_memory: float | None = None, top: int | None = None) -> list[dict[str, Any]]:
+                      min_memory: float | None = None, top: int | None = None, min_reliability: float | None = None,
+                      verified: bool = False) -> list[dict[str, Any]]:
     """The rental ranking of the newest rental date (``rent_ranking_latest``), best first.
 
     ``spot`` orders by the spot ranking and keeps models with a spot price; ``provider`` ranks that
-    provider's prices alone (its cheapest offer per model); ``min_memory`` in GB."""
-    name = "rent_ranking_provider" if provider is not None else "rent_ranking"
-    params = {"spot": spot, "min_memory": min_memory, "top": top}
-    if provider is not None:
+    provider's prices alone (its cheapest offer per model); ``min_memory`` in GB. ``min_reliability``
+    and ``verified`` rank only offers whose host states a reliability at least that high, and is
+    verified (``rent_ranking_hosts.sql``: a provider that states neither is left out). Each row carries
+    the provider's own score for the card where one publishes it (``vendor_scores``)."""
+    params: dict[str, Any] = {"spot": spot, "min_memory": min_memory, "top": top}
+    if min_reliability is not None or verified:
+        name = "rent_ranking_hosts"
+        params.update(provider=None if provider is None else provider.casefold(), comparable_days=RENT_COMPARABLE_DAYS,
+                      min_reliability=min_reliability, verified=verified)
+    elif provider is not None:
+        name = "rent_ranking_provider"
         params.update(provider=provider.casefold(), comparable_days=RENT_COMPARABLE_DAYS)
-    return sql_files.dicts(con, name, params)
+    else:
+        name = "rent_ranking"
+    rows = sql_files.dicts(con, name, params)
+    scores = vendor_scores(con)
+    for row in rows:
+        score = scores.get(row["model"])
+        row["vast_dlperf"] = None if score is None else score["score"]
+        row["vast_dlperf_relative"] = None if score is None else score["score_relative"]
+        row["vast_dlperf_as_of"] = None if score is None else score["score_as_of"]
+    return rows
+
+
+# The provider whose own speed score for an offer is stored (rental_offers.vendor_score): vast.ai's DLPerf.
+SCORING_PROVIDER = "vast"
+
+
+def vendor_scores(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
+    """Per model, vast.ai's own DLPerf per GPU (the median of its newest offers), relative to its score
+    for the reference card too: shown beside gpuvalue's figure, never used as one."""
+    return {r["model"]: r for r in sql_files.dicts(con, "rent_vendor_scores") if r["provider"] == SCORING_PROVIDER}
+
+
+def host_terms_providers(con: duckdb.DuckDBPyConnection) -> tuple[list[str], list[str]]:
+    """(providers whose offers state host reliability and verification, providers whose offers state neither)."""
+    stating: list[str] = []
+    silent: list[str] = []
+    for provider, reliability, verification in sql_files.rows(con, "rental_host_providers"):
+        (stating if reliability or verification else silent).append(provider)
+    return stating, silent
 
 
 def rental_providers(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -48,7 +48,7 @@ def test_the_replay_ranks_rental_prices_for_at_least_15_catalog_models_with_thei
     assert len(rows) >= 15
     for model, providers, count, price, as_of, in_catalog in rows:
         assert in_catalog == model and providers and len(providers.split(", ")) == count >= 1 and price > 0
-        assert as_of <= date(2025, 3, 18)  # the data's own dates, never the run's
+        assert as_of <= date(2025, 6, 21)  # the data's own dates (RunPod's answer the newest), never the run's
     assert con.execute("SELECT max(provider_count) FROM rent_ranking_latest").fetchone()[0] >= 5
     # History: FSDL's dated versions since 2022 each give a day of prices.
     days = con.execute("SELECT count(DISTINCT as_of), min(as_of) FROM rental_prices_daily").fetchone()
@@ -69,15 +69,47 @@ def test_rent_vs_buy_answers_for_the_cards_the_issue_names(con):
         assert con.execute("SELECT count(*) FROM listings WHERE model = ?", [model]).fetchone() == (0,)
     # The RTX 3090's used side is the index's average of sold cards, and says so.
     assert rows["GeForce RTX 3090"]["used_price_kind"] == "index"
-    # The V100 the replay rents (AWS p3, SXM2 16 GB) is the V100 it prices used.
-    assert rows["Tesla V100 SXM2 16 GB"]["provider"] == "aws"
+    # The V100 the replay rents (RunPod's community V100 SXM2 16 GB) is the V100 it prices used.
+    assert rows["Tesla V100 SXM2 16 GB"]["provider"] == "runpod"
+
+
+def test_the_replay_stores_vast_offers_one_by_one_and_runpods_prices(con):
+    stored = dict(con.execute("SELECT source, count(*) FROM rental_offers WHERE source IN ('vastai', 'runpod') "
+                              "GROUP BY source").fetchall())
+    assert stored == {"vastai": 1396, "runpod": 55}
+    hosts = con.execute("SELECT count(*) FILTER (WHERE verified), min(as_of), max(as_of), count(vendor_score) "
+                        "FROM rental_offers WHERE source = 'vastai'").fetchone()
+    assert hosts == (629, date(2024, 11, 5), date(2024, 11, 5), 1396)
+    ranked = con.execute("SELECT count(*) FROM rent_ranking_latest WHERE rank IS NOT NULL").fetchone()[0]
+    assert ranked >= 50  # 38 before vast.ai's and RunPod's offers
+    # The RTX A6000, rented only, at its cheapest recent price (RunPod's community cloud, 2025-06-21;
+    # vast's newest is SkyPilot's file of 2025-03-18, more than 90 days older).
+    a6000 = con.execute("SELECT provider, usd_per_gpu_hour, price_as_of FROM rent_ranking_latest "
+                        "WHERE model = 'RTX A6000'").fetchone()
+    assert a6000 == ("runpod", 0.33, date(2025, 6, 21))
+
+
+def test_rent_with_host_terms_ranks_vast_hosts_on_the_replay(replay_db):
+    from gpuvalue.warehouse.rental import rent_ranking_rows
+
+    c = duckdb.connect(str(replay_db), read_only=True)
+    try:
+        rows = rent_ranking_rows(c, min_reliability=0.99, verified=True, top=1000)
+        a6000 = [r for r in rows if r["model"] == "RTX A6000"]
+    finally:
+        c.close()
+    assert len(rows) >= 30 and {r["provider"] for r in rows} == {"vast"}
+    assert all(r["host_reliability"] >= 0.99 and r["host_verified"] for r in rows)
+    assert a6000 and a6000[0]["price_as_of"] == date(2024, 11, 5) and a6000[0]["vast_dlperf_relative"] > 1
 
 
 def test_the_run_records_the_rental_loads_counts_as_warnings(con):
-    notes = dict(con.execute("SELECT source, error FROM runs WHERE source IN ('skypilot-catalog', 'fsdl-cloud-gpus') "
+    notes = dict(con.execute("SELECT source, error FROM runs WHERE source IN ('skypilot-catalog', 'fsdl-cloud-gpus', 'vastai', 'runpod') "
                              "AND status = 'ok'").fetchall())
     assert notes["skypilot-catalog"].startswith("60 offers with an unknown GPU name kept unmatched; 0 dropped")
     assert " offers with an unknown GPU name kept unmatched; 0 dropped; " in notes["fsdl-cloud-gpus"]
+    assert notes["vastai"] == "33 offers with an unknown GPU name kept unmatched; 0 dropped"
+    assert notes["runpod"] == "0 offers with an unknown GPU name kept unmatched; 0 dropped"
 
 
 def test_the_replay_exports_carry_the_rental_files_and_validate(replay_db):

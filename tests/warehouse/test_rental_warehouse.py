@@ -18,6 +18,7 @@ from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.source import page_from_file
 from gpuvalue.scrapers.sources import fsdl_cloud_gpus as fsdl
 from gpuvalue.scrapers.sources import skypilot_catalog as sky
+from gpuvalue.warehouse import load
 from gpuvalue.warehouse.checks import run_checks
 from gpuvalue.warehouse.db import current_version, migrations, open_database
 from gpuvalue.warehouse.rental import load_warning, offer_rows, rent_ranking_rows, rent_vs_buy_rows
@@ -111,12 +112,12 @@ def test_fsdl_rows_all_fit_the_key(con):
 
 def test_dropped_and_unmatched_offers_are_counted_in_one_warning_line():
     c = make_rental_database()
-    eur = offer("cloud-c", "ovh", "RTX 4090", "GeForce RTX 4090", JAN, per_hour=0.5, currency="EUR")
+    unknown = offer("cloud-c", "ovh", "RTX 4090", "GeForce RTX 4090", JAN, per_hour=0.5, currency="XYZ")
     free = offer("cloud-c", "ovh", "L4", "L4", JAN, per_hour=0.0)
     odd = offer("cloud-c", "ovh", "Mystery", None, JAN, per_hour=1.0)
-    written, warning = load_offers(c, [eur, free, odd], "cloud-c")
+    written, warning = load_offers(c, [unknown, free, odd], "cloud-c")
     assert written == 1 and c.execute("SELECT model FROM rental_offers WHERE source = 'cloud-c'").fetchall() == [(None,)]
-    assert warning == ("1 offers with an unknown GPU name kept unmatched; 2 dropped: ovh RTX 4090 (2025-01-10): currency EUR: "
+    assert warning == ("1 offers with an unknown GPU name kept unmatched; 2 dropped: ovh RTX 4090 (2025-01-10): currency XYZ: "
                        "only USD is handled; convert first; ovh L4 (2025-01-10): usd_per_hour 0 is not a price")
     # Many drops: five named, the rest counted.
     many = [(offer("s", "p", f"G{i}", None, JAN, per_hour=500.0), "r") for i in range(8)]
@@ -316,8 +317,9 @@ def test_the_rental_checks_catch_what_they_name(con):
 # --------------------------------------------------------------------------- the flow's stage
 
 def test_rental_sources_are_default_sources_with_a_loader():
-    assert set(registry.names(kind="rental")) == {"skypilot-catalog", "fsdl-cloud-gpus"}
-    assert {"skypilot-catalog", "fsdl-cloud-gpus"} <= set(registry.default_sources())
+    rental = {"skypilot-catalog", "fsdl-cloud-gpus", "vastai", "runpod"}
+    assert set(registry.names(kind="rental")) == rental
+    assert rental <= set(registry.default_sources())
     assert S.L.LOADERS["rental"].stage == "load" and "rental" in S.STAGE_KINDS["load"]
 
 
@@ -362,3 +364,23 @@ def test_a_renamed_column_is_a_parse_error_naming_source_file_and_column(source,
         registry.get(source).parse_pages([page_from_file(source, renamed, url)])
     text = str(caught.value)
     assert source in text and url in text and f"'{column}'" in text
+
+
+def test_an_offer_in_another_currency_is_converted_at_its_own_days_rate():
+    """EUR 0.50 an hour on 2025-01-10: at the stored ECB rate of the nearest earlier published day
+    (2025-01-09 here), and the run summary says so; without a stored rate, the shipped monthly table."""
+    from gpuvalue.models.fx import ecb_cross_rates
+    from gpuvalue.warehouse.fx import load_fx_rates
+
+    c = make_rental_database()
+    with load.transaction(c):
+        load_fx_rates(c, ecb_cross_rates(date(2025, 1, 9), {"USD": 1.0305}, "ecb"), source="ecb")
+    eur = offer("cloud-c", "ovh", "RTX 4090", "GeForce RTX 4090", JAN, per_hour=0.5, count=2, spot=0.2, currency="EUR")
+    written, warning = load_offers(c, [eur], "cloud-c")
+    stored = c.execute("SELECT usd_per_hour, usd_per_gpu_hour, spot_usd_per_gpu_hour FROM rental_offers "
+                       "WHERE source = 'cloud-c'").fetchone()
+    assert written == 1 and stored == pytest.approx((0.5 * 1.0305, 0.25 * 1.0305, 0.1 * 1.0305))
+    assert warning.endswith("1 offers converted from EUR to USD at the ECB euro reference rate of 2025-01-09")
+    gbp = offer("cloud-d", "ovh", "L4", "L4", JAN, per_hour=1.0, currency="GBP")
+    _, seeded = load_offers(c, [gbp], "cloud-d")
+    assert "converted from GBP to USD at the ECB reference rates, monthly mean" in seeded

@@ -278,6 +278,55 @@ def _rent_ranking_provider(db: Path) -> object:
         return rent_ranking_rows(con, provider="vast")
 
 
+@runs("rent_ranking_hosts")
+def _rent_ranking_hosts(db: Path) -> object:
+    from gpuvalue.warehouse.rental import rent_ranking_rows
+
+    with closing(open_database(db)) as con:
+        return rent_ranking_rows(con, min_reliability=0.99, verified=True)
+
+
+@runs("rent_vendor_scores")
+def _rent_vendor_scores(db: Path) -> object:
+    from gpuvalue.warehouse.rental import vendor_scores
+
+    with closing(open_database(db)) as con:
+        return vendor_scores(con)
+
+
+@runs("rental_host_providers")
+def _rental_host_providers(db: Path) -> object:
+    from gpuvalue.warehouse.rental import host_terms_providers
+
+    with closing(open_database(db)) as con:
+        return host_terms_providers(con) != ([], []) or None
+
+
+@runs("fx_rates_upsert")
+def _fx_rates_upsert(db: Path) -> object:
+    from gpuvalue.models.fx import DailyRate
+    from gpuvalue.warehouse.fx import load_fx_rates
+
+    with closing(open_database(db)) as con, load.transaction(con):
+        return load_fx_rates(con, [DailyRate(date(2026, 7, 6), "EUR", 1.1415, "ecb")], source="ecb")
+
+
+@runs("fx_rates_all")
+def _fx_rates_all(db: Path) -> object:
+    from gpuvalue.warehouse.fx import daily_rates
+
+    with closing(open_database(db)) as con:
+        return daily_rates(con).currencies() or None
+
+
+@runs("source_last_fetches")
+def _source_last_fetches(db: Path) -> object:
+    from gpuvalue.warehouse.source_status import source_fetches
+
+    with closing(open_database(db)) as con:
+        return source_fetches(con)
+
+
 @runs("rent_vs_buy")
 def _rent_vs_buy(db: Path) -> object:
     from gpuvalue.warehouse.rental import rent_vs_buy_inputs
@@ -600,6 +649,7 @@ def _estimate_cv(db: Path) -> object:
 # Files whose seeded result is empty: the small seed has no rental offers, price index, bandwidths,
 # per-workload ratios or multi-GPU rows; these runs still fail on a syntax error or a column that is gone.
 QUIET_WHEN_SEEDED_EXTRA = {"quality_price_index_alarms", "rental_prices_daily", "rent_ranking", "rent_ranking_provider",
+                           "rent_ranking_hosts", "rent_vendor_scores", "rental_host_providers", "fx_rates_all",
                            "rent_vs_buy", "catalog_features", "perf_workload_ratios", "scaling_efficiency"}
 
 

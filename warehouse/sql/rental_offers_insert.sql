@@ -2,8 +2,8 @@
 -- rental._SCHEMA: these columns are that schema's names, in its order.
 INSERT INTO rental_offers (source, provider, offer_key, instance_type, region, as_of, gpu_name, model, match_reason,
                            gpu_count, usd_per_hour, usd_per_gpu_hour, spot_usd_per_hour, spot_usd_per_gpu_hour,
-                           gpu_memory_gb, vcpus, memory_gib, loaded_at)
+                           gpu_memory_gb, vcpus, memory_gib, loaded_at, reliability, verified, vendor_score)
 SELECT source, provider, offer_key, instance_type, region, as_of, gpu_name, model, match_reason,
        gpu_count, usd_per_hour, usd_per_gpu_hour, spot_usd_per_hour, spot_usd_per_gpu_hour,
-       gpu_memory_gb, vcpus, memory_gib, loaded_at
+       gpu_memory_gb, vcpus, memory_gib, loaded_at, reliability, verified, vendor_score
 FROM incoming_rental_offers;

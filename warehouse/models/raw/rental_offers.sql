@@ -22,5 +22,8 @@ CREATE TABLE IF NOT EXISTS rental_offers (
     vcpus                  DOUBLE,
     memory_gib             DOUBLE,             -- host memory
     loaded_at              TIMESTAMP NOT NULL,
+    reliability            DOUBLE,             -- what a marketplace host states of itself (vast.ai; schema 21)
+    verified               BOOLEAN,
+    vendor_score           DOUBLE,             -- the marketplace's own speed score (vast.ai's DLPerf), never a measurement
     PRIMARY KEY (source, provider, offer_key, as_of)
 );

@@ -1,0 +1,132 @@
+"""`gpuvalue sources`: every registered source, what it is, whether it needs keys, what it last fetched
+and when; `--check` probes each live and says in one line why a failing one fails.
+
+Heavy imports stay inside the command, so registering it costs the CLI's start nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+import typer
+
+from gpuvalue.flows.cli_app import DbOpt, _print_table, _settings, _write_json_lines, app, out
+
+def probe_client() -> Any:
+    """The HTTP client `--check` probes with (tests give one with a MockTransport)."""
+    import httpx
+
+    return httpx.Client()
+
+
+HEADERS = ["source", "kind", "default", "keys", "last run", "rows", "stored", "data of"]
+_KEY_NAME = re.compile(r"\b[A-Z][A-Z0-9]*_(?:CLIENT_)?(?:ID|SECRET|KEY|TOKEN)\b")
+
+
+def key_needs(src: Any, settings: Any) -> dict[str, Any]:
+    """Whether the source needs keys, judged by what its own fetch asks for without and with them set:
+    ``needs`` (it skips without them), ``optional`` (it fetches either way, other pages with them) or
+    ``none``; ``keys`` are the settings' names, ``set`` whether they are set."""
+    from pydantic import SecretStr
+
+    from gpuvalue.scrapers.probe import first_request
+
+    secret = {name: (info.validation_alias or name.upper())
+              for name, info in (src.settings.model_fields.items() if src.settings else [])
+              if "SecretStr" in str(info.annotation)}
+    names = sorted({str(alias) for alias in secret.values()})
+    if src.reads_embedded(settings) or src.fetch is None:
+        return {"needs": "none", "keys": [], "set": None}
+    is_set = bool(secret) and all(getattr(settings, f, None) is not None for f in secret)
+    without = first_request(src, settings.model_copy(update={f: None for f in secret}))
+    if without.url is None:
+        named = sorted(set(_KEY_NAME.findall(without.note or "")))
+        if named:
+            return {"needs": "needs", "keys": named, "set": is_set}
+        return {"needs": "none", "keys": [], "set": None}
+    if not secret:
+        return {"needs": "none", "keys": [], "set": None}
+    with_keys = first_request(src, settings.model_copy(update={f: SecretStr("probe") for f in secret}))
+    if (with_keys.url, with_keys.method) != (without.url, without.method):
+        return {"needs": "optional", "keys": names, "set": is_set}
+    return {"needs": "none", "keys": [], "set": None}
+
+
+def _keys_words(row: dict[str, Any]) -> str:
+    if row["needs_keys"] == "none":
+        return "none"
+    state = "set" if row["keys_set"] else "not set"
+    return f"{row['needs_keys']}: {', '.join(row['keys'])} ({state})"
+
+
+@app.command()
+def sources(
+    check: Annotated[bool, typer.Option("--check", help="Probe each source live: one request each, and why a failing one fails.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")] = False,
+    db: DbOpt = None,
+) -> None:
+    """Every source gpuvalue reads: its kind, whether it needs keys, what it last fetched and when.
+
+    "last run" is its newest run's status and day (replay: recorded pages); "stored" the rows and day of its newest run that stored any; "data of" the date of the data itself. --check makes one live request per source (the first its run would make, after robots.txt) and says in one line what the site did: sign-in wall, bot challenge, 403, 429, robots.txt, unreachable, or ok with the records its parser read.
+    """
+    from gpuvalue.scrapers import registry
+
+    settings = _settings(db)
+    fetches: dict[str, dict[str, Any]] = {}
+    if settings.db.exists():
+        from gpuvalue.flows.cli_app import _reader
+        from gpuvalue.warehouse.source_status import source_fetches
+
+        con = _reader(db)
+        try:
+            fetches = source_fetches(con)
+        finally:
+            con.close()
+    probes: dict[str, Any] = {}
+    if check:
+        from gpuvalue.flows.cli_app import _status
+        from gpuvalue.scrapers.probe import probe
+
+        listed = registry.all_sources()
+        with probe_client() as client, _status("sources --check: starting") as say:
+            for i, (name, src) in enumerate(listed.items(), start=1):
+                say(f"sources --check: {name} ({i}/{len(listed)})")
+                probes[name] = probe(client, src, settings)
+    rows = []
+    for name, src in registry.all_sources().items():
+        f = fetches.get(name, {})
+        keys = key_needs(src, settings)
+        row = {
+            "source": name, "kind": src.kind, "default": src.default, "embedded": src.reads_embedded(settings),
+            "needs_keys": keys["needs"], "keys": keys["keys"], "keys_set": keys["set"],
+            "last_status": f.get("status"), "last_run_for": f.get("as_of"), "last_run_replay": f.get("replay"),
+            "last_rows": f.get("rows"), "stored_rows": f.get("ok_rows"), "stored_for": f.get("ok_as_of"),
+            "data_as_of": f.get("data_as_of"),
+        }
+        if check:
+            p = probes[name]
+            row.update(check_ok=p.ok, check=p.line, check_url=p.url)
+        rows.append(row)
+    if as_json:
+        _write_json_lines(rows)
+        if check and not all(r["check_ok"] for r in rows):
+            raise typer.Exit(1)
+        return
+    table = []
+    for r in rows:
+        last = "never run" if r["last_status"] is None else \
+            f"{r['last_status']} {r['last_run_for']}{' (replay)' if r['last_run_replay'] else ''}"
+        stored = "-" if r["stored_rows"] is None else f"{r['stored_rows']:,} on {r['stored_for']}"
+        line = (r["source"], r["kind"], "yes" if r["default"] else "opt-in",
+                "ships with gpuvalue" if r["embedded"] else _keys_words(r), last,
+                "-" if r["last_rows"] is None else f"{r['last_rows']:,}", stored, r["data_as_of"] or "-")
+        table.append((*line, r["check"]) if check else line)
+    _print_table([*HEADERS, "check"] if check else HEADERS, table,
+                 title=f"{len(rows)} sources{' (live check)' if check else ''}")
+    if check:
+        failing = [r["source"] for r in rows if not r["check_ok"]]
+        out.print(f"{len(failing)} of {len(rows)} failed the live check: {', '.join(failing)}" if failing
+                  else "every source answered", highlight=False)
+        if failing:
+            raise typer.Exit(1)
