@@ -13,7 +13,7 @@ def test_every_kind_a_source_may_declare_has_exactly_one_loader():
 
 def test_each_loader_names_a_warehouse_stage_and_the_stages_store_kinds_in_registration_order():
     assert {loader.stage for loader in loaders.LOADERS.values()} <= set(stages.STAGE_ORDER)
-    assert stages.STAGE_KINDS == {"load": ("spec", "price_index", "rental"), "match": ("listing",),
+    assert stages.STAGE_KINDS == {"load": ("spec", "price_index", "rental", "fx"), "match": ("listing",),
                                   "perf": ("benchmark", "inference")}
 
 
