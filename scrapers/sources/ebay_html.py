@@ -34,6 +34,7 @@ from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.ebay_links import item_id_from_link, link_without_query, marketplace_of
 from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.money import DOLLARS, find_price
 from gpuvalue.scrapers.source import FetchContext, Source, get_page
 from gpuvalue.scrapers.sources.ebay_browse import EbaySettings
 
@@ -73,20 +74,6 @@ _COUNT = re.compile(
     r"(\d[\d.,\s]*)\+?\s*(?:results|Ergebnisse|résultats|risultati|resultados|resultaten|wyników)", re.I
 )
 _NO_RESULTS = re.compile(r"\b(?:0|No) (?:exact matches|results) found\b|Keine genauen Treffer|0 Ergebnisse", re.I)
-_MONEY = re.compile(
-    r"(?P<cur>US\s?\$|C\s?\$|CA\s?\$|AU\s?\$|A\s?\$|NZ\s?\$|\$|£|€|EUR|GBP|USD|CAD|AUD|CHF|PLN|SEK)"
-    r"\s*(?P<num>\d[\d.,\s\u00a0\u202f]*\d|\d)"
-)
-_CURRENCY_OF = {
-    "US$": "USD",
-    "C$": "CAD",
-    "CA$": "CAD",
-    "AU$": "AUD",
-    "A$": "AUD",
-    "NZ$": "NZD",
-    "£": "GBP",
-    "€": "EUR",
-}
 _RANGE = re.compile(r"\s(?:to|bis|à|a|tot)\s", re.I)
 _BIDS = re.compile(r"^(\d[\d.,]*)\s*(?:bids?|Gebote?|enchères?|offerte?|pujas?)\b", re.I)
 _FREE_SHIPPING = re.compile(
@@ -128,46 +115,13 @@ def _decode(body: bytes | str, url: str) -> str:
 
 
 def parse_money(text: str, site_currency: str | None = None) -> tuple[float, str] | None:
-    """(amount, ISO currency) of the first amount in ``text``, e.g. "EUR 1.234,56" -> 1234.56 EUR.
-
-    A bare "$" is the site's dollar (USD on ebay.com, CAD on ebay.ca, AUD on ebay.com.au).
-    """
-    match = _MONEY.search(text.replace("\xa0", " "))
-    if match is None:
+    """(amount, ISO currency) of the first amount in ``text``, e.g. "EUR 1.234,56" -> 1234.56 EUR,
+    read by the one money parser (``scrapers/money.py``). A bare "$" is the site's dollar (USD on
+    ebay.com, CAD on ebay.ca, AUD on ebay.com.au)."""
+    found = find_price(text, default=site_currency if site_currency in DOLLARS else None)
+    if found is None or found.written is None:
         return None
-    symbol = re.sub(r"\s", "", match.group("cur"))
-    if symbol == "$":
-        currency = site_currency if site_currency in ("USD", "CAD", "AUD", "NZD") else "USD"
-    else:
-        currency = _CURRENCY_OF.get(symbol, symbol)
-    amount = _parse_number(match.group("num"))
-    if amount is None:
-        return None
-    return amount, currency
-
-
-def _parse_number(raw: str) -> float | None:
-    """Both 1,234.56 and 1.234,56; a lone separator followed by three digits groups thousands."""
-    digits = re.sub(r"[\s\u00a0\u202f]", "", raw)
-    if "," in digits and "." in digits:
-        decimal = "," if digits.rfind(",") > digits.rfind(".") else "."
-    elif "," in digits or "." in digits:
-        sep = "," if "," in digits else "."
-        tail = digits.rsplit(sep, 1)[1]
-        decimal = sep if len(tail) != 3 or digits.count(sep) == 0 else None
-        if digits.count(sep) > 1:
-            decimal = None
-    else:
-        decimal = None
-    if decimal is None:
-        cleaned = digits.replace(",", "").replace(".", "")
-    else:
-        thousands = "." if decimal == "," else ","
-        cleaned = digits.replace(thousands, "").replace(decimal, ".")
-    try:
-        return float(cleaned)
-    except ValueError:
-        return None
+    return found.amount, found.currency or "USD"
 
 
 def _site_currency(url: str) -> str | None:

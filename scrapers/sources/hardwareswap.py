@@ -31,6 +31,7 @@ from pydantic import Field as _Field
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.money import iter_prices
 from gpuvalue.scrapers.source import FetchContext, Source, get_page
 
 NAME = "hardwareswap"
@@ -46,10 +47,6 @@ _PAYMENT_WORDS = re.compile(
     re.I,
 )
 _ITEM_SPLIT = re.compile(r"\s*(?:,|;|\||\s&\s|\s&amp;\s|\band\b(?=\s+(?:an?\s+)?[A-Z0-9]))\s*")
-_PRICE = re.compile(
-    r"(?P<pre>(?:CAD|USD|C\$|US\$|CA\$)\s*)?\$\s?(?P<a>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<ac>\d{1,2}))?(?![\d%])"
-    r"|(?<![\w.])(?P<b>\d{1,3}(?:,\d{3})+|\d{2,5})(?:\.(?P<bc>\d{1,2}))?\s?(?:\$|(?P<cur>CAD|USD|cad|usd|bucks)\b)"
-)
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     "the a an and or with w for in of to x gb tb mb new used bnib sealed brand box boxed edition "
@@ -140,22 +137,19 @@ _GROUP_PRICE = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:for (?:both|all|the lot|every
 
 
 def _prices_in(line: str, default_currency: str) -> list[tuple[float, str]]:
-    """Asking prices on a line; retail/paid prices and prices for several items are left out."""
+    """Asking prices on a line (read by ``scrapers/money.py``); retail/paid prices and prices for
+    several items are left out."""
     found: list[tuple[float, str]] = []
-    for match in _PRICE.finditer(line):
-        if _REFERENCE_PRICE.search(line[max(0, match.start() - 30) : match.start()]):
+    for money in iter_prices(line, default=default_currency):
+        start, end = money.span or (0, 0)
+        if _REFERENCE_PRICE.search(line[max(0, start - 30) : start]):
             continue
-        if _GROUP_PRICE.search(line[match.end() : match.end() + 30]) or re.search(
-            r"(?:whole|both|bundle|combo)\W*$", line[max(0, match.start() - 25) : match.start()], re.I
+        if _GROUP_PRICE.search(line[end : end + 30]) or re.search(
+            r"(?:whole|both|bundle|combo)\W*$", line[max(0, start - 25) : start], re.I
         ):
             continue
-        whole = match.group("a") or match.group("b")
-        cents = match.group("ac") or match.group("bc")
-        value = float(whole.replace(",", "") + (f".{cents}" if cents else ""))
-        marker = (match.group("pre") or match.group("cur") or "").upper()
-        currency = "CAD" if "CAD" in marker or "C$" in marker or "CA$" in marker else "USD" if "USD" in marker or "US$" in marker else default_currency
-        if value > 0:
-            found.append((value, currency))
+        if money.amount > 0 and line[end:end + 1] != "%":
+            found.append((money.amount, money.currency or default_currency))
     return found
 
 
