@@ -26,7 +26,7 @@ from gpuvalue.flows.settings import Settings
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.archive import Archive
-from gpuvalue.scrapers.errors import FetchError, NotRecordedError, ParseError
+from gpuvalue.scrapers.errors import FetchError, ParseError
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import RunLock, open_database
 
@@ -35,13 +35,12 @@ def _transient(task, task_run, state) -> bool:
     """Retry a fetch only for faults that may pass; a parse error or a missing recording will not."""
     try:
         state.result()
-    except (ParseError, NotRecordedError):
+    except ParseError:
         return False
     except FetchError as exc:
-        # robots.txt said no, or the site answered 4xx: asking again later gets the same answer.
-        from gpuvalue.scrapers.http import RobotsDisallowed
-
-        return not (isinstance(exc, RobotsDisallowed) or exc.what.endswith("(not retried)"))
+        # A refusal (sign-in wall, 403, robots.txt), an unreachable host or a missing recording gets the
+        # same answer again; the error says which kind it is.
+        return exc.retryable
     except Exception:
         return True
     return False
