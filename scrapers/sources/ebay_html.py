@@ -1,4 +1,12 @@
-"""eBay search result pages (active and sold), in both markups eBay has served.
+"""eBay search result pages (active and sold), in both markups eBay has served, on eBay's US, UK,
+DE, CA and AU sites (``GPUVALUE_EBAY_HTML_MARKETS``), each read in its own currency.
+
+Since about July 2026 eBay answers logged-out sold and completed searches with a sign-in page, and
+it shows a bot challenge now and then: any page that is not a result list is told apart
+(``page_refusal``) rather than read as "no results". Where the sold search is refused, the same
+searches are read as active listings: asking prices (``sold=False``, kind ``asking`` downstream),
+never passed off as sold; where those are refused too, the search fails in one line that says what
+eBay did and what the user can do.
 
 Sold prices are only visible on eBay's search pages (the Browse API shows active
 listings only), so these pages are the source of realised prices. eBay serves two
@@ -24,19 +32,21 @@ import copy
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Annotated, Literal
 from urllib.parse import quote_plus
 
 from lxml import etree
+from pydantic import BaseModel, Field, field_validator
+from pydantic_settings import NoDecode
 from lxml import html as lxml_html
 
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.ebay_links import item_id_from_link, link_without_query, marketplace_of
-from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.ebay_markets import DEFAULT_EBAY_MARKETS, market
+from gpuvalue.scrapers.errors import AccessRefused, ParseError, RobotsDisallowed
 from gpuvalue.scrapers.money import DOLLARS, find_price
-from gpuvalue.scrapers.source import FetchContext, Source, get_page
-from gpuvalue.scrapers.sources.ebay_browse import EbaySettings
+from gpuvalue.scrapers.source import FetchContext, Source
 
 NAME = "ebay-html"
 Markup = Literal["s-card", "s-item"]
@@ -125,8 +135,37 @@ def parse_money(text: str, site_currency: str | None = None) -> tuple[float, str
 
 
 def _site_currency(url: str) -> str | None:
+    """The currency a bare "$" means on the page's site (USD, CAD, AUD), else None."""
     marketplace = marketplace_of(url) or ""
     return {"EBAY_US": "USD", "EBAY_CA": "CAD", "EBAY_AU": "AUD"}.get(marketplace)
+
+
+# A result list, whatever its markup: the classes every results page eBay served carries.
+_RESULT_LIST = re.compile(
+    r"""class\s*=\s*["']?[^"'>]*\b(?:srp-results|s-card|s-item|srp-controls__count-heading)\b""", re.I)
+_CHALLENGE = re.compile(
+    r"captcha|splashui/challenge|pardon our interruption|checking your browser|verify (?:that )?you(?:'re| are) "
+    r"(?:a )?human|are you a human|security measure|access denied|unusual traffic|bot protection", re.I)
+_SIGN_IN = re.compile(
+    r"signin\.ebay\.|/signin/|eBayISAPI\.dll\?SignIn|<form[^>]*sign-?in|name=[\"']?(?:userid|pass)\b|"
+    r"sign in to (?:your account|continue|see)|sign in or create|please sign in|bitte (?:melden sie sich an|einloggen)",
+    re.I)
+
+
+def page_refusal(body: bytes | str, final_url: str | None = None) -> str | None:
+    """What eBay answered instead of a result list ("a sign-in page", "a bot challenge", "a page that is
+    not a result list"), or None for a results page (an empty one included). Results pages carry
+    sign-in links too, so only a page without a result list is looked at further."""
+    text = body if isinstance(body, str) else bytes(body[:2_000_000]).decode("utf-8", "replace")
+    if _RESULT_LIST.search(text):
+        return None
+    if final_url and re.match(r"https?://signin\.", final_url):
+        return "a sign-in page"
+    if _CHALLENGE.search(text):
+        return "a bot challenge"
+    if _SIGN_IN.search(text):
+        return "a sign-in page"
+    return "a page that is not a result list"
 
 
 def _stated_count(root) -> int | None:
@@ -392,15 +431,82 @@ def parse_ebay_results(html: bytes | str, url: str, fetched_at: datetime) -> Eba
 
 # ---- the source ------------------------------------------------------------------------------
 
+class EbayHtmlSettings(BaseModel):
+    # NoDecode: GPUVALUE_EBAY_HTML_MARKETS=US,UK,DE is a plain comma list (JSON works too).
+    ebay_html_markets: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=DEFAULT_EBAY_MARKETS, description="eBay sites whose search pages ebay-html reads (US, UK, DE, CA, AU)")
+
+    @field_validator("ebay_html_markets", mode="before")
+    @classmethod
+    def _markets(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                import json
+
+                value = json.loads(text)
+            else:
+                value = [part for part in text.split(",") if part.strip()]
+        return tuple(dict.fromkeys(market(str(name)).code for name in value))  # type: ignore[union-attr]
+
+
+_WHAT_TO_DO = ("eBay's Browse API reads active listings with keys (EBAY_CLIENT_ID and EBAY_CLIENT_SECRET, "
+               "source ebay-browse)")
+
+
+def _get(ctx: FetchContext, out: SourceFetch, url: str) -> tuple[FetchedPage | None, str | None]:
+    """A search page and what eBay did instead of answering it (None when it answered)."""
+    try:
+        page = ctx.client.get(url, source=NAME)
+    except RobotsDisallowed as exc:
+        if "//signin." in exc.url:  # sent to the sign-in site, which robots.txt closes to us
+            return None, "a sign-in page"
+        out.warnings.append(f"{NAME}: skipped, robots.txt disallows it: {exc}")
+        ctx.report(out.warnings[-1])
+        return None, "robots.txt"
+    except AccessRefused as exc:
+        return None, f"a refusal ({exc.what.removesuffix(' (not retried)')})"
+    return page, page_refusal(page.body, getattr(page, "final_url", None))
+
+
 def _fetch(ctx: FetchContext) -> SourceFetch:
+    """Each market's searches, sold first; a market that refuses sold searches is read as active listings."""
     out = SourceFetch(NAME)
-    queries = ctx.shopping_list or ctx.settings.ebay_queries
-    for i, query in enumerate(queries, start=1):
-        ctx.step(f"ebay-html: sold search {i}/{len(queries)}: {query}", i, len(queries))
-        page = get_page(ctx, out, ebay_search_url(query, sold=True))
-        if page is None:
-            break  # the same rule covers every search of the site
-        out.pages.append(page)
+    queries = list(ctx.shopping_list or ctx.settings.ebay_queries)
+    markets = [market(code) for code in getattr(ctx.settings, "ebay_html_markets", DEFAULT_EBAY_MARKETS)]
+    refused: dict[str, list[str]] = {}  # what eBay did -> the markets that did it to every search
+    last_url = ""
+    for m in markets:
+        sold, read = True, 0
+        for i, query in enumerate(queries, start=1):
+            kind = "sold" if sold else "active"
+            ctx.step(f"{NAME}: {m.label} {kind} search {i}/{len(queries)}: {query}", i, len(queries))
+            last_url = ebay_search_url(query, sold=sold, site=m.site)
+            page, refusal = _get(ctx, out, last_url)
+            if refusal and sold and refusal != "robots.txt":
+                out.warnings.append(f"{NAME}: {m.label} answered the sold search with {refusal} (sold results need "
+                                    "an eBay account since 2026-07); reading its active listings instead: asking "
+                                    f"prices, never counted as sold. {_WHAT_TO_DO}")
+                ctx.report(out.warnings[-1])
+                sold = False
+                last_url = ebay_search_url(query, sold=False, site=m.site)
+                page, refusal = _get(ctx, out, last_url)
+            if refusal:
+                if refusal != "robots.txt" and read == 0:
+                    refused.setdefault(refusal, []).append(m.label)
+                elif refusal != "robots.txt":
+                    out.warnings.append(f"{NAME}: {m.label} answered the {kind} search for {query!r} with {refusal} "
+                                        f"after {read} searches; its other searches skipped. {_WHAT_TO_DO}")
+                break  # the same wall or rule covers every search of the site
+            assert page is not None
+            out.pages.append(page)
+            read += 1
+    for refusal, labels in refused.items():
+        line = (f"{', '.join(labels)} answered every search with {refusal}, not a result list: nothing read there. "
+                f"{_WHAT_TO_DO}")
+        if not out.pages:
+            raise AccessRefused(last_url, line)
+        out.warnings.append(f"{NAME}: {line}")
     return out
 
 
@@ -416,7 +522,7 @@ SOURCE = Source(
     licence="eBay content; prices cited as facts",
     fetch=_fetch,
     parse=_parse,
-    settings=EbaySettings,
+    settings=EbayHtmlSettings,
     sample_url="https://www.ebay.com/sch/i.html?_nkw=rtx",
     fixtures=("listings/ebay_srp_scard_sold_2026-07_seller_auctionetl.html.gz",
               "listings/ebay_srp_sitem_2022-11_apple_ebayde_parsy.html.gz"),
