@@ -1,4 +1,4 @@
-"""r/hardwareswap (and r/CanadianHardwareSwap): selling posts split into priced items.
+"""r/hardwareswap and its sister subreddits: selling posts split into priced items.
 
 A post's title says what the seller has (``[H] ...``) and wants (``[W] ...``); prices
 live only in the body, as free text, lines like ``RTX 3080 - $450 shipped``, table rows
@@ -6,10 +6,14 @@ live only in the body, as free text, lines like ``RTX 3080 - $450 shipped``, tab
 listing, priced from the body line that names it. An item whose price cannot be found
 keeps ``price=None`` rather than borrowing another item's price.
 
-The pipeline reads the authenticated JSON listing (``oauth.reddit.com``), which Reddit's
-API terms allow for scripts with a token; the public ``www.reddit.com/.../new.json``
-form is the same document and is kept for recordings and manual runs. The Atom feed is
-an older, unauthenticated form without flair.
+With Reddit app credentials the source reads the authenticated JSON listing
+(``oauth.reddit.com``), which Reddit's API terms allow for scripts with a token. Without them it
+reads each subreddit's Atom feed (``/r/<sub>/new/.rss``): since about 2026-05-29 Reddit answers
+anonymous ``.json`` requests with 403 whatever the User-Agent, while the feeds still answer, with
+429 rate limits that the HTTP client waits out (Retry-After, bounded). The feed has no flair, so
+nothing read from it is known sold: its prices are asking prices. The subreddits are a setting
+(``GPUVALUE_HARDWARESWAP_SUBREDDITS``), each priced in its own currency where a post writes a bare
+"$" (``CURRENCY_BY_SUBREDDIT``).
 """
 
 from __future__ import annotations
@@ -17,28 +21,34 @@ from __future__ import annotations
 import html as html_lib
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
 from urllib.parse import urlencode, urlsplit
 from xml.etree import ElementTree
 
 from lxml import html as lxml_html
 
-from pydantic import BaseModel, SecretStr
+from pydantic import BaseModel, SecretStr, field_validator
 from pydantic import Field as _Field
+from pydantic_settings import NoDecode
 
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
-from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.errors import FetchError, NotRecordedError, ParseError
 from gpuvalue.scrapers.money import iter_prices
-from gpuvalue.scrapers.source import FetchContext, Source, get_page
+from gpuvalue.scrapers.source import FetchContext, Recording, Source, get_page, page_from_file
 
 NAME = "hardwareswap"
 REDDIT = "https://www.reddit.com"
 SOLD_FLAIRS = frozenset({"sold", "closed", "completed", "trade completed"})
 SKIPPED_FLAIRS = frozenset({"buying", "mod approved", "mod post", "meta", "announcement", "price check"})
-CURRENCY_BY_SUBREDDIT = {"hardwareswap": "USD", "canadianhardwareswap": "CAD"}
+# The currency of a bare "$" (or no currency at all) in each subreddit's posts; one not listed is USD.
+CURRENCY_BY_SUBREDDIT = {"hardwareswap": "USD", "canadianhardwareswap": "CAD", "hardwareswapuk": "GBP",
+                         "hardwareswapaustralia": "AUD"}
+DEFAULT_SUBREDDITS = ("hardwareswap", "CanadianHardwareSwap", "hardwareswapuk", "HardwareSwapAustralia")
 
 _TAG = re.compile(r"\[\s*([HW])\s*\]", re.I)
 _PAYMENT_WORDS = re.compile(
@@ -74,6 +84,11 @@ def hardwareswap_new_url(
     if authenticated:
         return f"https://oauth.reddit.com/r/{subreddit}/new?{query}"
     return f"https://www.reddit.com/r/{subreddit}/new.json?{query}"
+
+
+def hardwareswap_feed_url(subreddit: str = "hardwareswap", limit: int = 100) -> str:
+    """Newest posts as an Atom feed: what Reddit still serves without app credentials."""
+    return f"https://www.reddit.com/r/{subreddit}/new/.rss?limit={int(limit)}"
 
 
 def _subreddit_of(url: str, fallback: str | None = None) -> str:
@@ -366,19 +381,39 @@ REDDIT_TOKEN_URL = "https://www.reddit.com/api/v1/access_token"
 class HardwareswapSettings(BaseModel):
     reddit_client_id: SecretStr | None = _Field(default=None, validation_alias="REDDIT_CLIENT_ID")
     reddit_client_secret: SecretStr | None = _Field(default=None, validation_alias="REDDIT_CLIENT_SECRET")
-    hardwareswap_subreddits: tuple[str, ...] = ("hardwareswap",)
+    # NoDecode: GPUVALUE_HARDWARESWAP_SUBREDDITS=hardwareswap,hardwareswapuk is a plain comma list.
+    hardwareswap_subreddits: Annotated[tuple[str, ...], NoDecode] = _Field(
+        default=DEFAULT_SUBREDDITS,
+        description="subreddits hardwareswap reads (r/ optional); a bare $ is CAD in r/CanadianHardwareSwap, GBP in "
+                    "r/hardwareswapuk, AUD in r/HardwareSwapAustralia, else USD")
+
+    @field_validator("hardwareswap_subreddits", mode="before")
+    @classmethod
+    def _subreddits(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip()
+            value = json.loads(text) if text.startswith("[") else [p for p in text.split(",") if p.strip()]
+        names = []
+        for raw in value:  # type: ignore[union-attr]
+            name = str(raw).strip().removeprefix("/").removeprefix("r/")
+            if not re.fullmatch(r"[A-Za-z0-9_]{2,21}", name):
+                raise ValueError(f"not a subreddit name: {raw!r}")
+            names.append(name)
+        return tuple(dict.fromkeys(names))
 
 
 def _fetch(ctx: FetchContext) -> SourceFetch:
-    """Reddit's API with app credentials when given (its terms require them); else the public JSON."""
+    """Reddit's API with app credentials when given (its terms require them; a replay answers the token
+    itself); else each subreddit's Atom feed. A subreddit that fails leaves the others."""
     import base64
 
     s = ctx.settings
     out = SourceFetch(NAME)
     headers: dict[str, str] = {}
-    authenticated = s.reddit_client_id is not None and s.reddit_client_secret is not None
+    authenticated = ctx.replay or (s.reddit_client_id is not None and s.reddit_client_secret is not None)
     if authenticated:
-        pair = f"{s.reddit_client_id.get_secret_value()}:{s.reddit_client_secret.get_secret_value()}"
+        pair = "replay:replay" if ctx.replay else \
+            f"{s.reddit_client_id.get_secret_value()}:{s.reddit_client_secret.get_secret_value()}"
         basic = base64.b64encode(pair.encode()).decode("ascii")
         token_page = ctx.client.post_form(REDDIT_TOKEN_URL, source=NAME, data={"grant_type": "client_credentials"},
                                           headers={"Authorization": f"Basic {basic}"})
@@ -387,11 +422,46 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
         except (ValueError, KeyError, TypeError):
             raise ParseError(NAME, REDDIT_TOKEN_URL, "token response without access_token") from None
         headers = {"Authorization": f"Bearer {token}"}
-    for subreddit in s.hardwareswap_subreddits:
-        page = get_page(ctx, out, hardwareswap_new_url(subreddit, authenticated=authenticated), headers=headers)
+    failed: list[tuple[str, FetchError]] = []
+    unrecorded = 0
+    subreddits = s.hardwareswap_subreddits
+    for i, subreddit in enumerate(subreddits, start=1):
+        url = hardwareswap_new_url(subreddit) if authenticated else hardwareswap_feed_url(subreddit)
+        ctx.step(f"{NAME}: r/{subreddit} ({i}/{len(subreddits)})", i, len(subreddits))
+        try:
+            page = get_page(ctx, out, url, headers=headers)
+        except NotRecordedError:  # only a replay answers so: the archive holds no recording of this subreddit
+            unrecorded += 1
+            continue
+        except FetchError as exc:
+            failed.append((subreddit, exc))
+            out.warnings.append(f"{NAME}: r/{subreddit} failed: {exc.what}")
+            ctx.report(out.warnings[-1])
+            continue
         if page is not None:
             out.pages.append(page)
+    if unrecorded:
+        out.warnings.append(f"{NAME}: {unrecorded} of {len(subreddits)} subreddits have no recording in the replay "
+                            "archive; skipped")
+    if failed and not out.pages:
+        first = failed[0][1]
+        raise type(first)(first.url, "; ".join(f"r/{name}: {e.what}" for name, e in failed),
+                          retryable=all(e.retryable for _, e in failed))
     return out
+
+
+# The recorded listing of r/CanadianHardwareSwap (tests/fixtures/listings/PROVENANCE.md): stored under the
+# URL the authenticated fetch requests, captured no earlier than its newest post (2026-02-23 23:48 UTC).
+_RECORDED_SUB = ("CanadianHardwareSwap", "listings/reddit_canadianhardwareswap_new_2026-02-23.json",
+                 datetime(2026, 2, 23, 23, 48, tzinfo=UTC),
+                 "pauljones0/betterHardwareSwap@45fc297fb2f0c68df035fb46fe24d941c6b3f0c9:internal/reddit/sample.json "
+                 "(posts 2026-02-01 to 2026-02-23), MIT, copied unchanged")
+
+
+def _replay(fixtures: Path) -> Iterator[Recording]:
+    subreddit, rel, captured, provenance = _RECORDED_SUB
+    body = (fixtures / rel).read_bytes()
+    yield Recording(page_from_file(NAME, body, hardwareswap_new_url(subreddit), captured, "application/json"), provenance)
 
 
 def parse_hardwareswap_page(body: bytes, url: str, fetched_at: datetime) -> list[Listing]:
@@ -413,6 +483,7 @@ SOURCE = Source(
     licence="Reddit content; prices cited as facts",
     fetch=_fetch,
     parse=_parse,
+    replay=_replay,
     settings=HardwareswapSettings,
     sample_url="https://www.reddit.com/r/hardwareswap/new.json",
     fixtures=("listings/reddit_canadianhardwareswap_new_2026-02-23.json", "listings/reddit_hardwareswap_new_2017-10-18.atom.xml"),
