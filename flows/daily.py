@@ -19,6 +19,7 @@ from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
+from gpuvalue.flows import fallback as F
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows import run_report
 from gpuvalue.flows import stages as S
@@ -148,6 +149,11 @@ def daily_flow(
 def _run(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir: str | None, export: bool, logger) -> None:
     listing = [n for n in settings.sources if registry.get(n).kind == "listing"]
     first = [n for n in settings.sources if n not in listing]
+    con = open_database(settings.db)
+    try:  # what each source has stored, for the line a failing source gets (flows/fallback.py)
+        summary.stored = {} if replay else F.stored_data_dates(con)
+    finally:
+        con.close()
     results = _fetch_and_parse(settings, summary, replay, replay_dir, logger, first)
     con = open_database(settings.db)
     try:
@@ -207,14 +213,35 @@ def _fetch_and_parse(settings: Settings, summary: P.RunSummary, replay: bool, re
                         continue
                 results[name] = fut.result()
             except Exception as exc:  # one source failing never stops the others
-                summary.outcomes[name] = P.SourceOutcome(name, "failed", error=_one_line(exc))
-                logger.error("source %s failed: %s", name, _one_line(exc))
+                _failed(settings, summary, name, exc, replay, results, logger)
 
     with P.StageTimer(summary, "archive"):
         archive = Archive(settings.raw_archive_dir)
         for name, pages in pages_by_source.items():
             P.archive_pages(archive, pages)
     return results
+
+
+def _failed(settings: Settings, summary: P.RunSummary, name: str, exc: BaseException, replay: bool,
+            results: dict[str, ParsedSource], logger) -> None:
+    """One line for a source that failed, saying what the ranking keeps of it: its stored data and
+    their age, or, where nothing is stored and its data ships with gpuvalue, the shipped data."""
+    line = _one_line(exc)
+    if not replay and name not in summary.stored and name in F.shipped_sources():
+        try:
+            shipped = F.read_shipped(name, settings)
+        except Exception as fallback_exc:  # the shipped data is the last resort; its failure is said too
+            line = f"{line}; the data shipped with gpuvalue did not load either: {_one_line(fallback_exc)}"
+        else:
+            said = f"{line}; {shipped.note}"
+            shipped.parsed.warnings.insert(0, f"{name} failed: {said}")
+            results[name] = shipped.parsed
+            summary.fallback[name] = said
+            logger.error("source %s failed: %s", name, said)
+            return
+    kept = F.kept_note(name, summary.stored, summary.as_of) if not replay else None
+    summary.outcomes[name] = P.SourceOutcome(name, "failed", error=f"{line}; {kept}" if kept else line)
+    logger.error("source %s failed: %s", name, summary.outcomes[name].error)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -238,6 +265,10 @@ def _record_stage(con, summary: P.RunSummary, result: S.StageResult) -> None:
         warnings = result.warnings.get(name, [])
         if name in result.failed:
             outcome = P.SourceOutcome(name, "failed", error=result.failed[name], warnings=warnings)
+        elif name in summary.fallback:  # loaded, but from the shipped data: never a live fetch of today
+            said = f"{name} failed: {summary.fallback[name]}"  # the run's words for it come first
+            outcome = P.SourceOutcome(name, F.STATUS, rows=result.rows.get(name, 0),
+                                      warnings=[said, *(w for w in warnings if w != said)])
         else:
             outcome = P.SourceOutcome(name, "ok", rows=result.rows.get(name, 0), warnings=warnings)
         outcome.seconds = result.seconds[name]

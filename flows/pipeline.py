@@ -82,6 +82,8 @@ class RunSummary:
     coverage_models: int = 0  # catalog models the coverage rule shops for
     coverage_searches: int = 0  # the searches they need (models that share a search count once)
     fail_on_alarm: bool = False  # Settings.fail_on_quality_alarm: an alarm fails the run like a source would
+    stored: dict[str, date] = field(default_factory=dict)  # each source's newest stored data date, before the run
+    fallback: dict[str, str] = field(default_factory=dict)  # sources read from the shipped data: why, in words
 
     @property
     def failed(self) -> list[str]:

@@ -38,6 +38,7 @@ from pydantic_settings import NoDecode
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import FetchError, NotRecordedError, ParseError
+from gpuvalue.scrapers.http import UNREACHABLE_SUFFIX
 from gpuvalue.scrapers.money import iter_prices
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, get_page, page_from_file
 
@@ -435,6 +436,11 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
             continue
         except FetchError as exc:
             failed.append((subreddit, exc))
+            if exc.url.endswith("/robots.txt") or exc.what.endswith(UNREACHABLE_SUFFIX):
+                # The site, not the subreddit: the others would get the same answer.
+                failed += [(other, exc) for other in subreddits[i:]]
+                out.warnings.append(f"{NAME}: {', '.join(f'r/{n}' for n in subreddits[i - 1:])} failed: {exc.what}")
+                break
             out.warnings.append(f"{NAME}: r/{subreddit} failed: {exc.what}")
             ctx.report(out.warnings[-1])
             continue
@@ -445,7 +451,10 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
                             "archive; skipped")
     if failed and not out.pages:
         first = failed[0][1]
-        raise type(first)(first.url, "; ".join(f"r/{name}: {e.what}" for name, e in failed),
+        by_what: dict[str, list[str]] = {}  # one wall or outage usually answers every subreddit alike
+        for name, error in failed:
+            by_what.setdefault(error.what, []).append(f"r/{name}")
+        raise type(first)(first.url, "; ".join(f"{', '.join(names)}: {what}" for what, names in by_what.items()),
                           retryable=all(e.retryable for _, e in failed))
     return out
 
