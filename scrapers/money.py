@@ -125,8 +125,8 @@ def parse_price(text: str, *, default: str | None = None, decimal: str | None = 
     if match is None:
         return None
     words = [w for w in (match.group("pre"), match.group("pre2"), match.group("post")) if w]
-    if len(words) > 1 or (match.group("sign") and not signed):
-        return None
+    if len({currency_of(w, default) for w in words}) > 1 or (match.group("sign") and not signed):
+        return None  # "EUR 5 USD": two currencies for one amount
     value = _number(match.group("num"), decimal)
     if value is None:
         return None

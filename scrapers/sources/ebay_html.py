@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Literal
-from urllib.parse import quote_plus
+from urllib.parse import quote_plus, urlsplit
 
 from lxml import etree
 from pydantic import BaseModel, Field, field_validator
@@ -43,7 +43,7 @@ from lxml import html as lxml_html
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.ebay_links import item_id_from_link, link_without_query, marketplace_of
-from gpuvalue.scrapers.ebay_markets import DEFAULT_EBAY_MARKETS, market
+from gpuvalue.scrapers.ebay_markets import DEFAULT_EBAY_MARKETS, market, market_of_site
 from gpuvalue.scrapers.errors import AccessRefused, ParseError, RobotsDisallowed
 from gpuvalue.scrapers.money import DOLLARS, find_price
 from gpuvalue.scrapers.source import FetchContext, Source
@@ -124,11 +124,11 @@ def _decode(body: bytes | str, url: str) -> str:
     return text
 
 
-def parse_money(text: str, site_currency: str | None = None) -> tuple[float, str] | None:
+def parse_money(text: str, site_currency: str | None = None, decimal: str | None = None) -> tuple[float, str] | None:
     """(amount, ISO currency) of the first amount in ``text``, e.g. "EUR 1.234,56" -> 1234.56 EUR,
     read by the one money parser (``scrapers/money.py``). A bare "$" is the site's dollar (USD on
-    ebay.com, CAD on ebay.ca, AUD on ebay.com.au)."""
-    found = find_price(text, default=site_currency if site_currency in DOLLARS else None)
+    ebay.com, CAD on ebay.ca, AUD on ebay.com.au); ``decimal`` is the site's decimal mark where known."""
+    found = find_price(text, default=site_currency if site_currency in DOLLARS else None, decimal=decimal)
     if found is None or found.written is None:
         return None
     return found.amount, found.currency or "USD"
@@ -161,6 +161,8 @@ def page_refusal(body: bytes | str, final_url: str | None = None) -> str | None:
         return None
     if final_url and re.match(r"https?://signin\.", final_url):
         return "a sign-in page"
+    if final_url and "/splashui/" in final_url:  # eBay's challenge pages live there
+        return "a bot challenge"
     if _CHALLENGE.search(text):
         return "a bot challenge"
     if _SIGN_IN.search(text):
@@ -192,9 +194,9 @@ def _date(text: str) -> datetime | None:
     return None
 
 
-def _price(text: str, site_currency: str | None) -> tuple[float | None, str | None]:
+def _price(text: str, site_currency: str | None, decimal: str | None = None) -> tuple[float | None, str | None]:
     """(price, currency); a range keeps its currency but has no single price."""
-    money = parse_money(text, site_currency)
+    money = parse_money(text, site_currency, decimal)
     if money is None:
         return None, None
     if _RANGE.search(f" {text} "):
@@ -202,14 +204,14 @@ def _price(text: str, site_currency: str | None) -> tuple[float | None, str | No
     return money
 
 
-def _shipping(texts: list[str], site_currency: str | None) -> float | None:
+def _shipping(texts: list[str], site_currency: str | None, decimal: str | None = None) -> float | None:
     for text in texts:
         if _FREE_SHIPPING.search(text):
             return 0.0
         if _SHIPPING_WORDS.search(text) and text.lstrip().startswith("+"):
             if _ESTIMATE.search(text):
                 return None
-            money = parse_money(text, site_currency)
+            money = parse_money(text, site_currency, decimal)
             if money is not None:
                 return money[0]
     return None
@@ -346,7 +348,8 @@ def _is_placeholder(card: _Card) -> bool:
     return card.link is None and not card.title and card.price_text is None
 
 
-def _listing(card: _Card, url: str, fetched_at: datetime, site_currency: str | None) -> Listing:
+def _listing(card: _Card, url: str, fetched_at: datetime, site_currency: str | None,
+             decimal: str | None = None) -> Listing:
     listing_id = card.listing_id if card.listing_id and card.listing_id.isdigit() else None
     link_id = item_id_from_link(card.link or "")
     listing_id = link_id or listing_id
@@ -354,7 +357,7 @@ def _listing(card: _Card, url: str, fetched_at: datetime, site_currency: str | N
         raise ParseError(NAME, url, f"result without an item id (title {card.title[:60]!r}): markup changed?")
     if not card.title:
         raise ParseError(NAME, url, f"result {listing_id} without a title: markup changed?")
-    price, currency = _price(card.price_text, site_currency) if card.price_text else (None, None)
+    price, currency = _price(card.price_text, site_currency, decimal) if card.price_text else (None, None)
     sold = ended = False
     sold_at = None
     caption = card.caption or ""
@@ -376,7 +379,7 @@ def _listing(card: _Card, url: str, fetched_at: datetime, site_currency: str | N
         subtitle=card.subtitle,
         price=price,
         currency=currency,
-        shipping=_shipping(card.attribute_texts, site_currency),
+        shipping=_shipping(card.attribute_texts, site_currency, decimal),
         condition=card.condition,
         buying_option=buying_option,
         bid_count=bid_count,
@@ -414,12 +417,14 @@ def parse_ebay_results(html: bytes | str, url: str, fetched_at: datetime) -> Eba
         if cards:
             markup, reader = "s-item", _s_item
     site_currency = _site_currency(url)
+    site = market_of_site(urlsplit(url).hostname or "")
+    decimal = site.decimal if site is not None else None  # "1.234" on ebay.de is 1,234 euros
     listings: list[Listing] = []
     for node in cards:
         card = reader(node)
         if _is_placeholder(card):
             continue
-        listings.append(_listing(card, url, fetched_at, site_currency))
+        listings.append(_listing(card, url, fetched_at, site_currency, decimal))
     if not listings:
         if stated_count == 0:
             return EbayResultsPage(listings=[], stated_count=0, markup=markup)

@@ -45,6 +45,7 @@ def test_refusals_say_what_ebay_did():
     assert eh.page_refusal(CHALLENGE) == "a bot challenge"
     assert eh.page_refusal(b"<html><body>Hello</body></html>") == "a page that is not a result list"
     assert eh.page_refusal(b"<html>x</html>", "https://signin.ebay.com/ws/eBayISAPI.dll?SignIn") == "a sign-in page"
+    assert eh.page_refusal(b"<html>x</html>", "https://www.ebay.com/splashui/challenge?ap=1") == "a bot challenge"
 
 
 def test_markets_and_their_currencies():
