@@ -240,8 +240,8 @@ def _failed(settings: Settings, summary: P.RunSummary, name: str, exc: BaseExcep
             logger.error("source %s failed: %s", name, said)
             return
     kept = F.kept_note(name, summary.stored, summary.as_of) if not replay else None
-    summary.outcomes[name] = P.SourceOutcome(name, "failed", error=f"{line}; {kept}" if kept else line)
-    logger.error("source %s failed: %s", name, summary.outcomes[name].error)
+    summary.outcomes[name] = P.SourceOutcome(name, "failed", error=line, kept=kept)
+    logger.error("source %s failed: %s", name, f"{line}; {kept}" if kept else line)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -257,6 +257,8 @@ def _record(con, summary: P.RunSummary, name: str, outcome: P.SourceOutcome) -> 
         stage = "stage"
     load.start_run(con, summary.run_id, name, stage, summary.as_of, summary.replay)
     error = outcome.error or ("; ".join(outcome.warnings) if outcome.warnings else None)
+    if error and outcome.kept:
+        error = f"{error}; {outcome.kept}"
     load.finish_run(con, summary.run_id, name, outcome.status, outcome.rows, error)
 
 

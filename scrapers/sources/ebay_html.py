@@ -480,25 +480,24 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
     queries = list(ctx.shopping_list or ctx.settings.ebay_queries)
     markets = [market(code) for code in getattr(ctx.settings, "ebay_html_markets", DEFAULT_EBAY_MARKETS)]
     refused: dict[str, list[str]] = {}  # what eBay did -> the markets that did it to every search
-    last_url = ""
+    first_refused = ""  # the site of the first market that refused every search
     for m in markets:
         sold, read = True, 0
         for i, query in enumerate(queries, start=1):
             kind = "sold" if sold else "active"
             ctx.step(f"{NAME}: {m.label} {kind} search {i}/{len(queries)}: {query}", i, len(queries))
-            last_url = ebay_search_url(query, sold=sold, site=m.site)
-            page, refusal = _get(ctx, out, last_url)
+            page, refusal = _get(ctx, out, ebay_search_url(query, sold=sold, site=m.site))
             if refusal and sold and refusal != "robots.txt":
                 out.warnings.append(f"{NAME}: {m.label} answered the sold search with {refusal} (sold results need "
                                     "an eBay account since 2026-07); reading its active listings instead: asking "
                                     f"prices, never counted as sold. {_WHAT_TO_DO}")
                 ctx.report(out.warnings[-1])
                 sold = False
-                last_url = ebay_search_url(query, sold=False, site=m.site)
-                page, refusal = _get(ctx, out, last_url)
+                page, refusal = _get(ctx, out, ebay_search_url(query, sold=False, site=m.site))
             if refusal:
                 if refusal != "robots.txt" and read == 0:
                     refused.setdefault(refusal, []).append(m.label)
+                    first_refused = first_refused or f"https://{m.site}/"
                 elif refusal != "robots.txt":
                     out.warnings.append(f"{NAME}: {m.label} answered the {kind} search for {query!r} with {refusal} "
                                         f"after {read} searches; its other searches skipped. {_WHAT_TO_DO}")
@@ -507,10 +506,10 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
             out.pages.append(page)
             read += 1
     for refusal, labels in refused.items():
-        line = (f"{', '.join(labels)} answered every search with {refusal}, not a result list: nothing read there. "
-                f"{_WHAT_TO_DO}")
+        line = f"{', '.join(labels)} answered every search with {refusal}, not a result list: nothing read there. " \
+            f"{_WHAT_TO_DO}"
         if not out.pages:
-            raise AccessRefused(last_url, line)
+            raise AccessRefused(first_refused, line)
         out.warnings.append(f"{NAME}: {line}")
     return out
 

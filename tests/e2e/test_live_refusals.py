@@ -178,7 +178,8 @@ def test_refusals_are_named_and_the_refused_source_keeps_its_prices(prefect_harn
     assert ("eBay US, eBay UK, eBay DE, eBay CA, eBay AU answered every search with a sign-in page, not a result list"
             in ebay.error)
     assert "EBAY_CLIENT_ID and EBAY_CLIENT_SECRET" in ebay.error
-    assert ebay.error.endswith("keeps its data of 2026-11-20 (11 days old)")
+    assert ebay.kept == "keeps its data of 2026-11-20 (11 days old)"
+    assert ebay.note(160).startswith("keeps its data of 2026-11-20 (11 days old); AccessRefused: https://www.ebay.com/: ")
     searches = [(h, p) for h, p in LateWeb.seen if p.startswith("/sch/")]
     assert len(searches) == 10  # per site, the sold search and then the active one; never retried
     # Reddit: never asked for the JSON it refuses; each feed's 429 waited out as Retry-After asked, then read.
@@ -191,7 +192,8 @@ def test_refusals_are_named_and_the_refused_source_keeps_its_prices(prefect_harn
     # One line per refusal on the console, no traceback.
     printed = console.getvalue()
     assert "Traceback" not in printed
-    assert len([line for line in printed.splitlines() if "source ebay-html failed" in line]) == 1
+    [line] = [line for line in printed.splitlines() if "source ebay-html failed" in line]
+    assert "answered every search with a sign-in page" in line and line.endswith("(11 days old)")
 
     # The run ranks, and the refused source's stored prices rank with their date and age.
     assert summary.ranked > 0 and summary.failed == ["ebay-html"]
@@ -206,7 +208,7 @@ def test_refusals_are_named_and_the_refused_source_keeps_its_prices(prefect_harn
     assert row is not None and row[1] == "asking" and row[2] == 4
     assert (row[3], row[4]) == (date(2026, 11, 20), 11)
     assert 690.0 <= row[0] <= 750.0
-    assert status == "failed" and "keeps its data of 2026-11-20" in error
+    assert status == "failed" and error.endswith("; keeps its data of 2026-11-20 (11 days old)")
 
 
 def test_the_flow_re_runs_only_what_a_retry_can_fix():
