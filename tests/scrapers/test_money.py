@@ -26,10 +26,12 @@ from gpuvalue.scrapers.money import (
     parse_amount,
     parse_price,
 )
+from gpuvalue.scrapers.sources import ebay_browse as eb
 from gpuvalue.scrapers.sources import ebay_html as eh
 from gpuvalue.scrapers.sources import fsdl_cloud_gpus as fsdl
 from gpuvalue.scrapers.sources import hardwareswap as hs
 from gpuvalue.scrapers.sources import tomshardware_ebay_index as th
+from gpuvalue.scrapers.sources import wikipedia as wiki
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 LISTINGS = FIXTURES / "listings"
@@ -165,3 +167,24 @@ def test_tomshardware_index_dollars():
     body = (FIXTURES / "prices" / "tomshardware_ebay_monthly" / th.TIME_SERIES).read_bytes()
     points = th.parse_time_series(body, th.TIME_SERIES_URL)
     assert len(points) > 100 and all(0 < p.avg_sold_usd < 100_000 for p in points)
+
+
+def test_browse_api_amounts():
+    """The API writes amounts as strings ("2299.90"); every one of the recorded responses reads."""
+    body = (LISTINGS / "search-listings-nvidia-geforce-rtx-4080.json").read_bytes()
+    envelope = b'{"total": 101, "limit": 100, "offset": 0, "itemSummaries": ' + body + b"}"
+    page = eb.parse_browse_search(envelope, eb.browse_search_url("NVIDIA GeForce RTX 4080"), NOW)
+    assert len(page.listings) == 101 and all(item.price and item.price > 0 for item in page.listings)
+    for bad in ("1_000.00", "\u0661\u0662\u0663"):
+        broken = envelope.replace(b'"value": "', f'"value": "{bad}'.encode(), 1)
+        with pytest.raises(Exception, match="is not a number"):
+            eb.parse_browse_search(broken, eb.browse_search_url("NVIDIA GeForce RTX 4080"), NOW)
+
+
+def test_wikipedia_launch_prices():
+    assert wiki.usd_price("$699 (dropped to $499)", False) == 699.0
+    assert wiki.usd_price("$1,199", False) == 1199.0
+    assert wiki.usd_price("1,499", True) == 1499.0 and wiki.usd_price("1,499", False) is None
+    assert wiki.usd_price("$\u0667\u0669\u0669", False) is None  # Arabic-Indic digits are no price
+    parsed = wiki.SOURCE.load_embedded()
+    assert sum(1 for spec in parsed.specs if spec.launch_price_usd) == 190  # every launch price of the extract
