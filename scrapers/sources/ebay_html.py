@@ -36,9 +36,9 @@ from typing import Annotated, Literal
 from urllib.parse import quote_plus, urlsplit
 
 from lxml import etree
+from lxml import html as lxml_html
 from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import NoDecode
-from lxml import html as lxml_html
 
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch

@@ -30,7 +30,6 @@ from urllib.parse import urlencode, urlsplit
 from xml.etree import ElementTree
 
 from lxml import html as lxml_html
-
 from pydantic import BaseModel, SecretStr, field_validator
 from pydantic import Field as _Field
 from pydantic_settings import NoDecode
