@@ -54,6 +54,7 @@ def clean_title(raw: str) -> str:
 
 # nan, inf and exponents are read as numbers so that the row is left out with its reason ("price 'nan'
 # is not a finite number", "price $1,000,000,000 is above $100,000"), not refused as unreadable.
+_PLAIN_AMOUNT = re.compile(r"[0-9]{1,15}(?:\.[0-9]{1,2})?")
 _FLOAT_WORDS = re.compile(r"[+-]?(?:nan|inf|infinity|[0-9]+(?:\.[0-9]+)?e[+-]?[0-9]+)", re.I)
 
 
@@ -88,6 +89,8 @@ def _money_cell(cell: str, column: str, row_number: int, source: str, *, require
         if required:
             raise ParseError(source, None, f"row {row_number}: empty {column}")
         return None, None
+    if _PLAIN_AMOUNT.fullmatch(text):  # most cells of an export ("600", "10.9"): no rule to apply
+        return float(text), None
     if _FLOAT_WORDS.fullmatch(text):
         return float(text), None  # negative, nan and inf too: the caller leaves such a row out with its reason
     money = parse_price(text, default=currency, signed=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 # Symbols and words written beside an amount -> ISO 4217 (matched case-insensitively, longest first).
 CURRENCY_WORDS: dict[str, str] = {
@@ -121,6 +122,16 @@ def parse_price(text: str, *, default: str | None = None, decimal: str | None = 
     """A cell that is one price: an amount with at most one currency before or after it
     ("EUR 1.234,56", "1 234,56 zł", "US $1,200.00", "499,99"); None when it is anything else.
     ``signed`` reads a leading sign (an import reports a negative price rather than an unreadable one)."""
+    if _PLAIN.fullmatch(text):  # most cells of an export: "600", "10.9"
+        return Money(float(text), default, None)
+    return _parse_price(text, default, decimal, signed)
+
+
+_PLAIN = re.compile(r"[0-9]{1,15}(?:\.[0-9]{1,2})?")
+
+
+@lru_cache(maxsize=8192)  # an export repeats its prices ("$1,200.00") row after row
+def _parse_price(text: str, default: str | None, decimal: str | None, signed: bool) -> Money | None:
     match = _CELL.fullmatch(text.replace("\u00a0", " ").replace("\u202f", " "))
     if match is None:
         return None
