@@ -36,7 +36,7 @@ from pydantic_settings import NoDecode
 
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
-from gpuvalue.scrapers.errors import FetchError, NotRecordedError, ParseError
+from gpuvalue.scrapers.errors import AccessRefused, FetchError, NotRecordedError, ParseError
 from gpuvalue.scrapers.http import UNREACHABLE_SUFFIX
 from gpuvalue.scrapers.money import iter_prices
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, get_page, page_from_file
@@ -415,13 +415,20 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
         pair = "replay:replay" if ctx.replay else \
             f"{s.reddit_client_id.get_secret_value()}:{s.reddit_client_secret.get_secret_value()}"
         basic = base64.b64encode(pair.encode()).decode("ascii")
-        token_page = ctx.client.post_form(REDDIT_TOKEN_URL, source=NAME, data={"grant_type": "client_credentials"},
-                                          headers={"Authorization": f"Basic {basic}"})
         try:
-            token = json.loads(token_page.body)["access_token"]
-        except (ValueError, KeyError, TypeError):
-            raise ParseError(NAME, REDDIT_TOKEN_URL, "token response without access_token") from None
-        headers = {"Authorization": f"Bearer {token}"}
+            token_page = ctx.client.post_form(REDDIT_TOKEN_URL, source=NAME, data={"grant_type": "client_credentials"},
+                                              headers={"Authorization": f"Basic {basic}"})
+        except AccessRefused as exc:  # wrong or revoked keys: the feeds need none
+            authenticated = False
+            out.warnings.append(f"{NAME}: Reddit refused the app credentials ({exc.what.removesuffix(' (not retried)')}); "
+                                "reading the Atom feeds instead (no flair: asking prices only)")
+            ctx.report(out.warnings[-1])
+        else:
+            try:
+                token = json.loads(token_page.body)["access_token"]
+            except (ValueError, KeyError, TypeError):
+                raise ParseError(NAME, REDDIT_TOKEN_URL, "token response without access_token") from None
+            headers = {"Authorization": f"Bearer {token}"}
     failed: list[tuple[str, FetchError]] = []
     unrecorded = 0
     subreddits = s.hardwareswap_subreddits

@@ -103,3 +103,18 @@ def test_the_2026_canadian_recording_is_in_the_replay_under_the_url_the_fetch_re
     entry = recorded[hs.hardwareswap_new_url("CanadianHardwareSwap")]
     assert entry.source == "hardwareswap" and entry.fetched_at.date().isoformat() == "2026-02-23"
     assert "pauljones0/betterHardwareSwap@45fc297fb2f0c68df035fb46fe24d941c6b3f0c9" in entry.note
+
+
+def test_refused_app_credentials_fall_back_to_the_feeds():
+    class Refusing(Reddit):
+        def __call__(self, request):
+            if request.url.path == "/api/v1/access_token":
+                self.requests.append(str(request.url))
+                return httpx.Response(401, text="unauthorized")
+            return super().__call__(request)
+
+    reddit = Refusing()
+    fetched = reddit.fetch(reddit_client_id="app", reddit_client_secret="wrong", hardwareswap_subreddits=("hardwareswap",))
+    assert len(fetched.pages) == 1 and fetched.pages[0].url == hs.hardwareswap_feed_url("hardwareswap")
+    assert fetched.warnings == ["hardwareswap: Reddit refused the app credentials (HTTP 401 Unauthorized); reading the "
+                                "Atom feeds instead (no flair: asking prices only)"]
