@@ -90,8 +90,7 @@ def test_a_run_without_network_fails_fast_with_one_line_per_source(prefect_harne
     monkeypatch.setenv("EBAY_CLIENT_ID", "offline-client-id")
     monkeypatch.setenv("EBAY_CLIENT_SECRET", "offline-client-secret")
     started = time.monotonic()
-    summary = daily.daily_flow(as_of=date(2026, 12, 1), replay=False, db=str(tmp_path / "gpuvalue.duckdb"),
-                               export=False)
+    summary = daily.daily_flow(as_of=date(2026, 12, 1), replay=False, db=str(tmp_path / "gpuvalue.duckdb"))
     elapsed = time.monotonic() - started
 
     failed = [name for name, o in summary.outcomes.items() if o.status == "failed"]
@@ -107,6 +106,16 @@ def test_a_run_without_network_fails_fast_with_one_line_per_source(prefect_harne
             summary.fallback[name]
         assert summary.outcomes[name].rows > 0 and "not today's" in summary.outcomes[name].warnings[0]
     assert summary.ranked > 0  # priced by the shipped price index, measured by the shipped benchmarks
+    # The exports say so: each shipped source's status is fallback, its data dated as recorded.
+    import json
+
+    import jsonschema
+
+    ranking = json.loads((tmp_path / "exports" / "ranking.json").read_text(encoding="utf-8"))
+    jsonschema.validate(ranking, json.loads((tmp_path / "exports" / "ranking.schema.json").read_text(encoding="utf-8")))
+    listed = {s["name"]: s for s in ranking["sources"]}
+    assert listed["lambda"]["status"] == "fallback" and listed["lambda"]["as_of"] < "2026-12-01"
+    assert listed["lambda"]["fetched_at"] is None  # never fetched live
     # Nothing was retried and nothing waited: one client per source (no task retry made another),
     # and no client asked for a URL twice.
     assert web.sleeps == []
