@@ -39,7 +39,7 @@ CURRENCY_WORDS: dict[str, str] = {
     "SEK": "SEK", "NOK": "NOK", "DKK": "DKK", "ISK": "ISK",
     "¥": "JPY", "JPY": "JPY", "CNY": "CNY", "RMB": "CNY",
     "₹": "INR", "INR": "INR", "₩": "KRW", "KRW": "KRW",
-    "R$": "BRL", "BRL": "BRL", "RON": "RON", "LEI": "RON", "BGN": "BGN", "TRY": "TRY", "₺": "TRY",
+    "R$": "BRL", "BRL": "BRL", "RON": "RON", "BGN": "BGN", "TRY": "TRY", "₺": "TRY",
     "MXN": "MXN", "ZAR": "ZAR",
 }
 # Written alone, "$" names a dollar and "kr" a krone without saying whose: the default decides.
@@ -57,7 +57,13 @@ _GROUP_SEPARATORS = ",.'\u00a0\u202f "
 _NUMBER = r"[0-9](?:[0-9]|[,.'\u00a0\u202f ](?=[0-9]))*"
 
 
+# Written only in this case: "Ft" is the forint, "6 ft" of cable is no price; "try 300" and "Ron" are words.
+_EXACT_CASE = {"FT": "Ft", "TRY": "TRY", "RON": "RON"}
+
+
 def _word_pattern(word: str) -> str:
+    if word in _EXACT_CASE:
+        return rf"(?<![A-Za-z])(?-i:{_EXACT_CASE[word]})(?![A-Za-z])"
     escaped = re.escape(word).replace(r"\ ", r"\s?")
     if len(word) > 1 and word.endswith("$") and word[-2] != " ":
         escaped = re.escape(word[:-1]) + r"\s?\$"  # eBay Canada writes "C $450.00"
@@ -87,7 +93,8 @@ class Money:
 
 
 def decimal_for_locale(locale: str | None) -> str | None:
-    """The decimal mark of a locale or country code ("de_DE", "fr", "uk"), None where unknown."""
+    """The decimal mark of a locale or country code: "," for "de_DE" or "fr", "." for "en_US" or any
+    other; None for no locale."""
     if not locale:
         return None
     parts = re.split(r"[-_]", locale.lower())

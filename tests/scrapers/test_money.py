@@ -110,6 +110,9 @@ def test_free_text_yields_the_amounts_beside_a_currency():
     assert found == [(450.0, "CAD"), (380.0, "CAD"), (200.0, "CAD"), (1200.0, "EUR")]
     assert find_price("+EUR 4,99 Versand") == Money(4.99, "EUR", "EUR")
     assert find_price("RTX 3080 450 CAD").amount == 450.0  # the model number is no part of the price
+    assert [(m.amount, m.currency) for m in iter_prices("6 ft DisplayPort cable, $10")] == [(10.0, "USD")]
+    assert parse_price("12 000 FT") is None and parse_price("12 000 Ft").currency == "HUF"
+    assert list(iter_prices("would try 300 for it")) == [] and parse_price("TRY 300").currency == "TRY"
 
 
 # ---- every source's recorded pages, read through the one parser ---------------------------------
