@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import copy
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Literal
@@ -43,8 +44,8 @@ from pydantic_settings import NoDecode
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.ebay_links import item_id_from_link, link_without_query, marketplace_of
-from gpuvalue.scrapers.ebay_markets import DEFAULT_EBAY_MARKETS, market, market_of_site
-from gpuvalue.scrapers.errors import AccessRefused, ParseError, RobotsDisallowed
+from gpuvalue.scrapers.ebay_markets import DEFAULT_EBAY_MARKETS, EbayMarket, market, market_of_site
+from gpuvalue.scrapers.errors import AccessRefused, FetchError, ParseError, RobotsDisallowed
 from gpuvalue.scrapers.money import DOLLARS, find_price
 from gpuvalue.scrapers.source import FetchContext, Source
 
@@ -474,42 +475,65 @@ def _get(ctx: FetchContext, out: SourceFetch, url: str) -> tuple[FetchedPage | N
     return page, page_refusal(page.body, getattr(page, "final_url", None))
 
 
-def _fetch(ctx: FetchContext) -> SourceFetch:
-    """Each market's searches, sold first; a market that refuses sold searches is read as active listings."""
+def _market_fetch(ctx: FetchContext, m: EbayMarket, queries: list[str]) -> tuple[SourceFetch, str | None]:
+    """One market's searches, sold first, then active listings once eBay refuses the sold ones; and what
+    eBay did where it refused every search (None where it answered some)."""
     out = SourceFetch(NAME)
+    sold, read = True, 0
+    for i, query in enumerate(queries, start=1):
+        kind = "sold" if sold else "active"
+        ctx.step(f"{NAME}: {m.label} {kind} search {i}/{len(queries)}: {query}", i, len(queries))
+        page, refusal = _get(ctx, out, ebay_search_url(query, sold=sold, site=m.site))
+        if refusal and sold and refusal != "robots.txt":
+            out.warnings.append(f"{NAME}: {m.label} answered the sold search with {refusal} (sold results need "
+                                "an eBay account since 2026-07); reading its active listings instead: asking "
+                                f"prices, never counted as sold. {_WHAT_TO_DO}")
+            ctx.report(out.warnings[-1])
+            sold, kind = False, "active"
+            page, refusal = _get(ctx, out, ebay_search_url(query, sold=False, site=m.site))
+        if refusal:
+            if refusal != "robots.txt" and read == 0:
+                return out, refusal
+            if refusal != "robots.txt":
+                out.warnings.append(f"{NAME}: {m.label} answered the {kind} search for {query!r} with {refusal} "
+                                    f"after {read} searches; its other searches skipped. {_WHAT_TO_DO}")
+            break  # the same wall or rule covers every search of the site
+        assert page is not None
+        out.pages.append(page)
+        read += 1
+    return out, None
+
+
+def _fetch(ctx: FetchContext) -> SourceFetch:
+    """Every market at once (each is its own site, so the client's one-request-per-site spacing still
+    holds), merged in market order. A market that fails or refuses leaves the others; the source fails
+    only when no market gave a page."""
     queries = list(ctx.shopping_list or ctx.settings.ebay_queries)
     markets = [market(code) for code in getattr(ctx.settings, "ebay_html_markets", DEFAULT_EBAY_MARKETS)]
-    refused: dict[str, list[str]] = {}  # what eBay did -> the markets that did it to every search
-    first_refused = ""  # the site of the first market that refused every search
-    for m in markets:
-        sold, read = True, 0
-        for i, query in enumerate(queries, start=1):
-            kind = "sold" if sold else "active"
-            ctx.step(f"{NAME}: {m.label} {kind} search {i}/{len(queries)}: {query}", i, len(queries))
-            page, refusal = _get(ctx, out, ebay_search_url(query, sold=sold, site=m.site))
-            if refusal and sold and refusal != "robots.txt":
-                out.warnings.append(f"{NAME}: {m.label} answered the sold search with {refusal} (sold results need "
-                                    "an eBay account since 2026-07); reading its active listings instead: asking "
-                                    f"prices, never counted as sold. {_WHAT_TO_DO}")
-                ctx.report(out.warnings[-1])
-                sold = False
-                page, refusal = _get(ctx, out, ebay_search_url(query, sold=False, site=m.site))
-            if refusal:
-                if refusal != "robots.txt" and read == 0:
-                    refused.setdefault(refusal, []).append(m.label)
-                    first_refused = first_refused or f"https://{m.site}/"
-                elif refusal != "robots.txt":
-                    out.warnings.append(f"{NAME}: {m.label} answered the {kind} search for {query!r} with {refusal} "
-                                        f"after {read} searches; its other searches skipped. {_WHAT_TO_DO}")
-                break  # the same wall or rule covers every search of the site
-            assert page is not None
-            out.pages.append(page)
-            read += 1
-    for refusal, labels in refused.items():
-        line = f"{', '.join(labels)} answered every search with {refusal}, not a result list: nothing read there. " \
-            f"{_WHAT_TO_DO}"
+    with ThreadPoolExecutor(max_workers=max(1, len(markets)), thread_name_prefix="ebay-html") as pool:
+        futures = [pool.submit(_market_fetch, ctx, m, queries) for m in markets]
+    out = SourceFetch(NAME)
+    refused: dict[str, list[EbayMarket]] = {}  # what eBay did -> the markets that did it to every search
+    errors: list[tuple[EbayMarket, FetchError]] = []
+    for m, future in zip(markets, futures, strict=True):
+        try:
+            fetched, refusal = future.result()
+        except FetchError as exc:
+            errors.append((m, exc))
+            continue
+        out.pages += fetched.pages
+        out.warnings += fetched.warnings
+        if refusal:
+            refused.setdefault(refusal, []).append(m)
+    if not out.pages and errors:
+        raise errors[0][1]
+    for m, exc in errors:
+        out.warnings.append(f"{NAME}: {m.label} failed: {exc.what}")
+    for refusal, refusing in refused.items():
+        line = (f"{', '.join(m.label for m in refusing)} answered every search with {refusal}, not a result list: "
+                f"nothing read there. {_WHAT_TO_DO}")
         if not out.pages:
-            raise AccessRefused(first_refused, line)
+            raise AccessRefused(f"https://{refusing[0].site}/", line)
         out.warnings.append(f"{NAME}: {line}")
     return out
 

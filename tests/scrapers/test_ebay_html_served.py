@@ -92,12 +92,11 @@ def _pages_of(site):
 def test_a_sign_in_wall_on_sold_searches_reads_active_listings_as_asking_prices():
     web = Web(lambda site, sold: SIGN_IN if sold else _pages_of(site))
     fetched = web.fetch(markets=("US", "DE"))
-    searches = [u for u in web.requests if "/sch/" in u]
-    # One sold search per market, then every search as active listings.
-    assert [("LH_Sold=1" in u, u.split("/")[2]) for u in searches] == [
-        (True, "www.ebay.com"), (False, "www.ebay.com"), (False, "www.ebay.com"),
-        (True, "www.ebay.de"), (False, "www.ebay.de"), (False, "www.ebay.de")]
-    assert len(fetched.pages) == 4
+    # Per market (the markets are read at once): one sold search, then every search as active listings.
+    for site in ("www.ebay.com", "www.ebay.de"):
+        searches = [u for u in web.requests if "/sch/" in u and u.split("/")[2] == site]
+        assert ["LH_Sold=1" in u for u in searches] == [True, False, False], searches
+    assert [p.url.split("/")[2] for p in fetched.pages] == ["www.ebay.com"] * 2 + ["www.ebay.de"] * 2  # market order
     [us, de] = fetched.warnings
     assert us.startswith("ebay-html: eBay US answered the sold search with a sign-in page")
     assert "reading its active listings instead: asking prices, never counted as sold" in us
@@ -141,3 +140,12 @@ def test_a_403_is_a_refusal_too():
     web = Web(lambda site, sold: httpx.Response(403))
     with pytest.raises(AccessRefused, match=r"eBay US answered every search with a refusal \(HTTP 403"):
         web.fetch()
+
+
+def test_a_market_that_fails_leaves_the_others():
+    def answer(site, sold):
+        return httpx.Response(404) if site == "www.ebay.de" else ACTIVE
+
+    fetched = Web(answer).fetch(markets=("US", "DE"))
+    assert [p.url.split("/")[2] for p in fetched.pages] == ["www.ebay.com"] * 2
+    assert fetched.warnings == ["ebay-html: eBay DE failed: HTTP 404 Not Found (not retried)"]
