@@ -252,6 +252,10 @@ def _print_summary(summary) -> None:
     if summary.coverage_models:
         err.print(f"coverage: shopping for {summary.coverage_models} models in {summary.coverage_searches} searches "
                   "(`gpuvalue coverage` lists them)")
+    if getattr(summary, "fallback", None):
+        err.print(f"[yellow]shipped data:[/yellow] {', '.join(summary.fallback)} could not be fetched and nothing of "
+                  "them was stored: ranked from the data shipped with gpuvalue, dated as recorded, not today's",
+                  highlight=False)
     if summary.replay:
         from gpuvalue.flows.pipeline import replay_sentence
 

@@ -20,6 +20,7 @@ from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.utilities.annotations import quote
 
+from gpuvalue.flows import fallback as F
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows import run_report
 from gpuvalue.flows import stages as S
@@ -27,7 +28,7 @@ from gpuvalue.flows.settings import Settings
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.archive import Archive
-from gpuvalue.scrapers.errors import FetchError, NotRecordedError, ParseError
+from gpuvalue.scrapers.errors import FetchError, ParseError
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse import run_attempts
 from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
@@ -40,13 +41,12 @@ def _transient(task, task_run, state) -> bool:
     """Retry a fetch only for faults that may pass; a parse error or a missing recording will not."""
     try:
         state.result()
-    except (ParseError, NotRecordedError):
+    except ParseError:
         return False
     except FetchError as exc:
-        # robots.txt said no, or the site answered 4xx: asking again later gets the same answer.
-        from gpuvalue.scrapers.http import RobotsDisallowed
-
-        return not (isinstance(exc, RobotsDisallowed) or exc.what.endswith("(not retried)"))
+        # A refusal (sign-in wall, 403, robots.txt), an unreachable host or a missing recording gets the
+        # same answer again; the error says which kind it is.
+        return exc.retryable
     except Exception:
         return True
     return False
@@ -219,6 +219,11 @@ def _open_writer(settings: Settings, logger):
 def _run(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir: str | None, export: bool, logger) -> None:
     listing = [n for n in settings.sources if registry.get(n).kind == "listing"]
     first = [n for n in settings.sources if n not in listing]
+    con = open_database(settings.db)
+    try:  # what each source has stored, for the line a failing source gets (flows/fallback.py)
+        summary.stored = {} if replay else F.stored_data_dates(con)
+    finally:
+        con.close()
     results = _fetch_and_parse(settings, summary, replay, replay_dir, logger, first)
     con = _open_writer(settings, logger)
     try:
@@ -278,14 +283,35 @@ def _fetch_and_parse(settings: Settings, summary: P.RunSummary, replay: bool, re
                         continue
                 results[name] = fut.result()
             except Exception as exc:  # one source failing never stops the others
-                summary.outcomes[name] = P.SourceOutcome(name, "failed", error=_one_line(exc))
-                logger.error("source %s failed: %s", name, _one_line(exc))
+                _failed(settings, summary, name, exc, replay, results, logger)
 
     with P.StageTimer(summary, "archive"):
         archive = Archive(settings.raw_archive_dir)
         for name, pages in pages_by_source.items():
             P.archive_pages(archive, pages)
     return results
+
+
+def _failed(settings: Settings, summary: P.RunSummary, name: str, exc: BaseException, replay: bool,
+            results: dict[str, ParsedSource], logger) -> None:
+    """One line for a source that failed, saying what the ranking keeps of it: its stored data and
+    their age, or, where nothing is stored and its data ships with gpuvalue, the shipped data."""
+    line = _one_line(exc)
+    if not replay and name not in summary.stored and name in F.shipped_sources():
+        try:
+            shipped = F.read_shipped(name, settings)
+        except Exception as fallback_exc:  # the shipped data is the last resort; its failure is said too
+            line = f"{line}; the data shipped with gpuvalue did not load either: {_one_line(fallback_exc)}"
+        else:
+            said = f"{line}; {shipped.note}"
+            shipped.parsed.warnings.insert(0, f"{name} failed: {said}")
+            results[name] = shipped.parsed
+            summary.fallback[name] = said
+            logger.error("source %s failed: %s", name, said)
+            return
+    kept = F.kept_note(name, summary.stored, summary.as_of) if not replay else None
+    summary.outcomes[name] = P.SourceOutcome(name, "failed", error=line, kept=kept)
+    logger.error("source %s failed: %s", name, f"{line}; {kept}" if kept else line)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -301,6 +327,8 @@ def _record(con, summary: P.RunSummary, name: str, outcome: P.SourceOutcome) -> 
         stage = "stage"
     load.start_run(con, summary.run_id, name, stage, summary.as_of, summary.replay)
     error = outcome.error or ("; ".join(outcome.warnings) if outcome.warnings else None)
+    if error and outcome.kept:
+        error = f"{error}; {outcome.kept}"
     load.finish_run(con, summary.run_id, name, outcome.status, outcome.rows, error)
 
 
@@ -309,6 +337,10 @@ def _record_stage(con, summary: P.RunSummary, result: S.StageResult) -> None:
         warnings = result.warnings.get(name, [])
         if name in result.failed:
             outcome = P.SourceOutcome(name, "failed", error=result.failed[name], warnings=warnings)
+        elif name in summary.fallback:  # loaded, but from the shipped data: never a live fetch of today
+            said = f"{name} failed: {summary.fallback[name]}"  # the run's words for it come first
+            outcome = P.SourceOutcome(name, F.STATUS, rows=result.rows.get(name, 0),
+                                      warnings=[said, *(w for w in warnings if w != said)])
         else:
             outcome = P.SourceOutcome(name, "ok", rows=result.rows.get(name, 0), warnings=warnings)
         outcome.seconds = result.seconds[name]

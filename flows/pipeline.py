@@ -50,13 +50,16 @@ class SourceOutcome:
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    kept: str | None = None  # a failed source: what the ranking keeps of it ("keeps its data of 2026-11-20 ...")
 
     def note(self, limit: int) -> str:
-        """The run summary's words for this source in at most ``limit`` characters: its error, else its
-        first warning and how many more there are, cut at a word. Nothing is lost by the cut: the runs
-        table keeps the whole error and every warning (its ``error`` column), and the summary says so."""
+        """The run summary's words for this source in at most ``limit`` characters: its error (after what
+        a failed source keeps, which is never cut), else its first warning and how many more there are,
+        cut at a word. Nothing is lost by the cut: the runs table keeps the whole error and every warning
+        (its ``error`` column), and the summary says so."""
         if self.error:
-            return _cut(self.error, limit, " (whole in table runs)")
+            head = f"{self.kept}; " if self.kept else ""
+            return head + _cut(self.error, max(limit - len(head), 1), " (whole in table runs)")
         if not self.warnings:
             return ""
         more = len(self.warnings) - 1
@@ -96,6 +99,8 @@ class RunSummary:
     fail_on_alarm: bool = False  # Settings.fail_on_quality_alarm: an alarm fails the run like a source would
     notices: list[str] = field(default_factory=list)  # about earlier runs (one found interrupted)
     gave_up: str | None = None  # why the run stopped before its work: the warehouse refused it
+    stored: dict[str, date] = field(default_factory=dict)  # each source's newest stored data date, before the run
+    fallback: dict[str, str] = field(default_factory=dict)  # sources read from the shipped data: why, in words
 
     @property
     def failed(self) -> list[str]:

@@ -36,7 +36,7 @@ from pydantic import Field
 from gpuvalue import __version__
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.scrapers.bounded import DEFAULT_MAX_RESPONSE_MB, limit_bytes
-from gpuvalue.scrapers.errors import FetchError, RobotsDisallowed  # noqa: F401  (re-exported)
+from gpuvalue.scrapers.errors import AccessRefused, FetchError, RobotsDisallowed  # noqa: F401  (re-exported)
 from gpuvalue.scrapers.http_cache import CachedResponse, ConditionalCache
 from gpuvalue.scrapers.robots import RobotsPolicy, origin_of, policy_from_response, robots_url_for
 
@@ -263,7 +263,7 @@ class PoliteClient:
                 safe_response_headers(outcome.headers),
             )
         self._count(url, "failures")
-        raise FetchError(redact_url(url), f"more than {MAX_REDIRECTS} redirects")
+        raise FetchError(redact_url(url), f"more than {MAX_REDIRECTS} redirects", retryable=False)
 
     def post_form(
         self, url: str, *, source: str, data: Mapping[str, str], headers: Mapping[str, str] | None = None
@@ -273,7 +273,8 @@ class PoliteClient:
         assert not isinstance(response, CachedResponse)
         if response.is_redirect:
             self._count(url, "failures")
-            raise FetchError(redact_url(url), f"unexpected redirect (HTTP {response.status_code}) answering a POST")
+            raise FetchError(redact_url(url), f"unexpected redirect (HTTP {response.status_code}) answering a POST",
+                             retryable=False)
         return self._page(
             source,
             url,
@@ -335,7 +336,7 @@ class PoliteClient:
                 return cached
             if response.status_code == 304:
                 self._count(url, "failures")
-                raise FetchError(redact_url(url), "HTTP 304 Not Modified without a cached copy to serve")
+                raise FetchError(redact_url(url), "HTTP 304 Not Modified without a cached copy to serve", retryable=False)
             if self._cache is not None and method == "GET" and response.status_code == 200:
                 self._cache.store(
                     url,
@@ -370,7 +371,7 @@ class PoliteClient:
                     self._count(url, "failures")
                     # The caller reports it (one line per source); a warning here would say it twice.
                     self._log.info("%s: %s, %s", redact_url(url), problem, UNREACHABLE_SUFFIX)
-                    raise FetchError(redact_url(url), f"{problem}: {UNREACHABLE_SUFFIX}")
+                    raise FetchError(redact_url(url), f"{problem}: {UNREACHABLE_SUFFIX}", retryable=False)
             else:
                 shortfall = _truncation(response)
                 if shortfall is not None:
@@ -384,13 +385,14 @@ class PoliteClient:
                     self._count(url, "failures")
                     what = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
                     self._log.warning("%s failed: %s (not retried)", redact_url(url), what)
-                    raise FetchError(redact_url(url), f"{what} (not retried)")
+                    refused = AccessRefused if response.status_code in (401, 403) else FetchError
+                    raise refused(redact_url(url), f"{what} (not retried)", retryable=False)
                 else:
                     return response
             if attempt == attempts:
                 self._count(url, "failures")
                 self._log.warning("%s failed: %s after %d attempts", redact_url(url), problem, attempts)
-                raise FetchError(redact_url(url), f"{problem} after {attempts} attempts")
+                raise FetchError(redact_url(url), f"{problem} after {attempts} attempts", retryable=True)
             delay = self._backoff_s(attempt, retry_after)
             self._count(url, "retries")
             self._log.warning(
@@ -463,7 +465,8 @@ class PoliteClient:
         try:
             response = self._robots_response(robots_url, origin)
         except FetchError as exc:
-            raise RobotsUnavailable(exc.url, f"robots.txt unavailable, site off limits for now: {exc.what}") from exc
+            raise RobotsUnavailable(exc.url, f"robots.txt unavailable, site off limits for now: {exc.what}",
+                                    retryable=exc.retryable) from exc
         policy = policy_from_response(origin, response.status_code, response.content)
         if policy is None:
             self._count(robots_url, "failures")

@@ -26,6 +26,7 @@ from gpuvalue.models.records import Listing
 from gpuvalue.models.text_safety import clean_text
 from gpuvalue.scrapers.ebay_links import item_id_from_link, link_without_query, marketplace_of
 from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.money import parse_price
 
 REQUIRED_COLUMNS = ("title", "price", "sold_date")
 FIRST_SALE_YEAR = 1995
@@ -55,11 +56,10 @@ def clean_title(raw: str) -> str:
     return " ".join(text.split())
 
 
-# A comma groups thousands only before three digits ("1,200", "12,345.67"); before one or two
-# digits at the end it is a decimal comma, as European exports write prices ("499,99", "1.234,56").
-# Read as a thousands separator, "499,99" became 49,999: under the $100,000 cap, it ranked first.
-_THOUSANDS_COMMAS = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?")
-_DECIMAL_COMMA = re.compile(r"[+-]?\d{1,3}(?:\.\d{3})*,\d{1,2}|[+-]?\d+,\d{1,2}")
+# nan, inf and exponents are read as numbers so that the row is left out with its reason ("price 'nan'
+# is not a finite number", "price $1,000,000,000 is above $100,000"), not refused as unreadable.
+_PLAIN_AMOUNT = re.compile(r"[0-9]{1,15}(?:\.[0-9]{1,2})?")
+_FLOAT_WORDS = re.compile(r"[+-]?(?:nan|inf|infinity|[0-9]+(?:\.[0-9]+)?e[+-]?[0-9]+)", re.I)
 
 
 def _delimiter(text: str) -> str:
@@ -83,28 +83,34 @@ def _shipping_words(cell: str) -> str:
     return _SHIPPING_WORDS.sub("", text).strip()
 
 
-def _number(cell: str, column: str, row_number: int, source: str, *, required: bool) -> float | None:
-    text = (cell or "").strip().removeprefix("US").strip().lstrip("$").strip()  # eBay's own "US $1,200.00"
+def _money_cell(cell: str, column: str, row_number: int, source: str, *, required: bool,
+                currency: str | None) -> tuple[float | None, str | None]:
+    """(amount, the currency the cell itself names or None): a price cell as people write it, read by
+    the one money parser (``scrapers/money.py``): decimal commas ("499,99", "1.234,56"), thousands
+    separators, and the currency beside it ("US $1,200.00", "1 234,56 zł", "EUR 12,50")."""
+    text = (cell or "").strip()
     if not text:
         if required:
             raise ParseError(source, None, f"row {row_number}: empty {column}")
-        return None
-    if _THOUSANDS_COMMAS.fullmatch(text):
-        text = text.replace(",", "")
-    elif _DECIMAL_COMMA.fullmatch(text):
-        text = text.replace(".", "").replace(",", ".")
-    elif "," in text:
-        raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40} (a comma that neither "
-                                       "groups thousands nor marks decimals)")
-    # float() also reads "1_000" and other scripts' digits ("١٠٠٠"): a person writes neither in a price.
-    if not text.isascii() or "_" in text:
+        return None, None
+    # A person writes neither "1_000" nor other scripts' digits ("١٠٠٠") in a price.
+    if "_" in text or any(ch.isdigit() and not "0" <= ch <= "9" for ch in text):
         raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40} (a number is written "
                                        "with the digits 0-9, without underscores)")
-    try:
-        value = float(text)
-    except ValueError:
-        raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40}") from None
-    return value  # negative, nan and inf too: the caller leaves such a row out with its reason
+    if _PLAIN_AMOUNT.fullmatch(text):  # most cells of an export ("600", "10.9"): no rule to apply
+        return float(text), None
+    if _FLOAT_WORDS.fullmatch(text):
+        return float(text), None  # negative, nan and inf too: the caller leaves such a row out with its reason
+    money = parse_price(text, default=currency, signed=True)
+    if money is None:
+        if re.search(r"[0-9],[0-9]", text) and re.fullmatch(r"[+-]?[0-9][0-9.,]*", text):
+            raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40} (a comma that neither "
+                                           "groups thousands nor marks decimals)")
+        raise ParseError(source, None, f"row {row_number}: bad {column} {cell!r:.40}")
+    if money.written is not None and money.currency is None:
+        raise ParseError(source, None, f"row {row_number}: {column} {cell!r:.40} says {money.written!r}, which names "
+                                       "no one currency: give the row a currency column (SEK, NOK, CAD, ...)")
+    return money.amount, (money.currency if money.written is not None else None)
 
 
 def _sold_at(cell: str, row_number: int, source: str) -> datetime:
@@ -228,8 +234,11 @@ def _iter_listing_csv(lines: Iterable[str], source: str, imported_at: datetime,
             title = clean_title(row["title"])
             if not title:
                 raise ParseError(source, None, f"row {row_number}: empty title")
-            price = _number(row["price"], "price", row_number, source, required=True)
-            shipping = _number(_shipping_words(row.get("shipping", "")), "shipping", row_number, source, required=False)
+            stated_currency = (row.get("currency") or "").strip().upper() or None
+            price, written = _money_cell(row["price"], "price", row_number, source, required=True,
+                                         currency=stated_currency)
+            shipping, shipped_in = _money_cell(_shipping_words(row.get("shipping", "")), "shipping", row_number,
+                                               source, required=False, currency=stated_currency or written)
             sold_at = sold_on.get(row["sold_date"])
             if sold_at is None:
                 sold_at = sold_on[row["sold_date"]] = _sold_at(row["sold_date"], row_number, source)
@@ -240,7 +249,9 @@ def _iter_listing_csv(lines: Iterable[str], source: str, imported_at: datetime,
             if sold_at.year < FIRST_SALE_YEAR:  # 0001-01-01: a placeholder, which ranked as a price 2025 years old
                 raise ParseError(source, None, f"row {row_number}: sold_date {row['sold_date'].strip()!r:.40} is before "
                                                f"{FIRST_SALE_YEAR}, when eBay began")
-            currency = (row.get("currency") or "").strip().upper() or "USD"
+            # The price as written ("US $1,200.00", "1 234 zł") names its currency more closely than a
+            # column does (a converted eBay price keeps its symbol); the column, then USD, where it names none.
+            currency = written or stated_currency or shipped_in or "USD"
             if not _CURRENCY.match(currency):
                 raise ParseError(source, None, f"row {row_number}: bad currency {currency!r:.20}")
             rate_key = (currency, sold_at.year, sold_at.month)  # to_usd's rates are monthly

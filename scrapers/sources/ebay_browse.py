@@ -22,6 +22,7 @@ from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.ebay_links import link_without_query, marketplace_of
 from gpuvalue.scrapers.errors import NotRecordedError, ParseError
+from gpuvalue.scrapers.money import parse_amount
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, page_from_file
 
 NAME = "ebay-browse"
@@ -157,10 +158,13 @@ def _amount(node: Any, what: str, url: str) -> tuple[float, str]:
         raise ParseError(NAME, url, f"{what}.value missing or not a number")
     if not isinstance(currency, str) or not currency:
         raise ParseError(NAME, url, f"{what}.currency missing")
-    try:
+    if isinstance(value, str):  # the API's amounts are strings ("2299.90"), read by the one money parser
+        parsed = parse_amount(value, decimal=".")
+        if parsed is None:
+            raise ParseError(NAME, url, f"{what}.value is not a number: {value!r:.40}")
+        amount = parsed
+    else:
         amount = float(value)
-    except ValueError:
-        raise ParseError(NAME, url, f"{what}.value is not a number: {value!r:.40}") from None
     if amount != amount or amount in (float("inf"), float("-inf")) or amount < 0:
         raise ParseError(NAME, url, f"{what}.value is not a usable amount: {value!r:.40}")
     return amount, currency

@@ -1,4 +1,12 @@
-"""eBay search result pages (active and sold), in both markups eBay has served.
+"""eBay search result pages (active and sold), in both markups eBay has served, on eBay's US, UK,
+DE, CA and AU sites (``GPUVALUE_EBAY_HTML_MARKETS``), each read in its own currency.
+
+Since about July 2026 eBay answers logged-out sold and completed searches with a sign-in page, and
+it shows a bot challenge now and then: any page that is not a result list is told apart
+(``page_refusal``) rather than read as "no results". Where the sold search is refused, the same
+searches are read as active listings: asking prices (``sold=False``, kind ``asking`` downstream),
+never passed off as sold; where those are refused too, the search fails in one line that says what
+eBay did and what the user can do.
 
 Sold prices are only visible on eBay's search pages (the Browse API shows active
 listings only), so these pages are the source of realised prices. eBay serves two
@@ -22,20 +30,24 @@ from __future__ import annotations
 
 import copy
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Literal
-from urllib.parse import quote_plus
+from typing import Annotated, Literal
+from urllib.parse import quote_plus, urlsplit
 
 from lxml import etree
 from lxml import html as lxml_html
+from pydantic import BaseModel, Field, field_validator
+from pydantic_settings import NoDecode
 
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.ebay_links import item_id_from_link, link_without_query, marketplace_of
-from gpuvalue.scrapers.errors import ParseError
-from gpuvalue.scrapers.source import FetchContext, Source, get_page
-from gpuvalue.scrapers.sources.ebay_browse import EbaySettings
+from gpuvalue.scrapers.ebay_markets import DEFAULT_EBAY_MARKETS, EbayMarket, market, market_of_site
+from gpuvalue.scrapers.errors import AccessRefused, FetchError, ParseError, RobotsDisallowed
+from gpuvalue.scrapers.money import DOLLARS, find_price
+from gpuvalue.scrapers.source import FetchContext, Source
 
 NAME = "ebay-html"
 Markup = Literal["s-card", "s-item"]
@@ -73,20 +85,6 @@ _COUNT = re.compile(
     r"(\d[\d.,\s]*)\+?\s*(?:results|Ergebnisse|résultats|risultati|resultados|resultaten|wyników)", re.I
 )
 _NO_RESULTS = re.compile(r"\b(?:0|No) (?:exact matches|results) found\b|Keine genauen Treffer|0 Ergebnisse", re.I)
-_MONEY = re.compile(
-    r"(?P<cur>US\s?\$|C\s?\$|CA\s?\$|AU\s?\$|A\s?\$|NZ\s?\$|\$|£|€|EUR|GBP|USD|CAD|AUD|CHF|PLN|SEK)"
-    r"\s*(?P<num>\d[\d.,\s\u00a0\u202f]*\d|\d)"
-)
-_CURRENCY_OF = {
-    "US$": "USD",
-    "C$": "CAD",
-    "CA$": "CAD",
-    "AU$": "AUD",
-    "A$": "AUD",
-    "NZ$": "NZD",
-    "£": "GBP",
-    "€": "EUR",
-}
 _RANGE = re.compile(r"\s(?:to|bis|à|a|tot)\s", re.I)
 _BIDS = re.compile(r"^(\d[\d.,]*)\s*(?:bids?|Gebote?|enchères?|offerte?|pujas?)\b", re.I)
 _FREE_SHIPPING = re.compile(
@@ -127,52 +125,50 @@ def _decode(body: bytes | str, url: str) -> str:
     return text
 
 
-def parse_money(text: str, site_currency: str | None = None) -> tuple[float, str] | None:
-    """(amount, ISO currency) of the first amount in ``text``, e.g. "EUR 1.234,56" -> 1234.56 EUR.
-
-    A bare "$" is the site's dollar (USD on ebay.com, CAD on ebay.ca, AUD on ebay.com.au).
-    """
-    match = _MONEY.search(text.replace("\xa0", " "))
-    if match is None:
+def parse_money(text: str, site_currency: str | None = None, decimal: str | None = None) -> tuple[float, str] | None:
+    """(amount, ISO currency) of the first amount in ``text``, e.g. "EUR 1.234,56" -> 1234.56 EUR,
+    read by the one money parser (``scrapers/money.py``). A bare "$" is the site's dollar (USD on
+    ebay.com, CAD on ebay.ca, AUD on ebay.com.au); ``decimal`` is the site's decimal mark where known."""
+    found = find_price(text, default=site_currency if site_currency in DOLLARS else None, decimal=decimal)
+    if found is None or found.written is None:
         return None
-    symbol = re.sub(r"\s", "", match.group("cur"))
-    if symbol == "$":
-        currency = site_currency if site_currency in ("USD", "CAD", "AUD", "NZD") else "USD"
-    else:
-        currency = _CURRENCY_OF.get(symbol, symbol)
-    amount = _parse_number(match.group("num"))
-    if amount is None:
-        return None
-    return amount, currency
-
-
-def _parse_number(raw: str) -> float | None:
-    """Both 1,234.56 and 1.234,56; a lone separator followed by three digits groups thousands."""
-    digits = re.sub(r"[\s\u00a0\u202f]", "", raw)
-    if "," in digits and "." in digits:
-        decimal = "," if digits.rfind(",") > digits.rfind(".") else "."
-    elif "," in digits or "." in digits:
-        sep = "," if "," in digits else "."
-        tail = digits.rsplit(sep, 1)[1]
-        decimal = sep if len(tail) != 3 or digits.count(sep) == 0 else None
-        if digits.count(sep) > 1:
-            decimal = None
-    else:
-        decimal = None
-    if decimal is None:
-        cleaned = digits.replace(",", "").replace(".", "")
-    else:
-        thousands = "." if decimal == "," else ","
-        cleaned = digits.replace(thousands, "").replace(decimal, ".")
-    try:
-        return float(cleaned)
-    except ValueError:
-        return None
+    return found.amount, found.currency or "USD"
 
 
 def _site_currency(url: str) -> str | None:
+    """The currency a bare "$" means on the page's site (USD, CAD, AUD), else None."""
     marketplace = marketplace_of(url) or ""
     return {"EBAY_US": "USD", "EBAY_CA": "CAD", "EBAY_AU": "AUD"}.get(marketplace)
+
+
+# A result list, whatever its markup: the classes every results page eBay served carries.
+_RESULT_LIST = re.compile(
+    r"""class\s*=\s*["']?[^"'>]*\b(?:srp-results|s-card|s-item|srp-controls__count-heading)\b""", re.I)
+_CHALLENGE = re.compile(
+    r"captcha|splashui/challenge|pardon our interruption|checking your browser|verify (?:that )?you(?:'re| are) "
+    r"(?:a )?human|are you a human|security measure|access denied|unusual traffic|bot protection", re.I)
+_SIGN_IN = re.compile(
+    r"signin\.ebay\.|/signin/|eBayISAPI\.dll\?SignIn|<form[^>]*sign-?in|name=[\"']?(?:userid|pass)\b|"
+    r"sign in to (?:your account|continue|see)|sign in or create|please sign in|bitte (?:melden sie sich an|einloggen)",
+    re.I)
+
+
+def page_refusal(body: bytes | str, final_url: str | None = None) -> str | None:
+    """What eBay answered instead of a result list ("a sign-in page", "a bot challenge", "a page that is
+    not a result list"), or None for a results page (an empty one included). Results pages carry
+    sign-in links too, so only a page without a result list is looked at further."""
+    text = body if isinstance(body, str) else bytes(body[:2_000_000]).decode("utf-8", "replace")
+    if _RESULT_LIST.search(text):
+        return None
+    if final_url and re.match(r"https?://signin\.", final_url):
+        return "a sign-in page"
+    if final_url and "/splashui/" in final_url:  # eBay's challenge pages live there
+        return "a bot challenge"
+    if _CHALLENGE.search(text):
+        return "a bot challenge"
+    if _SIGN_IN.search(text):
+        return "a sign-in page"
+    return "a page that is not a result list"
 
 
 def _stated_count(root) -> int | None:
@@ -199,9 +195,9 @@ def _date(text: str) -> datetime | None:
     return None
 
 
-def _price(text: str, site_currency: str | None) -> tuple[float | None, str | None]:
+def _price(text: str, site_currency: str | None, decimal: str | None = None) -> tuple[float | None, str | None]:
     """(price, currency); a range keeps its currency but has no single price."""
-    money = parse_money(text, site_currency)
+    money = parse_money(text, site_currency, decimal)
     if money is None:
         return None, None
     if _RANGE.search(f" {text} "):
@@ -209,14 +205,14 @@ def _price(text: str, site_currency: str | None) -> tuple[float | None, str | No
     return money
 
 
-def _shipping(texts: list[str], site_currency: str | None) -> float | None:
+def _shipping(texts: list[str], site_currency: str | None, decimal: str | None = None) -> float | None:
     for text in texts:
         if _FREE_SHIPPING.search(text):
             return 0.0
         if _SHIPPING_WORDS.search(text) and text.lstrip().startswith("+"):
             if _ESTIMATE.search(text):
                 return None
-            money = parse_money(text, site_currency)
+            money = parse_money(text, site_currency, decimal)
             if money is not None:
                 return money[0]
     return None
@@ -353,7 +349,8 @@ def _is_placeholder(card: _Card) -> bool:
     return card.link is None and not card.title and card.price_text is None
 
 
-def _listing(card: _Card, url: str, fetched_at: datetime, site_currency: str | None) -> Listing:
+def _listing(card: _Card, url: str, fetched_at: datetime, site_currency: str | None,
+             decimal: str | None = None) -> Listing:
     listing_id = card.listing_id if card.listing_id and card.listing_id.isdigit() else None
     link_id = item_id_from_link(card.link or "")
     listing_id = link_id or listing_id
@@ -361,7 +358,7 @@ def _listing(card: _Card, url: str, fetched_at: datetime, site_currency: str | N
         raise ParseError(NAME, url, f"result without an item id (title {card.title[:60]!r}): markup changed?")
     if not card.title:
         raise ParseError(NAME, url, f"result {listing_id} without a title: markup changed?")
-    price, currency = _price(card.price_text, site_currency) if card.price_text else (None, None)
+    price, currency = _price(card.price_text, site_currency, decimal) if card.price_text else (None, None)
     sold = ended = False
     sold_at = None
     caption = card.caption or ""
@@ -383,7 +380,7 @@ def _listing(card: _Card, url: str, fetched_at: datetime, site_currency: str | N
         subtitle=card.subtitle,
         price=price,
         currency=currency,
-        shipping=_shipping(card.attribute_texts, site_currency),
+        shipping=_shipping(card.attribute_texts, site_currency, decimal),
         condition=card.condition,
         buying_option=buying_option,
         bid_count=bid_count,
@@ -421,12 +418,14 @@ def parse_ebay_results(html: bytes | str, url: str, fetched_at: datetime) -> Eba
         if cards:
             markup, reader = "s-item", _s_item
     site_currency = _site_currency(url)
+    site = market_of_site(urlsplit(url).hostname or "")
+    decimal = site.decimal if site is not None else None  # "1.234" on ebay.de is 1,234 euros
     listings: list[Listing] = []
     for node in cards:
         card = reader(node)
         if _is_placeholder(card):
             continue
-        listings.append(_listing(card, url, fetched_at, site_currency))
+        listings.append(_listing(card, url, fetched_at, site_currency, decimal))
     if not listings:
         if stated_count == 0:
             return EbayResultsPage(listings=[], stated_count=0, markup=markup)
@@ -438,15 +437,104 @@ def parse_ebay_results(html: bytes | str, url: str, fetched_at: datetime) -> Eba
 
 # ---- the source ------------------------------------------------------------------------------
 
-def _fetch(ctx: FetchContext) -> SourceFetch:
+class EbayHtmlSettings(BaseModel):
+    # NoDecode: GPUVALUE_EBAY_HTML_MARKETS=US,UK,DE is a plain comma list (JSON works too).
+    ebay_html_markets: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=DEFAULT_EBAY_MARKETS, description="eBay sites whose search pages ebay-html reads (US, UK, DE, CA, AU)")
+
+    @field_validator("ebay_html_markets", mode="before")
+    @classmethod
+    def _markets(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                import json
+
+                value = json.loads(text)
+            else:
+                value = [part for part in text.split(",") if part.strip()]
+        return tuple(dict.fromkeys(market(str(name)).code for name in value))  # type: ignore[union-attr]
+
+
+_WHAT_TO_DO = ("eBay's Browse API reads active listings with keys (EBAY_CLIENT_ID and EBAY_CLIENT_SECRET, "
+               "source ebay-browse)")
+
+
+def _get(ctx: FetchContext, out: SourceFetch, url: str) -> tuple[FetchedPage | None, str | None]:
+    """A search page and what eBay did instead of answering it (None when it answered)."""
+    try:
+        page = ctx.client.get(url, source=NAME)
+    except RobotsDisallowed as exc:
+        if "//signin." in exc.url:  # sent to the sign-in site, which robots.txt closes to us
+            return None, "a sign-in page"
+        out.warnings.append(f"{NAME}: skipped, robots.txt disallows it: {exc}")
+        ctx.report(out.warnings[-1])
+        return None, "robots.txt"
+    except AccessRefused as exc:
+        return None, f"a refusal ({exc.what.removesuffix(' (not retried)')})"
+    return page, page_refusal(page.body, getattr(page, "final_url", None))
+
+
+def _market_fetch(ctx: FetchContext, m: EbayMarket, queries: list[str]) -> tuple[SourceFetch, str | None]:
+    """One market's searches, sold first, then active listings once eBay refuses the sold ones; and what
+    eBay did where it refused every search (None where it answered some)."""
     out = SourceFetch(NAME)
-    queries = ctx.shopping_list or ctx.settings.ebay_queries
+    sold, read = True, 0
     for i, query in enumerate(queries, start=1):
-        ctx.step(f"ebay-html: sold search {i}/{len(queries)}: {query}", i, len(queries))
-        page = get_page(ctx, out, ebay_search_url(query, sold=True))
-        if page is None:
-            break  # the same rule covers every search of the site
+        kind = "sold" if sold else "active"
+        ctx.step(f"{NAME}: {m.label} {kind} search {i}/{len(queries)}: {query}", i, len(queries))
+        page, refusal = _get(ctx, out, ebay_search_url(query, sold=sold, site=m.site))
+        if refusal and sold and refusal != "robots.txt":
+            out.warnings.append(f"{NAME}: {m.label} answered the sold search with {refusal} (sold results need "
+                                "an eBay account since 2026-07); reading its active listings instead: asking "
+                                f"prices, never counted as sold. {_WHAT_TO_DO}")
+            ctx.report(out.warnings[-1])
+            sold, kind = False, "active"
+            page, refusal = _get(ctx, out, ebay_search_url(query, sold=False, site=m.site))
+        if refusal:
+            if refusal != "robots.txt" and read == 0:
+                return out, refusal
+            if refusal != "robots.txt":
+                out.warnings.append(f"{NAME}: {m.label} answered the {kind} search for {query!r} with {refusal} "
+                                    f"after {read} searches; its other searches skipped. {_WHAT_TO_DO}")
+            break  # the same wall or rule covers every search of the site
+        assert page is not None
         out.pages.append(page)
+        read += 1
+    return out, None
+
+
+def _fetch(ctx: FetchContext) -> SourceFetch:
+    """Every market at once (each is its own site, so the client's one-request-per-site spacing still
+    holds), merged in market order. A market that fails or refuses leaves the others; the source fails
+    only when no market gave a page."""
+    queries = list(ctx.shopping_list or ctx.settings.ebay_queries)
+    markets = [market(code) for code in getattr(ctx.settings, "ebay_html_markets", DEFAULT_EBAY_MARKETS)]
+    with ThreadPoolExecutor(max_workers=max(1, len(markets)), thread_name_prefix="ebay-html") as pool:
+        futures = [pool.submit(_market_fetch, ctx, m, queries) for m in markets]
+    out = SourceFetch(NAME)
+    refused: dict[str, list[EbayMarket]] = {}  # what eBay did -> the markets that did it to every search
+    errors: list[tuple[EbayMarket, FetchError]] = []
+    for m, future in zip(markets, futures, strict=True):
+        try:
+            fetched, refusal = future.result()
+        except FetchError as exc:
+            errors.append((m, exc))
+            continue
+        out.pages += fetched.pages
+        out.warnings += fetched.warnings
+        if refusal:
+            refused.setdefault(refusal, []).append(m)
+    if not out.pages and errors:
+        raise errors[0][1]
+    for m, exc in errors:
+        out.warnings.append(f"{NAME}: {m.label} failed: {exc.what}")
+    for refusal, refusing in refused.items():
+        line = (f"{', '.join(m.label for m in refusing)} answered every search with {refusal}, not a result list: "
+                f"nothing read there. {_WHAT_TO_DO}")
+        if not out.pages:
+            raise AccessRefused(f"https://{refusing[0].site}/", line)
+        out.warnings.append(f"{NAME}: {line}")
     return out
 
 
@@ -462,7 +550,7 @@ SOURCE = Source(
     licence="eBay content; prices cited as facts",
     fetch=_fetch,
     parse=_parse,
-    settings=EbaySettings,
+    settings=EbayHtmlSettings,
     sample_url="https://www.ebay.com/sch/i.html?_nkw=rtx",
     fixtures=("listings/ebay_srp_scard_sold_2026-07_seller_auctionetl.html.gz",
               "listings/ebay_srp_sitem_2022-11_apple_ebayde_parsy.html.gz"),

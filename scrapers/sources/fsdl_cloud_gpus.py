@@ -37,6 +37,7 @@ from gpuvalue.models.rental import RentalOffer
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.archive import sha256_hex
 from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.money import parse_price
 from gpuvalue.scrapers.source import FetchContext, Recording, Source
 
 NAME = "fsdl-cloud-gpus"
@@ -140,16 +141,15 @@ def provider_slug(cloud: str) -> str:
 
 
 def _money(value: str, what: str, url: str, line: int) -> float | None:
-    text = value.strip().replace("$", "").replace(",", "").strip()
+    """A USD price per hour as the table writes it ("$1.10", "0.125"), read by the one money parser
+    with the table's decimal point."""
+    text = value.strip()
     if not text:
         return None
-    try:
-        number = float(text)
-    except ValueError:
-        raise ParseError(NAME, url, f"line {line}: {what} {value!r} is not a price") from None
-    if not math.isfinite(number):
+    money = parse_price(text, default="USD", decimal=".")
+    if money is None or money.currency != "USD":
         raise ParseError(NAME, url, f"line {line}: {what} {value!r} is not a price")
-    return number
+    return money.amount
 
 
 def _quantity(value: str, what: str, url: str, line: int) -> float | None:

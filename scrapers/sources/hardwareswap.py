@@ -1,4 +1,4 @@
-"""r/hardwareswap (and r/CanadianHardwareSwap): selling posts split into priced items.
+"""r/hardwareswap and its sister subreddits: selling posts split into priced items.
 
 A post's title says what the seller has (``[H] ...``) and wants (``[W] ...``); prices
 live only in the body, as free text, lines like ``RTX 3080 - $450 shipped``, table rows
@@ -6,10 +6,14 @@ live only in the body, as free text, lines like ``RTX 3080 - $450 shipped``, tab
 listing, priced from the body line that names it. An item whose price cannot be found
 keeps ``price=None`` rather than borrowing another item's price.
 
-The pipeline reads the authenticated JSON listing (``oauth.reddit.com``), which Reddit's
-API terms allow for scripts with a token; the public ``www.reddit.com/.../new.json``
-form is the same document and is kept for recordings and manual runs. The Atom feed is
-an older, unauthenticated form without flair.
+With Reddit app credentials the source reads the authenticated JSON listing
+(``oauth.reddit.com``), which Reddit's API terms allow for scripts with a token. Without them it
+reads each subreddit's Atom feed (``/r/<sub>/new/.rss``): since about 2026-05-29 Reddit answers
+anonymous ``.json`` requests with 403 whatever the User-Agent, while the feeds still answer, with
+429 rate limits that the HTTP client waits out (Retry-After, bounded). The feed has no flair, so
+nothing read from it is known sold: its prices are asking prices. The subreddits are a setting
+(``GPUVALUE_HARDWARESWAP_SUBREDDITS``), each priced in its own currency where a post writes a bare
+"$" (``CURRENCY_BY_SUBREDDIT``).
 """
 
 from __future__ import annotations
@@ -17,27 +21,34 @@ from __future__ import annotations
 import html as html_lib
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any
 from urllib.parse import urlencode, urlsplit
 from xml.etree import ElementTree
 
 from lxml import html as lxml_html
-
-from pydantic import BaseModel, SecretStr
+from pydantic import BaseModel, SecretStr, field_validator
 from pydantic import Field as _Field
+from pydantic_settings import NoDecode
 
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
-from gpuvalue.scrapers.errors import ParseError
-from gpuvalue.scrapers.source import FetchContext, Source, get_page
+from gpuvalue.scrapers.errors import AccessRefused, FetchError, NotRecordedError, ParseError
+from gpuvalue.scrapers.http import UNREACHABLE_SUFFIX
+from gpuvalue.scrapers.money import iter_prices
+from gpuvalue.scrapers.source import FetchContext, Recording, Source, get_page, page_from_file
 
 NAME = "hardwareswap"
 REDDIT = "https://www.reddit.com"
 SOLD_FLAIRS = frozenset({"sold", "closed", "completed", "trade completed"})
 SKIPPED_FLAIRS = frozenset({"buying", "mod approved", "mod post", "meta", "announcement", "price check"})
-CURRENCY_BY_SUBREDDIT = {"hardwareswap": "USD", "canadianhardwareswap": "CAD"}
+# The currency of a bare "$" (or no currency at all) in each subreddit's posts; one not listed is USD.
+CURRENCY_BY_SUBREDDIT = {"hardwareswap": "USD", "canadianhardwareswap": "CAD", "hardwareswapuk": "GBP",
+                         "hardwareswapaustralia": "AUD"}
+DEFAULT_SUBREDDITS = ("hardwareswap", "CanadianHardwareSwap", "hardwareswapuk", "HardwareSwapAustralia")
 
 _TAG = re.compile(r"\[\s*([HW])\s*\]", re.I)
 _PAYMENT_WORDS = re.compile(
@@ -46,10 +57,6 @@ _PAYMENT_WORDS = re.compile(
     re.I,
 )
 _ITEM_SPLIT = re.compile(r"\s*(?:,|;|\||\s&\s|\s&amp;\s|\band\b(?=\s+(?:an?\s+)?[A-Z0-9]))\s*")
-_PRICE = re.compile(
-    r"(?P<pre>(?:CAD|USD|C\$|US\$|CA\$)\s*)?\$\s?(?P<a>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<ac>\d{1,2}))?(?![\d%])"
-    r"|(?<![\w.])(?P<b>\d{1,3}(?:,\d{3})+|\d{2,5})(?:\.(?P<bc>\d{1,2}))?\s?(?:\$|(?P<cur>CAD|USD|cad|usd|bucks)\b)"
-)
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     "the a an and or with w for in of to x gb tb mb new used bnib sealed brand box boxed edition "
@@ -77,6 +84,11 @@ def hardwareswap_new_url(
     if authenticated:
         return f"https://oauth.reddit.com/r/{subreddit}/new?{query}"
     return f"https://www.reddit.com/r/{subreddit}/new.json?{query}"
+
+
+def hardwareswap_feed_url(subreddit: str = "hardwareswap", limit: int = 100) -> str:
+    """Newest posts as an Atom feed: what Reddit still serves without app credentials."""
+    return f"https://www.reddit.com/r/{subreddit}/new/.rss?limit={int(limit)}"
 
 
 def _subreddit_of(url: str, fallback: str | None = None) -> str:
@@ -140,22 +152,19 @@ _GROUP_PRICE = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:for (?:both|all|the lot|every
 
 
 def _prices_in(line: str, default_currency: str) -> list[tuple[float, str]]:
-    """Asking prices on a line; retail/paid prices and prices for several items are left out."""
+    """Asking prices on a line (read by ``scrapers/money.py``); retail/paid prices and prices for
+    several items are left out."""
     found: list[tuple[float, str]] = []
-    for match in _PRICE.finditer(line):
-        if _REFERENCE_PRICE.search(line[max(0, match.start() - 30) : match.start()]):
+    for money in iter_prices(line, default=default_currency):
+        start, end = money.span or (0, 0)
+        if _REFERENCE_PRICE.search(line[max(0, start - 30) : start]):
             continue
-        if _GROUP_PRICE.search(line[match.end() : match.end() + 30]) or re.search(
-            r"(?:whole|both|bundle|combo)\W*$", line[max(0, match.start() - 25) : match.start()], re.I
+        if _GROUP_PRICE.search(line[end : end + 30]) or re.search(
+            r"(?:whole|both|bundle|combo)\W*$", line[max(0, start - 25) : start], re.I
         ):
             continue
-        whole = match.group("a") or match.group("b")
-        cents = match.group("ac") or match.group("bc")
-        value = float(whole.replace(",", "") + (f".{cents}" if cents else ""))
-        marker = (match.group("pre") or match.group("cur") or "").upper()
-        currency = "CAD" if "CAD" in marker or "C$" in marker or "CA$" in marker else "USD" if "USD" in marker or "US$" in marker else default_currency
-        if value > 0:
-            found.append((value, currency))
+        if money.amount > 0 and line[end:end + 1] != "%":
+            found.append((money.amount, money.currency or default_currency))
     return found
 
 
@@ -372,32 +381,102 @@ REDDIT_TOKEN_URL = "https://www.reddit.com/api/v1/access_token"
 class HardwareswapSettings(BaseModel):
     reddit_client_id: SecretStr | None = _Field(default=None, validation_alias="REDDIT_CLIENT_ID")
     reddit_client_secret: SecretStr | None = _Field(default=None, validation_alias="REDDIT_CLIENT_SECRET")
-    hardwareswap_subreddits: tuple[str, ...] = ("hardwareswap",)
+    # NoDecode: GPUVALUE_HARDWARESWAP_SUBREDDITS=hardwareswap,hardwareswapuk is a plain comma list.
+    hardwareswap_subreddits: Annotated[tuple[str, ...], NoDecode] = _Field(
+        default=DEFAULT_SUBREDDITS,
+        description="subreddits hardwareswap reads (r/ optional); a bare $ is CAD in r/CanadianHardwareSwap, GBP in "
+                    "r/hardwareswapuk, AUD in r/HardwareSwapAustralia, else USD")
+
+    @field_validator("hardwareswap_subreddits", mode="before")
+    @classmethod
+    def _subreddits(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip()
+            value = json.loads(text) if text.startswith("[") else [p for p in text.split(",") if p.strip()]
+        names = []
+        for raw in value:  # type: ignore[union-attr]
+            name = str(raw).strip().removeprefix("/").removeprefix("r/")
+            if not re.fullmatch(r"[A-Za-z0-9_]{2,21}", name):
+                raise ValueError(f"not a subreddit name: {raw!r}")
+            names.append(name)
+        return tuple(dict.fromkeys(names))
 
 
 def _fetch(ctx: FetchContext) -> SourceFetch:
-    """Reddit's API with app credentials when given (its terms require them); else the public JSON."""
+    """Reddit's API with app credentials when given (its terms require them; a replay answers the token
+    itself); else each subreddit's Atom feed. A subreddit that fails leaves the others."""
     import base64
 
     s = ctx.settings
     out = SourceFetch(NAME)
     headers: dict[str, str] = {}
-    authenticated = s.reddit_client_id is not None and s.reddit_client_secret is not None
+    authenticated = ctx.replay or (s.reddit_client_id is not None and s.reddit_client_secret is not None)
     if authenticated:
-        pair = f"{s.reddit_client_id.get_secret_value()}:{s.reddit_client_secret.get_secret_value()}"
+        pair = "replay:replay" if ctx.replay else \
+            f"{s.reddit_client_id.get_secret_value()}:{s.reddit_client_secret.get_secret_value()}"
         basic = base64.b64encode(pair.encode()).decode("ascii")
-        token_page = ctx.client.post_form(REDDIT_TOKEN_URL, source=NAME, data={"grant_type": "client_credentials"},
-                                          headers={"Authorization": f"Basic {basic}"})
         try:
-            token = json.loads(token_page.body)["access_token"]
-        except (ValueError, KeyError, TypeError):
-            raise ParseError(NAME, REDDIT_TOKEN_URL, "token response without access_token") from None
-        headers = {"Authorization": f"Bearer {token}"}
-    for subreddit in s.hardwareswap_subreddits:
-        page = get_page(ctx, out, hardwareswap_new_url(subreddit, authenticated=authenticated), headers=headers)
+            token_page = ctx.client.post_form(REDDIT_TOKEN_URL, source=NAME, data={"grant_type": "client_credentials"},
+                                              headers={"Authorization": f"Basic {basic}"})
+        except AccessRefused as exc:  # wrong or revoked keys: the feeds need none
+            authenticated = False
+            out.warnings.append(f"{NAME}: Reddit refused the app credentials ({exc.what.removesuffix(' (not retried)')}); "
+                                "reading the Atom feeds instead (no flair: asking prices only)")
+            ctx.report(out.warnings[-1])
+        else:
+            try:
+                token = json.loads(token_page.body)["access_token"]
+            except (ValueError, KeyError, TypeError):
+                raise ParseError(NAME, REDDIT_TOKEN_URL, "token response without access_token") from None
+            headers = {"Authorization": f"Bearer {token}"}
+    failed: list[tuple[str, FetchError]] = []
+    unrecorded = 0
+    subreddits = s.hardwareswap_subreddits
+    for i, subreddit in enumerate(subreddits, start=1):
+        url = hardwareswap_new_url(subreddit) if authenticated else hardwareswap_feed_url(subreddit)
+        ctx.step(f"{NAME}: r/{subreddit} ({i}/{len(subreddits)})", i, len(subreddits))
+        try:
+            page = get_page(ctx, out, url, headers=headers)
+        except NotRecordedError:  # only a replay answers so: the archive holds no recording of this subreddit
+            unrecorded += 1
+            continue
+        except FetchError as exc:
+            failed.append((subreddit, exc))
+            if exc.url.endswith("/robots.txt") or exc.what.endswith(UNREACHABLE_SUFFIX):
+                # The site, not the subreddit: the others would get the same answer.
+                failed += [(other, exc) for other in subreddits[i:]]
+                out.warnings.append(f"{NAME}: {', '.join(f'r/{n}' for n in subreddits[i - 1:])} failed: {exc.what}")
+                break
+            out.warnings.append(f"{NAME}: r/{subreddit} failed: {exc.what}")
+            ctx.report(out.warnings[-1])
+            continue
         if page is not None:
             out.pages.append(page)
+    if unrecorded:
+        out.warnings.append(f"{NAME}: {unrecorded} of {len(subreddits)} subreddits have no recording in the replay "
+                            "archive; skipped")
+    if failed and not out.pages:
+        first = failed[0][1]
+        by_what: dict[str, list[str]] = {}  # one wall or outage usually answers every subreddit alike
+        for name, error in failed:
+            by_what.setdefault(error.what, []).append(f"r/{name}")
+        raise type(first)(first.url, "; ".join(f"{', '.join(names)}: {what}" for what, names in by_what.items()),
+                          retryable=all(e.retryable for _, e in failed))
     return out
+
+
+# The recorded listing of r/CanadianHardwareSwap (tests/fixtures/listings/PROVENANCE.md): stored under the
+# URL the authenticated fetch requests, captured no earlier than its newest post (2026-02-23 23:48 UTC).
+_RECORDED_SUB = ("CanadianHardwareSwap", "listings/reddit_canadianhardwareswap_new_2026-02-23.json",
+                 datetime(2026, 2, 23, 23, 48, tzinfo=UTC),
+                 "pauljones0/betterHardwareSwap@45fc297fb2f0c68df035fb46fe24d941c6b3f0c9:internal/reddit/sample.json "
+                 "(posts 2026-02-01 to 2026-02-23), MIT, copied unchanged")
+
+
+def _replay(fixtures: Path) -> Iterator[Recording]:
+    subreddit, rel, captured, provenance = _RECORDED_SUB
+    body = (fixtures / rel).read_bytes()
+    yield Recording(page_from_file(NAME, body, hardwareswap_new_url(subreddit), captured, "application/json"), provenance)
 
 
 def parse_hardwareswap_page(body: bytes, url: str, fetched_at: datetime) -> list[Listing]:
@@ -419,6 +498,7 @@ SOURCE = Source(
     licence="Reddit content; prices cited as facts",
     fetch=_fetch,
     parse=_parse,
+    replay=_replay,
     settings=HardwareswapSettings,
     sample_url="https://www.reddit.com/r/hardwareswap/new.json",
     fixtures=("listings/reddit_canadianhardwareswap_new_2026-02-23.json", "listings/reddit_hardwareswap_new_2017-10-18.atom.xml"),

@@ -38,6 +38,7 @@ from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.archive import sha256_hex
 from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.money import parse_price
 from gpuvalue.scrapers.source import FetchContext, Recording, Source
 
 NAME = "tomshardware-ebay-index"
@@ -173,10 +174,10 @@ def _usd(cell: str, url: str, name: str) -> float | None:
     text = cell.strip()
     if text.casefold() in _NO_PRICE:
         return None
-    m = _USD.match(text)
-    if m is None:
+    money = parse_price(text, decimal=".") if _USD.match(text) else None  # "$1,234.56", always in dollars
+    if money is None or money.currency != "USD":
         raise ParseError(NAME, url, f"{name}: bad price {cell!r:.40}")
-    value = float(m.group(1).replace(",", "") + (m.group(2) or ""))
+    value = money.amount
     if not 0 < value < _MAX_PRICE_USD:
         raise ParseError(NAME, url, f"{name}: implausible price {cell!r:.40}")
     return value

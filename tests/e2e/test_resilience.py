@@ -139,7 +139,8 @@ def faulty_runs(replay_db, tmp_path_factory):
                                       content=web.recorded_body(TPU_2020).replace(b"processors", b"gpulist"))],
             EMPTY_SEARCH: [httpx.Response(200, json={"href": EMPTY_SEARCH, "total": 57, "limit": 100, "offset": 0})],
         }
-        web.robots = {"www.ebay.com": "User-agent: *\nDisallow: /sch/\n"}
+        web.robots = {site: "User-agent: *\nDisallow: /sch/\n"
+                      for site in ("www.ebay.com", "www.ebay.co.uk", "www.ebay.de", "www.ebay.ca", "www.ebay.com.au")}
         before = _snapshot(db)
         day1 = daily.daily_flow(as_of=TODAY, replay=False, db=str(db),
                                 sources=["techpowerup", "ebay-browse", "ebay-html", "lambda"], export=False)

@@ -251,7 +251,7 @@ def test_hardwareswap_uses_app_credentials_through_the_token_endpoint():
             return httpx.Response(404)
         return httpx.Response(200, content=listing, headers={"content-type": "application/json"})
 
-    settings = Settings(reddit_client_id="app", reddit_client_secret="s3cret")
+    settings = Settings(reddit_client_id="app", reddit_client_secret="s3cret", hardwareswap_subreddits=("hardwareswap",))
     client = PoliteClient(transport=httpx.MockTransport(handler), min_interval_s=0, sleep=lambda _s: None)
     fetched = registry.get("hardwareswap").fetch(FetchContext(client=client, settings=settings, replay=False))
     assert seen[0][0] == "POST" and seen[0][2].startswith("Basic ")

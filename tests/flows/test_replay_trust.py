@@ -140,6 +140,13 @@ def test_a_replay_says_no_source_was_fetched_on_the_run_day(replay_db):
 def test_a_source_the_replay_did_not_hold_is_not_credited(replay_db):
     exported = json.loads((replay_db.parent / "exports" / "ranking.json").read_text(encoding="utf-8"))
     not_recorded = {s["name"] for s in exported["sources"] if s["status"] == "not recorded"}
-    assert "hardwareswap" in not_recorded
-    assert not any("hardwareswap" in line for line in exported["attribution"])
+    assert not_recorded == {"ebay-html"}
+    # r/CanadianHardwareSwap is recorded: its posts are credited. One that gave no data would not be
+    # (ebay-html shares its credit with ebay-browse, which gave data, so it cannot show that here).
+    assert any("r/hardwareswap" in line for line in exported["attribution"])
+    from gpuvalue.warehouse.source_dates import attribution_lines
+
+    silent = {"name": "gpumart", "status": "not recorded", "as_of": None, "fetched_at": None,
+              "attribution": "Used-market prices: gpumart.example listings"}
+    assert not any("gpumart" in line for line in attribution_lines([silent]))
     assert any("TechPowerUp" in line for line in exported["attribution"])  # the base credits stay

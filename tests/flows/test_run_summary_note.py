@@ -41,3 +41,12 @@ def test_every_note_fits_its_column():
                             SourceOutcome("s", "ok", warnings=[text or "w"]),
                             SourceOutcome("s", "ok", warnings=[text or "w", "second"])):
                 assert len(outcome.note(limit)) <= limit, (text[:20], limit, outcome.note(limit))
+
+
+def test_what_a_failed_source_keeps_is_said_first_and_never_cut():
+    kept = "keeps its data of 2026-11-20 (11 days old)"
+    outcome = SourceOutcome("ebay-html", "failed", error="AccessRefused: https://www.ebay.com/: " + "wall " * 60,
+                            kept=kept)
+    note = outcome.note(160)
+    assert note.startswith(kept + "; AccessRefused: ") and note.endswith("(whole in table runs)")
+    assert len(note) <= 160
