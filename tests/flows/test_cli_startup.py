@@ -1,0 +1,82 @@
+"""Reading commands start without importing what they do not use (flows/cli_app.py says the rules).
+
+Not timed (bench/bench_read.py measures the latency): importing Prefect, pydantic-settings, pyarrow
+or the source registry is what made `rank` take seconds, so their absence is what is checked.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpuvalue.flows.settings import Settings
+from gpuvalue.flows.settings_core import CoreFields, reader_settings
+
+HEAVY = ("prefect", "pydantic_settings", "pyarrow", "bs4", "gpuvalue.scrapers.registry", "gpuvalue.flows.pipeline",
+         "gpuvalue.flows.stages", "gpuvalue.flows.settings")
+
+PROBE = """
+import json, sys
+from gpuvalue.flows.cli import app
+try:
+    app(sys.argv[1:], standalone_mode=False)
+except SystemExit:
+    pass
+heavy = json.loads(sys.stdin.read())
+print(json.dumps(sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy))))
+"""
+
+
+def _imported(*args: str, env: dict | None = None) -> list[str]:
+    proc = subprocess.run([sys.executable, "-c", PROBE, *args], input=json.dumps(HEAVY), capture_output=True,
+                          text=True, check=True, env=env, cwd=Path(__file__).parent)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_rank_help_imports_nothing_heavy():
+    assert _imported("rank", "--help") == []
+
+
+def test_the_commands_list_imports_nothing_heavy():
+    assert _imported("--help") == []
+
+
+@pytest.mark.parametrize("command", ["parse", "reparse"])
+def test_a_help_naming_the_sources_still_lists_them(command):
+    """Their help lists the registry's sources, filled in when that help is built, not at import."""
+    from typer.testing import CliRunner
+
+    from gpuvalue.flows.cli import app
+
+    shown = CliRunner().invoke(app, [command, "--help"], terminal_width=200).output
+    assert "ebay-browse" in shown and "{parse" not in shown
+
+
+def test_reading_a_ranking_imports_nothing_heavy(tmp_path):
+    """`rank` on a real (empty) warehouse: its settings, connection and query, and nothing else."""
+    import os
+
+    from gpuvalue.warehouse.db import open_database
+
+    db = tmp_path / "g.duckdb"
+    open_database(db).close()
+    env = {**os.environ, "GPUVALUE_DB": str(db)}
+    assert _imported("rank", "--top", "3", env=env) == []
+
+
+def test_reader_settings_hold_every_shared_setting_as_settings_does(tmp_path, monkeypatch):
+    """One definition (CoreFields), two readers: the same values from the same variables and .env."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("GPUVALUE_HOURS_PER_WEEK=20\ngpuvalue_min_memory_gb=12\nOTHER=1\n", encoding="utf-8")
+    monkeypatch.setenv("GPUVALUE_HOURS_PER_WEEK", "30")  # the environment over .env
+    monkeypatch.setenv("GPUVALUE_COVERAGE_ADD", "RTX A4000,Tesla P40")
+    full, light = Settings(), reader_settings()
+    assert set(CoreFields.model_fields) <= set(Settings.model_fields)
+    for name in CoreFields.model_fields:
+        assert getattr(light, name) == getattr(full, name), name
+    assert (light.hours_per_week, light.min_memory_gb, light.coverage_add) == (30.0, 12.0, ("RTX A4000", "Tesla P40"))
+    assert light.data_dir == full.data_dir
