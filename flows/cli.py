@@ -100,6 +100,7 @@ def run(
     task_runner: Annotated[Optional[str], typer.Option("--task-runner", help="thread or dask (default from GPUVALUE_TASK_RUNNER, else thread).")] = None,
     dask_address: Annotated[Optional[str], typer.Option("--dask-address", help="tcp://host:port of a Dask scheduler (default GPUVALUE_DASK_ADDRESS); a local cluster when neither is set.")] = None,
     replay_dir: Annotated[Optional[Path], typer.Option("--replay-dir", help="Another replay archive folder (with --replay).")] = None,
+    on_prefect: Annotated[bool, typer.Option("--prefect", help="Run a --replay on Prefect too (its temporary server, unless PREFECT_API_URL names one); a replay otherwise runs without Prefect, a live run always on it.")] = False,
 ) -> None:
     """Run the daily flow: specs, listings, matching, performance, ranking, exports.
 
@@ -113,8 +114,14 @@ def run(
         _fail(f"--date {as_of} is after today ({today}, UTC); a day can be ranked once it has come")
     if top < 1:
         _fail("--top must be at least 1")
+    # A replay fetches nothing: no retries to make, no run worth keeping in Prefect's history; so it
+    # runs without Prefect's API and its temporary server (flows/plain_run.py), unless asked.
+    from gpuvalue.flows.plain_run import without_prefect
+
+    plain = without_prefect(replay=replay, asked_for_prefect=on_prefect, api_url=os.environ.get("PREFECT_API_URL"),
+                            task_runner=task_runner, dask_address=dask_address)
     # First, before the imports below: the server's start (seconds) then overlaps them.
-    server = prefect_server.launch_temporary_server()
+    server = None if plain else prefect_server.launch_temporary_server()
     try:
         settings = _settings(db)
         _check_db_path(settings.db)
@@ -131,6 +138,11 @@ def run(
         if dask_address and task_runner != "dask":
             _fail("--dask-address is the scheduler of --task-runner dask; drop one of them")
         dask_address = dask_address or settings.dask_address
+        if plain:  # the settings' runner, and a server named in Prefect's profile, count too
+            from prefect.settings import PREFECT_API_URL
+
+            plain = without_prefect(replay=replay, asked_for_prefect=False, api_url=PREFECT_API_URL.value(),
+                                    task_runner=task_runner, dask_address=dask_address)
         from gpuvalue.flows.daily import daily_flow
         from gpuvalue.warehouse.db import RunLockedError, WarehouseError
 
@@ -139,15 +151,22 @@ def run(
             from gpuvalue.flows.scale import with_dask
 
             flow_fn = with_dask(daily_flow, dask_address)
-        err.print(f"gpuvalue: running the daily flow{' on recorded pages' if replay else ''} into {settings.db} ...")
-        api_url = _prefect_api(server, settings.data_dir)
+        how = " on recorded pages" + (", without Prefect (--prefect runs it on Prefect)," if plain else "") if replay else ""
+        err.print(f"gpuvalue: running the daily flow{how} into {settings.db} ...", highlight=False)
+        api_url = None if plain else _prefect_api(server, settings.data_dir)
         if api_url is not None:  # the server it answered on (a lost port moves it)
             err.print(f"gpuvalue: Prefect's temporary server for this run: {api_url.removesuffix('/api')} "
                       "(set PREFECT_API_URL to use a running Prefect server instead)", highlight=False)
         try:
             with _prefect_settings(api_url), _fetch_progress():
-                summary = flow_fn(as_of=as_of, replay=replay, db=str(settings.db),
+                parameters = dict(as_of=as_of, replay=replay, db=str(settings.db),
                                   replay_dir=str(replay_dir) if replay_dir else None)
+                if plain:
+                    from gpuvalue.flows.plain_run import run_plain
+
+                    summary = run_plain(daily_flow, **parameters)
+                else:
+                    summary = flow_fn(**parameters)
         except (RunLockedError, WarehouseError) as exc:
             _fail(str(exc))
     except BaseException:
