@@ -13,7 +13,8 @@ import typer
 
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.flows.cli_app import (
-    NOTHING_RANKED, DbOpt, _fail, _print_table, _reader, _settings, _status, _write_json_lines, app, err, import_app,
+    NOTHING_RANKED, DbOpt, _fail, _jsonable, _print_table, _reader, _settings, _status, _write_json_lines, app, err,
+    import_app,
     out, reader_settings, utc_today,
 )
 
@@ -451,6 +452,8 @@ def recommend(
     include_legacy: Annotated[bool, typer.Option("--include-legacy", help="Also consider cards only the legacy PyTorch builds (CUDA 12.6) run.")] = False,
     include_passive: Annotated[bool, typer.Option("--include-passive", help="Also consider passive server cards (they need a fan kit).")] = False,
     hours_per_week: Annotated[Optional[float], typer.Option("--hours-per-week", help="Training hours a week: answers rent or buy instead, with the break-even hours.")] = None,
+    vendor: Annotated[Optional[str], typer.Option("--vendor", help="Only this vendor's cards: NVIDIA, AMD or Intel.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object: the fastest, best-value and cheapest card (or, with --hours-per-week, rent or buy), as the buyer's page shows them.")] = False,
     db: DbOpt = None,
 ) -> None:
     """The best picks for a budget and use case, each with a one-line reason, from the latest ranking.
@@ -488,11 +491,13 @@ def recommend(
         preset = USE_CASES[use_case] if use_case else None
         floor = preset.min_memory_gb if preset else None
         base = min_memory if min_memory is not None else reader_settings(db).min_memory_gb
+        if vendor is not None:
+            _fail("--vendor picks among used cards to buy; rent or buy (--hours-per-week) compares every vendor's")
         rent_or_buy_command(budget=budget, hours_per_week=hours_per_week, kwh_price=kwh_price,
                             min_memory=max((m for m in (base, floor) if m is not None), default=None),
                             include_modules=include_modules, include_passive=include_passive,
                             include_legacy=include_legacy, db=db,
-                            use_case=use_case)
+                            use_case=use_case, as_json=as_json)
         return
     if (kwh_price is None) != (hours_per_day is None):
         _fail("--kwh-price and --hours-per-day go together")
@@ -509,6 +514,23 @@ def recommend(
         con.close()
     if not rows:
         _fail(NOTHING_RANKED)
+    if vendor is not None:
+        from gpuvalue.models.answers import VENDORS
+
+        vendor = next((v for v in VENDORS if v.casefold() == vendor.strip().casefold()), None) or _fail(
+            f"--vendor must be one of {', '.join(VENDORS)}, not {vendor!r}")
+        rows = [r for r in rows if r.get("vendor") == vendor]
+    if as_json:
+        if gpus != 1 or kwh_price is not None or include_passive or include_modules:
+            _fail("--json answers for one card as the buyer's page does; leave out --gpus, --kwh-price, "
+                  "--hours-per-day, --include-passive and --include-modules")
+        from gpuvalue.models.answers import Inputs, answers_for
+
+        found = answers_for(rows, Inputs(budget=budget, min_memory=min_memory, use_case=use_case, vendor=vendor,
+                                         include_legacy=include_legacy), scaling=scaling, view=view)
+        found.update(as_of=rows[0]["as_of"] if rows else None, reference_gpu=rows[0]["reference_gpu"] if rows else None)
+        out.file.write(json.dumps(_jsonable(found), allow_nan=False) + "\n")
+        return
     rec = make_recommendation(rows, budget_usd=budget, min_memory_gb=min_memory, use_case=use_case,
                               kwh_price=kwh_price, hours_per_day=hours_per_day, gpus=gpus, scaling=scaling,
                               view=view)
