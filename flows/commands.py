@@ -542,28 +542,27 @@ def recommend(
 @app.command()
 def report(
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for index.html (created if missing), or the .html file to write.")] = Path("report"),
-    top: Annotated[int, typer.Option("--top", help="Rows in the ranking table.")] = 20,
+    top: Annotated[int, typer.Option("--top", help="Rows in the ranking table.")] = 25,
     db: DbOpt = None,
 ) -> None:
-    """Write a self-contained HTML report (charts and the ranking) that works offline.
+    """Write the buyer's page: one self-contained index.html (no network; open it from disk or serve it as a static site).
 
-    It shows the cards `gpuvalue rank` shows by default (run by the default PyTorch wheels, at least 6 GB or GPUVALUE_MIN_MEMORY_GB, fit for a desktop without a fan kit), numbered by their place among them: the first 20 in its table unless --top.
+    A buyer sets budget, memory, use case, vendor, framework support, hours a week and electricity price (kept in the URL's query, named as recommend's flags: ?budget=600&min_memory=12) and sees recommend's fastest, best-value and cheapest answers, the price-versus-speed frontier, their price histories and rent or buy. The answers are those `recommend --json` prints for the same inputs.
     """
     if top < 1:
         _fail("--top must be at least 1")
-    from gpuvalue.warehouse.export import ExportError
-    from gpuvalue.warehouse.report import write_report
-
     from gpuvalue.models.buyer_view import BuyerView
     from gpuvalue.models.rent_vs_buy import Assumptions
+    from gpuvalue.warehouse import buyer_page
+    from gpuvalue.warehouse.export_files import ExportError
 
     settings = reader_settings(db)
-    assumptions = Assumptions.from_settings(settings)
-    view = BuyerView(min_memory_gb=settings.min_memory_gb)
     con = _reader(db)
     try:
-        path = write_report(con, out_dir, top_n=top, rent_assumptions=assumptions, view=view,
-                            comparable_days=settings.price_comparable_days)
+        with _status("answering every combination of the page's inputs ..."):
+            path = buyer_page.write_page(con, out_dir, view=BuyerView(min_memory_gb=settings.min_memory_gb),
+                                         assumptions=Assumptions.from_settings(settings),
+                                         price_window_days=settings.price_window_days, table_rows=top)
     except (ExportError, OSError) as exc:
         _fail(str(exc))
     finally:
