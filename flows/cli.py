@@ -176,6 +176,9 @@ def run(
     # Otherwise the server stops when this process exits, after Prefect has sent its last logs and
     # events to it (stopped at exit, registered first, it is stopped last).
     _print_summary(summary)
+    if page := summary.exports.get("page"):
+        err.print(f"the buyer's page and the downloads: {Path(page).parent} (open {Path(page).name}, or serve the folder)",
+                  highlight=False)
     from gpuvalue.models.buyer_view import BuyerView, hidden_summary
     from gpuvalue.warehouse.queries import ranking_rows
 

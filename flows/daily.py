@@ -351,6 +351,12 @@ def _export(settings: Settings, summary: P.RunSummary, logger) -> None:
         files = export_all(con, out, as_of=day, reference_gpu=settings.reference_gpu,
                            rent_assumptions=Assumptions.from_settings(settings),
                            view=BuyerView(min_memory_gb=settings.min_memory_gb))
+        # The buyer's page beside the downloads: one folder to serve or push to a static host.
+        from gpuvalue.warehouse.buyer_page import write_page
+
+        files["page"] = write_page(con, out, view=BuyerView(min_memory_gb=settings.min_memory_gb),
+                                   assumptions=Assumptions.from_settings(settings),
+                                   price_window_days=settings.price_window_days)
         summary.exports = {k: str(v) for k, v in files.items()}
     except Exception as exc:
         logger.error("export failed: %s", exc)
