@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timezone
 from html import escape
 from pathlib import Path
@@ -114,7 +114,7 @@ def page_data(con: duckdb.DuckDBPyConnection, *, view: BuyerView | None = None, 
     every = ranking_rows(con, top=None, desktop_only=False)
     if not every:
         raise ExportError("nothing to show: the ranking is empty (`gpuvalue run` ranks today)")
-    shown = shown_rows(every, BuyerView(min_memory_gb=view.min_memory_gb, include_legacy=True))
+    shown = shown_rows(every, replace(view, include_legacy=True))  # legacy cards too: an answer may be one
     if not shown:
         raise ExportError(f"nothing to show: none of the {len(every)} cards ranked on {every[0]['as_of']} passes the "
                           "default filter of `gpuvalue rank`; `gpuvalue rank --all` lists them")
