@@ -673,7 +673,9 @@ def main() -> None:
     # model is built (a tenth of a second of a reading command); gpuvalue uses none.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     collect_garbage_less_often()
-    app()
+    from gpuvalue.flows.cli_app import app_for
+
+    app_for(sys.argv[1:])()
 
 
 # The remaining commands register themselves on `app` (flows/cli_app.py) when imported; imported

@@ -110,6 +110,28 @@ app = _App(
 import_app = _App(cls=_Group, help="Import historical data (e.g. sold listings from a CSV).", no_args_is_help=True)
 app.add_typer(import_app, name="import")
 
+
+def app_for(argv: list[str]) -> typer.Typer:
+    """The app with only the command ``argv`` names, when it names one of ``app``'s own: typer builds
+    every command's options from its signature at each start (a fifth of a reading command's own
+    time), and one command needs only its own. Anything else (no command, ``--help``, a group, a
+    typo) gets the whole app, and its help and errors."""
+    from typer.main import get_command_name
+
+    if not argv or argv[0].startswith("-"):
+        return app
+    chosen = [c for c in app.registered_commands if (c.name or get_command_name(c.callback.__name__)) == argv[0]]
+    if not chosen:
+        return app
+    one = _App(cls=_Group, name=app.info.name, help=app.info.help, add_completion=False, pretty_exceptions_enable=False)
+    one.registered_commands = chosen
+    one.callback()(_group)  # a group still, so that `gpuvalue rank` names its command
+    return one
+
+
+def _group() -> None:
+    """Which GPU gives the most deep-learning training speed per dollar, today."""
+
 # Outside a terminal (pipes, cron mail, CI logs) a wide table reads better than a folded one.
 # No emoji codes: names and titles users give (a source "import:x", a title "RTX :fire: 3090") are
 # printed as written, never turned into pictures.

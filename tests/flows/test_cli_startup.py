@@ -80,3 +80,18 @@ def test_reader_settings_hold_every_shared_setting_as_settings_does(tmp_path, mo
         assert getattr(light, name) == getattr(full, name), name
     assert (light.hours_per_week, light.min_memory_gb, light.coverage_add) == (30.0, 12.0, ("RTX A4000", "Tesla P40"))
     assert light.data_dir == full.data_dir
+
+
+@pytest.mark.parametrize("args", [["rank", "--help"], ["parse", "--help"], ["rank", "--nope"], ["--help"],
+                                  ["import", "--help"], ["ranx"]])
+def test_the_app_of_one_command_answers_as_the_whole_app(args):
+    """`gpuvalue` builds only the command it is asked for (cli_app.app_for); its help and errors are the same."""
+    from typer.testing import CliRunner
+
+    from gpuvalue.flows.cli import app
+    from gpuvalue.flows.cli_app import app_for
+
+    runner = CliRunner()
+    whole, one = runner.invoke(app, args, terminal_width=120), runner.invoke(app_for(args), args, terminal_width=120)
+    assert (one.exit_code, one.output) == (whole.exit_code, whole.output)
+    assert (len(app_for(args).registered_commands) == 1) is (args[0] in ("rank", "parse"))
