@@ -56,8 +56,10 @@ def test_a_help_naming_the_sources_still_lists_them(command):
     assert "ebay-browse" in shown and "{parse" not in shown
 
 
-def test_reading_a_ranking_imports_nothing_heavy(tmp_path):
-    """`rank` on a real (empty) warehouse: its settings, connection and query, and nothing else."""
+@pytest.mark.parametrize("args", [["rank", "--top", "3"], ["rent"], ["recommend", "--budget", "600"], ["perf", "4090"],
+                                  ["gpus", "4090"], ["coverage"], ["sql", "SELECT 1"]])
+def test_reading_a_ranking_imports_nothing_heavy(tmp_path, args):
+    """Each reading command on a real (empty) warehouse: its settings, connection and queries, and nothing else."""
     import os
 
     from gpuvalue.warehouse.db import open_database
@@ -65,7 +67,7 @@ def test_reading_a_ranking_imports_nothing_heavy(tmp_path):
     db = tmp_path / "g.duckdb"
     open_database(db).close()
     env = {**os.environ, "GPUVALUE_DB": str(db)}
-    assert _imported("rank", "--top", "3", env=env) == []
+    assert _imported(*args, env=env) == []
 
 
 def test_reader_settings_hold_every_shared_setting_as_settings_does(tmp_path, monkeypatch):
