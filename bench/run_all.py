@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import bench_backfill, bench_evaluate, bench_import, bench_load, bench_parse, bench_rental, bench_run  # noqa: E402
+from bench import bench_backfill, bench_evaluate, bench_import, bench_load, bench_parse, bench_read, bench_rental, bench_run  # noqa: E402
 from bench.measure import machine  # noqa: E402
 
 
@@ -28,7 +28,7 @@ def main() -> None:
     print(f"gpuvalue benchmarks, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC{' (quick)' if args.quick else ''}")
     print(f"machine: {m['cpu']}, {m['cores']} cores, {m['ram_gb']} GB RAM; Python {m['python']}, DuckDB {m['duckdb']}")
     t0 = time.perf_counter()
-    for bench in (bench_parse, bench_import, bench_load, bench_backfill, bench_run, bench_rental, bench_evaluate):
+    for bench in (bench_parse, bench_import, bench_load, bench_backfill, bench_run, bench_rental, bench_evaluate, bench_read):
         for line in bench.main(flags):
             print(line, flush=True)
     print(f"all benchmarks: {time.perf_counter() - t0:.0f} s")

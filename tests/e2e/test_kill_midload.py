@@ -60,7 +60,7 @@ def cli_env(**extra: str) -> dict[str, str]:
 def killed(seed_estimate_cv, tmp_path_factory):
     """A real `gpuvalue run --replay` killed with SIGKILL right after its first source committed.
 
-    As a user's run: no PREFECT_API_URL, so it starts Prefect's temporary server of its own (in a
+    As a user's run on Prefect (--prefect) and no PREFECT_API_URL, so it starts Prefect's temporary server of its own (in a
     Prefect home of its own), which must not outlive it. The warehouse it runs on holds the session
     replay run's stored cross-validated error of the spec estimate (and nothing else), as a warehouse
     does after its first day, so the run does not repeat that nested cross-validation; the tables
@@ -72,7 +72,7 @@ def killed(seed_estimate_cv, tmp_path_factory):
            if k != "PREFECT_API_URL"}
     proc = subprocess.Popen(
         [sys.executable, str(Path(__file__).with_name("run_paused_in_load.py")), str(marker), "300",
-         "run", "--replay", "--db", str(db), "--date", REPLAY_DATE],
+         "run", "--replay", "--prefect", "--db", str(db), "--date", REPLAY_DATE],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
     deadline = time.monotonic() + 420  # the temporary server's start takes a minute on a busy machine

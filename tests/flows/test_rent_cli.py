@@ -86,8 +86,10 @@ def test_rent_says_how_old_the_rental_date_is_today_and_rent_or_buy_calls_an_old
     assert "on vast (cheapest of 1 provider(s), 2025-01-20), speed" in wide.stdout
 
 
-def test_rent_shows_older_prices_apart_with_their_age(db):
+def test_rent_shows_older_prices_apart_with_their_age(db, monkeypatch):
     from datetime import date
+
+    monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2025, 2, 1))  # the rental date
 
     from gpuvalue.warehouse.db import open_database
     from rental_fixtures import load_offers, offer
@@ -103,6 +105,10 @@ def test_rent_shows_older_prices_apart_with_their_age(db):
     older = text.index("Older prices (all on 2024-06-01): ranked after the recent ones")
     assert recent < text.index("lambda") < older < text.index("oldcloud")  # the A6000's lambda price, then the XTX's
     assert "8 mo" in text and "Older on-demand prices (a provider's newest published more than 90 days" in text
+    # Each price's age is its age today: a year on, the 2025-01-20 price is a year old, not "0 d".
+    monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2026, 1, 20))
+    later = " ".join(runner.invoke(app, ["rent", "--db", str(db)], terminal_width=250).stdout.split())
+    assert "│ 2025-01-20 │ 12 mo │" in later and "│ 2024-06-01 │ 20 mo │" in later, later
     rows = lines(runner.invoke(app, ["rent", "--json", "--db", str(db)]).stdout)
     assert [(r["rank"], r["model"], r["price_tier"], r["price_age_days"]) for r in rows][-1] == (
         4, "Radeon RX 7900 XTX", "older", 245)

@@ -2,7 +2,7 @@
 
 A warehouse as a replay run for 2026-11-30 leaves it: listings recorded in 2025, a spec snapshot of
 2025, a benchmark table of 2024, a price index ending in 2023, and stale prices ranked day after day.
-The sources list (exports, feed, report), the replay flags and the chart captions are checked on it.
+The sources list (exports, feed, the buyer's page), the replay flags and the price history are checked on it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from bs4 import BeautifulSoup
 from conftest_exports import REFERENCE_GPU, insert_dicts, open_test_database, ranking_for
 
 from gpuvalue.warehouse.export import SCHEMA_PATH, export_all, ranking_is_replay, sources_from_db
-from gpuvalue.warehouse.report import write_report
+from gpuvalue.warehouse.buyer_page import write_page
 
 RUN_DAY = date(2026, 11, 30)
 RUN_TIME = datetime(2026, 12, 1, 4, 35)  # when the replay ran
@@ -166,51 +166,33 @@ def test_the_feed_says_replay_and_dates_its_sources(exported):
 
 @pytest.fixture(scope="module")
 def page(con, tmp_path_factory):
-    path = write_report(con, tmp_path_factory.mktemp("site"), generated_at=RUN_TIME)
+    path = write_page(con, tmp_path_factory.mktemp("site"), generated_at=RUN_TIME)
     return BeautifulSoup(path.read_text(encoding="utf-8"), "lxml")
 
 
-def test_the_report_says_replay_and_dates_each_source_by_its_data(page):
-    banner = page.find("p", class_="replay")
-    assert banner is not None and "recorded pages" in banner.get_text()
-    table = page.find("footer").find("table")
+def test_the_page_says_replay_and_dates_each_source_by_its_data(page):
+    assert any("recorded pages" in p.get_text() for p in page.select("p.banner"))
+    footer = page.find("footer")
     dates = {}
-    for tr in table.find_all("tr")[1:]:
-        cells = [td.get_text(strip=True) for td in tr.find_all("td")]
-        dates[cells[0]] = cells[4]
-    assert dates == EXPECTED_DATA_DATES
-    assert RUN_DAY.isoformat() not in table.get_text()
+    for item in footer.find("ul").find_all("li"):
+        name, _, rest = item.get_text().partition(" (")
+        dates[name] = rest.rsplit("data of ", 1)[1]
+    assert {k: v for k, v in dates.items() if k in EXPECTED_DATA_DATES} == EXPECTED_DATA_DATES
+    assert RUN_DAY.isoformat() not in footer.find("ul").get_text()
 
 
-def test_chart_captions_name_the_price_they_plot(page):
-    captions = {section.find("h2").get_text(): section.find("p", class_="sub").get_text()
-                for section in page.find_all("section")}
-    scatter = captions["Speed against price"]
-    assert "current price" not in scatter
-    assert "median of sold listings" in scatter and "launch price" in scatter
-    assert f"from 2019-10-29 to {STALE_PRICE_DAY.isoformat()}" in scatter
-    history = captions["Price history of the top cards"]
-    assert "Daily median" not in history
-    assert "date of its newest observation" in history
-    assert "dots: median of sold listings" in history and "squares: lower quartile of asking prices" in history
-    assert "rings: published index" in history
+def test_the_price_history_plots_each_price_on_its_observation_date_with_its_kind(con):
+    """A stale price ranked on three days is one point, on the day it was observed, never on a run day;
+    a two-year gap between an index month and an own price is no line."""
+    from gpuvalue.warehouse import sql_files
+    from gpuvalue.warehouse.page_charts import history_chart
 
-
-def test_the_price_history_plots_each_price_on_its_observation_date_with_its_kind(page):
-    svg = page.find("svg", id="chart-history")
-    tips = [mark["data-tip"] for mark in svg.select(".mark")]
-    # The stale price ranked on three days is one point, on the day it was observed, never on a run day.
+    points = [p for p in sql_files.dicts(con, "report_price_history") if p["model"] == "GeForce RTX 2080 Ti"]
+    svg = BeautifulSoup(history_chart("GeForce RTX 2080 Ti", points), "lxml")
+    tips = [mark.find("title").get_text() for mark in svg.select(".mark")]
+    assert tips == ["index $340 on 2023-09-01", "index $320 on 2023-10-01", "sold $300 on 2024-01-11"]
     assert not any(RUN_DAY.isoformat() in tip or "2026-11-2" in tip for tip in tips)
-    rtx2080ti = [tip for tip in tips if tip.startswith("GeForce RTX 2080 Ti\n")]
-    assert rtx2080ti == [
-        "GeForce RTX 2080 Ti\n2023-09-01: $340 (published index (monthly average of sold prices), n=300)",
-        "GeForce RTX 2080 Ti\n2023-10-01: $320 (published index (monthly average of sold prices), n=300)",
-        "GeForce RTX 2080 Ti\n2024-01-11: $300 (median of sold listings, n=18)",
-    ]
-    assert "GeForce GTX 1080 Ti\n2024-01-11: $180 (lower quartile of asking prices, n=25)" in tips
-    kinds = {mark["data-kind"] for mark in svg.select(".mark")}
-    assert kinds == {"sold", "asking", "index"}
-    assert svg.select("rect.mark[data-kind=asking]")  # each kind its own shape
-    assert all(mark["fill"] == "#fff" for mark in svg.select("circle.mark[data-kind=index]"))
-    # Years apart: the axis says the year.
-    assert any("2024" in t.get_text() for t in svg.select("text.tick"))
+    assert len(svg.select("polyline")) == 1  # the two index months; the sold price stands apart
+    asking = [p for p in sql_files.dicts(con, "report_price_history") if p["model"] == "GeForce GTX 1080 Ti"]
+    assert [(p["as_of"], p["price_usd"], p["price_kind"]) for p in asking] == [(STALE_PRICE_DAY, 180, "asking")]
+    assert BeautifulSoup(history_chart("GeForce GTX 1080 Ti", asking), "lxml").select("g.mark.asking rect")

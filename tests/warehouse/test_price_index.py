@@ -213,7 +213,7 @@ def test_an_index_price_is_named_by_the_label_its_source_declares(con):
     reaches every output's words through the sources table (the registry writes it each run)."""
     from gpuvalue.models.price_age import index_price_words
     from gpuvalue.warehouse import export, queries
-    from gpuvalue.warehouse.report import price_words
+    from gpuvalue.models.price_age import dated_price_basis
 
     con.execute("INSERT INTO gpus (model, vendor, released, desktop_usable, framework_supported) "
                 "VALUES ('GeForce RTX 4090', 'NVIDIA', true, true, true)")
@@ -224,11 +224,11 @@ def test_an_index_price_is_named_by_the_label_its_source_declares(con):
     load.materialize_day(con, as_of, precision="fp16", reference="GeForce RTX 4090", window_days=30, min_count=3)
 
     def shown() -> list[str]:
-        """The words of `rank` and `recommend`, of the report and of the feed (the last two add ", stale")."""
+        """The words of `rank` and `recommend`, of the exports and of the feed (the last adds ", stale")."""
         (row,) = queries.ranking_rows(con, as_of=as_of, top=None, desktop_only=False)
         (exported,) = export.ranking_rows(con, as_of)
         (_, fed), = feed_inputs(con)[0].items()
-        return [index_price_words(row), price_words(exported).removesuffix(" (stale)"),
+        return [index_price_words(row), dated_price_basis(exported),
                 describe_price(fed[0]).removesuffix(", stale")]
 
     # Before any run has described the source: its registry name.

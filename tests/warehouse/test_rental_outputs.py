@@ -1,5 +1,5 @@
 """The rental ranking in the outputs: its export files (CSV, JSON against its schema, Parquet, the
-rent-or-buy CSV), its feed item and the report's rent-or-buy chart and table. Real DuckDB, no Prefect."""
+rent-or-buy CSV), its feed item and the buyer's page's rent or buy and rental table. Real DuckDB, no Prefect."""
 
 from __future__ import annotations
 
@@ -17,8 +17,7 @@ from gpuvalue.models.rent_vs_buy import Assumptions
 from gpuvalue.warehouse.export import export_all
 from gpuvalue.warehouse.feed import export_feed
 from gpuvalue.warehouse.rental_export import RENT_VS_BUY_COLUMNS, RENTAL_COLUMNS, rental_feed_item, rental_rows
-from gpuvalue.warehouse.rental_report import BUY_LINES, chart_lines, rental_report_data
-from gpuvalue.warehouse.report import render_report, report_data, write_report
+from gpuvalue.warehouse.buyer_page import page_data, render_page
 from rental_fixtures import make_rental_database
 
 GENERATED = datetime(2026, 11, 30, 7, 0, tzinfo=timezone.utc)
@@ -101,47 +100,36 @@ def test_the_feed_without_rental_prices_has_no_rental_item(tmp_path):
     assert not [i for i in json.loads((tmp_path / "feed.json").read_text())["items"] if i["tags"] == ["rental"]]
 
 
-def test_the_report_adds_a_rent_or_buy_chart_and_the_rental_table(con, tmp_path):
-    page = BeautifulSoup(write_report(con, tmp_path, generated_at=GENERATED).read_text(), "lxml")
-    wide, narrow = page.find("svg", id="chart-rentbuy"), page.find("svg", id="chart-rentbuy-narrow")
-    lines = chart_lines(rental_report_data(con))
-    buys, rents = [x for x in lines if x.action == "buy"], [x for x in lines if x.action == "rent"]
-    assert len(buys) == BUY_LINES and [x.model for x in rents] == ["GeForce RTX 3090", "GeForce RTX 4090", "RTX A6000"]
-    for svg in (wide, narrow):
-        assert int(svg["data-points"]) == len(svg.select(".mark")) == len(lines)
-        assert len(svg.select("polyline")) == len(lines)
-    assert sorted(m["data-tip"] for m in narrow.select(".mark")) == sorted(m["data-tip"] for m in wide.select(".mark"))
-    text = page.get_text(" ")
-    assert "Rent or buy: what an hour of training costs" in text and "kept 24 months" in text
-    assert "Cloud rental: top 3 of 3" in text and "$0.200" in text
-    assert wide.find_parent(class_="wide-only") and narrow.find_parent(class_="narrow-only")
+def _buy_models(data) -> set[str]:
+    return {o["model"] for o in data.rent["options"] if o["action"] == "buy"}
 
 
-def test_the_charts_buy_lines_are_cards_the_report_shows(con):
-    """A passive card or one under 6 GB is not in the report's ranking, so it is no buy line either."""
-    from gpuvalue.models.buyer_view import BuyerView
+def test_the_page_adds_rent_or_buy_and_the_rental_table(con):
+    data = page_data(con, generated_at=GENERATED)
+    page = BeautifulSoup(render_page(data), "lxml")
+    assert data.rent["answers"] and len(data.rent["index"]) > len(data.rent["answers"])
+    assert {o["model"] for o in data.rent["options"] if o["action"] == "rent"} <= {
+        "GeForce RTX 3090", "GeForce RTX 4090", "RTX A6000"}
+    rows = page.select("table.rental tbody tr")
+    assert len(rows) == 3 and "$0.200" in page.select_one("table.rental").get_text()
+    assert all(" old" in row.get_text(" ") for row in rows)
 
-    before = [x.model for x in chart_lines(rental_report_data(con)) if x.action == "buy"]
+
+def test_the_cards_rent_or_buy_may_buy_are_cards_the_page_shows(con):
+    """A passive card or one under 6 GB is not in the page's ranking, so it is no card to buy either."""
+    before = sorted(_buy_models(page_data(con, generated_at=GENERATED)))
     con.execute("UPDATE ranking_daily SET passive = true WHERE model = ?", [before[0]])
-    con.execute("UPDATE ranking_daily SET memory_gb = 4 WHERE model = ?", [before[1]])
-    after = [x.model for x in chart_lines(rental_report_data(con)) if x.action == "buy"]
-    assert before[0] not in after and before[1] not in after and len(after) == BUY_LINES
-    everything = [x.model for x in chart_lines(rental_report_data(con, view=BuyerView.everything())) if x.action == "buy"]
-    assert before[0] in everything and before[1] in everything
+    try:
+        after = _buy_models(page_data(con, generated_at=GENERATED))
+    finally:
+        con.execute("UPDATE ranking_daily SET passive = false WHERE model = ?", [before[0]])
+    assert before[0] not in after
 
 
-def test_buy_lines_fall_with_the_hours_and_rent_lines_are_flat(con):
-    for line in chart_lines(rental_report_data(con)):
-        costs = [c for _, c in line.points]
-        if line.action == "rent":
-            assert len(set(costs)) == 1
-        else:
-            assert costs == sorted(costs, reverse=True) and costs[0] > costs[-1]
-
-
-def test_the_report_without_rental_prices_is_unchanged():
-    html = render_report(report_data(make_ranking_database(), generated_at=GENERATED))
-    assert "chart-rentbuy" not in html and "Cloud rental" not in html
+def test_the_page_without_rental_prices_says_so():
+    data = page_data(make_ranking_database(), generated_at=GENERATED)
+    assert data.rent["answers"] == [] and data.rental == []
+    assert "No rental prices in the warehouse yet." in render_page(data)
 
 
 def test_rental_rows_are_the_ranking_in_export_order(con):

@@ -371,7 +371,7 @@ def _perf_card(db: Path) -> object:
         return queries.perf_card_sources(con, "Card A", "fp16", "Card A") + queries.perf_card_harness_runs(con, "Card A", "fp16")
 
 
-# The downloads, the feed and the chart report (warehouse/export.py, feed.py, report.py, and
+# The downloads, the feed and the buyer's page (warehouse/export.py, feed.py, buyer_page.py, and
 # source_dates.py behind all three). On the empty warehouse each stops at "nothing to export"
 # (ExportError) after the files it reads first; UNREAD_WHEN_EMPTY names the files it never reaches.
 @runs("ranking_latest_day", "ranking_day_rows", "ranking_day_parquet", "ranking_day_reference_gpus")
@@ -421,12 +421,12 @@ def _feed(db: Path) -> object:
 @runs("report_price_history")
 def _report(db: Path) -> object:
     from gpuvalue.models.buyer_view import BuyerView
-    from gpuvalue.warehouse import report
+    from gpuvalue.warehouse import buyer_page
 
     with closing(open_database(db)) as con:
         try:  # every card: the default view hides all of the seed's newest day (their support is unknown)
-            return report.report_data(con, view=BuyerView.everything()).history
-        except report.ExportError:
+            return buyer_page.page_data(con, view=BuyerView.everything()).history
+        except buyer_page.ExportError:
             return []
 
 

@@ -1,0 +1,99 @@
+"""Reading commands start without importing what they do not use (flows/cli_app.py says the rules).
+
+Not timed (bench/bench_read.py measures the latency): importing Prefect, pydantic-settings, pyarrow
+or the source registry is what made `rank` take seconds, so their absence is what is checked.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpuvalue.flows.settings import Settings
+from gpuvalue.flows.settings_core import CoreFields, reader_settings
+
+HEAVY = ("prefect", "pydantic_settings", "pyarrow", "bs4", "gpuvalue.scrapers.registry", "gpuvalue.flows.pipeline",
+         "gpuvalue.flows.stages", "gpuvalue.flows.settings")
+
+PROBE = """
+import json, sys
+from gpuvalue.flows.cli import app
+try:
+    app(sys.argv[1:], standalone_mode=False)
+except SystemExit:
+    pass
+heavy = json.loads(sys.stdin.read())
+print(json.dumps(sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy))))
+"""
+
+
+def _imported(*args: str, env: dict | None = None) -> list[str]:
+    proc = subprocess.run([sys.executable, "-c", PROBE, *args], input=json.dumps(HEAVY), capture_output=True,
+                          text=True, check=True, env=env, cwd=Path(__file__).parent)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_rank_help_imports_nothing_heavy():
+    assert _imported("rank", "--help") == []
+
+
+def test_the_commands_list_imports_nothing_heavy():
+    assert _imported("--help") == []
+
+
+@pytest.mark.parametrize("command", ["parse", "reparse"])
+def test_a_help_naming_the_sources_still_lists_them(command):
+    """Their help lists the registry's sources, filled in when that help is built, not at import."""
+    from typer.testing import CliRunner
+
+    from gpuvalue.flows.cli import app
+
+    shown = CliRunner().invoke(app, [command, "--help"], terminal_width=200).output
+    assert "ebay-browse" in shown and "{parse" not in shown
+
+
+@pytest.mark.parametrize("args", [["rank", "--top", "3"], ["rent"], ["recommend", "--budget", "600"], ["perf", "4090"],
+                                  ["gpus", "4090"], ["coverage"], ["sql", "SELECT 1"]])
+def test_reading_a_ranking_imports_nothing_heavy(tmp_path, args):
+    """Each reading command on a real (empty) warehouse: its settings, connection and queries, and nothing else."""
+    import os
+
+    from gpuvalue.warehouse.db import open_database
+
+    db = tmp_path / "g.duckdb"
+    open_database(db).close()
+    env = {**os.environ, "GPUVALUE_DB": str(db)}
+    assert _imported(*args, env=env) == []
+
+
+def test_reader_settings_hold_every_shared_setting_as_settings_does(tmp_path, monkeypatch):
+    """One definition (CoreFields), two readers: the same values from the same variables and .env."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("GPUVALUE_HOURS_PER_WEEK=20\ngpuvalue_min_memory_gb=12\nOTHER=1\n", encoding="utf-8")
+    monkeypatch.setenv("GPUVALUE_HOURS_PER_WEEK", "30")  # the environment over .env
+    monkeypatch.setenv("GPUVALUE_COVERAGE_ADD", "RTX A4000,Tesla P40")
+    full, light = Settings(), reader_settings()
+    assert set(CoreFields.model_fields) <= set(Settings.model_fields)
+    for name in CoreFields.model_fields:
+        assert getattr(light, name) == getattr(full, name), name
+    assert (light.hours_per_week, light.min_memory_gb, light.coverage_add) == (30.0, 12.0, ("RTX A4000", "Tesla P40"))
+    assert light.data_dir == full.data_dir
+
+
+@pytest.mark.parametrize("args", [["rank", "--help"], ["parse", "--help"], ["rank", "--nope"], ["--help"],
+                                  ["import", "--help"], ["ranx"]])
+def test_the_app_of_one_command_answers_as_the_whole_app(args):
+    """`gpuvalue` builds only the command it is asked for (cli_app.app_for); its help and errors are the same."""
+    from typer.testing import CliRunner
+
+    from gpuvalue.flows.cli import app
+    from gpuvalue.flows.cli_app import app_for
+
+    runner = CliRunner()
+    whole, one = runner.invoke(app, args, terminal_width=120), runner.invoke(app_for(args), args, terminal_width=120)
+    assert (one.exit_code, one.output) == (whole.exit_code, whole.output)
+    assert (len(app_for(args).registered_commands) == 1) is (args[0] in ("rank", "parse"))

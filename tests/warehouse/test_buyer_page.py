@@ -1,0 +1,270 @@
+"""The buyer's page: recommend's answers for every input it offers, looked up in the page as the CLI
+prints them (``recommend --json``), and the page read in a real headless Chromium.
+
+The comparisons go through ``models.answers.answers_for`` and the CLI's ``recommend --json`` only,
+so they hold whatever rules recommend follows.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+import pytest
+from bs4 import BeautifulSoup
+from typer.testing import CliRunner
+
+from gpuvalue.flows.cli import app
+from gpuvalue.models.answers import ANSWERS, Inputs, answers_for, grid, page_answers, same_answers
+from gpuvalue.models.buyer_view import BuyerView
+from gpuvalue.warehouse.buyer_page import page_data, render_page, write_page
+from gpuvalue.warehouse.page_charts import date_ticks, history_chart, value_frontier
+from gpuvalue.warehouse.queries import ranking_rows, scaling_efficiency
+
+runner = CliRunner()
+GENERATED = datetime(2026, 12, 1, 6, 0, tzinfo=timezone.utc)
+# The inputs the issue names, and a few that leave an answer empty or pick another vendor.
+CHECKED = [
+    Inputs(budget=600, min_memory=12),
+    Inputs(budget=10000, use_case="research"),
+    Inputs(budget=300),
+    Inputs(budget=1500, min_memory=24, use_case="llm"),
+    Inputs(budget=800, vendor="AMD"),
+    Inputs(budget=2000, include_legacy=True, use_case="kaggle"),
+]
+
+
+@pytest.fixture(scope="module")
+def page(replay_db, tmp_path_factory) -> Path:
+    con = duckdb.connect(str(replay_db), read_only=True)
+    try:
+        return write_page(con, tmp_path_factory.mktemp("site"), generated_at=GENERATED)
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def embedded(page) -> dict:
+    text = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', page.read_text(), re.S).group(1)
+    return json.loads(text.replace("<\\/", "</"))
+
+
+def lookup(embedded: dict, inputs: Inputs) -> dict:
+    """What the page's script shows for ``inputs``: the same flat index into the packed answers."""
+    a = embedded["answers"]
+    dims = a["dims"]
+    at = 0
+    for name, value in (("budget", inputs.budget), ("min_memory", inputs.min_memory), ("use_case", inputs.use_case),
+                        ("vendor", inputs.vendor), ("include_legacy", inputs.include_legacy)):
+        at = at * len(dims[name]) + dims[name].index(value)
+    packed = a["answers"][a["index"][at]]
+    out = {name: None if entry is None else {"model": entry[0], "money_left_usd": entry[1],
+                                             "reason": a["texts"][entry[2]]}
+           for name, entry in zip(ANSWERS, packed)}
+    out["assumptions"] = [a["texts"][i] for i in packed[3]]
+    out["why"] = None if packed[4] is None else a["texts"][packed[4]]
+    return out
+
+
+def cli_answers(db: Path, inputs: Inputs) -> dict:
+    res = runner.invoke(app, ["recommend", *inputs.flags(), "--json", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+def _models(found: dict) -> dict:
+    return {name: (found[name] or {}).get("model") for name in ANSWERS}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("inputs", CHECKED, ids=lambda i: "&".join(f"{k}={v}" for k, v in i.query().items()))
+def test_the_page_answers_as_recommend_json_does(replay_db, embedded, inputs):
+    cli, shown = cli_answers(replay_db, inputs), lookup(embedded, inputs)
+    assert _models(shown) == _models(cli)
+    for name in ANSWERS:
+        if cli[name] is not None:
+            assert shown[name]["money_left_usd"] == cli[name]["money_left_usd"]
+            assert shown[name]["reason"] == cli[name]["reason"]
+            assert embedded["answers"]["cards"][cli[name]["model"]]["price_as_of"] == cli[name]["price_as_of"]
+    assert shown["assumptions"] == cli["assumptions"] and shown["why"] == cli["why"]
+
+
+@pytest.mark.e2e
+def test_every_input_the_page_offers_is_answered_as_answers_for_answers_it(replay_db):
+    """The page stores alike inputs once (``same_answers``); on the whole grid that sharing loses nothing."""
+    con = duckdb.connect(str(replay_db), read_only=True)
+    try:
+        rows, scaling = ranking_rows(con, top=None, desktop_only=False), scaling_efficiency(con)
+    finally:
+        con.close()
+    view = BuyerView()
+    packed = page_answers(rows, scaling=scaling, view=view, base_min_memory=view.min_memory_gb)
+    first: dict[tuple, dict] = {}
+    for inputs in grid(rows):
+        found = answers_for(rows, inputs, scaling=scaling, view=view)
+        found.pop("inputs")
+        key = same_answers(inputs, view.min_memory_gb)
+        assert first.setdefault(key, found) == found, inputs
+        assert lookup({"answers": packed}, inputs)["why"] == found["why"]
+    assert len(packed["index"]) == len(grid(rows))
+
+
+@pytest.mark.e2e
+def test_recommend_json_names_its_three_answers_or_says_why_not(replay_db):
+    db = replay_db
+    res = runner.invoke(app, ["recommend", "--budget", "1", "--json", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    found = json.loads(res.stdout)
+    assert [found[name] for name in ANSWERS] == [None, None, None] and found["why"].startswith("Nothing fits $1")
+    wrong = runner.invoke(app, ["recommend", "--budget", "600", "--vendor", "nvdia", "--json", "--db", str(db)])
+    assert wrong.exit_code == 2 and "--vendor must be one of NVIDIA, AMD, Intel" in wrong.output
+
+
+def test_the_page_is_one_file_without_network(page):
+    text = page.read_text(encoding="utf-8")
+    soup = BeautifulSoup(text, "lxml")
+    assert page.name == "index.html" and len(list(page.parent.iterdir())) == 1
+    for tag in soup.find_all(src=True) + soup.find_all(href=True):
+        assert not re.match(r"(https?:)?//", tag.get("src") or tag.get("href")), tag
+    assert "@import" not in text and "url(" not in text
+    assert [a["data-answer"] for a in soup.select("[data-answer]")] == list(ANSWERS)
+    names = [s["name"] for s in soup.select("#inputs select")]
+    assert names == ["budget", "min_memory", "use_case", "vendor", "include_legacy", "hours_per_week", "kwh_price"]
+    assert soup.find("svg", id="frontier") is not None and soup.select("figure.history-of svg.chart")
+
+
+def test_every_price_on_the_page_says_its_date_age_and_source(page, embedded):
+    soup = BeautifulSoup(page.read_text(encoding="utf-8"), "lxml")
+    for cell in soup.select("table.ranking td.price"):
+        words = cell.get_text(" ")
+        assert re.search(r"\d{4}-\d\d", words) and " old" in words and ("listings" in words or "index" in words), words
+    for row in soup.select("table.rental tbody tr"):
+        assert re.search(r"\d{4}-\d\d-\d\d .* old", row.get_text(" ")), row.get_text(" ")
+    for card in embedded["answers"]["cards"].values():
+        assert card["price_as_of"] and card["price_source"] and card["price_age"] is not None
+
+
+def test_the_rental_table_shows_a_price_age_as_its_age(replay_db):
+    """Its rental prices are of 2025-03: written on 2026-12-01 they are 20 months old, not '0 d'."""
+    con = duckdb.connect(str(replay_db), read_only=True)
+    try:
+        soup = BeautifulSoup(render_page(page_data(con, generated_at=GENERATED)), "lxml")
+    finally:
+        con.close()
+    text = " ".join(soup.select_one("table.rental").get_text(" ").split())
+    assert "2025-03-18 20 mo old" in text and " 0 d old" not in text, text
+
+
+def test_the_value_frontier_and_date_ticks():
+    assert value_frontier([(100, 1), (200, 0.5), (300, 2), (400, 2)]) == [0, 2]
+    from datetime import date
+
+    ticks = date_ticks(date(2023, 10, 1), date(2025, 11, 25))
+    assert ticks and all(date(2023, 10, 1) < t < date(2025, 11, 25) for t in ticks)
+    assert date_ticks(date(2025, 11, 25), date(2025, 11, 25)) == []
+
+
+def test_a_price_history_draws_no_line_across_a_gap():
+    """A 2023 index month and a 2025 asking price are two dots, not a line through two years."""
+    from datetime import date
+
+    svg = history_chart("X", [
+        {"as_of": date(2023, 9, 1), "price_usd": 170, "price_kind": "index"},
+        {"as_of": date(2023, 10, 1), "price_usd": 160, "price_kind": "index"},
+        {"as_of": date(2025, 11, 25), "price_usd": 300, "price_kind": "asking"},
+    ])
+    assert svg.count("<polyline") == 1 and svg.count('class="mark') == 3
+    assert "2023-09-01" in svg and "2025-11-25" in svg
+    single = history_chart("Y", [{"as_of": date(2025, 11, 25), "price_usd": 500, "price_kind": "asking"}])
+    assert "<polyline" not in single and "$500 (asking)" in single
+
+
+# --- in a real browser ------------------------------------------------------------------------
+
+
+def chromium() -> str:
+    path = "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else shutil.which("chromium")
+    if not path:
+        pytest.skip("Chromium not installed: apt-get install chromium")
+    return path
+
+
+def run_chromium(binary: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
+    command = [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+               f"--user-data-dir={profile}", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=90, check=False)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("inputs", CHECKED[:3], ids=lambda i: "&".join(f"{k}={v}" for k, v in i.query().items()))
+def test_in_chromium_the_url_sets_the_inputs_and_the_page_shows_the_clis_answers(replay_db, page, tmp_path, inputs):
+    binary = chromium()
+    query = "&".join(f"{k}={v}" for k, v in inputs.query().items())
+    dumped = run_chromium(binary, tmp_path / "profile", "--dump-dom", f"{page.resolve().as_uri()}?{query}")
+    assert dumped.returncode == 0, dumped.stderr[-2000:]
+    dom = BeautifulSoup(dumped.stdout, "lxml")
+    assert dom.body.get("data-ready") == "1"
+    shown = {a["data-answer"]: a["data-model"] or None for a in dom.select("[data-answer]")}
+    assert shown == _models(cli_answers(replay_db, inputs))
+    assert dom.select_one("#in-budget option[selected], #in-budget") is not None
+    picked = {m["data-model"] for m in dom.select("#frontier .mark.picked")}
+    assert picked == {m for m in shown.values() if m}
+    assert {f["data-model"] for f in dom.select("figure.history-of:not([hidden])")} == picked
+
+
+# Reports the page as laid out, to the page around the frame that shows it at the width under test
+# (--dump-dom lays a page out at least 500 px wide whatever --window-size says).
+LAYOUT_PROBE = """<script>
+window.addEventListener("load", function () {
+  function shown(el) { var r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; }
+  var answers = [];
+  document.querySelectorAll("[data-answer]").forEach(function (a) {
+    var r = a.getBoundingClientRect(), d = a.querySelector(".decides").getBoundingClientRect();
+    answers.push([a.getAttribute("data-answer"), r.left, r.right, d.right, a.getAttribute("data-model")]);
+  });
+  var charts = [];
+  document.querySelectorAll("svg.chart").forEach(function (svg) {
+    if (shown(svg)) { charts.push([svg.id || svg.getAttribute("data-model"), svg.getBoundingClientRect().right]); }
+  });
+  var small = 1e9;
+  document.querySelectorAll("select").forEach(function (s) { small = Math.min(small, s.getBoundingClientRect().height); });
+  parent.document.body.setAttribute("data-probe", JSON.stringify({
+    viewport: window.innerWidth, page: document.documentElement.scrollWidth, answers: answers, charts: charts,
+    tap: small
+  }));
+});
+</script>"""
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("width", [400, 1400])
+def test_in_chromium_every_answer_fits_a_phone_and_a_desktop(page, tmp_path, width):
+    binary = chromium()
+    text = page.read_text(encoding="utf-8").replace("</body>", LAYOUT_PROBE + "</body>")
+    framed = tmp_path / "frame.html"
+    framed.write_text(f'<!DOCTYPE html><html><body style="margin:0"><iframe style="width:{width}px;height:1200px;border:0" '
+                      f'srcdoc="{html.escape(text, quote=True)}"></iframe></body></html>', encoding="utf-8")
+    dumped = run_chromium(binary, tmp_path / "profile", f"--window-size={width + 100},1300", "--dump-dom",
+                          framed.as_uri())
+    assert dumped.returncode == 0, dumped.stderr[-2000:]
+    probe = json.loads(BeautifulSoup(dumped.stdout, "lxml").body["data-probe"])
+    assert probe["viewport"] == width, probe
+    assert probe["page"] <= width, probe  # no sideways scrolling of the page
+    assert [a[0] for a in probe["answers"]] == list(ANSWERS) and all(a[4] for a in probe["answers"]), probe
+    assert all(0 <= left and right <= width and decides <= width for _, left, right, decides, _ in probe["answers"])
+    assert "frontier" in [c[0] for c in probe["charts"]] and all(right <= width for _, right in probe["charts"])
+    assert probe["tap"] >= 44  # every input a finger can hit
+    shot = tmp_path / f"page-{width}.png"
+    taken = run_chromium(binary, tmp_path / "profile2", f"--window-size={width},2400", f"--screenshot={shot}",
+                         page.resolve().as_uri() + "?budget=600&min_memory=12")
+    assert taken.returncode == 0, taken.stderr[-2000:]
+    png = shot.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(png[16:20], "big") == width
+    assert shot.stat().st_size > 50_000  # a blank page compresses to a few KB
