@@ -14,7 +14,7 @@ from pathlib import Path
 
 import duckdb
 
-from gpuvalue.flows.cli_app import NOTHING_RANKED, _fail, _reader, _settings, _write_json_lines, out
+from gpuvalue.flows.cli_app import NOTHING_RANKED, _fail, _reader, _write_json_lines, out, reader_settings
 from gpuvalue.models.budget_answers import AnswerOptions, BudgetAnswers
 
 
@@ -40,7 +40,7 @@ def answer_options(settings, *, budget: float, use_case: str | None = None, min_
 
 def read_answers(con: duckdb.DuckDBPyConnection, settings, options: AnswerOptions) -> BudgetAnswers | None:
     """The answers to ``options`` from the warehouse's latest ranking; None when nothing is ranked yet."""
-    from gpuvalue.flows.pipeline import coverage as shopping
+    from gpuvalue.flows.shopping import coverage as shopping
     from gpuvalue.models.budget_answers import budget_answers, memory_floor
     from gpuvalue.models.multi_gpu import DATA_PARALLEL_SOURCES, ScalingFacts
     from gpuvalue.models.unpriced import likely_unpriced
@@ -67,7 +67,7 @@ def budget_answers_command(*, as_json: bool, today: date, db: Path | None, **ask
     from gpuvalue.models.budget_text import format_budget_answers
     from gpuvalue.models.price_age import ranking_day_note
 
-    settings = _settings(db)
+    settings = reader_settings(db)
     try:
         options = answer_options(settings, **asked)
     except ValueError as exc:

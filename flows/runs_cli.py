@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from gpuvalue.flows.cli_app import DbOpt, _fail, _print_table, _reader, _settings, _write_json_lines, app
+from gpuvalue.flows.cli_app import DbOpt, _fail, _print_table, _reader, _write_json_lines, app, reader_settings
 
 
 @app.command()
@@ -24,7 +24,7 @@ def runs(
 
     if last < 1:
         _fail("--last must be at least 1")
-    settings = _settings(db)
+    settings = reader_settings(db)
     holder = RunLock(settings.db).holder()
     pid = int(holder.get("pid", -1)) if holder else -1
     con = _reader(db)

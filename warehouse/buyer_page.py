@@ -32,6 +32,7 @@ from gpuvalue.models.rent_vs_buy import Assumptions
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import ExportError, prepare_export_dir, write_text_atomic
 from gpuvalue.warehouse.page_charts import frontier_chart, history_chart
+from gpuvalue.models.framework_support import card_caveat
 from gpuvalue.models.multi_gpu import DATA_PARALLEL_SOURCES, DEFAULT_MULTI_GPU_EFFICIENCY, ScalingFacts
 from gpuvalue.warehouse.queries import ranking_rows, scaling_efficiency
 from gpuvalue.warehouse.recommend_inputs import new_card_prices
@@ -210,7 +211,9 @@ def ranking_table(rows: list[dict[str, Any]]) -> str:
     body = "".join(
         f'<tr data-model="{escape(r["model"])}"><td class="num">{r.get("rank_shown", r["rank"])}</td>'
         f'<td>{escape(r["model"])}<span class="small"> {r["memory_gb"]:g} GB'
-        + (" · legacy builds only" if r.get("framework_support") == "legacy" else "") + "</span></td>"
+        + (" · legacy builds only" if r.get("framework_support") == "legacy" else "") + "</span>"
+        # Not CUDA: what the buyer gives up, in the card's own cell.
+        + (f'<br><span class="small stack">{escape(caveat)}</span>' if (caveat := card_caveat(r)) else "") + "</td>"
         + _price_cell(r)
         + f'<td class="num">{r["relative_perf"]:.2f}x<span class="small"> {escape(str(r.get("perf_source") or ""))}</span></td>'
         f'<td class="num"><strong>{r["perf_per_dollar"]:.2f}</strong></td></tr>'

@@ -30,7 +30,7 @@ runner = CliRunner()
         (["--budget", "800", "--platform-cost", "-5"], "--platform-cost must be 0 or more USD, not -5"),
         (["--budget", "800", "--extra-gpu-cost", "nan"], "--extra-gpu-cost must be 0 or more USD"),
         (["--budget", "800", "--hours-per-week", "10", "--max-gpus", "2"], "--hours-per-week answers rent or buy for one card"),
-        (["--budget", "800", "--hours-per-week", "10", "--json"], "--hours-per-week answers rent or buy in text"),
+        (["--budget", "800", "--hours-per-week", "10", "--platform-cost", "100"], "leave out --platform-cost"),
     ],
 )
 def test_bad_numbers_are_one_line_errors(tmp_path, args, message):

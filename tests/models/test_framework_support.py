@@ -107,11 +107,12 @@ def test_caveat_of_nothing_that_runs():
 def test_the_report_table_says_it_in_the_card_cell():
     from datetime import date as day
 
-    from gpuvalue.warehouse.report import ranking_table
+    from gpuvalue.warehouse.buyer_page import ranking_table
 
     base = {"rank": 1, "memory_gb": 24.0, "price_usd": 900.0, "price_kind": "sold", "price_n": 12, "price_q1": None,
             "price_q3": None, "price_as_of": day(2025, 11, 25), "relative_perf": 1.2, "perf_source": "estimate",
-            "perf_method": "", "perf_per_dollar": 1.3, "segment": "desktop", "stale": False, "price_tier": "recent"}
+            "perf_method": "", "perf_per_dollar": 1.3, "segment": "desktop", "stale": False, "price_tier": "recent",
+            "price_age_days": 5}
     html = ranking_table([{**base, **row("Radeon RX 7900 XTX")}, {**base, **row("GeForce RTX 3090"), "rank": 2}])
     assert html.count('class="small stack"') == 1
     assert "AMD card, not CUDA: ROCm on Linux" in html

@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 from gpuvalue.flows.cli import app
 from gpuvalue.models.answers import ANSWERS, Inputs, answers_for, grid, page_answers, same_answers
 from gpuvalue.models.buyer_view import BuyerView
+from gpuvalue.models.multi_gpu import DATA_PARALLEL_SOURCES, ScalingFacts
 from gpuvalue.warehouse.buyer_page import page_data, render_page, write_page
 from gpuvalue.warehouse.page_charts import date_ticks, history_chart, value_frontier
 from gpuvalue.warehouse.queries import ranking_rows, scaling_efficiency
@@ -65,7 +66,7 @@ def lookup(embedded: dict, inputs: Inputs) -> dict:
         at = at * len(dims[name]) + dims[name].index(value)
     packed = a["answers"][a["index"][at]]
     out = {name: None if entry is None else {"model": entry[0], "money_left_usd": entry[1],
-                                             "reason": a["texts"][entry[2]]}
+                                             "reason": a["texts"][entry[2]], "gpus": entry[3], "cost_usd": entry[4]}
            for name, entry in zip(ANSWERS, packed)}
     out["assumptions"] = [a["texts"][i] for i in packed[3]]
     out["why"] = None if packed[4] is None else a["texts"][packed[4]]
@@ -88,11 +89,13 @@ def test_the_page_answers_as_recommend_json_does(replay_db, embedded, inputs):
     cli, shown = cli_answers(replay_db, inputs), lookup(embedded, inputs)
     assert _models(shown) == _models(cli)
     for name in ANSWERS:
-        if cli[name] is not None:
+        if cli[name]["model"] is not None:
             assert shown[name]["money_left_usd"] == cli[name]["money_left_usd"]
-            assert shown[name]["reason"] == cli[name]["reason"]
+            assert shown[name]["reason"] == cli[name]["why"]
+            assert shown[name]["gpus"] == cli[name]["gpus"] and shown[name]["cost_usd"] == cli[name]["cost_usd"]
             assert embedded["answers"]["cards"][cli[name]["model"]]["price_as_of"] == cli[name]["price_as_of"]
-    assert shown["assumptions"] == cli["assumptions"] and shown["why"] == cli["why"]
+    none = all(cli[name]["model"] is None for name in ANSWERS)
+    assert shown["assumptions"] == cli["assumptions"] and shown["why"] == (cli["fastest"]["why"] if none else None)
 
 
 @pytest.mark.e2e
@@ -100,7 +103,10 @@ def test_every_input_the_page_offers_is_answered_as_answers_for_answers_it(repla
     """The page stores alike inputs once (``same_answers``); on the whole grid that sharing loses nothing."""
     con = duckdb.connect(str(replay_db), read_only=True)
     try:
-        rows, scaling = ranking_rows(con, top=None, desktop_only=False), scaling_efficiency(con)
+        rows = ranking_rows(con, top=None, desktop_only=False)
+        precision = rows[0]["perf_precision"]
+        scaling = ScalingFacts(measured=scaling_efficiency(con, precision, exclude_sources=DATA_PARALLEL_SOURCES),
+                               precision=precision)
     finally:
         con.close()
     view = BuyerView()
@@ -121,9 +127,10 @@ def test_recommend_json_names_its_three_answers_or_says_why_not(replay_db):
     res = runner.invoke(app, ["recommend", "--budget", "1", "--json", "--db", str(db)])
     assert res.exit_code == 0, res.output
     found = json.loads(res.stdout)
-    assert [found[name] for name in ANSWERS] == [None, None, None] and found["why"].startswith("Nothing fits $1")
+    assert [found[name]["model"] for name in ANSWERS] == [None, None, None]
+    assert all(found[name]["why"] for name in ANSWERS)
     wrong = runner.invoke(app, ["recommend", "--budget", "600", "--vendor", "nvdia", "--json", "--db", str(db)])
-    assert wrong.exit_code == 2 and "--vendor must be one of NVIDIA, AMD, Intel" in wrong.output
+    assert wrong.exit_code == 2 and "--vendor must be NVIDIA, AMD or Intel" in wrong.output
 
 
 def test_the_page_is_one_file_without_network(page):
@@ -151,14 +158,14 @@ def test_every_price_on_the_page_says_its_date_age_and_source(page, embedded):
 
 
 def test_the_rental_table_shows_a_price_age_as_its_age(replay_db):
-    """Its rental prices are of 2025-03: written on 2026-12-01 they are 20 months old, not '0 d'."""
+    """Its newest rental prices are of 2025-06-21: written on 2026-12-01 they are 17 months old, not '0 d'."""
     con = duckdb.connect(str(replay_db), read_only=True)
     try:
         soup = BeautifulSoup(render_page(page_data(con, generated_at=GENERATED)), "lxml")
     finally:
         con.close()
     text = " ".join(soup.select_one("table.rental").get_text(" ").split())
-    assert "2025-03-18 20 mo old" in text and " 0 d old" not in text, text
+    assert "2025-06-21 17 mo old" in text and " 0 d old" not in text, text
 
 
 def test_the_value_frontier_and_date_ticks():
