@@ -182,7 +182,7 @@ def test_the_replay_run_loads_inference_figures_and_none_of_them_reach_perf_or_t
         n, sources = con.execute("SELECT count(*), list(DISTINCT source) FROM perf_inference").fetchone()
         assert n == 178 and sources == [LLAMACPP_SOURCE_KEY]
         perf_sources = {s for (s,) in con.execute("SELECT DISTINCT source FROM perf").fetchall()}
-        assert perf_sources == {"lambda-pytorch-2024", "lambda-pytorch-v1", "lambda-pytorch-2021mid", "estimate", "combined",
+        assert perf_sources == {"lambda-pytorch-2024", "lambda-pytorch-v1", "lambda-pytorch-2021mid", "estimate", "combined", "weighted",
                                 "pytorch-gpu-benchmark", "gpu-insights", "cnn-benchmarks", "deep-learning-benchmark"}
         # Inference figures never rank: every ranked speed is a training figure's source.
         assert con.execute("SELECT count(*) FROM ranking_daily WHERE perf_source LIKE 'llamacpp%'").fetchone()[0] == 0

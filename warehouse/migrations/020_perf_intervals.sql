@@ -25,16 +25,25 @@ ALTER TABLE ranking_daily ADD COLUMN perf_high DOUBLE;
 
 -- Which figure counts for each model and precision: among measured figures a local measurement,
 -- then the weighted figure (every source and the held-out estimate, each by its reliability), then
--- the measured-only combination (what the estimate is fitted on), then the most workloads.
+-- the measured-only combination (what the estimate is fitted on), then the most workloads; with its
+-- interval. The interval is looked up per row rather than joined before the window: DuckDB then
+-- answers perf_relative.sql's correlated name filter wrongly (tests/warehouse/test_name_queries.py),
+-- and a backup's import would need perf_with_interval before this view.
 CREATE OR REPLACE VIEW perf_best AS
-SELECT * EXCLUDE (pick) FROM (
+SELECT * EXCLUDE (pick),
+       (SELECT i.perf_low FROM perf_interval AS i
+        WHERE i.model = b.model AND i.precision = b.precision AND i.source = b.source) AS perf_low,
+       (SELECT i.perf_high FROM perf_interval AS i
+        WHERE i.model = b.model AND i.precision = b.precision AND i.source = b.source) AS perf_high
+FROM (
     SELECT *, row_number() OVER (
         PARTITION BY model, precision
         ORDER BY measured DESC, (source = 'local') DESC, (source = 'weighted') DESC, (source = 'combined') DESC,
                  coalesce(workloads, 0) DESC, source
     ) AS pick
-    FROM perf_with_interval
-) WHERE pick = 1;
+    FROM perf
+) AS b
+WHERE pick = 1;
 
 -- Views over ranking_daily.* keep the columns they were created with: created again, they show the new ones.
 CREATE OR REPLACE VIEW ranking_latest AS
