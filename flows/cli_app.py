@@ -203,7 +203,8 @@ def _validated(make, db: Path | None):
         _fail("GPUVALUE_DB is set but empty: give the warehouse's file path, or unset it for data/gpuvalue.duckdb")
     try:
         settings = make(**({"db": db} if db else {}))
-        _LAST_DB[:] = [settings.db]
+        if getattr(settings, "db", None) is not None:  # a source's own settings name no database
+            _LAST_DB[:] = [settings.db]
         return settings
     except UnicodeDecodeError as exc:  # read from the .env file, the only settings read as bytes
         _fail(f"invalid settings: .env is not UTF-8 text (byte {exc.start}: {exc.reason})")
