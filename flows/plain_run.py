@@ -97,6 +97,8 @@ def plain() -> Iterator[PlainRunner]:
 
 def run_plain(flow, **parameters):
     """The flow's body with its tasks run as plain functions: no Prefect API, no server."""
+    if not hasattr(flow, "fn"):  # a plain function standing in for the flow: nothing of Prefect's to replace
+        return flow(**parameters)
     with plain():
         return flow.fn(**parameters)
 
