@@ -45,7 +45,8 @@ def _invoke_run(monkeypatch, db, *, replay: bool, warnings: tuple[str, ...] = ()
     monkeypatch.setitem(sys.modules, "gpuvalue.flows.daily", SimpleNamespace(daily_flow=fake_flow))
     monkeypatch.setattr(prefect_server, "launch_temporary_server", lambda: None)  # no flow, no server
     monkeypatch.setattr(prefect_server, "adopt", lambda server, data_dir: None)
-    args = ["run", "--db", str(db), "--date", LATEST_DAY.isoformat(), "--top", "20"]
+    # --prefect: the path whose server the lines above replace (a replay without it reads Prefect's profile).
+    args = ["run", "--prefect", "--db", str(db), "--date", LATEST_DAY.isoformat(), "--top", "20"]
     return runner.invoke(app, args + (["--replay"] if replay else []))
 
 
