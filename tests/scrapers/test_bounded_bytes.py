@@ -55,6 +55,7 @@ print(json.dumps({"code": os.waitstatus_to_exitcode(status), "peak_kb": usage.ru
 """
 
 
+@pytest.mark.e2e  # about 2 s: a child process parses a gzip bomb and reports its peak memory
 @pytest.mark.skipif(not hasattr(os, "posix_spawn") or not hasattr(os, "wait4"), reason="reads the peak with wait4")
 def test_parse_refuses_a_decompression_bomb_in_one_line_under_200_mb(tmp_path):
     bomb = tmp_path / "bomb.gz"
