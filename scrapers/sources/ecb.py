@@ -21,9 +21,8 @@ from pydantic import BaseModel
 from gpuvalue.models.fx import DailyRate, ecb_cross_rates
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
-from gpuvalue.scrapers.archive import sha256_hex
 from gpuvalue.scrapers.errors import ParseError
-from gpuvalue.scrapers.source import FetchContext, Recording, Source, get_page
+from gpuvalue.scrapers.source import FetchContext, Recording, Source, get_page, page_from_file
 
 NAME = "ecb"
 
@@ -117,8 +116,7 @@ def _parse(page: FetchedPage) -> ParsedSource:
 
 def _page(url: str, body: bytes, day: date) -> FetchedPage:
     # Published at 16:00 CET on its day: dated by that day, never by the build or the run.
-    return FetchedPage(source=NAME, url=url, status=200, fetched_at=datetime(day.year, day.month, day.day, 15, tzinfo=timezone.utc),
-                       sha256=sha256_hex(body), body=body, content_type="text/xml")
+    return page_from_file(NAME, body, url, datetime(day.year, day.month, day.day, 15, tzinfo=timezone.utc), "text/xml")
 
 
 def _replay(fixtures: Path) -> Iterator[Recording]:

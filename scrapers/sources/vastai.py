@@ -32,7 +32,7 @@ import gzip
 import json
 import math
 from collections.abc import Iterator
-from datetime import date, datetime, timezone
+from datetime import date
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -41,9 +41,8 @@ from gpuvalue.models.cloud_names import match_cloud_gpu
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.rental import RentalOffer
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
-from gpuvalue.scrapers.archive import sha256_hex
 from gpuvalue.scrapers.errors import ParseError
-from gpuvalue.scrapers.source import FetchContext, Recording, Source, get_page
+from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, get_page, page_from_file
 
 NAME = "vastai"
 PROVIDER = "vast"
@@ -166,12 +165,8 @@ def _parse(page: FetchedPage) -> ParsedSource:
 def _replay(fixtures: Path) -> Iterator[Recording]:
     offers = json.loads(gzip.decompress((fixtures / FIXTURE).read_bytes()))
     body = json.dumps({"offers": offers}, separators=(",", ":")).encode()
-    yield Recording(
-        FetchedPage(source=NAME, url=SEARCH_URL, status=200,
-                    fetched_at=datetime(FIXTURE_DATE.year, FIXTURE_DATE.month, FIXTURE_DATE.day, tzinfo=timezone.utc),
-                    sha256=sha256_hex(body), body=body, content_type="application/json"),
-        provenance=FIXTURE_PROVENANCE,
-    )
+    yield Recording(page_from_file(NAME, body, SEARCH_URL, at_midnight_utc(FIXTURE_DATE), "application/json"),
+                    provenance=FIXTURE_PROVENANCE)
 
 
 SOURCE = Source(
