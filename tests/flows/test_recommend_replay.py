@@ -133,3 +133,18 @@ def test_measured_scaling_leaves_out_single_process_data_parallel_runs(replay_db
         con.close()
     assert every["TITAN RTX"][2] < 0.55 and "TITAN RTX" not in kept
     assert 0.9 < kept["GeForce RTX 3090"][2] < 1.0
+
+
+def test_the_beginner_with_300_gets_a_current_cuda_card_or_is_told_what_the_other_costs(replay_db):
+    """The issue: `--budget 300 --use-case beginner` led with a Radeon RX 7600 XT and said nothing of ROCm."""
+    doc = _answers(replay_db, "--budget", "300", "--use-case", "beginner")
+    rank = {json.loads(line)["model"]: json.loads(line) for line in
+            runner.invoke(app, ["rank", "--json", "--all", "--db", str(replay_db)]).stdout.splitlines()}
+    for kind in ("fastest", "best_value", "cheapest"):
+        answer = doc[kind]
+        assert answer["model"] is not None, kind
+        row = rank[answer["model"]]
+        cuda = row["vendor"] == "NVIDIA" and row["framework_support"] == "current"
+        caveats = [a for a in answer["assumptions"] if "not CUDA" in a]
+        assert cuda or (len(caveats) == 1 and "\n" not in caveats[0]), (kind, answer["model"])
+    assert doc["fastest"]["model"].startswith("GeForce")  # on the replay a CUDA card fits $300
