@@ -274,7 +274,7 @@ def _print_summary(summary) -> None:
     if summary.coverage_models:
         err.print(f"coverage: shopping for {summary.coverage_models} models in {summary.coverage_searches} searches "
                   "(`gpuvalue coverage` lists them)")
-    if getattr(summary, "fallback", None):
+    if summary.fallback:
         err.print(f"[yellow]shipped data:[/yellow] {', '.join(summary.fallback)} could not be fetched and nothing of "
                   "them was stored: ranked from the data shipped with gpuvalue, dated as recorded, not today's",
                   highlight=False)
@@ -284,7 +284,7 @@ def _print_summary(summary) -> None:
         err.print(f"[yellow]replay:[/yellow] {replay_sentence(summary.as_of)}", highlight=False)
     for a in summary.alarms:
         err.print(f"[yellow]alarm:[/yellow] {a}")
-    for notice in getattr(summary, "notices", ()):
+    for notice in summary.notices:
         err.print(f"[yellow]note:[/yellow] {notice}", highlight=False)
 
 

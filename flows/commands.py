@@ -513,8 +513,6 @@ def recommend(
         _fail("--gpus must be at least 1")
     if vendor is not None and vendor.strip().lower() not in ("nvidia", "amd", "intel"):
         _fail(f"--vendor must be NVIDIA, AMD or Intel, not {vendor!r}")
-    if hours_per_week is not None and vendor is not None:
-        _fail("--vendor chooses among cards to buy; leave it out with --hours-per-week")
     if max_gpus is not None and not 1 <= max_gpus <= 16:
         _fail(f"--max-gpus must be between 1 and 16, not {max_gpus}")
     if gpus is not None and max_gpus is not None:
@@ -523,6 +521,8 @@ def recommend(
         if value is not None and not (math.isfinite(value) and value >= 0):
             _fail(f"{flag} must be 0 or more USD, not {value:g}")
     if hours_per_week is not None:
+        if vendor is not None:
+            _fail("--vendor chooses among cards to buy; leave it out with --hours-per-week")
         if hours_per_day is not None or (gpus is not None and gpus != 1) or max_gpus is not None:
             _fail("--hours-per-week answers rent or buy for one card; leave out --hours-per-day, --gpus and --max-gpus")
         if platform_cost is not None or extra_gpu_cost is not None:

@@ -16,6 +16,7 @@ from gpuvalue.flows import pipeline as P
 from gpuvalue.flows import stages as S
 from gpuvalue.scrapers.listing_csv import CsvImport
 from gpuvalue.warehouse import load, queries
+from gpuvalue.warehouse.fx import daily_rates
 
 KEPT_REJECTIONS = 10  # the rows named in the output; the rest are counted
 
@@ -43,6 +44,7 @@ def import_batches(ctx: S.StageContext, name: str, batches: Iterable[CsvImport],
     con = ctx.con
     outcome = ImportOutcome()
     matcher = ctx.matcher().with_vocabulary(None)  # a CSV import brings no vocabulary of its own
+    rates = daily_rates(con)  # each sale at its own day's rate, as a run's load converts listings
     con.execute("BEGIN TRANSACTION")
     try:
         if replace:  # a corrected file takes the place of the data set: its rows and the prices they made go
@@ -60,7 +62,7 @@ def import_batches(ctx: S.StageContext, name: str, batches: Iterable[CsvImport],
             if elsewhere:
                 outcome.elsewhere.update(elsewhere)
                 listings = [x for x in listings if x.listing_id not in elsewhere]
-            rows = P.listing_rows(listings, matcher, None)
+            rows = P.listing_rows(listings, matcher, None, rates)
             outcome.imported += load.load_listings(con, rows)
             outcome.matched += P.matched_rows(rows)
             del rows, listings, batch

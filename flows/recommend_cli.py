@@ -42,6 +42,7 @@ def read_answers(con: duckdb.DuckDBPyConnection, settings, options: AnswerOption
     """The answers to ``options`` from the warehouse's latest ranking; None when nothing is ranked yet."""
     from gpuvalue.flows.shopping import coverage as shopping
     from gpuvalue.models.budget_answers import budget_answers, memory_floor
+    from gpuvalue.models.framework_support import of_vendor
     from gpuvalue.models.multi_gpu import DATA_PARALLEL_SOURCES, ScalingFacts
     from gpuvalue.models.unpriced import likely_unpriced
     from gpuvalue.warehouse.queries import ranking_rows, scaling_efficiency
@@ -57,6 +58,7 @@ def read_answers(con: duckdb.DuckDBPyConnection, settings, options: AnswerOption
     catalog = unpriced_catalog(con, searches, as_of=day, precision=precision, reference=reference)
     facts = ScalingFacts(measured=measured, assumed_efficiency=settings.multi_gpu_efficiency, precision=precision)
     floor, _ = memory_floor(options)  # the unpriced cards meet the answers' floor
+    catalog = of_vendor(catalog, options.vendor)  # --vendor AMD names no unpriced NVIDIA card
     unpriced = likely_unpriced(catalog, rows, searches=searches, view=replace(options.view, min_memory_gb=floor),
                                budget_usd=options.budget_usd, as_of=day, new_prices=new_prices)
     return budget_answers(rows, facts, options, new_prices=new_prices, unpriced=unpriced)

@@ -1,9 +1,10 @@
-"""The three answers a buyer asks for, from one set of inputs: the fastest card, the best value and
+"""The three answers a buyer asks for, from one set of inputs: the fastest setup, the best value and
 the cheapest, each within the budget. ``recommend --json`` prints them and the buyer's page looks
-them up, so the terminal and the page never disagree: both call ``answers_for``.
+them up, so the terminal and the page never disagree: both come from ``budget_answers``.
 
-Pure: ranking rows in (``ranking_daily`` columns), plain JSON-ready dicts out. The picks come from
-``models/recommend.py``; this module only names three of them and says where each number comes from.
+Pure: ranking rows in (``ranking_daily`` columns), plain JSON-ready dicts out. The picks are
+``models/budget_answers.py``'s; this module packs them for the page and says where each number
+comes from.
 """
 
 from __future__ import annotations
@@ -16,12 +17,11 @@ from typing import Any
 
 from gpuvalue.models.buyer_view import BuyerView, hidden_because, left_out_summary
 from gpuvalue.models.price_age import age_words
-from gpuvalue.models.budget_answers import AnswerOptions, answers_json, budget_answers
+from gpuvalue.models.budget_answers import ANSWERS, AnswerOptions, answers_json, budget_answers
 from gpuvalue.models.multi_gpu import ScalingFacts
 from gpuvalue.models.recommend import USE_CASES
 from gpuvalue.models.rent_vs_buy import Assumptions, RentOrBuy, rent_or_buy
 
-ANSWERS = ("fastest", "best_value", "cheapest")
 VENDORS = ("NVIDIA", "AMD", "Intel")
 
 

@@ -31,7 +31,7 @@ def _answer_lines(answer: Answer, months: float, title: str) -> list[str]:
              f"${answer.money_left_usd:,.0f} left",
              f"   {answer.why}"]
     for words in answer.assumptions:  # this setup's own: its scaling, memory and power
-        if words.startswith(("scaling ", "each card still", f"{s.gpus} x ", "AMD card, not CUDA", "Intel card, not CUDA")):
+        if words.startswith(("scaling ", "each card still", f"{s.gpus} x ", "AMD card", "Intel card")):
             lines.append(f"   {words}")
     if s.yearly_electricity_usd is not None:
         lines.append(f"   electricity ~${s.yearly_electricity_usd:,.0f}/year, counted in its value over "

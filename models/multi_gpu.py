@@ -68,7 +68,3 @@ def assumption_words(facts: ScalingFacts) -> str:
     return (f"N cards train at N x one card x the per-card scaling a benchmark measured for that card and count, "
             f"else {facts.assumed_efficiency:.0%} (data parallel; GPUVALUE_MULTI_GPU_EFFICIENCY)")
 
-
-def setup_throughput(relative_perf: float, gpus: int, scaling: Scaling) -> float:
-    """Throughput of the whole setup in reference-card units."""
-    return relative_perf * gpus * scaling.efficiency

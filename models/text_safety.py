@@ -27,8 +27,6 @@ _SHOWN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # tab and newline stay wh
 _JSON_UNESCAPED = re.compile(r"[\x7f-\x9f]")  # json.dumps(ensure_ascii=False) escapes C0 only
 
 
-def has_control(text: str) -> bool:
-    return _CONTROL.search(text) is not None
 
 
 def clean_text(text: str) -> str:

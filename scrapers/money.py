@@ -47,12 +47,6 @@ DOLLARS = frozenset({"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "MXN"})
 KRONER = frozenset({"SEK", "NOK", "DKK", "ISK"})
 _AMBIGUOUS = {"$": DOLLARS, "BUCKS": DOLLARS, "KR": KRONER, "KR.": KRONER}
 
-# Where a decimal comma is the custom (language part of a locale or an eBay site's country).
-DECIMAL_COMMA_LOCALES = frozenset({
-    "de", "at", "fr", "it", "es", "nl", "be", "pt", "br", "pl", "cz", "cs", "sk", "hu", "se", "sv", "no", "nb",
-    "dk", "da", "fi", "ru", "tr", "ro", "bg", "hr", "sl", "el", "gr",
-})
-
 _GROUP_SEPARATORS = ",.'\u00a0\u202f "
 _NUMBER = r"[0-9](?:[0-9]|[,.'\u00a0\u202f ](?=[0-9]))*"
 
@@ -90,17 +84,6 @@ class Money:
     currency: str | None  # ISO 4217; None: no currency written and no default, or an ambiguous "$"/"kr"
     written: str | None = None  # the currency as the text wrote it ("zł", "CA$"), None where none was
     span: tuple[int, int] | None = field(default=None, compare=False)  # where free text held it
-
-
-def decimal_for_locale(locale: str | None) -> str | None:
-    """The decimal mark of a locale or country code: "," for "de_DE" or "fr", "." for "en_US" or any
-    other; None for no locale."""
-    if not locale:
-        return None
-    parts = re.split(r"[-_]", locale.lower())
-    if any(p in DECIMAL_COMMA_LOCALES for p in parts):
-        return ","
-    return "."
 
 
 def currency_of(word: str | None, default: str | None = None) -> str | None:

@@ -97,9 +97,7 @@ def _rent_grid(used: list[dict[str, Any]], rental: list[dict[str, Any]], assumpt
                         if key not in by_key:
                             found = rent_or_buy_for(
                                 used, rental, budget=float(budget), min_memory=floor, price_window_days=price_window_days,
-                                assumptions=Assumptions(holding_months=assumptions.holding_months,
-                                                        resale_fraction=assumptions.resale_fraction,
-                                                        kwh_price_usd=price, hours_per_week=float(hours)))
+                                assumptions=replace(assumptions, kwh_price_usd=price, hours_per_week=float(hours)))
                             answers.append(pack(rent_or_buy_json(found)))
                             by_key[key] = len(answers) - 1
                         index.append(by_key[key])

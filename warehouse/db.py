@@ -198,11 +198,7 @@ def _connect(path: Path, read_only: bool, wait_s: float,
                     f"{path} is in use by {_holder_words(path, text)}: a running gpuvalue load, or a program "
                     "that has it open (such as the duckdb CLI); try again when it is done"
                 ) from None
-            if looks_corrupted(exc):
-                raise DatabaseCorruptError(corruption_problem(path, exc)) from None
-            if is_environment_failure(exc):
-                raise WarehouseError(environment_problem(exc, path)) from None
-            raise WarehouseError(f"cannot open {path}: {text.splitlines()[0] if text else type(exc).__name__}") from None
+            raise _opened_but_unreadable(path, exc) from None
 
 
 def _holder_words(path: Path, message: str) -> str:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, is_dataclass
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
+
+from gpuvalue.warehouse.export_files import ExportError, write_text_atomic
 
 CACHE_FOLDER = "perf-evaluate"  # beside the database, as the raw archive and the HTTP cache are
 
@@ -87,10 +87,7 @@ def cached_evaluation(db: Path, inputs: Sequence[Any], compute: Callable[[], str
     text = compute()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".txt")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError:
+        write_text_atomic(path, text)
+    except (OSError, ExportError):
         pass  # a read-only folder: the answer is still given, only not kept
     return text, False

