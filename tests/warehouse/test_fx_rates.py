@@ -96,3 +96,18 @@ def test_an_empty_warehouse_converts_with_the_seed(tmp_path):
         assert "(monthly table)" in usd_rate(con, "EUR", date(2026, 7, 8)).source
     finally:
         con.close()
+
+
+def test_an_import_converts_at_the_days_rate_as_a_run_does(db, tmp_path):
+    """`import listings` went through the shipped monthly table while a run's load took the day's rate."""
+    csv = tmp_path / "sold.csv"
+    csv.write_text("title,price,currency,sold_date,condition\n"
+                   "NVIDIA GeForce RTX 3090 24GB,600,EUR,2026-07-07,Used\n", encoding="utf-8")
+    res = CliRunner().invoke(app, ["import", "listings", str(csv), "--source", "eu", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    con = open_database(db, read_only=True)
+    try:
+        total, source = con.execute("SELECT total_usd, fx_source FROM listings WHERE source = 'import:eu'").fetchone()
+    finally:
+        con.close()
+    assert total == pytest.approx(600 * 1.1415, abs=0.01) and source == "ECB euro reference rate of 2026-07-06"
