@@ -5,7 +5,8 @@ source gets the same answers to them here: robots.txt is read once per origin an
 requests to one origin are spaced out and never overlap, transient failures are retried
 with capped exponential backoff and full jitter (or exactly as long as ``Retry-After``
 asks, capped), permanent ones fail at once, and a run that finds a page unchanged since
-the last run (ETag / Last-Modified) gets it from the local cache at the cost of a 304.
+the last run (ETag / Last-Modified) gets it from the local cache at the cost of a 304, and one
+the server declared fresh (max-age, Expires) at no request at all (RFC 9111, scrapers/http_cache.py).
 
 Credentials never leave the request: log lines and errors carry redacted URLs only, and
 header and form values are masked by :func:`redact_headers` / :func:`redact_form` before
@@ -37,7 +38,7 @@ from gpuvalue import __version__
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.scrapers.bounded import DEFAULT_MAX_RESPONSE_MB, limit_bytes
 from gpuvalue.scrapers.errors import AccessRefused, FetchError, RobotsDisallowed  # noqa: F401  (re-exported)
-from gpuvalue.scrapers.http_cache import CachedResponse, ConditionalCache
+from gpuvalue.scrapers.http_cache import FROM_CACHE_EXTENSION, HttpCache
 from gpuvalue.scrapers.robots import RobotsPolicy, origin_of, policy_from_response, robots_url_for
 
 DEFAULT_USER_AGENT = (
@@ -204,7 +205,7 @@ class PoliteClient:
         self.backoff_max_s = backoff_max_s
         self.obey_robots = obey_robots
         self.robots_exempt_hosts = frozenset(host.lower() for host in robots_exempt_hosts)
-        self._cache = ConditionalCache(cache_dir) if cache_dir is not None else None
+        self._cache = HttpCache(cache_dir, keep_headers=safe_response_headers) if cache_dir is not None else None
         self._sleep = sleep
         self._clock = clock
         self._now = now
@@ -241,12 +242,6 @@ class PoliteClient:
         current = url
         for _ in range(MAX_REDIRECTS + 1):
             outcome = self._fetch_hop("GET", current, headers=headers, data=None, check_robots=True)
-            if isinstance(outcome, CachedResponse):
-                kept = {"content-type": outcome.content_type, "etag": outcome.etag, "last-modified": outcome.last_modified}
-                headers_kept = {name: value for name, value in kept.items() if value}
-                return self._page(
-                    source, url, current, 200, outcome.body, outcome.content_type, headers_kept, from_cache=True
-                )
             if outcome.is_redirect and "location" in outcome.headers:
                 target = str(outcome.url.join(outcome.headers["location"]))
                 if origin_of(target) != origin_of(current):
@@ -261,6 +256,7 @@ class PoliteClient:
                 outcome.content,
                 outcome.headers.get("content-type"),
                 safe_response_headers(outcome.headers),
+                from_cache=FROM_CACHE_EXTENSION in outcome.extensions,
             )
         self._count(url, "failures")
         raise FetchError(redact_url(url), f"more than {MAX_REDIRECTS} redirects", retryable=False)
@@ -270,7 +266,6 @@ class PoliteClient:
     ) -> HttpPage:
         """A form POST (OAuth token exchange): not subject to robots.txt, never cached, no redirects."""
         response = self._fetch_hop("POST", url, headers=headers, data=dict(data), check_robots=False)
-        assert not isinstance(response, CachedResponse)
         if response.is_redirect:
             self._count(url, "failures")
             raise FetchError(redact_url(url), f"unexpected redirect (HTTP {response.status_code}) answering a POST",
@@ -287,6 +282,8 @@ class PoliteClient:
 
     def close(self) -> None:
         self._http.close()
+        if self._cache is not None:
+            self._cache.close()
 
     def __enter__(self) -> PoliteClient:
         return self
@@ -306,7 +303,7 @@ class PoliteClient:
         headers: Mapping[str, str] | None,
         data: dict[str, str] | None,
         check_robots: bool,
-    ) -> httpx.Response | CachedResponse:
+    ) -> httpx.Response:
         origin = origin_of(url)
         with self._origin_lock(origin):
             if check_robots and self._robots_apply(url):
@@ -315,37 +312,28 @@ class PoliteClient:
                     self._count(url, "robots_skips")
                     self._log.warning("robots.txt forbids %s (%s)", redact_url(url), policy.reason)
                     raise RobotsDisallowed(redact_url(url), f"disallowed by {origin}/robots.txt ({policy.reason})")
-            cached = self._cache.lookup(url) if self._cache is not None and method == "GET" else None
             send_headers = dict(headers or {})
-            if cached is not None:
-                send_headers.update(cached.conditional_headers())
-            self._log.debug(
-                "%s %s headers=%s form=%s", method, redact_url(url), redact_headers(send_headers), redact_form(data)
-            )
-            response = self._exchange(method, url, origin, headers=send_headers, data=data)
-            if cached is not None and response.status_code == 304:
-                self._count(url, "cache_hits")
-                self._log.info("%s unchanged (304), served from cache", redact_url(url))
-                self._cache.store(  # type: ignore[union-attr]
-                    url,
-                    body=cached.body,
-                    etag=response.headers.get("etag", cached.etag),
-                    last_modified=response.headers.get("last-modified", cached.last_modified),
-                    content_type=cached.content_type,
+            if self._cache is not None and method == "GET":
+                response = self._cache.answer(
+                    url, send_headers, lambda conditional: self._send_logged(method, url, origin, conditional, data)
                 )
-                return cached
+                served = response.extensions.get(FROM_CACHE_EXTENSION)
+                if served is not None:
+                    self._count(url, "cache_hits")
+                    self._log.info("%s %s", redact_url(url),
+                                   "unchanged (304), served from cache" if served == "revalidated"
+                                   else "fresh in the cache (its max-age or Expires), not asked")
+            else:
+                response = self._send_logged(method, url, origin, send_headers, data)
             if response.status_code == 304:
                 self._count(url, "failures")
                 raise FetchError(redact_url(url), "HTTP 304 Not Modified without a cached copy to serve", retryable=False)
-            if self._cache is not None and method == "GET" and response.status_code == 200:
-                self._cache.store(
-                    url,
-                    body=response.content,
-                    etag=response.headers.get("etag"),
-                    last_modified=response.headers.get("last-modified"),
-                    content_type=response.headers.get("content-type"),
-                )
             return response
+
+    def _send_logged(self, method: str, url: str, origin: str, headers: dict[str, str],
+                     data: dict[str, str] | None) -> httpx.Response:
+        self._log.debug("%s %s headers=%s form=%s", method, redact_url(url), redact_headers(headers), redact_form(data))
+        return self._exchange(method, url, origin, headers=headers, data=data)
 
     def _exchange(
         self,

@@ -1,95 +1,187 @@
-"""Bodies and validators of earlier responses, so a daily run can ask "changed since?".
+"""Earlier responses, reused as RFC 9111 allows, so a daily run asks "changed since?" or not at all.
 
-One pair of files per URL, named by the sha256 of the URL: ``<key>.json`` (validators,
-content type, body digest) and ``<key>.body``. The body is written before its metadata
-and both by atomic rename, so a crash leaves either the old entry or the new one; an
-entry whose body does not match its digest is treated as absent. Only validators are
-kept from the response headers, never request headers, so no credential reaches disk.
+What may be stored, when a stored response answers without asking, when it must be revalidated
+(ETag / Last-Modified) and which stored response a request's ``Vary`` headers select are decided
+by hishel's RFC 9111 state machine; this module only feeds it and keeps its entries in one SQLite
+file (``responses.sqlite``), whose transactions leave either the old entry or the new one after a
+crash. A private cache: ``no-store`` responses are never kept, ``private`` ones may be.
+
+No credential reaches disk: the request stored beside a response keeps only the headers the caller
+deems safe (never Authorization or cookies), and so do the stored response headers. A cache file
+that cannot be read is set aside and started afresh, so a damaged cache costs one full fetch, never
+a run.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import tempfile
-from dataclasses import dataclass
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
+import httpx
+from hishel import (
+    CacheMiss,
+    CacheOptions,
+    CouldNotBeStored,
+    FromCache,
+    Headers,
+    IdleClient,
+    InvalidateEntries,
+    NeedRevalidation,
+    NeedToBeUpdated,
+    Request,
+    Response,
+    SqliteStorage,
+    StoreAndUse,
+)
 
-@dataclass(frozen=True)
-class CachedResponse:
-    url: str
-    body: bytes
-    etag: str | None
-    last_modified: str | None
-    content_type: str | None
+CACHE_FILE = "responses.sqlite"
+# Set on a response the cache answered with: "fresh" (no request made) or "revalidated" (a 304).
+FROM_CACHE_EXTENSION = "gpuvalue_from_cache"
+NO_CACHE = ("cache-control", "no-cache")
+_LEGACY_ENTRY_SUFFIXES = (".json", ".body")  # the former one-pair-of-files-per-URL layout
 
-    def conditional_headers(self) -> dict[str, str]:
-        headers = {}
-        if self.etag:
-            headers["If-None-Match"] = self.etag
-        if self.last_modified:
-            headers["If-Modified-Since"] = self.last_modified
-        return headers
+log = logging.getLogger(__name__)
+
+SendConditional = Callable[[dict[str, str]], httpx.Response]
+KeepHeaders = Callable[[Mapping[str, str]], dict[str, str]]
 
 
-class ConditionalCache:
-    def __init__(self, directory: Path) -> None:
+class HttpCache:
+    """One SQLite file of responses, shared by the threads of one client."""
+
+    def __init__(self, directory: Path, *, keep_headers: KeepHeaders) -> None:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
+        self._keep = keep_headers
+        self._options = CacheOptions(shared=False)
+        self._lock = threading.RLock()
+        _drop_legacy_entries(self.directory)
+        self._storage = self._open()
 
-    def lookup(self, url: str) -> CachedResponse | None:
-        meta_path, body_path = self._paths(url)
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            body = body_path.read_bytes()
-        except (OSError, ValueError):
-            return None
-        if meta.get("url") != url or hashlib.sha256(body).hexdigest() != meta.get("sha256"):
-            return None
-        if not (meta.get("etag") or meta.get("last_modified")):
-            return None
-        return CachedResponse(
-            url=url,
-            body=body,
-            etag=meta.get("etag"),
-            last_modified=meta.get("last_modified"),
-            content_type=meta.get("content_type"),
-        )
+    def answer(self, url: str, headers: Mapping[str, str], send: SendConditional) -> httpx.Response:
+        """The response to a GET of ``url``: stored, revalidated through ``send``, or fetched and stored.
 
-    def store(
-        self, url: str, *, body: bytes, etag: str | None, last_modified: str | None, content_type: str | None
-    ) -> None:
-        if not (etag or last_modified):
-            self.forget(url)
-            return
-        meta_path, body_path = self._paths(url)
-        meta = {
-            "url": url,
-            "etag": etag,
-            "last_modified": last_modified,
-            "content_type": content_type,
-            "sha256": hashlib.sha256(body).hexdigest(),
-        }
-        _write_atomically(body_path, body)
-        _write_atomically(meta_path, json.dumps(meta, sort_keys=True).encode("utf-8"))
-
-    def forget(self, url: str) -> None:
-        for path in self._paths(url):
-            path.unlink(missing_ok=True)
-
-    def _paths(self, url: str) -> tuple[Path, Path]:
+        ``send`` is called with the request's headers plus any conditional ones and returns a response
+        read whole; its exceptions pass through untouched.
+        """
+        request = Request(method="GET", url=url, headers=Headers(dict(headers)))
         key = hashlib.sha256(url.encode("utf-8")).hexdigest()
-        return self.directory / f"{key}.json", self.directory / f"{key}.body"
+        with self._lock:
+            entries = self._entries(key)
+            deciding = request
+            if not any(_explicitly_fresh(entry.response) for entry in entries):
+                # Only the server's own freshness lets a stored page answer unasked: RFC 9111's heuristic
+                # (10% of the time since Last-Modified, up to a week) would show last week's listings as
+                # today's. A request's no-cache makes the state machine revalidate; it is not sent.
+                deciding = Request(method="GET", url=url, headers=Headers({**dict(headers), NO_CACHE[0]: NO_CACHE[1]}))
+            state = IdleClient(options=self._options).next(deciding, entries)
+        upstream: httpx.Response | None = None
+        superseded: list = []
+        while True:
+            if isinstance(state, NeedRevalidation):
+                superseded = [entry for entry in state.revalidating_entries if _same_variant(entry, request)]
+            if isinstance(state, (CacheMiss, NeedRevalidation)):
+                asked = {name.lower() for name in headers}
+                conditions = {name: state.request.headers[name] for name in state.request.headers
+                              if name not in asked and name != NO_CACHE[0]}
+                upstream = send({**headers, **conditions})
+                state = state.next(_internal(upstream, self._keep))
+                continue
+            with self._lock:
+                if isinstance(state, NeedToBeUpdated):
+                    for entry in state.updating_entries:
+                        self._storage.update_headers(entry.id, entry.response.headers)
+                    state = state.next()
+                elif isinstance(state, InvalidateEntries):
+                    for entry_id in state.entry_ids:
+                        self._storage.remove_entry(entry_id)
+                    state = state.next()
+                elif isinstance(state, StoreAndUse):
+                    kept = Request(method="GET", url=url, headers=Headers(self._keep(headers)))
+                    self._store(kept, state.response, key)
+                    for entry in superseded:  # a full answer replaces the variant it revalidated
+                        self._storage.remove_entry(entry.id)
+                    assert upstream is not None
+                    return upstream
+                elif isinstance(state, CouldNotBeStored):
+                    assert upstream is not None
+                    return upstream
+                elif isinstance(state, FromCache):
+                    revalidated = upstream is not None
+                    body = b"".join(state.entry.response.stream or ())  # type: ignore[arg-type]
+                    return httpx.Response(
+                        state.entry.response.status_code,
+                        headers=[(name, value) for name in state.entry.response.headers
+                                 for value in state.entry.response.headers.get_list(name) or []],
+                        content=body,
+                        request=httpx.Request("GET", url),
+                        extensions={FROM_CACHE_EXTENSION: "revalidated" if revalidated else "fresh"},
+                    )
+                else:  # pragma: no cover - hishel's states are exhausted above
+                    raise AssertionError(f"unexpected cache state {type(state).__name__}")
+
+    def close(self) -> None:
+        with self._lock:
+            self._storage.close()
+
+    # -- storage ------------------------------------------------------------------------------
+
+    def _open(self) -> SqliteStorage:
+        """The storage on the cache file; a file SQLite cannot read is set aside first."""
+        path = self.directory / CACHE_FILE
+        try:
+            probe = sqlite3.connect(str(path))
+            try:
+                probe.execute("PRAGMA schema_version").fetchone()
+            finally:
+                probe.close()
+        except sqlite3.DatabaseError as exc:
+            log.warning("HTTP cache %s unreadable (%s): set aside, starting empty", path.name, exc)
+            for suffix in ("", "-wal", "-shm"):
+                damaged = path.with_name(path.name + suffix)
+                if damaged.exists():
+                    damaged.replace(damaged.with_name(damaged.name + ".damaged"))
+        connection = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        return SqliteStorage(connection=connection)
+
+    def _entries(self, key: str) -> list:
+        return self._storage.get_entries(key)
+
+    def _store(self, request: Request, response: Response, key: str) -> None:
+        entry = self._storage.create_entry(request, response, key)
+        for _ in entry.response.stream or ():  # the body is written as its stream is read
+            pass
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+def _internal(response: httpx.Response, keep: KeepHeaders) -> Response:
+    """hishel's view of a response read whole: its body already decoded, so no Content-Encoding."""
+    headers = {name: value for name, value in keep(response.headers).items() if name != "content-encoding"}
+    if response.status_code != 304:
+        headers["content-length"] = str(len(response.content))
+    return Response(status_code=response.status_code, headers=Headers(headers), stream=iter([response.content]))
+
+
+def _same_variant(entry, request: Request) -> bool:  # noqa: ANN001 - hishel's Entry
+    """Whether the stored response answered a request like this one, by the headers its Vary names."""
+    named = [name.strip().lower() for name in (entry.response.headers.get("vary") or "").split(",") if name.strip()]
+    if "*" in named:
+        return False
+    return all(entry.request.headers.get(name) == request.headers.get(name) for name in named)
+
+
+def _explicitly_fresh(response: Response) -> bool:
+    """Whether the server gave the response a lifetime of its own (max-age or Expires)."""
+    directives = (response.headers.get("cache-control") or "").lower()
+    return "max-age" in directives or response.headers.get("expires") is not None
+
+
+def _drop_legacy_entries(directory: Path) -> None:
+    for path in directory.iterdir():
+        stem, suffix = path.stem, path.suffix
+        if suffix in _LEGACY_ENTRY_SUFFIXES and len(stem) == 64 and all(ch in "0123456789abcdef" for ch in stem):
+            path.unlink(missing_ok=True)
