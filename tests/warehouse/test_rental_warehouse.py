@@ -372,7 +372,10 @@ def test_an_offer_in_another_currency_is_converted_at_its_own_days_rate():
     from gpuvalue.models.fx import ecb_cross_rates
     from gpuvalue.warehouse.fx import load_fx_rates
 
+    from gpuvalue.flows.stages import register_sources
+
     c = make_rental_database()
+    register_sources(c)  # as every run does before its load: the ECB's label names its rates
     with load.transaction(c):
         load_fx_rates(c, ecb_cross_rates(date(2025, 1, 9), {"USD": 1.0305}, "ecb"), source="ecb")
     eur = offer("cloud-c", "ovh", "RTX 4090", "GeForce RTX 4090", JAN, per_hour=0.5, count=2, spot=0.2, currency="EUR")
