@@ -39,7 +39,7 @@ def rent(
 ) -> None:
     """Cloud GPUs ranked by training speed per rented dollar: relative performance per cheapest $/GPU-hour.
 
-    Prices are each provider's newest published ones (vast.ai's offers, RunPod's price list, SkyPilot's catalogs, FSDL's cloud GPU table); "price as of" is the date of the data, not of the run, and "age" its age today. A card's cheapest price within 90 days of the newest stands for it; cards priced only longer ago are listed after the others, with their age. ref-h per $: hours of reference-card training a dollar rents. vast score: vast.ai's own DLPerf for the card relative to its score for the reference card, a formula over specs shown for comparison, never a measurement. --min-reliability and --verified keep offers whose host states them (vast.ai's marketplace); providers that state neither are left out, and a line says which.
+    Prices are each provider's newest published ones, as the rental sources publish them (`gpuvalue sources` lists them); "price as of" is the date of the data, not of the run, and "age" its age today. A card's cheapest price within 90 days of the newest stands for it; cards priced only longer ago are listed after the others, with their age. ref-h per $: hours of reference-card training a dollar rents. vast score: vast.ai's own DLPerf for the card relative to its score for the reference card, a formula over specs shown for comparison, never a measurement. --min-reliability and --verified keep offers whose host states them (vast.ai's marketplace); providers that state neither are left out, and a line says which.
     """
     from gpuvalue.warehouse.rental import host_terms_providers, rent_ranking_rows, rental_providers
 
@@ -71,7 +71,7 @@ def rent(
         _write_json_lines(rows)
         return
     if not known:
-        out.print("No rental prices yet: a run with the rental sources (skypilot-catalog, fsdl-cloud-gpus) loads them.")
+        out.print("No rental prices yet: a run with the rental sources loads them (`gpuvalue sources` lists them).")
         return
     kind, tier, age, dated = ("spot", "spot_tier", "spot_age_days", "spot_as_of") if spot else \
         ("on-demand", "price_tier", "price_age_days", "price_as_of")
@@ -176,8 +176,8 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
 
         _fail(NOTHING_RANKED)
     if not rental:
-        _fail("no rental prices in the warehouse: a run with the rental sources (skypilot-catalog, fsdl-cloud-gpus) "
-              "loads them", code=1)
+        _fail("no rental prices in the warehouse: a run with the rental sources loads them (`gpuvalue sources` "
+              "lists them)", code=1)
     from gpuvalue.models.answers import rent_or_buy_for
 
     answer = rent_or_buy_for(used, rental, budget=budget, min_memory=min_memory, assumptions=assumptions,

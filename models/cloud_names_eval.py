@@ -1,18 +1,23 @@
 """Precision and recall of the cloud GPU name matcher against hand labels (``tests/labels/cloud_names.csv``).
 
 Precision is what matters most: a model returned for a row whose label is another model, or empty,
-puts a wrong GPU behind a price. Recall counts the labelled models the matcher found. Pure apart from
-reading the labels' text, which the caller passes in.
+puts a wrong GPU behind a price. Recall counts the labelled models the matcher found. Each row is
+matched as its source's parser matches it: with the source's own reading of its names, where it
+declares one (``readers``, collected from the registry by ``scrapers/rental_names.py``, which also
+prints the figures). Pure: the caller passes the labels' text in.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from gpuvalue.models.cloud_names import match_cloud_gpu
+from gpuvalue.models.cloud_names import NameReading, match_cloud_gpu
+
+# source -> its own reading of a name: (provider, published name, instance type) -> NameReading or None
+Readers = Mapping[str, Callable[[str, str, str | None], NameReading | None]]
 
 
 @dataclass(frozen=True)
@@ -72,14 +77,17 @@ def read_labels(text: str) -> list[LabelRow]:
     return rows
 
 
-def evaluate(rows: list[LabelRow], split: str | None = None) -> Evaluation:
-    """Run the matcher on each row (of one split, or all) and count against the labels."""
+def evaluate(rows: list[LabelRow], split: str | None = None, readers: Readers | None = None) -> Evaluation:
+    """Run the matcher on each row (of one split, or all), as its source reads its names (``readers``),
+    and count against the labels."""
     out = Evaluation()
     for row in rows:
         if split is not None and row.split != split:
             continue
+        reader = (readers or {}).get(row.source)
         got = match_cloud_gpu(
-            row.gpu_name, memory_gb=row.memory_gb, arch=row.gpu_arch, provider=row.provider, instance_type=row.instance_type
+            row.gpu_name, memory_gb=row.memory_gb, arch=row.gpu_arch, provider=row.provider, instance_type=row.instance_type,
+            reading=None if reader is None else reader(row.provider, row.gpu_name, row.instance_type),
         )
         out.rows += 1
         if row.expected_model is not None:
@@ -93,26 +101,3 @@ def evaluate(rows: list[LabelRow], split: str | None = None) -> Evaluation:
         elif row.expected_model is not None:
             out.missed.append((row, got.reason))
     return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m gpuvalue.models.cloud_names_eval LABELS.csv``: the figures per split, then the errors."""
-    from pathlib import Path
-
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m gpuvalue.models.cloud_names_eval LABELS.csv", file=sys.stderr)
-        return 2
-    rows = read_labels(Path(args[0]).read_text(encoding="utf-8"))
-    for split in ("tuning", "holdout", None):
-        print(f"{split or 'all'}: {evaluate(rows, split).summary()}")
-    result = evaluate(rows)
-    for row, got, reason in result.wrong:
-        print(f"WRONG  {row.provider} {row.gpu_name!r} {row.instance_type or ''}: expected {row.expected_model}, got {got} ({reason})")
-    for row, reason in result.missed:
-        print(f"MISSED {row.provider} {row.gpu_name!r} {row.instance_type or ''}: expected {row.expected_model} ({reason})")
-    return 0 if result.precision == 1.0 else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

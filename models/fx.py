@@ -112,9 +112,6 @@ def to_usd(amount: float, currency: str, on: date) -> FxConversion | None:
 DAILY_GAP_DAYS = 7
 
 
-# How a converted price names the source of its daily rate (fx_rates.source is the source's name).
-RATE_LABELS = {"ecb": "ECB euro reference rate"}
-
 
 @dataclass(frozen=True)
 class DailyRate:
@@ -150,14 +147,15 @@ class DailyRates:
     Before the first stored day of a currency, or where the stored rates stop more than
     ``DAILY_GAP_DAYS`` before ``on`` and the shipped monthly table holds a month nearer to it (its
     mean counted at the month's middle), the monthly table (``to_usd``) answers, and says so in the
-    conversion's ``source``."""
+    conversion's ``source``. A rate's ``source`` is how the conversion names it ("<source> of <day>"):
+    the warehouse hands each row with its source's label (``warehouse/fx.py``)."""
 
     def __init__(self, rates: Iterable[DailyRate | tuple[date, str, float, str]]) -> None:
         by_currency: dict[str, list[tuple[date, float, str]]] = {}
         for r in rates:  # (rate_date, currency, usd_per_unit, source), as DailyRate or as a table row
             day, currency, usd, source = (r.rate_date, r.currency, r.usd_per_unit, r.source) \
                 if isinstance(r, DailyRate) else r
-            by_currency.setdefault(currency.upper(), []).append((day, usd, RATE_LABELS.get(source, source)))
+            by_currency.setdefault(currency.upper(), []).append((day, usd, source))
         self._days: dict[str, list[date]] = {}
         self._rates: dict[str, list[tuple[float, str]]] = {}
         for code, items in by_currency.items():

@@ -80,7 +80,7 @@ class GpuSpec(Record):
 class Listing(Record):
     """One used-market listing as a source shows it. Prices are in ``currency``, unconverted."""
 
-    source: str  # "ebay-browse", "ebay-html", "hardwareswap", or "import:<name>"
+    source: str  # the listing source's registry name, or "import:<name>" for an operator's import
     listing_id: str
     title: str
     subtitle: str | None = None

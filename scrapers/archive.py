@@ -1,9 +1,12 @@
 """The raw archive: every response body the pipeline parses, kept so a fixed parser can re-read history.
 
 One format serves both the raw archive beside the database and the replay archive shipped in the
-package: a folder holding ``index.jsonl`` (one JSON object per fetch: url, status, fetched_at,
-sha256, selected headers, source) and ``bodies/<aa>/<sha256>.gz``. Bodies are deduplicated by
-content hash, so a spec page that did not change costs one index line a day, not one body.
+package: a folder holding an index (one JSON object per fetch: url, status, fetched_at, sha256,
+selected headers, source) and ``bodies/<aa>/<sha256>.gz``. The raw archive appends to one
+``index.jsonl``; the replay archive keeps one index per source, ``sources/<source>.jsonl``, so
+recording a source writes its own file and its bodies and no other source's. A reader reads both.
+Bodies are deduplicated by content hash, so a spec page that did not change costs one index line a
+day, not one body.
 Appends write the body first (temp file and rename) and the index line last, so a crash leaves at
 worst an unreferenced body or a torn last line, which readers skip.
 """
@@ -26,6 +29,9 @@ from gpuvalue.scrapers.bounded import DEFAULT_MAX_DECOMPRESSED_MB, MB, TooLarge,
 
 # Response headers worth keeping; anything that may carry credentials or cookies is never stored.
 KEPT_HEADERS = ("content-type", "etag", "last-modified", "date", "content-length")
+
+# The folder of per-source indexes (the replay archive's layout): ``sources/<source>.jsonl``.
+SOURCE_INDEXES = "sources"
 
 
 @dataclass(frozen=True)
@@ -69,10 +75,25 @@ class Archive:
     def index_path(self) -> Path:
         return self.root / "index.jsonl"
 
+    def source_index_path(self, source: str) -> Path:
+        """Where one source's own index lives (``sources/<source>.jsonl``)."""
+        if not source or "/" in source or "\\" in source or source.startswith("."):
+            raise ValueError(f"not a source name for an index file: {source!r}")
+        return self.root / SOURCE_INDEXES / f"{source}.jsonl"
+
+    def index_paths(self) -> list[Path]:
+        """Every index of the archive: ``index.jsonl``, then each source's, by name."""
+        folder = self.root / SOURCE_INDEXES
+        own = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+        return ([self.index_path] if self.index_path.exists() else []) + own
+
     def body_path(self, sha: str) -> Path:
         return self.root / "bodies" / sha[:2] / f"{sha}.gz"
 
-    def put(self, page: FetchedPage, *, headers: dict[str, str] | None = None, note: str | None = None) -> ArchiveEntry:
+    def put(self, page: FetchedPage, *, headers: dict[str, str] | None = None, note: str | None = None,
+            own_index: bool = False) -> ArchiveEntry:
+        """Store a page's body (once per content) and append its index line: to ``index.jsonl``, or with
+        ``own_index`` to its source's own index (``sources/<source>.jsonl``, as the replay build writes)."""
         sha = page.sha256 or sha256_hex(page.body)
         kept = {k.lower(): v for k, v in (headers or {}).items() if k.lower() in KEPT_HEADERS}
         entry = ArchiveEntry(
@@ -96,7 +117,8 @@ class Archive:
                     fh.flush()
                     os.fsync(fh.fileno())
                 os.replace(tmp, path)
-            self.root.mkdir(parents=True, exist_ok=True)
+            index = self.source_index_path(page.source) if own_index else self.index_path
+            index.parent.mkdir(parents=True, exist_ok=True)
             line = json.dumps(
                 {
                     "source": entry.source,
@@ -110,7 +132,7 @@ class Archive:
                 },
                 sort_keys=True,
             )
-            with open(self.index_path, "ab+") as fh:
+            with open(index, "ab+") as fh:
                 fh.seek(0, os.SEEK_END)
                 if fh.tell() > 0:
                     fh.seek(-1, os.SEEK_END)
@@ -122,9 +144,12 @@ class Archive:
         return entry
 
     def entries(self) -> Iterator[ArchiveEntry]:
-        if not self.index_path.exists():
-            return
-        with open(self.index_path, encoding="utf-8") as fh:
+        for index in self.index_paths():
+            yield from self._entries(index)
+
+    @staticmethod
+    def _entries(index: Path) -> Iterator[ArchiveEntry]:
+        with open(index, encoding="utf-8") as fh:
             for line in fh:
                 try:
                     d = json.loads(line)

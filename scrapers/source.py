@@ -125,6 +125,10 @@ class Source:
     harness: Harness | None = None  # a benchmark harness: combined with the others, checked by `perf --evaluate`
     sample_url: str | None = None  # a URL its parser accepts, for the fuzz tests (`gpuvalue parse` passes the file's own URI)
     inspect: Callable[[bytes, str], tuple[list[Any], list[str]]] | None = None  # what `gpuvalue parse` prints, when not parse's records
+    # A rental source's own GPU names: (provider, published name, instance type) -> the reading the cloud
+    # name matcher takes instead (models/cloud_names.py, NameReading), None where the name reads as
+    # published. Its parse applies it; the matcher's label figures (scrapers/rental_names.py) read it here.
+    gpu_names: Callable[[str, str, str | None], Any] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KNOWN_KINDS:
@@ -133,6 +137,8 @@ class Source:
             raise ValueError(f"source {self.name}: neither fetch nor load_embedded")
         if self.fetch is not None and self.parse is None:
             raise ValueError(f"source {self.name}: fetches pages but has no parse")
+        if self.gpu_names is not None and self.kind != "rental":
+            raise ValueError(f"source {self.name}: only a rental source reads GPU names of its own, not a {self.kind} source")
         if self.harness is not None and self.kind != "benchmark":
             raise ValueError(f"source {self.name}: only a benchmark source is a harness, not a {self.kind} source")
 

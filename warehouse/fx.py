@@ -35,7 +35,8 @@ def load_fx_rates(con: duckdb.DuckDBPyConnection, rates: Iterable[DailyRate], *,
 
 
 def daily_rates(con: duckdb.DuckDBPyConnection, currency: str | None = None) -> DailyRates:
-    """The stored daily rates (of one currency, or all), ready for lookups by day."""
+    """The stored daily rates (of one currency, or all), ready for lookups by day, each named by its
+    source's label (the ``sources`` table every run writes from the registry)."""
     code = None if currency is None else currency.strip().upper()
     return DailyRates(sql_files.rows(con, "fx_rates_all", {"currency": code}))  # rows sorted by currency and day
 

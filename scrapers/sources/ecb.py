@@ -139,7 +139,7 @@ SOURCE = Source(
     parse=_parse,
     replay=_replay,
     settings=EcbSettings,
-    label="ECB",
+    label="ECB euro reference rate",  # a converted price says "at the ECB euro reference rate of <day>"
     sample_url=DAILY_URL,
     fixtures=tuple(f for _, _, f in RECORDED),
 )

@@ -11,9 +11,9 @@ URL pinned to its commit, dated by the commit, and the newest also under the liv
 holds one recording; a replay run reads the last version of each commit date, then the newest.
 ``as_of`` is the commit date for a pinned URL, the capture date otherwise.
 
-Not read: ``serverless-gpus.csv``, the serverless table. Its prices are for GPU time on inference
-platforms billed per second of request, with cold starts and no machine to train on, so they do not
-answer "what does renting a GPU to train cost"; it is skipped on purpose, not forgotten.
+This source does not read ``serverless-gpus.csv``, the serverless table. Its prices are for GPU time
+on inference platforms billed per second of request, with cold starts and no machine to keep, so they
+are not offers of an instance like this table's rows; this source skips it on purpose.
 
 The file was edited by hand for years and shows it: ``$`` prefixes and thousands commas on prices,
 blank spot prices, GPU counts and vCPU/RAM given as ranges, a repeated header row, rows with no

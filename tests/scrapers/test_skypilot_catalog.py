@@ -188,3 +188,34 @@ def test_offer_json_rows_print_in_file_order():
     assert rows[0]["instance_type"] == "1x-H200-32-65536" and rows[-1]["instance_type"] == "4x-RTX_A2000-32-65536"
     assert list(rows[0])[:9] == ["provider", "instance_type", "gpu_name", "model", "gpu_count", "usd_per_hour",
                                  "usd_per_gpu_hour", "spot_usd_per_gpu_hour", "region"]
+
+
+@pytest.mark.parametrize(
+    ("provider", "name", "instance_type", "memory_gb", "model"),
+    [
+        # its RunPod names are SkyPilot's own short ones (GPU_NAME_MAP)
+        ("runpod", "RTXPRO6000", "1x_RTXPRO6000_SECURE", None, "RTX PRO 6000 Blackwell Server"),
+        ("runpod", "RTXPRO6000-WK", "1x_RTXPRO6000-WK_SECURE", None, "RTX PRO 6000 Blackwell"),
+        ("runpod", "A100-80GB", "1x_A100-80GB_SECURE", None, "A100 PCIe 80 GB"),
+        ("runpod", "H100-SXM", "1x_H100-SXM_SECURE", None, "H100 SXM5 80 GB"),
+        # its vast catalog keeps vast's own name in the instance type
+        ("vast", "RTX4070", "2x-RTX_4070S_Ti-32-65536", 16, "GeForce RTX 4070 Ti SUPER"),
+        ("vast", "RTX4080", "1x-RTX_4080S-16-32768", None, "GeForce RTX 4080 SUPER"),
+        ("vast", "RTXPRO6000S", "1x-RTX_PRO_6000_S-32-65536", None, None),
+        ("vast", "A100", "gpu_8x_a100", 40, None),  # not SkyPilot's vast form: read as published
+    ],
+)
+def test_skypilots_own_names_are_read_as_it_means_them(provider, name, instance_type, memory_gb, model):
+    from gpuvalue.models.cloud_names import match_cloud_gpu
+
+    reading = sky.read_gpu_name(provider, name, instance_type)
+    got = match_cloud_gpu(name, memory_gb=memory_gb, provider=provider, instance_type=instance_type, reading=reading)
+    assert got.model == model
+    if model is not None and reading is not None:
+        assert reading.why in got.reason
+    assert sky.SOURCE.gpu_names is sky.read_gpu_name
+
+
+def test_another_providers_names_are_read_as_published():
+    assert sky.read_gpu_name("lambda", "H100", "gpu_1x_h100_pcie") is None
+    assert sky.read_gpu_name("runpod", "A40", "1x_A40_SECURE") is None

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuvalue.flows.cli import app
+from gpuvalue.flows.stages import register_sources
 from gpuvalue.models.fx import DailyRates
 from gpuvalue.models.matching import TitleMatcher
 from gpuvalue.models.records import Listing
@@ -26,6 +27,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 def db(tmp_path):
     path = tmp_path / "g.duckdb"
     con = open_database(path)
+    register_sources(con)  # as every run does before its load: each source's label, the ECB's among them
     with load.transaction(con):
         for _, _, fixture in ecb.RECORDED:
             load_fx_rates(con, ecb.parse_ecb_rates((FIXTURES / fixture).read_bytes(), ecb.DAILY_URL), source="ecb")
@@ -60,6 +62,16 @@ def test_usd_rate_takes_a_connection_or_rates_already_read(db):
         con.close()
     assert one == many and one.rate_date == date(2026, 7, 6) and one.rate == pytest.approx(1.1415 / 0.85538)
     assert "2026-07-06" in one.source
+
+
+def test_a_rate_is_named_by_its_sources_own_label_else_by_its_name(db):
+    con = open_database(db)
+    try:
+        assert usd_rate(con, "GBP", date(2026, 7, 8)).source == "ECB euro reference rate of 2026-07-06"
+        con.execute("UPDATE sources SET label = NULL WHERE name = 'ecb'")
+        assert usd_rate(con, "GBP", date(2026, 7, 8)).source == "ecb of 2026-07-06"
+    finally:
+        con.close()
 
 
 def _listing(currency: str, price: float, sold: datetime) -> Listing:

@@ -122,3 +122,20 @@ def test_backfill_ranks_exactly_as_the_daily_step(con):
     con.execute("DELETE FROM prices_daily")
     backfill(con, first, last, precision="fp16", reference=REF, window_days=30, min_count=3)
     assert [_ranking(con, d) for d in (first, last)] == daily
+
+
+def test_an_own_price_far_older_than_the_index_month_gives_way_to_it(con):
+    """An own price more than comparable_days older than the index's newest month (a 2020 archive's sales
+    against a 2023 index month) does not stand for the card; the index does, for one day and in a backfill."""
+    load.load_listings(con, [_sold(f"3060-{i}", "GeForce RTX 3060 12 GB", 900 + i, date(2020, 11, 20)) for i in range(3)])
+    load.materialize_day(con, DAY, precision="fp16", reference=REF, window_days=30, min_count=3, comparable_days=90)
+    own = con.execute("SELECT price_usd, price_as_of FROM prices_daily WHERE as_of = ? AND model = ?",
+                      [DAY, "GeForce RTX 3060 12 GB"]).fetchone()
+    assert own == (901.0, date(2020, 11, 20))  # the own price is there, years older than the index month
+    rows = {r["model"]: r for r in _ranking(con)}
+    card = rows["GeForce RTX 3060 12 GB"]
+    assert (card["price_kind"], card["price_usd"], card["price_as_of"]) == ("index", 218.0, date(2023, 10, 1))
+    assert rows["GeForce RTX 3090"]["price_kind"] == "sold"  # own of 2024-11, newer than the index month: it stands
+    daily = _ranking(con)
+    backfill(con, DAY, DAY, precision="fp16", reference=REF, window_days=30, min_count=3, comparable_days=90)
+    assert _ranking(con) == daily

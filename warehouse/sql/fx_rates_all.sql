@@ -1,5 +1,8 @@
--- Every stored daily rate ($currency NULL: every currency), for the conversion by day (warehouse/fx.py).
-SELECT rate_date, currency, usd_per_unit, source
-FROM fx_rates
-WHERE $currency IS NULL OR currency = $currency
-ORDER BY currency, rate_date;
+-- Every stored daily rate ($currency NULL: every currency), for the conversion by day (warehouse/fx.py),
+-- each named as its source labels itself (sources.label: the words a converted price shows), else by
+-- the source's name.
+SELECT r.rate_date, r.currency, r.usd_per_unit, coalesce(s.label, r.source) AS source
+FROM fx_rates AS r
+LEFT JOIN sources AS s ON s.name = r.source
+WHERE $currency IS NULL OR r.currency = $currency
+ORDER BY r.currency, r.rate_date;

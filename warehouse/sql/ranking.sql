@@ -8,6 +8,8 @@
 -- observations cannot price, the newest complete month of a published index (price_index_monthly,
 -- as price_index_latest chooses it: most sales, then source and name), kind 'index', dated the
 -- first day of its month, price_n its quantity sold, price_source the index. Never both, never mixed.
+-- An own price more than $comparable_days older than the index's month gives way to it: a card whose
+-- own sales are years old (an opt-in archive's) is priced by the newer published month.
 --
 -- Comparable dates: a card priced within $comparable_days of the day's newest price is 'recent';
 -- the others are 'older' and rank after every recent card, ordered among themselves. So a price
@@ -32,20 +34,28 @@ days AS (
     SELECT CAST(d AS DATE) AS as_of
     FROM generate_series(CAST($start AS TIMESTAMP), CAST($end AS TIMESTAMP), INTERVAL 1 DAY) AS t(d)
 ),
-from_index AS (
+index_newest AS (
     SELECT d.as_of, i.model, i.avg_sold_usd AS price_usd, 'index' AS price_kind,
            coalesce(i.quantity_sold, 0) AS price_n, CAST(NULL AS DOUBLE) AS price_q1, CAST(NULL AS DOUBLE) AS price_q3,
            i.month AS price_as_of, i.source AS price_source
     FROM days AS d
     JOIN price_index_monthly AS i
       ON i.model IS NOT NULL AND i.avg_sold_usd > 0 AND i.month + INTERVAL 1 MONTH <= d.as_of
-    WHERE NOT EXISTS (SELECT 1 FROM own AS o WHERE o.as_of = d.as_of AND o.model = i.model)
     QUALIFY row_number() OVER (
         PARTITION BY d.as_of, i.model ORDER BY i.month DESC, i.quantity_sold DESC NULLS LAST, i.source, i.gpu_name
     ) = 1
 ),
+own_kept AS (
+    SELECT * FROM own AS o
+    WHERE NOT EXISTS (SELECT 1 FROM index_newest AS x
+                      WHERE x.as_of = o.as_of AND x.model = o.model AND o.price_as_of < x.price_as_of - $comparable_days)
+),
+from_index AS (
+    SELECT * FROM index_newest AS x
+    WHERE NOT EXISTS (SELECT 1 FROM own_kept AS o WHERE o.as_of = x.as_of AND o.model = x.model)
+),
 priced AS (
-    SELECT * FROM own
+    SELECT * FROM own_kept
     UNION ALL
     SELECT * FROM from_index
 ),

@@ -1,0 +1,229 @@
+"""Full Stack Deep Learning's serverless GPU table: what an hour of GPU time costs on serverless platforms.
+
+FSDL keeps ``docs/cloud-gpus/serverless-gpus.csv`` in ``the-full-stack/website`` beside its cloud
+table, by hand: one row per platform (Banana, Baseten, Beam, Covalent, Modal, OVHcloud, Replicate,
+RunPod, Inferless, Mystic AI) and GPU configuration, with ``Per-Hour`` (all the configuration's
+GPUs) and ``Per-GPU`` in US dollars.
+
+**Is a serverless price a rental offer?** It is a real price of GPU time: the platform bills each
+second a job runs, at this rate per hour, so a job of N GPU-hours costs N times ``Per-GPU``. It is not
+an instance: nothing runs between jobs (and nothing is paid), a job starts cold, and most platforms cap
+how long one call may run and are built for inference. A training job that fits those terms (a
+fine-tuning run, a job split into calls) rents at this price; one that needs a machine for days does
+not. So the source is opt-in (``GPUVALUE_SOURCES=...,fsdl-serverless-gpus``), and every offer says
+what it is where a reader sees it: the provider is the platform's name with ``-serverless``
+(``modal-serverless``, ``runpod-serverless``: RunPod's serverless GPUs never mix with its pods'
+prices under ``runpod``), and the instance type starts "serverless". There is no spot price.
+
+**Dates.** The table was last changed on 2024-05-20 (the recorded version, at snapshot commit
+``2bddc6d``); its prices are of that day, not of the day they are read. A fetch of the same file is
+dated so (``KNOWN_VERSIONS``, by the body's SHA-256); a changed file is new, dated by its capture.
+
+The file shows its hand editing: ``$`` before some prices (``$0.4``), a unit in some ``GPU RAM`` cells
+(``16GB``), ``0`` for vCPUs and RAM a platform does not state, ``GPU RAM`` per GPU on some multi-GPU
+rows and for all of them on others (memory per GPU is read from the name's parentheses first, as in
+the cloud table), and a ``Per-GPU`` rounded apart from ``Per-Hour`` / GPUs (``0.63`` and ``0.64``).
+The whole-configuration price divided by its GPUs is the price per GPU-hour, as for FSDL's cloud
+table; a ``Per-GPU`` farther from it than rounding is said in a warning.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import math
+import re
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+from gpuvalue.models.cloud_names import match_cloud_gpu, memory_from_name
+from gpuvalue.models.records import FetchedPage
+from gpuvalue.models.rental import RentalOffer
+from gpuvalue.models.source_batches import ParsedSource, SourceFetch
+from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.money import parse_price
+from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, get_page, page_from_file
+
+NAME = "fsdl-serverless-gpus"
+
+_REPO = "the-full-stack/website"
+_PATH = "docs/cloud-gpus/serverless-gpus.csv"
+LIVE_URL = f"https://raw.githubusercontent.com/{_REPO}/main/{_PATH}"
+
+REQUIRED_COLUMNS = ("Vendor", "GPU Type", "GPUs", "Per-Hour", "Per-GPU")
+OPTIONAL_COLUMNS = ("GPU Arch", "GPU RAM", "vCPUs", "RAM")
+
+FIXTURE = "cloud/fsdl_serverless-gpus/serverless-gpus_HEAD.csv"
+FIXTURE_DATE = date(2024, 5, 20)  # the table's last change before the snapshot it was saved at
+_SNAPSHOT = "2bddc6d52544dc258e7e34396c6958377f72816b"
+# Versions of the file whose date is known, by the SHA-256 of their bytes: a fetch of one is dated by it.
+KNOWN_VERSIONS = {"336810572064abc0b49ea50913263c4bd13dc386f5230fcacf1afd99fba190ba": FIXTURE_DATE}
+
+# Per-GPU and Per-Hour / GPUs differ a little by rounding; beyond this they say different things.
+_PER_GPU_TOLERANCE = 0.02
+_RANGE = re.compile(r"^\[?\s*\d+(?:\.\d+)?\s*-\s*\d+(?:\.\d+)?\s*\]?$")
+_QUANTITY = re.compile(r"^(\d+(?:\.\d+)?)\s*(?:GB|GiB)?$", re.IGNORECASE)
+
+
+def provider_slug(vendor: str) -> str:
+    """The platform's name, lower-cased with hyphens, marked serverless: ``Mystic AI`` -> ``mystic-ai-serverless``."""
+    return "-".join([*vendor.casefold().split(), "serverless"])
+
+
+def _money(value: str, what: str, url: str, line: int) -> float | None:
+    """A USD price per hour as the table writes it ("1.17", "$0.4"), read by the one money parser."""
+    text = value.strip()
+    if not text:
+        return None
+    money = parse_price(text, default="USD", decimal=".")
+    if money is None or money.currency != "USD":
+        raise ParseError(NAME, url, f"line {line}: {what} {value!r} is not a price")
+    return money.amount
+
+
+def _quantity(value: str, what: str, url: str, line: int) -> float | None:
+    """A count or size ("16", "59.5", "16GB"); None when blank, 0 (the platform does not say) or a range
+    (``1-4``, which names no one offer)."""
+    text = value.strip().replace(",", "")
+    if not text or _RANGE.match(text):
+        return None
+    found = _QUANTITY.match(text)
+    if found is None:
+        raise ParseError(NAME, url, f"line {line}: {what} {value!r} is not a number")
+    number = float(found.group(1))
+    if not math.isfinite(number):
+        raise ParseError(NAME, url, f"line {line}: {what} {value!r} is not a number")
+    return number or None
+
+
+def _instance_type(count: int, gpu_name: str, memory: float | None, vcpus: float | None, ram: float | None) -> str:
+    """``serverless 2x A10G (24 GB), 24 vCPUs, 96 GB RAM``: what the row configures, the memory where the
+    name does not state it (two of Mystic AI's rows differ by it alone)."""
+    gpu = gpu_name if memory is None or memory_from_name(gpu_name) is not None else f"{gpu_name} ({memory:g} GB)"
+    parts = [f"serverless {count}x {gpu}", f"{vcpus:g} vCPUs" if vcpus else "", f"{ram:g} GB RAM" if ram else ""]
+    return ", ".join(part for part in parts if part)
+
+
+def read_serverless_gpus(body: bytes, url: str, as_of: date) -> tuple[list[RentalOffer], list[str]]:
+    """One offer per priced row of ``serverless-gpus.csv``, in file order, and warnings for the rows
+    skipped or doubted. Raises only ParseError."""
+    try:
+        text = body.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ParseError(NAME, url, "not UTF-8 text") from None
+    if "\x00" in text:
+        raise ParseError(NAME, url, "binary content, not a CSV file")
+    try:
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as exc:
+        raise ParseError(NAME, url, f"not CSV: {exc}") from None
+    if not rows:
+        raise ParseError(NAME, url, "empty file")
+    header = [h.strip() for h in rows[0]]
+    for column in REQUIRED_COLUMNS:
+        if column not in header:
+            raise ParseError(NAME, url, f"column {column!r} missing from the header (has {', '.join(header)})")
+    col = {name: header.index(name) for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS) if name in header}
+
+    offers: list[RentalOffer] = []
+    warnings: list[str] = []
+    disagreeing: list[int] = []
+    for line, row in enumerate(rows[1:], start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise ParseError(NAME, url, f"line {line}: {len(row)} cells for {len(header)} columns")
+
+        def cell(name: str) -> str:
+            return row[col[name]].strip() if name in col else ""
+
+        vendor, gpu_name = cell("Vendor"), " ".join(cell("GPU Type").split())
+        if not vendor or not gpu_name:
+            raise ParseError(NAME, url, f"line {line}: no {'Vendor' if not vendor else 'GPU Type'}")
+        gpus = _quantity(cell("GPUs"), "GPUs", url, line)
+        if gpus is None or gpus < 1 or gpus != int(gpus):
+            warnings.append(f"{url} line {line}: {vendor} {gpu_name}: GPU count {cell('GPUs')!r} names no one offer, skipped")
+            continue
+        count = int(gpus)
+        per_hour = _money(cell("Per-Hour"), "Per-Hour", url, line)
+        per_gpu = _money(cell("Per-GPU"), "Per-GPU", url, line)
+        if per_hour is None and per_gpu is None:
+            warnings.append(f"{url} line {line}: {vendor} {gpu_name}: no price, skipped")
+            continue
+        usd_per_gpu_hour = per_gpu
+        if per_hour is not None:
+            usd_per_gpu_hour = round(per_hour / count, 6)
+            if per_gpu is not None and abs(usd_per_gpu_hour - per_gpu) > _PER_GPU_TOLERANCE * max(per_gpu, usd_per_gpu_hour):
+                disagreeing.append(line)
+        gpu_ram = _quantity(cell("GPU RAM"), "GPU RAM", url, line)
+        memory = memory_from_name(gpu_name)
+        if memory is None and gpu_ram is not None:
+            memory = gpu_ram / count
+        arch = cell("GPU Arch") or None
+        vcpus, ram = _quantity(cell("vCPUs"), "vCPUs", url, line), _quantity(cell("RAM"), "RAM", url, line)
+        provider = provider_slug(vendor)
+        instance_type = _instance_type(count, gpu_name, memory, vcpus, ram)
+        match = match_cloud_gpu(gpu_name, memory_gb=memory, arch=arch, provider=provider, instance_type=instance_type)
+        try:
+            offers.append(RentalOffer(
+                source=NAME, provider=provider, instance_type=instance_type, gpu_name=gpu_name,
+                model=match.model, match_reason=match.reason, gpu_count=count,
+                usd_per_hour=per_hour, usd_per_gpu_hour=usd_per_gpu_hour,
+                vcpus=vcpus, memory_gib=ram, gpu_memory_gb=memory, gpu_arch=arch, as_of=as_of,
+            ))
+        except ValueError as exc:  # pydantic's ValidationError is a ValueError
+            raise ParseError(NAME, url, f"line {line}: {exc}") from None
+    if disagreeing:
+        warnings.append(
+            f"{url}: {len(disagreeing)} row(s) whose Per-GPU differs from Per-Hour / GPUs (lines "
+            f"{', '.join(map(str, disagreeing[:10]))}{', ...' if len(disagreeing) > 10 else ''}); the whole price divided is used"
+        )
+    return offers, warnings
+
+
+def parse_serverless_gpus(body: bytes, url: str, as_of: date) -> list[RentalOffer]:
+    """One offer per priced row of ``serverless-gpus.csv``, in file order. Raises only ParseError."""
+    return read_serverless_gpus(body, url, as_of)[0]
+
+
+def data_date(page: FetchedPage) -> date:
+    """The date of a fetched version's prices: a known version's own date, else the capture's."""
+    sha = page.sha256 or hashlib.sha256(page.body).hexdigest()
+    return KNOWN_VERSIONS.get(sha, page.fetched_at.date())
+
+
+def _fetch(ctx: FetchContext) -> SourceFetch:
+    out = SourceFetch(NAME)
+    ctx.report(f"{NAME}: {_PATH}")
+    page = get_page(ctx, out, LIVE_URL)
+    if page is not None:
+        out.pages.append(page)
+    return out
+
+
+def _parse(page: FetchedPage) -> ParsedSource:
+    offers, warnings = read_serverless_gpus(page.body, page.url, data_date(page))
+    return ParsedSource(NAME, "rental", records=offers, warnings=warnings)
+
+
+def _replay(fixtures: Path) -> Iterator[Recording]:
+    body = (fixtures / FIXTURE).read_bytes()
+    yield Recording(page_from_file(NAME, body, LIVE_URL, at_midnight_utc(FIXTURE_DATE), "text/csv"),
+                    provenance=f"{_REPO}@{_SNAPSHOT}:{_PATH} (last changed {FIXTURE_DATE})")
+
+
+SOURCE = Source(
+    name=NAME,
+    kind="rental",
+    attribution="Serverless GPU prices from Full Stack Deep Learning's serverless GPU table (the-full-stack/website)",
+    licence="MIT",
+    fetch=_fetch,
+    parse=_parse,
+    replay=_replay,
+    default=False,  # GPU time billed per second of a job, not an instance: asked for by name
+    label="FSDL serverless",
+    sample_url=LIVE_URL,
+    fixtures=(FIXTURE,),
+)
