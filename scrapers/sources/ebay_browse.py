@@ -22,7 +22,6 @@ from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.ebay_links import link_without_query, marketplace_of
 from gpuvalue.scrapers.errors import NotRecordedError, ParseError
-from gpuvalue.scrapers.money import parse_amount
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, page_from_file
 
 NAME = "ebay-browse"
@@ -159,6 +158,8 @@ def _amount(node: Any, what: str, url: str) -> tuple[float, str]:
     if not isinstance(currency, str) or not currency:
         raise ParseError(NAME, url, f"{what}.currency missing")
     if isinstance(value, str):  # the API's amounts are strings ("2299.90"), read by the one money parser
+        from gpuvalue.scrapers.money import parse_amount  # its patterns take 30 ms to compile: `coverage` reads EbaySettings only
+
         parsed = parse_amount(value, decimal=".")
         if parsed is None:
             raise ParseError(NAME, url, f"{what}.value is not a number: {value!r:.40}")
