@@ -17,8 +17,8 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuvalue.flows.cli_app import (
-    NOTHING_RANKED, DbOpt, _check_db_path, _fail, _memory_format, _jsonable, _parse_date, _print_table, _reader, _reader_error,
-    _settings, _write_json_lines, app, err, out, reader_settings, utc_today,
+    NOTHING_RANKED, DbOpt, check_db_path, fail, memory_format, jsonable, parse_date, print_table, open_reader, reader_error,
+    full_settings, write_json_lines, app, err, out, reader_settings, utc_today,
 )
 from gpuvalue.flows.gc_policy import collect_garbage_less_often
 from gpuvalue.models.perf_label import is_low_confidence, is_rocm
@@ -31,7 +31,7 @@ RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price
 def _rank_formats(rows: list[dict]) -> dict[str, str]:
     """Each column of the ranking table one way: GB whole (or one decimal), dollars with cents,
     ratios with three decimals."""
-    return {"GB": _memory_format([r["memory_gb"] for r in rows]), "price $": ",.2f", "perf per $1k": ".3f"}
+    return {"GB": memory_format([r["memory_gb"] for r in rows]), "price $": ",.2f", "perf per $1k": ".3f"}
 
 
 def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
@@ -65,7 +65,7 @@ def _print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     close = [pair for _, part in tiers for pair in adjacent_within_interval(part)]
     for tier, part in tiers:  # older prices say so, even when the filters leave no recent one beside them
         heading = title if only_recent else f"{title}\n{tier_title(tier, part, comparable_days)}"
-        _print_table(RANK_HEADERS, table_rows(part), title=heading, formats=_rank_formats(part))
+        print_table(RANK_HEADERS, table_rows(part), title=heading, formats=_rank_formats(part))
     indexes = sorted({index_name(r) for r in rows if is_index_price(r)})
     if indexes:
         out.print("index: no own listings price the card, so the price is a published monthly average of sold cards "
@@ -115,14 +115,14 @@ def run(
     """
     from gpuvalue.flows import prefect_server
 
-    as_of = _parse_date(date_)
+    as_of = parse_date(date_)
     today = utc_today()
     if as_of is not None and as_of > today:
-        _fail(f"--date {as_of} is after today ({today}, UTC); a day can be ranked once it has come")
+        fail(f"--date {as_of} is after today ({today}, UTC); a day can be ranked once it has come")
     if top < 1:
-        _fail("--top must be at least 1")
+        fail("--top must be at least 1")
     if problem := _unwritable(db):  # before Prefect starts: a run into a read-only or full place does nothing
-        _fail(problem)
+        fail(problem)
     # A replay fetches nothing: no retries to make, no run worth keeping in Prefect's history; so it
     # runs without Prefect's API and its temporary server (flows/plain_run.py), unless asked.
     from gpuvalue.flows.plain_run import without_prefect
@@ -132,20 +132,20 @@ def run(
     # First, before the imports below: the server's start (seconds) then overlaps them.
     server = None if plain else prefect_server.launch_temporary_server()
     try:
-        settings = _settings(db)
-        _check_db_path(settings.db)
+        settings = full_settings(db)
+        check_db_path(settings.db)
         from gpuvalue.warehouse.db import RunLock
 
         if busy := RunLock(settings.db).held_elsewhere():  # in one line, before the flow starts (and logs)
-            _fail(busy)
+            fail(busy)
         _check_db_free(settings)
         if dask_address and task_runner is None:
             task_runner = "dask"  # an address given on the command line says which runner is meant
         task_runner = task_runner or settings.task_runner
         if task_runner not in ("thread", "dask"):
-            _fail("--task-runner must be thread or dask")
+            fail("--task-runner must be thread or dask")
         if dask_address and task_runner != "dask":
-            _fail("--dask-address is the scheduler of --task-runner dask; drop one of them")
+            fail("--dask-address is the scheduler of --task-runner dask; drop one of them")
         dask_address = dask_address or settings.dask_address
         if plain:  # the settings' runner, and a server named in Prefect's profile, count too
             from prefect.settings import PREFECT_API_URL
@@ -177,9 +177,9 @@ def run(
                 else:
                     summary = flow_fn(**parameters)
         except (RunLockedError, WarehouseError) as exc:
-            _fail(str(exc))
+            fail(str(exc))
         if summary.gave_up:
-            _fail(summary.gave_up)
+            fail(summary.gave_up)
     except BaseException:
         if server is not None:  # no flow ran to its end: nothing of Prefect's is left to send to it
             server.stop()
@@ -194,7 +194,7 @@ def run(
     from gpuvalue.warehouse.queries import ranking_rows
 
     view = BuyerView(min_memory_gb=settings.min_memory_gb)
-    con = _reader(settings.db)
+    con = open_reader(settings.db)
     try:
         ranked = ranking_rows(con, as_of=summary.as_of, top=top, view=view)
         hidden = hidden_summary(ranking_rows(con, as_of=summary.as_of, top=None, desktop_only=False), view)
@@ -223,7 +223,7 @@ def _prefect_api(server, data_dir: Path) -> str | None:
     try:
         return adopt(server, data_dir)
     except Exception as exc:  # noqa: BLE001 - the flow would meet the same failure, less clearly
-        _fail(f"could not start Prefect's temporary server: {_exc_line(exc)} "
+        fail(f"could not start Prefect's temporary server: {_exc_line(exc)} "
               "(set PREFECT_API_URL to use a running Prefect server instead)", code=1)
 
 
@@ -313,13 +313,13 @@ def rank(
     from gpuvalue.warehouse.queries import ranked_days, ranking_rows
     from gpuvalue.warehouse.source_dates import ranking_is_replay
 
-    as_of = _parse_date(date_)
+    as_of = parse_date(date_)
     if top is not None and top < 1:
-        _fail("--top must be at least 1")
+        fail("--top must be at least 1")
     if min_memory is not None and not (math.isfinite(min_memory) and min_memory >= 0):
-        _fail(f"--min-memory must be a number of GB, 0 or more, not {min_memory:g}")
+        fail(f"--min-memory must be a number of GB, 0 or more, not {min_memory:g}")
     if max_price is not None and not (math.isfinite(max_price) and max_price > 0):
-        _fail(f"--max-price must be a price in USD above 0, not {max_price:g}")
+        fail(f"--max-price must be a price in USD above 0, not {max_price:g}")
     settings = reader_settings(db)
     if all_:
         view = BuyerView.everything()
@@ -331,7 +331,7 @@ def rank(
                          include_legacy=include_legacy and not supported_only, include_passive=include_passive,
                          include_modules=include_modules)
     filters = dict(as_of=as_of, max_price=max_price, vendor=vendor, segment=segment, supported_only=supported_only)
-    con = _reader(db)
+    con = open_reader(db)
     try:
         rows = ranking_rows(con, top=top, view=view, **filters)
         hidden = hidden_summary(ranking_rows(con, top=None, desktop_only=False, **filters), view)
@@ -345,12 +345,12 @@ def rank(
         con.close()
     # No row because no ranking, not because of the filters: say which, as `export` does.
     if not rows and not days:
-        _fail(NOTHING_RANKED)
+        fail(NOTHING_RANKED)
     if not rows and as_of is not None and as_of not in days:
-        _fail(f"no ranking for {as_of.isoformat()}: the ranked days run from {days[0].isoformat()} to "
+        fail(f"no ranking for {as_of.isoformat()}: the ranked days run from {days[0].isoformat()} to "
               f"{days[-1].isoformat()} ({len(days)} day{'' if len(days) == 1 else 's'})")
     if as_json:
-        _write_json_lines(rows)
+        write_json_lines(rows)
         return
     if not rows:
         out.print("No ranked GPUs match those filters." + (f" ({hidden})" if hidden else "") + unknown,
@@ -395,9 +395,9 @@ def _check_db_free(settings) -> None:
         # As long as a load waits: a reader bounded by GPUVALUE_SQL_TIMEOUT_S is waited for, not refused.
         open_database(settings.db, wait_s=settings.write_wait_s, waiting=waiting).close()
     except DatabaseBusyError as exc:
-        _fail(f"{exc} (waited {settings.write_wait_s:g} s; GPUVALUE_WRITE_WAIT_S waits longer)")
+        fail(f"{exc} (waited {settings.write_wait_s:g} s; GPUVALUE_WRITE_WAIT_S waits longer)")
     except WarehouseError as exc:
-        _fail(str(exc))  # damaged, read-only, a full disk: said before Prefect starts
+        fail(str(exc))  # damaged, read-only, a full disk: said before Prefect starts
 
 
 def _unpriced_note(con, settings, day) -> str | None:
@@ -437,9 +437,9 @@ def export(
     """Export the ranking as CSV, JSON (with its JSON Schema), Parquet or a JSON Feed."""
     from gpuvalue.warehouse import export as ex
 
-    as_of = _parse_date(date_)
+    as_of = parse_date(date_)
     if all_ and format_ is not None:
-        _fail("--all writes every format; drop --format, or drop --all to write one")
+        fail("--all writes every format; drop --format, or drop --all to write one")
     if all_:
         out_path = out_path or Path("exports")
     else:
@@ -448,7 +448,7 @@ def export(
     from gpuvalue.models.buyer_view import BuyerView
 
     buyer_view = BuyerView(min_memory_gb=settings.min_memory_gb)  # the feed shows what `rank` shows
-    con = _reader(db)
+    con = open_reader(db)
     try:
         if all_:
             from gpuvalue.models.rent_vs_buy import Assumptions
@@ -468,7 +468,7 @@ def export(
         else:
             n = ex.export_feed(con, out_path, view=buyer_view)
     except ex.ExportError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     finally:
         con.close()
     out.print(f"wrote {n} {'items' if format_ == 'feed' else 'rows'} to {out_path}")
@@ -482,11 +482,11 @@ def _export_target(format_: str | None, out_path: Path | None) -> tuple[str, Pat
     file's suffix (a .json file is the ranking's JSON; the feed is asked for by name), a missing file
     named after the format, and neither given: ranking.csv."""
     if format_ is not None and format_ not in EXPORT_FORMATS:
-        _fail("--format must be csv, json, parquet or feed (or use --all)")
+        fail("--format must be csv, json, parquet or feed (or use --all)")
     if format_ is None and out_path is not None:
         format_ = out_path.suffix.lower().lstrip(".")
         if format_ not in ("csv", "json", "parquet"):
-            _fail(f"cannot tell the format from the name {out_path.name}: give --format csv, json, parquet or feed")
+            fail(f"cannot tell the format from the name {out_path.name}: give --format csv, json, parquet or feed")
     format_ = format_ or "csv"
     return format_, out_path or Path(EXPORT_FORMATS[format_])
 
@@ -522,32 +522,32 @@ def _sql_command(query: str | None, file: Path | None, as_json: bool, db: Path |
         con = open_sandboxed_reader(settings.db, wait_s=settings.read_wait_s,
                                     memory_limit=settings.sql_memory_limit, temp_limit=settings.sql_temp_limit)
     except WarehouseError as exc:
-        _fail(_reader_error(exc, settings.read_wait_s))
+        fail(reader_error(exc, settings.read_wait_s))
     results: list[tuple[str, list[str] | None, list[tuple]]] = []
     try:
         try:
             statements = con.extract_statements(text)
         except duckdb.Error as exc:
-            _fail(_exc_line(exc))
+            fail(_exc_line(exc))
         if not statements:
-            _fail("the query has no SQL statement (empty, or only comments)")
+            fail("the query has no SQL statement (empty, or only comments)")
         if as_json and len(statements) > 1:
-            _fail(f"--json takes one statement, this query has {len(statements)}: run them one at a time")
+            fail(f"--json takes one statement, this query has {len(statements)}: run them one at a time")
         for number, statement in enumerate(statements, start=1):
             where = f"statement {number} of {len(statements)}: " if len(statements) > 1 else ""
             try:
                 cols, rows = run_statement(con, statement, settings.sql_timeout_s)
             except QueryStopped as stopped:
                 if stopped.why == "time limit":
-                    _fail(f"{where}stopped at the time limit of {settings.sql_timeout_s:g} s a query may run "
+                    fail(f"{where}stopped at the time limit of {settings.sql_timeout_s:g} s a query may run "
                           "(GPUVALUE_SQL_TIMEOUT_S)", code=1)
                 _interrupted(f"{where}interrupted (Ctrl-C) after {stopped.seconds:.1f} s; nothing was changed")
             except duckdb.OutOfMemoryException as exc:
-                _fail(f"{where}the query needs more memory than the {settings.sql_memory_limit} it may use "
+                fail(f"{where}the query needs more memory than the {settings.sql_memory_limit} it may use "
                       f"(GPUVALUE_SQL_MEMORY_LIMIT; GPUVALUE_SQL_TEMP_LIMIT {settings.sql_temp_limit} of disk "
                       f"to spill to): {_exc_line(exc)}", code=1)
             except duckdb.Error as exc:
-                _fail(where + _sql_error(exc))
+                fail(where + _sql_error(exc))
             results.append((statement.query, cols, rows))
     finally:
         with contextlib.suppress(duckdb.Error):  # a statement that ignored its interrupt: the exit ends it
@@ -555,7 +555,7 @@ def _sql_command(query: str | None, file: Path | None, as_json: bool, db: Path |
     if as_json:
         _, cols, rows = results[0]
         for r in rows if cols is not None else []:
-            out.file.write(json.dumps({c: _jsonable(v) for c, v in zip(cols, r)}, default=str, allow_nan=False) + "\n")
+            out.file.write(json.dumps({c: jsonable(v) for c, v in zip(cols, r)}, default=str, allow_nan=False) + "\n")
         return
     for number, (statement_text, cols, rows) in enumerate(results, start=1):
         title = None
@@ -567,7 +567,7 @@ def _sql_command(query: str | None, file: Path | None, as_json: bool, db: Path |
             out.print(title + ("" if cols is not None else " (no result)"), style="bold", markup=False,
                       highlight=False, soft_wrap=True)
         if cols is not None:
-            _print_table(cols, rows)
+            print_table(cols, rows)
 
 
 def _interrupted(message: str) -> None:
@@ -605,20 +605,20 @@ def _sql_error(exc: Exception) -> str:
 def _sql_text(query: str | None, file: Path | None) -> str:
     """The SQL from the argument, -f FILE or stdin; a mistyped option is not taken for SQL."""
     if query is not None and file is not None:
-        _fail("give the SQL as an argument or with -f FILE, not both")
+        fail("give the SQL as an argument or with -f FILE, not both")
     if file is not None:
         if not file.is_file():
-            _fail(f"no such file: {file}")
+            fail(f"no such file: {file}")
         try:
             return file.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
-            _fail(f"cannot read {file}: {exc}")
+            fail(f"cannot read {file}: {exc}")
     if query is not None and query != "-":
         if re.fullmatch(r"--?[A-Za-z][\w-]*(=\S*)?", query):
-            _fail(f"no such option: {query.split('=', 1)[0]}")
+            fail(f"no such option: {query.split('=', 1)[0]}")
         return query
     if sys.stdin is None or sys.stdin.isatty():
-        _fail('give the SQL as an argument (gpuvalue sql "SELECT ..."), with -f FILE, or on stdin')
+        fail('give the SQL as an argument (gpuvalue sql "SELECT ..."), with -f FILE, or on stdin')
     return sys.stdin.read()
 
 
@@ -638,7 +638,7 @@ def match(
     if evaluate is None and (db is not None or settings.db.exists()):
         from gpuvalue.flows.matcher import catalog_matcher
 
-        con = _reader(db)
+        con = open_reader(db)
         try:
             matcher = catalog_matcher(con)
         finally:
@@ -647,13 +647,13 @@ def match(
         from gpuvalue.models.matching_eval import evaluate as run_eval, format_metrics, parse_labels
 
         if not evaluate.is_file():
-            _fail(f"{evaluate} is a directory, not a labels file" if evaluate.is_dir() else f"no such file: {evaluate}")
+            fail(f"{evaluate} is a directory, not a labels file" if evaluate.is_dir() else f"no such file: {evaluate}")
         try:
             labels = parse_labels(evaluate.read_text(encoding="utf-8"))
         except UnicodeDecodeError as exc:
-            _fail(f"{evaluate} is not UTF-8 text (byte {exc.start}: {exc.reason})")
+            fail(f"{evaluate} is not UTF-8 text (byte {exc.start}: {exc.reason})")
         except (ValueError, csv.Error) as exc:
-            _fail(f"{evaluate}: {exc}")
+            fail(f"{evaluate}: {exc}")
         out.print(format_metrics(run_eval(matcher, labels)))
         return
     stream = sys.stdin.buffer
@@ -690,34 +690,34 @@ def parse(
         if registry.canonical(source) not in _parsers():
             raise KeyError(source)
     except KeyError:
-        _fail(f"unknown source {source!r}; choose one of {', '.join(_parsers())}")
+        fail(f"unknown source {source!r}; choose one of {', '.join(_parsers())}")
     if not file.is_file():
-        _fail(f"no such file: {file}")
+        fail(f"no such file: {file}")
     from gpuvalue.scrapers.bounded import TooLarge, gunzip_bounded, limit_bytes
 
-    settings = _settings()
+    settings = full_settings()
     most = limit_bytes(settings.max_response_mb)
     try:
         if file.stat().st_size > most:  # no saved page is that large: refused before it is read
-            _fail(f"{file} is larger than the {settings.max_response_mb:g} MB a page may be "
+            fail(f"{file} is larger than the {settings.max_response_mb:g} MB a page may be "
                   "(GPUVALUE_MAX_RESPONSE_MB)", code=1)
         body = file.read_bytes()
     except OSError as exc:
-        _fail(f"cannot read {file}: {exc.strerror or exc}")
+        fail(f"cannot read {file}: {exc.strerror or exc}")
     if body[:2] == b"\x1f\x8b":  # a page saved gzipped (as the fixtures are): read it as the page
         import zlib
 
         try:
             body = gunzip_bounded(body, limit_bytes(settings.max_decompressed_mb))
         except TooLarge:
-            _fail(f"{file} expands past the {settings.max_decompressed_mb:g} MB a decompressed page may be "
+            fail(f"{file} expands past the {settings.max_decompressed_mb:g} MB a decompressed page may be "
                   "(GPUVALUE_MAX_DECOMPRESSED_MB); refused (a decompression bomb, or not a page)", code=1)
         except (OSError, EOFError, zlib.error) as exc:
-            _fail(f"{file} looks gzipped but does not decompress: {exc}", code=1)
+            fail(f"{file} looks gzipped but does not decompress: {exc}", code=1)
     try:
         records, warnings = parse_saved_page(source, body, url or file.resolve().as_uri())
     except ParseError as exc:
-        _fail(str(exc), code=1)
+        fail(str(exc), code=1)
     for w in warnings:
         err.print(f"[yellow]warning:[/yellow] {w}")
     for rec in records:
@@ -731,7 +731,7 @@ def check(db: DbOpt = None) -> None:
     from gpuvalue.warehouse.environment import corruption_problem
     from gpuvalue.warehouse.storage_check import unreadable_tables
 
-    con = _reader(db)  # a file too damaged to open is refused here, saying how to restore it
+    con = open_reader(db)  # a file too damaged to open is refused here, saying how to restore it
     try:
         damaged = unreadable_tables(con)  # every stored block read back once: damage shows only when read
         results = [] if damaged else run_checks(con)
@@ -741,7 +741,7 @@ def check(db: DbOpt = None) -> None:
         for table, why in damaged:
             out.print(f"FAILED storage: table {table} cannot be read back: {why}", highlight=False)
         tables = ", ".join(table for table, _ in damaged)
-        _fail(f"{corruption_problem(_settings(db).db)} (damaged: {tables})", code=1)
+        fail(f"{corruption_problem(full_settings(db).db)} (damaged: {tables})", code=1)
     out.print("ok     storage: every table reads back", highlight=False)
     for r in results:
         out.print(f"{'ok    ' if r.ok else 'FAILED'} {r.name.replace('_', ' ')}" + ("" if r.ok else f": {r.summary}"),

@@ -13,8 +13,8 @@ pipeline, stages) is imported inside the command's function, where the command n
 for a new command:
 
 - A command that only reads (rank, recommend, rent, perf, gpus, sql, coverage, report) takes its
-  settings from ``reader_settings(db)`` and its connection from ``_reader(db)``: the shared
-  settings (flows/settings_core.py) without pydantic-settings or the sources. ``_settings(db)`` is
+  settings from ``reader_settings(db)`` and its connection from ``open_reader(db)``: the shared
+  settings (flows/settings_core.py) without pydantic-settings or the sources. ``full_settings(db)`` is
   the full ``Settings`` (sources and their own settings) for commands that fetch, load or run.
 - No help text is computed at import: a help that lists something the registry knows says
   ``{parsers}`` or ``{parse_sources}`` and is filled in when that command's help is shown
@@ -105,7 +105,7 @@ class _Group(TyperGroup):
             problem = _environment_line(exc)
             if problem is None:
                 raise
-            _fail(problem)
+            fail(problem)
 
 
 def _environment_line(exc: BaseException) -> str | None:
@@ -180,7 +180,7 @@ def utc_today() -> date:
     return datetime.now(timezone.utc).date()
 
 
-def _settings(db: Path | None = None):
+def full_settings(db: Path | None = None):
     """The full settings (the sources and their own settings too): for commands that fetch, load or run."""
     from gpuvalue.flows.settings import Settings
 
@@ -188,7 +188,7 @@ def _settings(db: Path | None = None):
 
 
 def reader_settings(db: Path | None = None, model=None):
-    """The settings a command that only reads needs (flows/settings_core.py), validated as ``_settings``
+    """The settings a command that only reads needs (flows/settings_core.py), validated as ``full_settings``
     validates them, without importing pydantic-settings or the sources; ``model``: one source's own
     settings model instead (``EbaySettings``), read from the same variables."""
     from gpuvalue.flows.settings_core import reader_settings as read
@@ -200,16 +200,16 @@ def reader_settings(db: Path | None = None, model=None):
 
 def _validated(make, db: Path | None):
     if db is None and os.environ.get("GPUVALUE_DB", None) == "":
-        _fail("GPUVALUE_DB is set but empty: give the warehouse's file path, or unset it for data/gpuvalue.duckdb")
+        fail("GPUVALUE_DB is set but empty: give the warehouse's file path, or unset it for data/gpuvalue.duckdb")
     try:
         settings = make(**({"db": db} if db else {}))
         if getattr(settings, "db", None) is not None:  # a source's own settings name no database
             _LAST_DB[:] = [settings.db]
         return settings
     except UnicodeDecodeError as exc:  # read from the .env file, the only settings read as bytes
-        _fail(f"invalid settings: .env is not UTF-8 text (byte {exc.start}: {exc.reason})")
+        fail(f"invalid settings: .env is not UTF-8 text (byte {exc.start}: {exc.reason})")
     except Exception as exc:
-        _fail(f"invalid settings: {settings_problem(exc)}")
+        fail(f"invalid settings: {settings_problem(exc)}")
 
 
 def settings_problem(exc: Exception) -> str:
@@ -229,27 +229,27 @@ def settings_problem(exc: Exception) -> str:
     return "; ".join(problems)
 
 
-def _check_db_path(path: Path) -> None:
+def check_db_path(path: Path) -> None:
     """Refuse a database path that cannot become a DuckDB file, before anything is written beside it."""
     if str(path) == ":memory:":
         return
     if path.is_dir():
-        _fail(f"the database path {path} is a directory; give a file in it, e.g. {path / 'gpuvalue.duckdb'} "
+        fail(f"the database path {path} is a directory; give a file in it, e.g. {path / 'gpuvalue.duckdb'} "
               "(--db or GPUVALUE_DB)")
     if path.exists() and not path.is_file():
-        _fail(f"the database path {path} is not a regular file (--db or GPUVALUE_DB)")
+        fail(f"the database path {path} is not a regular file (--db or GPUVALUE_DB)")
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if not folder.is_dir():
-        _fail(f"the database path {path} is inside {folder}, which is not a directory (--db or GPUVALUE_DB)")
+        fail(f"the database path {path} is inside {folder}, which is not a directory (--db or GPUVALUE_DB)")
 
 
 # What `rank` and `recommend` say on a warehouse with no ranking yet (not "nothing matches").
 NOTHING_RANKED = "nothing is ranked yet: `gpuvalue run` ranks today (`gpuvalue run --replay`, the recorded pages)"
 
 
-def _fail(message: str, code: int = 2):
+def fail(message: str, code: int = 2):
     from rich.markup import escape
 
     # Messages quote user input (titles like "[USA-CA] [H] ..."): never read it as markup.
@@ -258,7 +258,7 @@ def _fail(message: str, code: int = 2):
 
 
 @contextmanager
-def _status(text: str) -> Iterator[Callable[[str], None]]:
+def live_status(text: str) -> Iterator[Callable[[str], None]]:
     """A live line on stderr for work of seconds to minutes, in a terminal only (elsewhere the
     final line suffices); what it yields sets the line's text as the work moves on."""
     if not err.is_terminal:
@@ -270,7 +270,7 @@ def _status(text: str) -> Iterator[Callable[[str], None]]:
         yield lambda text: status.update(escape(text))
 
 
-def _parse_date(value: str | None, flag: str = "--date") -> date | None:
+def parse_date(value: str | None, flag: str = "--date") -> date | None:
     if value is None:
         return None
     # date.fromisoformat also reads ISO week dates (2026-W48-1) and the basic form (20261202): a
@@ -280,23 +280,23 @@ def _parse_date(value: str | None, flag: str = "--date") -> date | None:
             raise ValueError(value)
         return date.fromisoformat(value)
     except ValueError:
-        _fail(f"{flag} must be a date like 2026-11-30 (a calendar date, YYYY-MM-DD), not {value!r}")
+        fail(f"{flag} must be a date like 2026-11-30 (a calendar date, YYYY-MM-DD), not {value!r}")
 
 
 _CALENDAR_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
-def _reader(db: Path | None):
+def open_reader(db: Path | None):
     from gpuvalue.warehouse.db import WarehouseError, open_database
 
     settings = reader_settings(db)
     try:
         return open_database(settings.db, read_only=True, wait_s=settings.read_wait_s)
     except WarehouseError as exc:
-        _fail(_reader_error(exc, settings.read_wait_s))
+        fail(reader_error(exc, settings.read_wait_s))
 
 
-def _reader_error(exc: Exception, waited_s: float) -> str:
+def reader_error(exc: Exception, waited_s: float) -> str:
     """The warehouse's message; where a load held the database, also how long this reader waited
     and the setting that waits longer."""
     from gpuvalue.warehouse.db import DatabaseBusyError
@@ -331,13 +331,13 @@ def _column_format(values) -> str | None:
     return ",.2f" if max(abs(v) for v in floats) >= 10 else ".3f"
 
 
-def _memory_format(values) -> str:
+def memory_format(values) -> str:
     """Memory in GB: whole numbers, or one decimal for a column holding e.g. 1.5 GB."""
     floats = [v for v in values if isinstance(v, float) and math.isfinite(v)]
     return ",.0f" if all(v.is_integer() for v in floats) else ",.1f"
 
 
-def _print_table(cols: list[str], rows: list[tuple], title: str | None = None,
+def print_table(cols: list[str], rows: list[tuple], title: str | None = None,
                  formats: dict[str, str] | None = None) -> None:
     """``formats``: a number format per column name; other columns get one chosen from their values."""
     t = Table(title=title, show_lines=False, header_style="bold")
@@ -351,7 +351,7 @@ def _print_table(cols: list[str], rows: list[tuple], title: str | None = None,
     out.print(t)
 
 
-def _jsonable(v):
+def jsonable(v):
     """A value as strict JSON can hold it: what a script's JSON parser reads without complaint
     (NaN and infinities are null, a BLOB its hex digits, an interval an ISO 8601 duration)."""
     if isinstance(v, (date, datetime, dt_time)):
@@ -363,13 +363,13 @@ def _jsonable(v):
     if isinstance(v, timedelta):
         return f"P{v.days}DT{v.seconds + v.microseconds / 1e6:g}S"
     if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
+        return {str(k): jsonable(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
+        return [jsonable(x) for x in v]
     return v
 
 
-def _write_json_lines(rows) -> None:
+def write_json_lines(rows) -> None:
     """One JSON object per row on stdout: what `--json` promises scripts."""
     for r in rows:
-        out.file.write(json.dumps({k: _jsonable(v) for k, v in r.items()}, default=str, allow_nan=False) + "\n")
+        out.file.write(json.dumps({k: jsonable(v) for k, v in r.items()}, default=str, allow_nan=False) + "\n")

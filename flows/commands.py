@@ -14,7 +14,7 @@ import typer
 
 from gpuvalue.models.perf_label import perf_source_label
 from gpuvalue.flows.cli_app import (
-    DbOpt, _fail, _print_table, _reader, _settings, _status, _write_json_lines, app, err, import_app,
+    DbOpt, fail, print_table, open_reader, full_settings, live_status, write_json_lines, app, err, import_app,
     out, reader_settings, utc_today,
 )
 
@@ -31,7 +31,7 @@ def gpus(
     """
     from gpuvalue.warehouse.queries import gpu_rows
 
-    con = _reader(db)
+    con = open_reader(db)
     try:
         rows = gpu_rows(con, query=query)
         reason = None
@@ -45,18 +45,18 @@ def gpus(
     finally:
         con.close()
     if query is None and not rows:
-        _fail("the catalog is empty: `gpuvalue run` loads the specs (`gpuvalue run --replay`, the recorded pages)")
+        fail("the catalog is empty: `gpuvalue run` loads the specs (`gpuvalue run --replay`, the recorded pages)")
     if query is not None and not rows:
-        _fail(f"no GPU matches {query!r} ({reason}); `gpuvalue gpus` lists the catalog", code=1)
+        fail(f"no GPU matches {query!r} ({reason}); `gpuvalue gpus` lists the catalog", code=1)
     from gpuvalue.scrapers.sources.spec_corrections import cited_provenance, correction_lines
 
     if as_json:
-        _write_json_lines({**r, "provenance": cited_provenance(r["model"], json.loads(r["provenance"]) if r["provenance"] else {})}
+        write_json_lines({**r, "provenance": cited_provenance(r["model"], json.loads(r["provenance"]) if r["provenance"] else {})}
                           for r in rows)
         return
     show = ("model", "vendor", "architecture", "segment", "release_date", "memory_gb", "bandwidth_gb_s",
             "fp32_tflops", "compute_capability", "launch_price_usd")
-    _print_table(list(show) + ["sources"], [
+    print_table(list(show) + ["sources"], [
         tuple(r[c] for c in show) + (", ".join(sorted({v.get("source", "?") for v in json.loads(r["provenance"] or "{}").values()})),)
         for r in rows
     ])
@@ -82,7 +82,7 @@ def coverage(
 
     settings = reader_settings(db)
     max_pages = reader_settings(model=EbaySettings).ebay_max_pages
-    con = _reader(db)
+    con = open_reader(db)
     try:
         found = shopping(con, settings)
         ranked = ranking_rows(con, top=None, desktop_only=False)  # which covered cards have a price
@@ -97,12 +97,12 @@ def coverage(
     shown_of = {r["model"]: r["rank_shown"] for r in shown_rows(ranked, default_view)}
     hidden_of = {r["model"]: hidden_because(r, default_view) for r in ranked}
     if not found.models:
-        _fail("the catalog covers no card: run `gpuvalue run` (or `gpuvalue run --replay`) to load the specs first",
+        fail("the catalog covers no card: run `gpuvalue run` (or `gpuvalue run --replay`) to load the specs first",
               code=1)
     if found.unknown:
         err.print(f"[yellow]warning:[/yellow] not catalog models, ignored: {', '.join(found.unknown)}", highlight=False)
     if as_json:
-        _write_json_lines({"model": m.model, "query": m.query, "why": m.why, "rank": rank_of.get(m.model),
+        write_json_lines({"model": m.model, "query": m.query, "why": m.why, "rank": rank_of.get(m.model),
                            "rank_shown": shown_of.get(m.model)} for m in found.models)
         return
     day = ranked[0]["as_of"] if ranked else None
@@ -114,7 +114,7 @@ def coverage(
             return f"#{shown_of[model]}"
         return f"#{rank_of[model]} in rank --all; rank hides it: {hidden_of[model]}"
 
-    _print_table(["model", "search", "covered by", f"place in rank, {day}" if day else "place in rank"],
+    print_table(["model", "search", "covered by", f"place in rank, {day}" if day else "place in rank"],
                  [(m.model, m.query, m.why, place(m.model)) for m in found.models])
     unpriced = sum(1 for m in found.models if m.model not in rank_of)
     if unpriced:  # a card a buyer asks about and does not find in `rank`: here is why
@@ -146,10 +146,10 @@ def perf(
     """
     precision = precision.strip().lower()  # --precision FP32 is fp32, as --use-case LLM is llm
     if precision not in ("fp16", "fp32"):
-        _fail("--precision must be fp16 or fp32")
+        fail("--precision must be fp16 or fp32")
     if inference:
         if estimate or evaluate or precision != "fp16" or all_:
-            _fail("--inference shows measured tokens/s of every card that has them; --all, --estimate, --evaluate "
+            fail("--inference shows measured tokens/s of every card that has them; --all, --estimate, --evaluate "
                   "and --precision apply to training figures")
         _perf_inference(db, as_json, query)
         return
@@ -162,7 +162,7 @@ def perf(
         from gpuvalue.warehouse.perf_eval_cache import cached_evaluation
 
         # The Lambda tables and the harnesses come through the replay archive: reproducible offline.
-        settings = _settings(db)
+        settings = full_settings(db)
         client = make_client(settings, replay=True)
         try:
             lambda_perf = relative_perf_from_lambda(fetch_lambda_tables(client))
@@ -172,7 +172,7 @@ def perf(
 
         def compute() -> str:
             # Minutes of nested cross-validation, once per change of inputs: the answer is kept beside the database.
-            with _status("cross-validating the spec estimate for perf --evaluate (minutes, once per change of "
+            with live_status("cross-validating the spec estimate for perf --evaluate (minutes, once per change of "
                          "its inputs; kept beside the database afterwards)"):
                 return evaluation_report(lambda_perf.figures, per_file=lambda_perf.per_file,
                                          per_workload=lambda_perf.per_workload, harnesses=harnesses)
@@ -182,7 +182,7 @@ def perf(
         out.print(text, highlight=False)
         return
     settings = reader_settings(db)
-    con = _reader(db)
+    con = open_reader(db)
     try:
         # With --estimate: the spec estimate for every card; else the figure the ranking uses.
         from gpuvalue.warehouse.queries import perf_reference_present, perf_relative
@@ -208,24 +208,24 @@ def perf(
     finally:
         con.close()
     if not has_any:
-        _fail(f"no {'estimated ' if estimate else ''}{precision} performance figures yet: `gpuvalue run` loads the "
+        fail(f"no {'estimated ' if estimate else ''}{precision} performance figures yet: `gpuvalue run` loads the "
               "benchmarks and estimates every card (`gpuvalue run --replay`, the recorded pages)")
     if has_any and not has_reference:
-        _fail(f"the reference GPU {settings.reference_gpu!r} has no {precision} figure; "
+        fail(f"the reference GPU {settings.reference_gpu!r} has no {precision} figure; "
               "set GPUVALUE_REFERENCE_GPU to a catalog model name")
     if query is not None and not rows:
-        _fail(f"no GPU with a {precision} figure matches {query!r}", code=1)
+        fail(f"no GPU with a {precision} figure matches {query!r}", code=1)
     if as_json:
         for r in rows:
             r["relative_perf"] = round(r["relative_perf"], 4)
             r["uncertainty"] = round(r["uncertainty"], 3) if r["uncertainty"] is not None else None
             for key in ("perf_low", "perf_high"):
                 r[key] = round(r[key], 4) if r[key] is not None else None
-        _write_json_lines(rows)  # dates as ISO text, strict JSON, as every --json writes
+        write_json_lines(rows)  # dates as ISO text, strict JSON, as every --json writes
         return
     from gpuvalue.models.perf_weighted import perf_range_words
 
-    _print_table(cols, [(r["model"], r["relative_perf"], perf_range_words(r),
+    print_table(cols, [(r["model"], r["relative_perf"], perf_range_words(r),
                          *(r[c] for c in ("source", "method", "reference", "precision")),
                          r["as_of"], f"{r['uncertainty']:.0%}" if r["uncertainty"] is not None else "")
                         for r in rows])
@@ -253,17 +253,17 @@ def _perf_card_sources(db, models: list[str], precision: str, reference: str) ->
 
     if not models or len(models) > PERF_SOURCES_MAX_CARDS:
         return
-    con = _reader(db)
+    con = open_reader(db)
     try:
         for model in models:
             figures = queries.perf_card_sources(con, model, precision, reference)
             runs = queries.perf_card_harness_runs(con, model, precision)
-            _print_table(["", "source", "relative perf", "80% range", "workloads", "method"], [
+            print_table(["", "source", "relative perf", "80% range", "workloads", "method"], [
                 ("ranked" if f["ranked"] else "", perf_source_label({"perf_source": f["source"], "perf_method": f["method"]}),
                  round(f["relative_perf"], 4), perf_range_words(f), f["workloads"], f["method"]) for f in figures
             ], title=f"{model}, {precision}: every figure, relative to {reference}")
             if runs:
-                _print_table(["harness", "device as published", "figures", "why no figure"],
+                print_table(["harness", "device as published", "figures", "why no figure"],
                              [(r["harness"], r["device"], r["figures"], r["why"]) for r in runs],
                              title=f"{model}: harness runs that give it no {precision} figure")
     finally:
@@ -274,7 +274,7 @@ def _perf_inference(db, as_json: bool, query: str | None = None) -> None:
     """Inference figures come from their own table: they never mix with the training figures above."""
     from gpuvalue.warehouse.sql_files import dicts
 
-    con = _reader(db)
+    con = open_reader(db)
     try:
         rows = dicts(con, "perf_inference_single")
         if query is not None:  # as for training figures: names that hold it, else the card a title names
@@ -288,14 +288,14 @@ def _perf_inference(db, as_json: bool, query: str | None = None) -> None:
     finally:
         con.close()
     if query is not None and not rows:
-        _fail(f"no GPU with an inference figure matches {query!r}", code=1)
+        fail(f"no GPU with an inference figure matches {query!r}", code=1)
     if as_json:
-        _write_json_lines(rows)
+        write_json_lines(rows)
         return
     if not rows:
         err.print("no inference figures yet: the daily run loads them from the llamacpp source")
         return
-    _print_table(["model", "workload", "phase", "tokens/s", "source", "as of"], [tuple(r.values()) for r in rows],
+    print_table(["model", "workload", "phase", "tokens/s", "source", "as of"], [tuple(r.values()) for r in rows],
                  title="LLM inference speed, one card, batch 1 (llama.cpp; not training speed, not in the ranking)")
 
 
@@ -322,10 +322,10 @@ def import_listings(
     # The stored name, as every output shows it, is accepted too: `--source import:x` is import:x.
     source = source.strip().removeprefix("import:").strip()
     if not source:
-        _fail("--source needs a name for the data set, e.g. ebay-sold-2020")
+        fail("--source needs a name for the data set, e.g. ebay-sold-2020")
     if not file.is_file():
-        _fail(f"no such file: {file}")
-    settings = _settings(db)
+        fail(f"no such file: {file}")
+    settings = full_settings(db)
     name = f"import:{source}"
     from gpuvalue.flows import stages as S
     from gpuvalue.flows.import_stream import check_file, import_batches
@@ -339,7 +339,7 @@ def import_listings(
         return iter_listing_csv(handle, name, imported_at, url=str(file), batch_rows=listing_csv.DEFAULT_BATCH_ROWS)
 
     imported_at = datetime.now(timezone.utc)
-    with _status(f"reading {file}") as status, contextlib.ExitStack() as stack:
+    with live_status(f"reading {file}") as status, contextlib.ExitStack() as stack:
         try:
             # Read through once before the lock: a row refusing the file, however late, stores nothing.
             check_file(batches(), lambda rows: status(f"reading {file}: {rows:,} rows"))
@@ -356,13 +356,13 @@ def import_listings(
                 finally:
                     con.close()
         except ParseError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         except UnicodeDecodeError as exc:
-            _fail(f"{file} is not UTF-8 text (byte {exc.start}: {exc.reason}); nothing was imported")
+            fail(f"{file} is not UTF-8 text (byte {exc.start}: {exc.reason}); nothing was imported")
         except OSError as exc:
-            _fail(f"cannot read {file}: {exc.strerror or exc}")
+            fail(f"cannot read {file}: {exc.strerror or exc}")
         except WarehouseError as exc:
-            _fail(str(exc))
+            fail(str(exc))
     replaced, elsewhere, imported = done.replaced, done.elsewhere, done.imported
     skipped = f"; skipped {done.rejected_count} row(s), each named below" if done.rejected_count else ""
     # A row the warehouse already held (an earlier import of the file) or that the file repeats is stored once.
@@ -399,9 +399,9 @@ def rematch(db: DbOpt = None) -> None:
     from gpuvalue.warehouse import load, queries
     from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
 
-    settings = _settings(db)
+    settings = full_settings(db)
     if not settings.db.exists():
-        _fail(f"no database at {settings.db}: run `gpuvalue run` (or `gpuvalue run --replay`) first")
+        fail(f"no database at {settings.db}: run `gpuvalue run` (or `gpuvalue run --replay`) first")
     try:
         with RunLock(settings.db, "rematch"):
             con = open_database(settings.db)
@@ -425,7 +425,7 @@ def rematch(db: DbOpt = None) -> None:
             finally:
                 con.close()
     except WarehouseError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     out.print(f"re-matched {len(rows)} listings ({changed} changed model); re-ranked {len(days)} day(s)")
 
 
@@ -437,15 +437,15 @@ def backup(
     """Export the whole database (DuckDB EXPORT DATABASE, Parquet) to move it across DuckDB versions."""
     from gpuvalue.warehouse.maintenance import backup_database
 
-    settings = _settings(db)
+    settings = full_settings(db)
     from gpuvalue.warehouse.db import WarehouseError
 
     if out_dir.exists() and not out_dir.is_dir():
-        _fail(f"{out_dir} is a file: --out names a folder, empty or new, for the backup's files")
+        fail(f"{out_dir} is a file: --out names a folder, empty or new, for the backup's files")
     try:
         backup_database(settings.db, out_dir)
     except (OSError, ValueError, WarehouseError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     out.print(f"backed up {settings.db} to {out_dir}")
 
 
@@ -457,13 +457,13 @@ def restore(
     """Restore a backup into a new database file (refuses to overwrite an existing one)."""
     from gpuvalue.warehouse.maintenance import restore_database
 
-    settings = _settings(db)
+    settings = full_settings(db)
     from gpuvalue.warehouse.db import WarehouseError
 
     try:
         restore_database(from_dir, settings.db)
     except (OSError, ValueError, WarehouseError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     out.print(f"restored {from_dir} into {settings.db}")
 
 
@@ -499,34 +499,34 @@ def recommend(
     if use_case is not None:
         use_case = use_case.strip().lower()  # --use-case LLM is llm
     if use_case is not None and use_case not in USE_CASES:
-        _fail(f"--use-case must be one of {', '.join(USE_CASES)}")
+        fail(f"--use-case must be one of {', '.join(USE_CASES)}")
     # Written as `not (ok)` so that nan, which fails every comparison, is refused too.
     if not (math.isfinite(budget) and budget > 0):
-        _fail(f"--budget must be a positive number of USD, not {budget:g}")
+        fail(f"--budget must be a positive number of USD, not {budget:g}")
     if min_memory is not None and not (math.isfinite(min_memory) and min_memory >= 0):
-        _fail(f"--min-memory must be a number of GB, 0 or more, not {min_memory:g}")
+        fail(f"--min-memory must be a number of GB, 0 or more, not {min_memory:g}")
     if kwh_price is not None and not (math.isfinite(kwh_price) and kwh_price >= 0):
-        _fail(f"--kwh-price must be 0 or more USD per kWh, not {kwh_price:g}")
+        fail(f"--kwh-price must be 0 or more USD per kWh, not {kwh_price:g}")
     if hours_per_day is not None and not (0 <= hours_per_day <= 24):
-        _fail(f"--hours-per-day must be between 0 and 24, not {hours_per_day:g}")
+        fail(f"--hours-per-day must be between 0 and 24, not {hours_per_day:g}")
     if gpus is not None and gpus < 1:
-        _fail("--gpus must be at least 1")
+        fail("--gpus must be at least 1")
     if vendor is not None and vendor.strip().lower() not in ("nvidia", "amd", "intel"):
-        _fail(f"--vendor must be NVIDIA, AMD or Intel, not {vendor!r}")
+        fail(f"--vendor must be NVIDIA, AMD or Intel, not {vendor!r}")
     if max_gpus is not None and not 1 <= max_gpus <= 16:
-        _fail(f"--max-gpus must be between 1 and 16, not {max_gpus}")
+        fail(f"--max-gpus must be between 1 and 16, not {max_gpus}")
     if gpus is not None and max_gpus is not None:
-        _fail("--gpus fixes the number of cards and --max-gpus limits it: give one of them")
+        fail("--gpus fixes the number of cards and --max-gpus limits it: give one of them")
     for flag, value in (("--platform-cost", platform_cost), ("--extra-gpu-cost", extra_gpu_cost)):
         if value is not None and not (math.isfinite(value) and value >= 0):
-            _fail(f"{flag} must be 0 or more USD, not {value:g}")
+            fail(f"{flag} must be 0 or more USD, not {value:g}")
     if hours_per_week is not None:
         if vendor is not None:
-            _fail("--vendor chooses among cards to buy; leave it out with --hours-per-week")
+            fail("--vendor chooses among cards to buy; leave it out with --hours-per-week")
         if hours_per_day is not None or (gpus is not None and gpus != 1) or max_gpus is not None:
-            _fail("--hours-per-week answers rent or buy for one card; leave out --hours-per-day, --gpus and --max-gpus")
+            fail("--hours-per-week answers rent or buy for one card; leave out --hours-per-day, --gpus and --max-gpus")
         if platform_cost is not None or extra_gpu_cost is not None:
-            _fail("--hours-per-week answers rent or buy for one card; leave out --platform-cost and --extra-gpu-cost")
+            fail("--hours-per-week answers rent or buy for one card; leave out --platform-cost and --extra-gpu-cost")
         from gpuvalue.flows.rent_cli import rent_or_buy_command
 
         # The memory floor `recommend` uses: --min-memory, else GPUVALUE_MIN_MEMORY_GB; a use case's minimum on top.
@@ -540,7 +540,7 @@ def recommend(
                             use_case=use_case, as_json=as_json)
         return
     if (kwh_price is None) != (hours_per_day is None):
-        _fail("--kwh-price and --hours-per-day go together")
+        fail("--kwh-price and --hours-per-day go together")
     from gpuvalue.flows.recommend_cli import budget_answers_command
 
     budget_answers_command(budget=budget, use_case=use_case, min_memory=min_memory, kwh_price=kwh_price,
@@ -561,7 +561,7 @@ def report(
     A buyer sets budget, memory, use case, vendor, framework support, hours a week and electricity price (kept in the URL's query, named as recommend's flags: ?budget=600&min_memory=12) and sees recommend's fastest, best-value and cheapest answers, the price-versus-speed frontier, their price histories and rent or buy. The answers are those `recommend --json` prints for the same inputs.
     """
     if top < 1:
-        _fail("--top must be at least 1")
+        fail("--top must be at least 1")
     from gpuvalue.models.buyer_view import BuyerView
     from gpuvalue.models.rent_vs_buy import Assumptions
     from gpuvalue.models.answers import recommend_settings
@@ -569,15 +569,15 @@ def report(
     from gpuvalue.warehouse.export_files import ExportError
 
     settings = reader_settings(db)
-    con = _reader(db)
+    con = open_reader(db)
     try:
-        with _status("answering every combination of the page's inputs ..."):
+        with live_status("answering every combination of the page's inputs ..."):
             path = buyer_page.write_page(con, out_dir, view=BuyerView(min_memory_gb=settings.min_memory_gb),
                                          assumptions=Assumptions.from_settings(settings),
                                          price_window_days=settings.price_window_days, table_rows=top,
                                          **recommend_settings(settings))
     except (ExportError, OSError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     finally:
         con.close()
     out.print(f"wrote {path}")
@@ -602,11 +602,11 @@ def measure(
     from gpuvalue.warehouse.db import RunLock, open_database
 
     if suite not in SUITES:  # a bad value, before the estimators are fitted for nothing
-        _fail(f"--suite must be {' or '.join(SUITES)}")
-    settings = _settings(db)
+        fail(f"--suite must be {' or '.join(SUITES)}")
+    settings = full_settings(db)
     estimators, features = None, None
     if settings.db.exists():
-        con = _reader(db)
+        con = open_reader(db)
         try:
             estimators, features = P.fitted_estimators(con, note=lambda message: err.print(message, highlight=False))
         finally:
@@ -631,5 +631,5 @@ def measure(
                 finally:
                     con.close()
         except WarehouseError as exc:
-            _fail(f"measured, but could not store the figures: {exc} (rerun with --results FILE to keep them)")
+            fail(f"measured, but could not store the figures: {exc} (rerun with --results FILE to keep them)")
         err.print(f"stored {len(figures)} local figures for {payload.get('model')}; the next ranking uses them")

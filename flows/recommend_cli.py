@@ -14,7 +14,7 @@ from pathlib import Path
 
 import duckdb
 
-from gpuvalue.flows.cli_app import NOTHING_RANKED, _fail, _reader, _write_json_lines, out, reader_settings
+from gpuvalue.flows.cli_app import NOTHING_RANKED, fail, open_reader, write_json_lines, out, reader_settings
 from gpuvalue.models.budget_answers import AnswerOptions, BudgetAnswers
 
 
@@ -73,16 +73,16 @@ def budget_answers_command(*, as_json: bool, today: date, db: Path | None, **ask
     try:
         options = answer_options(settings, **asked)
     except ValueError as exc:
-        _fail(str(exc))
-    con = _reader(db)
+        fail(str(exc))
+    con = open_reader(db)
     try:
         result = read_answers(con, settings, options)
     finally:
         con.close()
     if result is None:
-        _fail(NOTHING_RANKED)
+        fail(NOTHING_RANKED)
     if as_json:
-        _write_json_lines([answers_json(result)])
+        write_json_lines([answers_json(result)])
         return
     if note := ranking_day_note(result.as_of, today):
         out.print(note, soft_wrap=True, highlight=False)

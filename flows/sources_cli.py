@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from gpuvalue.flows.cli_app import DbOpt, _print_table, _settings, _write_json_lines, app, out
+from gpuvalue.flows.cli_app import DbOpt, print_table, full_settings, write_json_lines, app, out
 
 def probe_client() -> Any:
     """The HTTP client `--check` probes with (tests give one with a MockTransport)."""
@@ -72,24 +72,24 @@ def sources(
     """
     from gpuvalue.scrapers import registry
 
-    settings = _settings(db)
+    settings = full_settings(db)
     fetches: dict[str, dict[str, Any]] = {}
     if settings.db.exists():
-        from gpuvalue.flows.cli_app import _reader
+        from gpuvalue.flows.cli_app import open_reader
         from gpuvalue.warehouse.source_status import source_fetches
 
-        con = _reader(db)
+        con = open_reader(db)
         try:
             fetches = source_fetches(con)
         finally:
             con.close()
     probes: dict[str, Any] = {}
     if check:
-        from gpuvalue.flows.cli_app import _status
+        from gpuvalue.flows.cli_app import live_status
         from gpuvalue.scrapers.probe import probe
 
         listed = registry.all_sources()
-        with probe_client() as client, _status("sources --check: starting") as say:
+        with probe_client() as client, live_status("sources --check: starting") as say:
             for i, (name, src) in enumerate(listed.items(), start=1):
                 say(f"sources --check: {name} ({i}/{len(listed)})")
                 probes[name] = probe(client, src, settings)
@@ -109,7 +109,7 @@ def sources(
             row.update(check_ok=p.ok, check=p.line, check_url=p.url)
         rows.append(row)
     if as_json:
-        _write_json_lines(rows)
+        write_json_lines(rows)
         if check and not all(r["check_ok"] for r in rows):
             raise typer.Exit(1)
         return
@@ -122,7 +122,7 @@ def sources(
                 "ships with gpuvalue" if r["embedded"] else _keys_words(r), last,
                 "-" if r["last_rows"] is None else f"{r['last_rows']:,}", stored, r["data_as_of"] or "-")
         table.append((*line, r["check"]) if check else line)
-    _print_table([*HEADERS, "check"] if check else HEADERS, table,
+    print_table([*HEADERS, "check"] if check else HEADERS, table,
                  title=f"{len(rows)} sources{' (live check)' if check else ''}")
     if check:
         failing = [r["source"] for r in rows if not r["check_ok"]]
