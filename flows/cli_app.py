@@ -1,10 +1,11 @@
 """What every gpuvalue command module shares: the Typer app, the two consoles, the --db option
 and the small functions for settings, errors, dates, the read-only connection and output.
 
-The commands register themselves on ``app`` (``@app.command()``) in cli.py, commands.py,
-reparse.py and serve.py; cli.py imports them all, so that ``gpuvalue.flows.cli.app`` has every
-command. Keeping the shared pieces here lets those modules depend on this one instead of on
-cli.py, which depends on them.
+The commands register themselves on ``app`` (``@app.command()``) in one module per group of
+commands (flows/cli.py lists them); cli.py imports them all, so that ``gpuvalue.flows.cli.app`` has
+every command. Keeping the shared pieces here lets those modules depend on this one instead of on
+cli.py, which depends on them. What a command module takes from here is public (no leading
+underscore): tests/test_architecture.py fails on a private name imported from another module.
 
 Commands start fast. Every command module is imported for every command (``--help`` included), so
 a command module imports at its top only what this module imports (typer, rich, the standard
@@ -148,17 +149,22 @@ def app_for(argv: list[str]) -> typer.Typer:
     every command's options from its signature at each start (a fifth of a reading command's own
     time), and one command needs only its own. Anything else (no command, ``--help``, a group, a
     typo) gets the whole app, and its help and errors."""
-    from typer.main import get_command_name
-
     if not argv or argv[0].startswith("-"):
         return app
-    chosen = [c for c in app.registered_commands if (c.name or get_command_name(c.callback.__name__)) == argv[0]]
+    chosen = [c for c in app.registered_commands if command_name(c) == argv[0]]
     if not chosen:
         return app
     one = _App(cls=_Group, name=app.info.name, help=app.info.help, add_completion=False, pretty_exceptions_enable=False)
     one.registered_commands = chosen
     one.callback()(_group)  # a group still, so that `gpuvalue rank` names its command
     return one
+
+
+def command_name(command) -> str:
+    """The name a registered command is called by (typer's: the function's, with dashes)."""
+    from typer.main import get_command_name
+
+    return command.name or get_command_name(command.callback.__name__)
 
 
 def _group() -> None:
@@ -176,7 +182,8 @@ DbOpt = Annotated[Optional[Path], typer.Option("--db", help="DuckDB file (defaul
 
 
 def utc_today() -> date:
-    """Listings are stamped in UTC, so "today" is the UTC date (one place, so tests can set the clock)."""
+    """Listings are stamped in UTC, so "today" is the UTC date (one place, so tests can set the clock:
+    the commands call it as ``cli_app.utc_today()``)."""
     return datetime.now(timezone.utc).date()
 
 
@@ -294,6 +301,11 @@ def open_reader(db: Path | None):
         return open_database(settings.db, read_only=True, wait_s=settings.read_wait_s)
     except WarehouseError as exc:
         fail(reader_error(exc, settings.read_wait_s))
+
+
+def exc_line(exc: Exception) -> str:
+    """An exception's first line (DuckDB's and Prefect's run to several), or its type when it says nothing."""
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 def reader_error(exc: Exception, waited_s: float) -> str:

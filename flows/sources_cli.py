@@ -1,17 +1,22 @@
 """`gpuvalue sources`: every registered source, what it is, whether it needs keys, what it last fetched
-and when; `--check` probes each live and says in one line why a failing one fails.
+and when; `--check` probes each live and says in one line why a failing one fails. `gpuvalue parse`:
+a saved page through its source's parser.
 
 Heavy imports stay inside the command, so registering it costs the CLI's start nothing.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from typing import Annotated, Any
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
 
 import typer
 
-from gpuvalue.flows.cli_app import DbOpt, print_table, full_settings, write_json_lines, app, out
+from gpuvalue.flows.cli_app import DbOpt, app, err, fail, full_settings, out, print_table, write_json_lines
+from gpuvalue.models.text_safety import json_controls_escaped
 
 def probe_client() -> Any:
     """The HTTP client `--check` probes with (tests give one with a MockTransport)."""
@@ -130,3 +135,60 @@ def sources(
                   else "every source answered", highlight=False)
         if failing:
             raise typer.Exit(1)
+
+
+def parsing_sources() -> tuple[str, ...]:
+    """The sources whose saved pages `gpuvalue parse` reads (the registry's)."""
+    from gpuvalue.scrapers import registry
+
+    return registry.parsers()
+
+
+@app.command()
+def parse(
+    source: Annotated[str, typer.Argument(help="One of: {parsers}.")],
+    file: Annotated[Path, typer.Argument(help="A saved page.")],
+    url: Annotated[Optional[str], typer.Option("--url", help="The page's URL (for messages and relative links).")] = None,
+) -> None:
+    """Print the records a parser extracts from a saved page, one JSON object per line."""
+    from gpuvalue.flows.parse_cli import parse_saved_page
+    from gpuvalue.scrapers.errors import ParseError
+
+    from gpuvalue.scrapers import registry
+
+    try:
+        if registry.canonical(source) not in parsing_sources():
+            raise KeyError(source)
+    except KeyError:
+        fail(f"unknown source {source!r}; choose one of {', '.join(parsing_sources())}")
+    if not file.is_file():
+        fail(f"no such file: {file}")
+    from gpuvalue.scrapers.bounded import TooLarge, gunzip_bounded, limit_bytes
+
+    settings = full_settings()
+    most = limit_bytes(settings.max_response_mb)
+    try:
+        if file.stat().st_size > most:  # no saved page is that large: refused before it is read
+            fail(f"{file} is larger than the {settings.max_response_mb:g} MB a page may be "
+                  "(GPUVALUE_MAX_RESPONSE_MB)", code=1)
+        body = file.read_bytes()
+    except OSError as exc:
+        fail(f"cannot read {file}: {exc.strerror or exc}")
+    if body[:2] == b"\x1f\x8b":  # a page saved gzipped (as the fixtures are): read it as the page
+        import zlib
+
+        try:
+            body = gunzip_bounded(body, limit_bytes(settings.max_decompressed_mb))
+        except TooLarge:
+            fail(f"{file} expands past the {settings.max_decompressed_mb:g} MB a decompressed page may be "
+                  "(GPUVALUE_MAX_DECOMPRESSED_MB); refused (a decompression bomb, or not a page)", code=1)
+        except (OSError, EOFError, zlib.error) as exc:
+            fail(f"{file} looks gzipped but does not decompress: {exc}", code=1)
+    try:
+        records, warnings = parse_saved_page(source, body, url or file.resolve().as_uri())
+    except ParseError as exc:
+        fail(str(exc), code=1)
+    for w in warnings:
+        err.print(f"[yellow]warning:[/yellow] {w}")
+    for rec in records:
+        sys.stdout.write(json_controls_escaped(json.dumps(rec, ensure_ascii=False, default=str)) + "\n")

@@ -110,7 +110,7 @@ def test_the_import_says_what_it_is_doing_as_it_goes(tmp_path, monkeypatch):
     """Reading and matching a large export takes seconds to minutes: the live line names each step."""
     from contextlib import contextmanager
 
-    from gpuvalue.flows import commands
+    from gpuvalue.flows import import_cli
 
     shown: list[str] = []
 
@@ -119,7 +119,7 @@ def test_the_import_says_what_it_is_doing_as_it_goes(tmp_path, monkeypatch):
         shown.append(text)
         yield shown.append
 
-    monkeypatch.setattr(commands, "live_status", status)
+    monkeypatch.setattr(import_cli, "live_status", status)
     path = tmp_path / "sold.csv"
     path.write_text(_csv())
     res = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(tmp_path / "g.duckdb")])
