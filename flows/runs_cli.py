@@ -20,7 +20,7 @@ def runs(
     A run killed or crashed before its end shows as interrupted, whatever its sources' rows in table runs say.
     """
     from gpuvalue.warehouse import run_attempts
-    from gpuvalue.warehouse.db import RunLock, _pid_alive
+    from gpuvalue.warehouse.db import RunLock, pid_alive
 
     if last < 1:
         fail("--last must be at least 1")
@@ -29,7 +29,7 @@ def runs(
     pid = int(holder.get("pid", -1)) if holder else -1
     con = open_reader(db)
     try:
-        rows = run_attempts.recent(con, last, pid if _pid_alive(pid) else None)
+        rows = run_attempts.recent(con, last, pid if pid_alive(pid) else None)
     finally:
         con.close()
     if as_json:
