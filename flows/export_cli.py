@@ -32,7 +32,7 @@ def export(
     from gpuvalue.models.buyer_view import BuyerView
 
     buyer_view = BuyerView(min_memory_gb=settings.min_memory_gb)  # the feed shows what `rank` shows
-    con = open_reader(db)
+    con = open_reader(settings)
     try:
         if all_:
             from gpuvalue.models.rent_vs_buy import Assumptions
@@ -94,7 +94,7 @@ def report(
     from gpuvalue.warehouse.export_files import ExportError
 
     settings = reader_settings(db)
-    con = open_reader(db)
+    con = open_reader(settings)
     try:
         with live_status("answering every combination of the page's inputs ..."):
             path = buyer_page.write_page(con, out_dir, view=BuyerView(min_memory_gb=settings.min_memory_gb),

@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from gpuvalue.flows.cli_app import DbOpt, app, err, fail, full_settings, open_reader, out
+from gpuvalue.flows.cli_app import DbOpt, app, err, fail, full_settings, open_reader, out, reader_settings
 
 
 @app.command()
@@ -21,7 +21,8 @@ def check(db: DbOpt = None) -> None:
     from gpuvalue.warehouse.environment import corruption_problem
     from gpuvalue.warehouse.storage_check import unreadable_tables
 
-    con = open_reader(db)  # a file too damaged to open is refused here, saying how to restore it
+    settings = reader_settings(db)
+    con = open_reader(settings)  # a file too damaged to open is refused here, saying how to restore it
     try:
         damaged = unreadable_tables(con)  # every stored block read back once: damage shows only when read
         results = [] if damaged else run_checks(con)
@@ -31,7 +32,7 @@ def check(db: DbOpt = None) -> None:
         for table, why in damaged:
             out.print(f"FAILED storage: table {table} cannot be read back: {why}", highlight=False)
         tables = ", ".join(table for table, _ in damaged)
-        fail(f"{corruption_problem(full_settings(db).db)} (damaged: {tables})", code=1)
+        fail(f"{corruption_problem(settings.db)} (damaged: {tables})", code=1)
     out.print("ok     storage: every table reads back", highlight=False)
     for r in results:
         out.print(f"{'ok    ' if r.ok else 'FAILED'} {r.name.replace('_', ' ')}" + ("" if r.ok else f": {r.summary}"),
@@ -104,7 +105,7 @@ def measure(
     settings = full_settings(db)
     estimators, features = None, None
     if settings.db.exists():
-        con = open_reader(db)
+        con = open_reader(settings)
         try:
             estimators, features = P.fitted_estimators(con, note=lambda message: err.print(message, highlight=False))
         finally:

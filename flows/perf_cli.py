@@ -69,7 +69,7 @@ def perf(
         out.print(text, highlight=False)
         return
     settings = reader_settings(db)
-    con = open_reader(db)
+    con = open_reader(settings)
     try:
         # With --estimate: the spec estimate for every card; else the figure the ranking uses.
         from gpuvalue.warehouse.queries import perf_reference_present, perf_relative
@@ -92,6 +92,9 @@ def perf(
         # Each figure's date (of its benchmark table, or of the estimate's specs) and, for an
         # estimate, its uncertainty: what the README promises of every number.
         cols = ["model", "relative_perf", "80% range", "source", "method", "reference", "precision", "as of", "±"]
+        # Under a MODEL's table, every source's figure of each card it names: read on this connection.
+        card_sources = (_card_sources(con, [r["model"] for r in rows], precision, settings.reference_gpu)
+                        if query is not None and not estimate and not as_json and has_any and has_reference else [])
     finally:
         con.close()
     if not has_any:
@@ -116,8 +119,7 @@ def perf(
                          *(r[c] for c in ("source", "method", "reference", "precision")),
                          r["as_of"], f"{r['uncertainty']:.0%}" if r["uncertainty"] is not None else "")
                         for r in rows])
-    if query is not None and not estimate:
-        _perf_card_sources(db, [r["model"] for r in rows], precision, settings.reference_gpu)
+    _print_card_sources(card_sources, precision, settings.reference_gpu)
 
 
 def recorded_harnesses(client) -> list:
@@ -132,36 +134,38 @@ def recorded_harnesses(client) -> list:
 PERF_SOURCES_MAX_CARDS = 5
 
 
-def _perf_card_sources(db, models: list[str], precision: str, reference: str) -> None:
+def _card_sources(con, models: list[str], precision: str, reference: str) -> list[tuple[str, list, list]]:
+    """Each matched card's figures from every source and the harness runs that give it none (none
+    when the query matched more than ``PERF_SOURCES_MAX_CARDS`` cards)."""
+    from gpuvalue.warehouse import queries
+
+    if len(models) > PERF_SOURCES_MAX_CARDS:
+        return []
+    return [(model, queries.perf_card_sources(con, model, precision, reference),
+             queries.perf_card_harness_runs(con, model, precision)) for model in models]
+
+
+def _print_card_sources(cards: list[tuple[str, list, list]], precision: str, reference: str) -> None:
     """Under `gpuvalue perf MODEL`: every source's figure of each matched card (the ranked one first,
     its method saying how it was made) and the harness runs that give the card no figure, with why."""
     from gpuvalue.models.perf_weighted import perf_range_words
-    from gpuvalue.warehouse import queries
 
-    if not models or len(models) > PERF_SOURCES_MAX_CARDS:
-        return
-    con = open_reader(db)
-    try:
-        for model in models:
-            figures = queries.perf_card_sources(con, model, precision, reference)
-            runs = queries.perf_card_harness_runs(con, model, precision)
-            print_table(["", "source", "relative perf", "80% range", "workloads", "method"], [
-                ("ranked" if f["ranked"] else "", perf_source_label({"perf_source": f["source"], "perf_method": f["method"]}),
-                 round(f["relative_perf"], 4), perf_range_words(f), f["workloads"], f["method"]) for f in figures
-            ], title=f"{model}, {precision}: every figure, relative to {reference}")
-            if runs:
-                print_table(["harness", "device as published", "figures", "why no figure"],
-                             [(r["harness"], r["device"], r["figures"], r["why"]) for r in runs],
-                             title=f"{model}: harness runs that give it no {precision} figure")
-    finally:
-        con.close()
+    for model, figures, runs in cards:
+        print_table(["", "source", "relative perf", "80% range", "workloads", "method"], [
+            ("ranked" if f["ranked"] else "", perf_source_label({"perf_source": f["source"], "perf_method": f["method"]}),
+             round(f["relative_perf"], 4), perf_range_words(f), f["workloads"], f["method"]) for f in figures
+        ], title=f"{model}, {precision}: every figure, relative to {reference}")
+        if runs:
+            print_table(["harness", "device as published", "figures", "why no figure"],
+                        [(r["harness"], r["device"], r["figures"], r["why"]) for r in runs],
+                        title=f"{model}: harness runs that give it no {precision} figure")
 
 
 def _perf_inference(db, as_json: bool, query: str | None = None) -> None:
     """Inference figures come from their own table: they never mix with the training figures above."""
     from gpuvalue.warehouse.sql_files import dicts
 
-    con = open_reader(db)
+    con = open_reader(reader_settings(db))
     try:
         rows = dicts(con, "perf_inference_single")
         if query is not None:  # as for training figures: names that hold it, else the card a title names

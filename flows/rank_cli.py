@@ -110,7 +110,7 @@ def rank(
 
     By default it shows the cards a buyer can use: run by the default PyTorch wheels, at least 6 GB, fit for a desktop without a fan kit; the flags show more. Cards whose price is older than the comparable window (GPUVALUE_PRICE_COMPARABLE_DAYS, 90 days before the newest price) are listed after the recently priced ones, with their age. `rank` is the place among the shown cards; in --json, `rank_shown` is that place and `rank` the card's place in the full ranking.
     """
-    from gpuvalue.models.buyer_view import BuyerView, hidden_summary
+    from gpuvalue.models.buyer_view import BuyerView, hidden_summary, shown_rows
     from gpuvalue.models.price_age import ranking_day_note
     from gpuvalue.warehouse.queries import ranked_days, ranking_rows
     from gpuvalue.warehouse.source_dates import ranking_is_replay
@@ -133,16 +133,20 @@ def rank(
                          include_legacy=include_legacy and not supported_only, include_passive=include_passive,
                          include_modules=include_modules)
     filters = dict(as_of=as_of, max_price=max_price, vendor=vendor, segment=segment, supported_only=supported_only)
-    con = open_reader(db)
+    con = open_reader(settings)
     try:
-        rows = ranking_rows(con, top=top, view=view, **filters)
-        hidden = hidden_summary(ranking_rows(con, top=None, desktop_only=False, **filters), view)
+        # The day's rows the filters keep, shown or hidden: the view's rows and the count of the hidden
+        # ones from one query (`ranking_rows(view=...)` asked for the same rows again).
+        every = ranking_rows(con, top=None, desktop_only=False, **filters)
+        rows = shown_rows(every, view)[:top] if top is not None else shown_rows(every, view)
+        hidden = hidden_summary(every, view)
         days = ranked_days(con) if not rows else []
         # As the run said when it printed the day: a replay's prices are as old as its recordings.
         replayed = bool(rows) and ranking_is_replay(con, rows[0]["as_of"])
         unknown = _unknown_filter_values(ranking_rows(con, top=None, desktop_only=False, as_of=as_of),
                                          vendor=vendor, segment=segment) if not rows else ""
-        unpriced = _unpriced_note(con, settings, rows[0]["as_of"]) if rows and not as_json else None
+        unfiltered = every if all(v in (None, False) for v in filters.values()) else None
+        unpriced = _unpriced_note(con, settings, rows[0]["as_of"], unfiltered) if rows and not as_json else None
     finally:
         con.close()
     # No row because no ranking, not because of the filters: say which, as `export` does.
@@ -166,13 +170,16 @@ def rank(
         out.print(unpriced, soft_wrap=True, highlight=False)
 
 
-def _unpriced_note(con, settings, day) -> str | None:
+def _unpriced_note(con, settings, day, day_rows: list[dict] | None = None) -> str | None:
     """How many of the cards the run shops for the day's ranking leaves out for want of a price: a
-    buyer looking for a GTX 1080 Ti finds nothing in `rank`, and this says where to look."""
+    buyer looking for a GTX 1080 Ti finds nothing in `rank`, and this says where to look.
+    ``day_rows``: the day's whole ranking where the caller has read it already."""
     from gpuvalue.flows.shopping import coverage as shopping
     from gpuvalue.warehouse.queries import ranking_rows
 
-    ranked = {r["model"] for r in ranking_rows(con, top=None, desktop_only=False, as_of=day)}
+    if day_rows is None:
+        day_rows = ranking_rows(con, top=None, desktop_only=False, as_of=day)
+    ranked = {r["model"] for r in day_rows}
     covered = [m.model for m in shopping(con, settings).models]
     missing = sum(1 for model in covered if model not in ranked)
     if not missing:

@@ -167,7 +167,7 @@ def budget_answers_command(*, as_json: bool, today: date, db: Path | None, **ask
         options = answer_options(settings, **asked)
     except ValueError as exc:
         fail(str(exc))
-    con = open_reader(db)
+    con = open_reader(settings)
     try:
         result = read_answers(con, settings, options)
     finally:

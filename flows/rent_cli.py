@@ -50,7 +50,7 @@ def rent(
     host_terms = min_reliability is not None or verified
     if min_memory is not None and not (math.isfinite(min_memory) and min_memory >= 0):
         fail(f"--min-memory must be a number of GB, 0 or more, not {min_memory:g}")
-    con = open_reader(db)
+    con = open_reader(reader_settings(db))
     try:
         known = rental_providers(con)
         if provider is not None and provider.casefold() not in known:
@@ -165,7 +165,7 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
         assumptions = Assumptions.from_settings(settings, hours_per_week=hours_per_week, kwh_price_usd=kwh_price)
     except ValueError as exc:
         fail(str(exc))
-    con = open_reader(db)
+    con = open_reader(settings)
     try:
         used = ranking_rows(con, top=100000, desktop_only=False)
         rental = rent_ranking_rows(con)

@@ -113,7 +113,7 @@ def run(
     from gpuvalue.warehouse.queries import ranking_rows
 
     view = BuyerView(min_memory_gb=settings.min_memory_gb)
-    con = open_reader(settings.db)
+    con = open_reader(settings)
     try:
         ranked = ranking_rows(con, as_of=summary.as_of, top=top, view=view)
         hidden = hidden_summary(ranking_rows(con, as_of=summary.as_of, top=None, desktop_only=False), view)

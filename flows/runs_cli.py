@@ -27,7 +27,7 @@ def runs(
     settings = reader_settings(db)
     holder = RunLock(settings.db).holder()
     pid = int(holder.get("pid", -1)) if holder else -1
-    con = open_reader(db)
+    con = open_reader(settings)
     try:
         rows = run_attempts.recent(con, last, pid if pid_alive(pid) else None)
     finally:

@@ -83,7 +83,7 @@ def sources(
         from gpuvalue.flows.cli_app import open_reader
         from gpuvalue.warehouse.source_status import source_fetches
 
-        con = open_reader(db)
+        con = open_reader(settings)
         try:
             fetches = source_fetches(con)
         finally:
