@@ -11,7 +11,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from gpuvalue.flows.cli_app import DbOpt, app, err, fail, open_reader, out, print_table, reader_settings, write_json_lines
+from gpuvalue.flows.cli_app import (
+    DbOpt, app, err, fail, open_reader, out, print_table, reader_settings, settings_values, write_json_lines,
+)
 from gpuvalue.models.text_safety import json_controls_escaped
 
 
@@ -71,13 +73,12 @@ def coverage(
     Rule (models/coverage.py): at least 8 GB (GPUVALUE_COVERAGE_MIN_MEMORY_GB), run by a current or legacy PyTorch build, released in 2016 or later, a PCIe card for a desktop or server slot, sold as a card of its own; GPUVALUE_COVERAGE_ADD and GPUVALUE_COVERAGE_REMOVE (comma-separated model names) change the list. Prints the count and the eBay Browse API calls a run makes (1 token + searches x pages per search) against eBay's default limit of 5,000 calls a day.
     """
     from gpuvalue.flows.shopping import coverage as shopping
-    from gpuvalue.models.coverage import browse_calls
-    from gpuvalue.scrapers.sources.ebay_browse import BROWSE_DAILY_CALL_LIMIT, EbaySettings
-
+    from gpuvalue.models.coverage import BROWSE_DAILY_CALL_LIMIT, browse_calls
     from gpuvalue.warehouse.queries import ranking_rows
 
-    settings = reader_settings(db)
-    max_pages = reader_settings(model=EbaySettings).ebay_max_pages
+    values = settings_values()
+    settings = reader_settings(db, values)
+    max_pages = _ebay_max_pages(values)
     con = open_reader(settings)
     try:
         found = shopping(con, settings)
@@ -120,6 +121,18 @@ def coverage(
     out.print(f"{len(found.models)} models in {len(found.queries)} searches; a run makes up to {calls} eBay Browse API "
               f"calls (1 token + {len(found.queries)} searches x {max_pages} page(s)), against eBay's "
               f"default limit of {BROWSE_DAILY_CALL_LIMIT:,} Browse API calls a day.", highlight=False)
+
+
+def _ebay_max_pages(values: dict[str, str]) -> int:
+    """GPUVALUE_EBAY_MAX_PAGES as the eBay sources read it (their EbaySettings, refusing what they
+    refuse); where no eBay setting is set, its default, without importing the sources."""
+    from gpuvalue.models.coverage import DEFAULT_EBAY_MAX_PAGES
+
+    if not any(name.startswith("ebay_") for name in values):
+        return DEFAULT_EBAY_MAX_PAGES
+    from gpuvalue.scrapers.sources.ebay_browse import EbaySettings
+
+    return reader_settings(values=values, model=EbaySettings).ebay_max_pages
 
 
 @app.command()

@@ -194,15 +194,37 @@ def full_settings(db: Path | None = None):
     return _validated(Settings, db)
 
 
-def reader_settings(db: Path | None = None, model=None):
+def reader_settings(db: Path | None = None, values: dict[str, str] | None = None, model=None):
     """The settings a command that only reads needs (flows/settings_core.py), validated as ``full_settings``
-    validates them, without importing pydantic-settings or the sources; ``model``: one source's own
-    settings model instead (``EbaySettings``), read from the same variables."""
-    from gpuvalue.flows.settings_core import reader_settings as read
-
+    validates them, without importing pydantic, pydantic-settings or the sources; ``values``: the
+    GPUVALUE_* values where the command read them already (``settings_values``); ``model``: one
+    source's own settings model instead (``EbaySettings``), read from the same variables."""
     if model is not None:
-        return _validated(lambda **given: read(model), None)
-    return _validated(read, db)
+        return _validated(lambda **given: model.model_validate(settings_values() if values is None else values), None)
+    return _validated(lambda **given: _reader_settings(values, **given), db)
+
+
+def _reader_settings(values: dict[str, str] | None, **given):
+    """The shared settings from ``values`` (else the environment and .env), ``given`` over them:
+    read plainly where every value allows, else by pydantic (flows/settings_core.py)."""
+    from gpuvalue.flows.settings_core import ReaderSettings, read_plainly
+    from gpuvalue.flows.settings_core import settings_values as read_values
+
+    values = {**(read_values() if values is None else values), **given}
+    read = read_plainly(values)
+    if read is None:  # a value to leave to pydantic: its reading, and its error
+        from gpuvalue.flows.settings_model import CoreFields
+
+        read = CoreFields.model_validate(values).model_dump()
+    return ReaderSettings(read)
+
+
+def settings_values() -> dict[str, str]:
+    """The GPUVALUE_* values of the environment and .env, read once for a command that reads more
+    than one settings model from them."""
+    from gpuvalue.flows.settings_core import settings_values as read
+
+    return _validated(lambda **given: read(), None)
 
 
 def _validated(make, db: Path | None):

