@@ -82,20 +82,95 @@ def _fill_help(params: list) -> list:
     return params
 
 
+# Typer converts each value through a pydantic TypeAdapter built for its parameter: importing
+# pydantic and building the adapters cost a reading command more than its queries. The values a
+# command line gives are simple (a whole number, a decimal, a path, text), and for those the
+# conversion below gives what the adapter gives; anything else (a typo such as "--top x", a value
+# a fast pattern does not cover) goes through typer's own adapter, so its result and its error
+# message are typer's (tests/flows/test_cli_startup.py compares the two).
+_WHOLE = re.compile(r"-?[0-9]{1,18}")
+_DECIMAL = re.compile(r"-?[0-9]{1,15}(?:\.[0-9]{1,15})?")
+
+
+def _light_coercion(params: list) -> list:
+    runtime = _light_runtime()
+    if runtime is None:
+        return params
+    for param in params:
+        descriptor = getattr(param, "type_descriptor", None)
+        if (descriptor is None or getattr(param, "_runtime_param", True) is not None or param.multiple
+                or param.nargs != 1 or descriptor.file_annotation is not None):
+            continue
+        info = descriptor.parameter_info
+        if info.parser is not None or info.min is not None or info.max is not None or info.clamp:
+            continue
+        if descriptor.annotation in (str, int, float, bool, Path):
+            param._runtime_param = runtime(parameter_info=info, annotation=descriptor.annotation,
+                                           descriptor=descriptor)
+    return params
+
+
+def _light_runtime():
+    """The runtime parameter class of ``_light_coercion``, or None where typer has no such seam."""
+    global _LIGHT_RUNTIME
+    if _LIGHT_RUNTIME is not None:
+        return _LIGHT_RUNTIME or None
+    try:
+        from dataclasses import dataclass, field
+        from typing import Any
+
+        from typer._coercion import RuntimeParam, build_runtime_param
+        from typer._param_types import coerce_cli_path
+    except ImportError:  # another typer: its own conversions
+        _LIGHT_RUNTIME = False
+        return None
+
+    @dataclass(frozen=True)
+    class LightParam(RuntimeParam):
+        descriptor: Any = None
+        _adapter: list = field(default_factory=list)  # typer's own runtime parameter, built when needed
+
+        def _coerce_value(self, value, param, ctx):
+            kind = self.annotation
+            if type(value) is kind:
+                if kind is Path:
+                    return coerce_cli_path(value, self.parameter_info, path_type=Path, param=param, ctx=ctx)
+                return value
+            if type(value) is str:
+                if kind is str:
+                    return value
+                if kind is int and _WHOLE.fullmatch(value):
+                    return int(value)
+                if kind is float and _DECIMAL.fullmatch(value):
+                    return float(value)
+                if kind is Path and value and "\x00" not in value:
+                    return coerce_cli_path(Path(value), self.parameter_info, path_type=Path, param=param, ctx=ctx)
+            if not self._adapter:
+                self._adapter.append(build_runtime_param(self.descriptor))
+            return self._adapter[0]._coerce_value(value, param=param, ctx=ctx)
+
+    _LIGHT_RUNTIME = LightParam
+    return LightParam
+
+
+_LIGHT_RUNTIME = None
+
+
 class _Command(TyperCommand):
     """Typer labels every option with its type in --help, a flag too ("--replay <bool>"), which reads
     as if the flag took a value; a flag shows no label, as in click's own help. Help texts naming
-    ``HELP_FILLS`` markers are completed here."""
+    ``HELP_FILLS`` markers are completed here, and simple values converted without pydantic
+    (``_light_coercion``)."""
 
     def get_params(self, ctx):
-        return _fill_help(_unlabel_flags(super().get_params(ctx)))
+        return _light_coercion(_fill_help(_unlabel_flags(super().get_params(ctx))))
 
 
 class _Group(TyperGroup):
     __doc__ = _Command.__doc__
 
     def get_params(self, ctx):
-        return _unlabel_flags(super().get_params(ctx))
+        return _light_coercion(_unlabel_flags(super().get_params(ctx)))
 
     def invoke(self, ctx):
         """A full disk, a read-only folder or a damaged database met anywhere in a command is said in one

@@ -10,8 +10,10 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Annotated, Optional
 
 import pytest
+import typer
 
 from gpuvalue.flows.settings import Settings
 from gpuvalue.flows.cli_app import reader_settings
@@ -148,3 +150,50 @@ def test_settings_read_plainly_are_what_pydantic_reads():
     assert read_plainly({"db": "g.duckdb", "min_memory_gb": "12", "precision": "fp32", "coverage_add": "RTX A4000",
                          "fail_on_quality_alarm": "true", "ownership_months": "24"}) is not None
     assert plain > 200
+
+
+def test_typer_values_converted_without_pydantic_are_typers():
+    """flows/cli_app.py converts plain command-line values itself; each value, and each error, is what
+    typer's own conversion gives."""
+    import typer.main
+
+    from gpuvalue.flows import cli_app
+
+    def made(light: bool):
+        app = cli_app._App(cls=cli_app._Group, add_completion=False, pretty_exceptions_enable=False)
+
+        @app.command()
+        def values(top: Annotated[Optional[int], typer.Option("--top")] = None, count: int = 15,
+                   budget: Annotated[Optional[float], typer.Option("--budget")] = None, share: float = 0.5,
+                   name: Annotated[Optional[str], typer.Option("--name")] = None,
+                   db: Annotated[Optional[Path], typer.Option("--db")] = None, out: Path = Path("report"),
+                   flag: Annotated[bool, typer.Option("--flag")] = False) -> tuple:
+            return top, count, budget, share, name, db, out, flag
+
+        @app.command()
+        def other() -> None:
+            pass
+
+        saved = cli_app._LIGHT_RUNTIME
+        cli_app._LIGHT_RUNTIME = None if light else False
+        try:
+            return typer.main.get_command(app)
+        finally:
+            cli_app._LIGHT_RUNTIME = saved
+
+    def answer(command, args):
+        try:
+            return ("ok", command.main(["values", *args], standalone_mode=False))
+        except Exception as exc:  # click's usage errors: their message is the answer
+            return (type(exc).__name__, exc.format_message() if hasattr(exc, "format_message") else str(exc))
+
+    light, own = made(True), made(False)
+    numbers = ["3", "-2", "007", "0", "1.5", "1e3", "nan", "x", "", " 4", "99999999999999999999", "1_000", "٣"]
+    cases = [[]] + [[flag, v] for flag in ("--top", "--count", "--budget", "--share") for v in numbers]
+    cases += [["--name", v] for v in ("RTX 3090", "", "-")] + [["--db", v] for v in ("g.duckdb", "", "a b/c", ".")]
+    cases += [["--out", "x/y"], ["--flag"], ["--top", "3", "--budget", "600", "--db", "g.duckdb", "--flag"]]
+    for args in cases:
+        assert repr(answer(light, args)) == repr(answer(own, args)), args  # repr: nan is nan
+    # The plain conversion was the one used (typer's own builds a pydantic adapter for each parameter).
+    ctx = light.commands["values"].make_context("values", ["--top", "3"])
+    assert all(type(p._runtime_param).__name__ == "LightParam" for p in ctx.command.params if p.name != "help")
