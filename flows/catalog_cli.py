@@ -17,6 +17,11 @@ from gpuvalue.flows.cli_app import (
 from gpuvalue.models.text_safety import json_controls_escaped
 
 
+# The spec corrections' source name (scrapers/sources/spec_corrections.py's NAME), as the catalog's
+# provenance stores it.
+CORRECTIONS_SOURCE = "spec-corrections"
+
+
 @app.command()
 def gpus(
     query: Annotated[Optional[str], typer.Argument(help="Case-insensitive substring of the model name.")] = None,
@@ -46,20 +51,24 @@ def gpus(
         fail("the catalog is empty: `gpuvalue run` loads the specs (`gpuvalue run --replay`, the recorded pages)")
     if query is not None and not rows:
         fail(f"no GPU matches {query!r} ({reason}); `gpuvalue gpus` lists the catalog", code=1)
-    from gpuvalue.scrapers.sources.spec_corrections import cited_provenance, correction_lines
-
+    provenance = [json.loads(r["provenance"]) if r["provenance"] else {} for r in rows]
+    # A value the spec corrections set is cited with its document; that source's module (and the
+    # pydantic records it imports) is read only where a row holds one.
+    corrected = any(where.get("source") == CORRECTIONS_SOURCE for p in provenance for where in p.values())
+    if corrected:
+        from gpuvalue.scrapers.sources.spec_corrections import cited_provenance, correction_lines
     if as_json:
-        write_json_lines({**r, "provenance": cited_provenance(r["model"], json.loads(r["provenance"]) if r["provenance"] else {})}
-                          for r in rows)
+        write_json_lines({**r, "provenance": cited_provenance(r["model"], p) if corrected else p}
+                         for r, p in zip(rows, provenance))
         return
     show = ("model", "vendor", "architecture", "segment", "release_date", "memory_gb", "bandwidth_gb_s",
             "fp32_tflops", "compute_capability", "launch_price_usd")
     print_table(list(show) + ["sources"], [
-        tuple(r[c] for c in show) + (", ".join(sorted({v.get("source", "?") for v in json.loads(r["provenance"] or "{}").values()})),)
-        for r in rows
+        tuple(r[c] for c in show) + (", ".join(sorted({v.get("source", "?") for v in p.values()})),)
+        for r, p in zip(rows, provenance)
     ])
-    for r in rows:  # a corrected value says which document it comes from and what the databases got wrong
-        for line in correction_lines(r["model"], json.loads(r["provenance"] or "{}"), r):
+    for r, p in zip(rows, provenance) if corrected else []:  # a corrected value: its document and what was wrong
+        for line in correction_lines(r["model"], p, r):
             out.print(line, soft_wrap=True, highlight=False)
 
 
