@@ -90,6 +90,9 @@ class Coverage:
         return tuple(dict.fromkeys(m.query for m in self.models))
 
 
+_NOT_RETAIL_REASONS = frozenset(why for _, why in NOT_RETAIL)
+
+
 def not_retail(model: str) -> str | None:
     for pattern, why in NOT_RETAIL:
         if pattern.search(model):
@@ -166,7 +169,7 @@ def covered(rows: Iterable[Mapping[str, Any]], rule: CoverageRule = CoverageRule
             out.append(CoveredModel(name, search_query(name, row.get("vendor"), modules), "rule"))
         elif key in added:
             out.append(CoveredModel(name, search_query(name, row.get("vendor"), modules), "added in settings"))
-        elif not_retail(name) and why == not_retail(name):
+        elif why in _NOT_RETAIL_REASONS:  # rule 5's reason: rules 1-4 give other words
             left_out[name] = why
     return Coverage(models=tuple(out), unknown=unknown, left_out=left_out)
 
