@@ -21,22 +21,36 @@ from gpuvalue.flows.settings_model import CoreFields
 
 HEAVY = ("prefect", "pydantic_settings", "pyarrow", "bs4", "gpuvalue.scrapers.registry", "gpuvalue.flows.pipeline",
          "gpuvalue.flows.stages", "gpuvalue.flows.settings")
+# What the commands bench/bench_read.py times leave out besides: pydantic (their settings are read
+# plainly and typer's values converted without it: flows/settings_core.py, flows/cli_app.py) and
+# numpy (models/perf_weighted.py imports it where it computes).
+LIGHT = (*HEAVY, "pydantic", "pydantic_core", "typer._adapters", "numpy", "gpuvalue.models.records")
+
+# Every command that only reads the warehouse.
+READING = [["rank", "--top", "3"], ["rank", "--json"], ["rent"], ["rent", "--spot", "--json"], ["recommend", "--budget", "600"],
+           ["recommend", "--budget", "600", "--hours-per-week", "10"], ["perf"], ["perf", "4090"], ["perf", "--inference"],
+           ["gpus"], ["gpus", "4090"], ["coverage"], ["coverage", "--json"], ["sql", "SELECT 1"], ["runs"], ["check"],
+           ["match"], ["export", "--format", "csv", "--out", "r.csv"], ["report", "--out", "page"]]
 
 PROBE = """
-import json, sys
+import json, os, sys
 from gpuvalue.flows.cli import app
 try:
     app(sys.argv[1:], standalone_mode=False)
 except SystemExit:
     pass
-heavy = json.loads(sys.stdin.read())
+heavy = json.loads(os.environ["PROBE_HEAVY"])
 print(json.dumps(sorted(m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in heavy))))
 """
 
 
-def _imported(*args: str, env: dict | None = None) -> list[str]:
-    proc = subprocess.run([sys.executable, "-c", PROBE, *args], input=json.dumps(HEAVY), capture_output=True,
-                          text=True, check=True, env=env, cwd=Path(__file__).parent)
+def _imported(*args: str, env: dict | None = None, heavy: tuple[str, ...] = HEAVY, cwd: Path | None = None) -> list[str]:
+    import os
+
+    # The modules to look for come in the environment: stdin is the command's (`match` reads it).
+    proc = subprocess.run([sys.executable, "-c", PROBE, *args], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          check=True, env={**(env or os.environ), "PROBE_HEAVY": json.dumps(heavy)},
+                          cwd=cwd or Path(__file__).parent)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -59,8 +73,7 @@ def test_a_help_naming_the_sources_still_lists_them(command):
     assert "ebay-browse" in shown and "{parse" not in shown
 
 
-@pytest.mark.parametrize("args", [["rank", "--top", "3"], ["rent"], ["recommend", "--budget", "600"], ["perf", "4090"],
-                                  ["gpus", "4090"], ["coverage"], ["sql", "SELECT 1"]])
+@pytest.mark.parametrize("args", READING, ids=" ".join)
 def test_reading_a_ranking_imports_nothing_heavy(tmp_path, args):
     """Each reading command on a real (empty) warehouse: its settings, connection and queries, and nothing else."""
     import os
@@ -70,7 +83,25 @@ def test_reading_a_ranking_imports_nothing_heavy(tmp_path, args):
     db = tmp_path / "g.duckdb"
     open_database(db).close()
     env = {**os.environ, "GPUVALUE_DB": str(db)}
-    assert _imported(*args, env=env) == []
+    assert _imported(*args, env=env, cwd=tmp_path) == []
+
+
+@pytest.mark.parametrize("args", [["rank", "--top", "3"], ["recommend", "--budget", "600", "--min-memory", "12"],
+                                  ["rent", "--top", "5"], ["perf", "4090"], ["gpus", "4090"], ["coverage"],
+                                  ["sql", "SELECT model, price_usd FROM ranking_latest ORDER BY rank LIMIT 5"],
+                                  ["runs"], ["--help"]], ids=" ".join)
+def test_the_timed_reading_commands_import_no_pydantic_and_no_numpy(tmp_path, args):
+    """On a warehouse with a ranking, a catalog card and rental prices: what bench/bench_read.py times."""
+    import os
+
+    from conftest_exports import make_ranking_database
+
+    db = tmp_path / "g.duckdb"
+    con = make_ranking_database(db)
+    con.execute("INSERT INTO gpus (model, vendor, memory_gb, provenance) VALUES ('GeForce RTX 4090', 'NVIDIA', 24, '{}')")
+    con.close()
+    env = {**os.environ, "GPUVALUE_DB": str(db)}
+    assert _imported(*args, env=env, heavy=LIGHT, cwd=tmp_path) == []
 
 
 def test_reader_settings_hold_every_shared_setting_as_settings_does(tmp_path, monkeypatch):
