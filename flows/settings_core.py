@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
-from gpuvalue.models.budget_answers import DEFAULT_OWNERSHIP_MONTHS
 from gpuvalue.models.buyer_view import DEFAULT_MIN_MEMORY_GB
 from gpuvalue.models.coverage import DEFAULT_COVERAGE_MIN_MEMORY_GB
 from gpuvalue.models.multi_gpu import DEFAULT_MAX_GPUS, DEFAULT_MULTI_GPU_EFFICIENCY
+from gpuvalue.models.ownership import DEFAULT_OWNERSHIP_MONTHS
 from gpuvalue.models.price_age import DEFAULT_COMPARABLE_DAYS
 from gpuvalue.scrapers.bounded import DEFAULT_MAX_DECOMPRESSED_MB, DEFAULT_MAX_RESPONSE_MB
 
