@@ -13,15 +13,17 @@ library) and light pure modules; everything else (duckdb, pyarrow, Prefect, the 
 pipeline, stages) is imported inside the command's function, where the command needs it. The rules
 for a new command:
 
-- A command that only reads (rank, recommend, rent, perf, gpus, sql, coverage, report) takes its
-  settings from ``reader_settings(db)``, once, and its connection from ``open_reader(settings)``: the shared
-  settings (flows/settings_core.py) without pydantic-settings or the sources. ``full_settings(db)`` is
-  the full ``Settings`` (sources and their own settings) for commands that fetch, load or run.
+- A command that only reads (rank, recommend, rent, perf, gpus, sql, coverage, runs, check, match,
+  export, report) takes its settings from ``reader_settings(db)``, once, and its connection from
+  ``open_reader(settings)``: the shared settings (flows/settings_core.py), read without pydantic,
+  pydantic-settings or the sources. ``full_settings(db)`` is the full ``Settings`` (sources and their
+  own settings) for commands that fetch, load or run.
 - No help text is computed at import: a help that lists something the registry knows says
   ``{parsers}`` or ``{parse_sources}`` and is filled in when that command's help is shown
   (``HELP_FILLS``).
-- tests/flows/test_cli_startup.py fails when importing the CLI and running ``rank --help``
-  imports Prefect, pydantic-settings, pyarrow or the source registry.
+- tests/flows/test_cli_startup.py fails when importing the CLI, ``rank --help`` or any reading
+  command imports Prefect, pydantic-settings, pyarrow or the source registry, and when one of the
+  commands bench/bench_read.py times imports pydantic or numpy.
 """
 
 from __future__ import annotations
