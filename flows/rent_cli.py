@@ -16,7 +16,7 @@ import typer
 
 from gpuvalue.flows import cli_app
 from gpuvalue.flows.cli_app import (
-    DbOpt, _fail, _jsonable, _print_table, _reader, _write_json_lines, app, out, reader_settings,
+    DbOpt, fail, jsonable, print_table, open_reader, write_json_lines, app, out, reader_settings,
 )
 
 RENT_HEADERS = ["#", "model", "GB", "$/GPU-h", "provider", "rel. perf", "vast score", "ref-h per $", "$ per ref-h",
@@ -44,17 +44,17 @@ def rent(
     from gpuvalue.warehouse.rental import host_terms_providers, rent_ranking_rows, rental_providers
 
     if top < 1:
-        _fail("--top must be at least 1")
+        fail("--top must be at least 1")
     if min_reliability is not None and not (math.isfinite(min_reliability) and 0 <= min_reliability <= 1):
-        _fail(f"--min-reliability must be a fraction from 0 to 1 (0.99 is 99 %), not {min_reliability:g}")
+        fail(f"--min-reliability must be a fraction from 0 to 1 (0.99 is 99 %), not {min_reliability:g}")
     host_terms = min_reliability is not None or verified
     if min_memory is not None and not (math.isfinite(min_memory) and min_memory >= 0):
-        _fail(f"--min-memory must be a number of GB, 0 or more, not {min_memory:g}")
-    con = _reader(db)
+        fail(f"--min-memory must be a number of GB, 0 or more, not {min_memory:g}")
+    con = open_reader(reader_settings(db))
     try:
         known = rental_providers(con)
         if provider is not None and provider.casefold() not in known:
-            _fail(f"no rental offers from {provider!r}; known providers: {', '.join(known) or 'none yet'}")
+            fail(f"no rental offers from {provider!r}; known providers: {', '.join(known) or 'none yet'}")
         # More rows than exist is every row; SQL's LIMIT takes at most a 64-bit integer.
         rows = rent_ranking_rows(con, spot=spot, provider=provider, min_memory=min_memory, top=min(top, 10**9),
                                  min_reliability=min_reliability, verified=verified)
@@ -68,7 +68,7 @@ def rent(
     for position, row in enumerate(rows, start=1):
         row["rank_shown"] = position
     if as_json:
-        _write_json_lines(rows)
+        write_json_lines(rows)
         return
     if not known:
         out.print("No rental prices yet: a run with the rental sources loads them (`gpuvalue sources` lists them).")
@@ -121,7 +121,7 @@ def rent(
             cut = headers.index("vast score")
             headers = headers[:cut] + headers[cut + 1:]
             table = [row[:cut] + row[cut + 1:] for row in table]
-        _print_table(headers, table, title=heading)
+        print_table(headers, table, title=heading)
     for line in support_legend(rows):  # the marks `rank` uses
         out.print(line)
     scored = [r["vast_dlperf_as_of"] for r in rows if r.get("vast_dlperf_relative") is not None]
@@ -159,13 +159,13 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
     from gpuvalue.warehouse.rental import rent_ranking_rows
 
     if not (math.isfinite(hours_per_week) and 0 < hours_per_week <= 168):
-        _fail(f"--hours-per-week must be above 0 and at most 168, not {hours_per_week:g}")
+        fail(f"--hours-per-week must be above 0 and at most 168, not {hours_per_week:g}")
     settings = reader_settings(db)
     try:
         assumptions = Assumptions.from_settings(settings, hours_per_week=hours_per_week, kwh_price_usd=kwh_price)
     except ValueError as exc:
-        _fail(str(exc))
-    con = _reader(db)
+        fail(str(exc))
+    con = open_reader(settings)
     try:
         used = ranking_rows(con, top=100000, desktop_only=False)
         rental = rent_ranking_rows(con)
@@ -174,10 +174,10 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
     if not used:  # as `recommend` without --hours-per-week says it
         from gpuvalue.flows.cli_app import NOTHING_RANKED
 
-        _fail(NOTHING_RANKED)
+        fail(NOTHING_RANKED)
     if not rental:
-        _fail("no rental prices in the warehouse: a run with the rental sources loads them (`gpuvalue sources` "
-              "lists them)", code=1)
+        fail("no rental prices in the warehouse: a run with the rental sources loads them (`gpuvalue sources` "
+             "lists them)", code=1)
     from gpuvalue.models.answers import rent_or_buy_for
 
     answer = rent_or_buy_for(used, rental, budget=budget, min_memory=min_memory, assumptions=assumptions,
@@ -187,6 +187,6 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
     if as_json:
         from gpuvalue.models.answers import rent_or_buy_json
 
-        out.file.write(json.dumps(_jsonable(rent_or_buy_json(answer)), allow_nan=False) + "\n")
+        out.file.write(json.dumps(jsonable(rent_or_buy_json(answer)), allow_nan=False) + "\n")
         return
     out.print(format_rent_or_buy(answer, rental[0]["reference_gpu"]), highlight=False, markup=False, soft_wrap=True)

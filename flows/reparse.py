@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 from rich.markup import escape
 
-from gpuvalue.flows.cli_app import DbOpt, _fail, _parse_date, _settings, app, err, out
+from gpuvalue.flows.cli_app import DbOpt, fail, parse_date, full_settings, app, err, out
 
 # What rebuilding needs (the registry, the stages, the warehouse) is imported where it is used: this
 # module is imported for every command, and those imports cost most of a second (flows/cli_app.py).
@@ -258,14 +258,14 @@ def reparse(
     from gpuvalue.scrapers import registry
     from gpuvalue.warehouse.db import WarehouseError
 
-    since_day = _parse_date(since, "--since")
+    since_day = parse_date(since, "--since")
     parsing = [s for s, v in registry.all_sources().items() if v.parse]
     try:
         if source is not None and registry.get(source).parse is None:
             raise KeyError(source)
     except KeyError:
-        _fail(f"unknown source {source!r}; reparse knows {', '.join(parsing)}")
-    settings = _settings(db)
+        fail(f"unknown source {source!r}; reparse knows {', '.join(parsing)}")
+    settings = full_settings(db)
     from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
     from rich.progress import Progress as Bar
 
@@ -279,7 +279,7 @@ def reparse(
         try:
             summary = reparse_database(settings.db, source=source, since=since_day, progress=show)
         except WarehouseError as exc:
-            _fail(str(exc))
+            fail(str(exc))
     if summary.nothing_to_do:
         what = f" for {registry.canonical(source)}" if source is not None else ""
         when = f" since {since_day.isoformat()}" if since_day is not None else ""

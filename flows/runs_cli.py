@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from gpuvalue.flows.cli_app import DbOpt, _fail, _print_table, _reader, _write_json_lines, app, reader_settings
+from gpuvalue.flows.cli_app import DbOpt, fail, print_table, open_reader, write_json_lines, app, reader_settings
 
 
 @app.command()
@@ -20,24 +20,24 @@ def runs(
     A run killed or crashed before its end shows as interrupted, whatever its sources' rows in table runs say.
     """
     from gpuvalue.warehouse import run_attempts
-    from gpuvalue.warehouse.db import RunLock, _pid_alive
+    from gpuvalue.warehouse.db import RunLock, pid_alive
 
     if last < 1:
-        _fail("--last must be at least 1")
+        fail("--last must be at least 1")
     settings = reader_settings(db)
     holder = RunLock(settings.db).holder()
     pid = int(holder.get("pid", -1)) if holder else -1
-    con = _reader(db)
+    con = open_reader(settings)
     try:
-        rows = run_attempts.recent(con, last, pid if _pid_alive(pid) else None)
+        rows = run_attempts.recent(con, last, pid if pid_alive(pid) else None)
     finally:
         con.close()
     if as_json:
-        _write_json_lines(rows)
+        write_json_lines(rows)
         return
     if not rows:
-        _fail("no daily run recorded yet: `gpuvalue run` (or `gpuvalue run --replay`) makes one", code=1)
-    _print_table(["run", "as of", "replay", "started (UTC)", "finished (UTC)", "status", "sources ok", "failed", "note"],
+        fail("no daily run recorded yet: `gpuvalue run` (or `gpuvalue run --replay`) makes one", code=1)
+    print_table(["run", "as of", "replay", "started (UTC)", "finished (UTC)", "status", "sources ok", "failed", "note"],
                  [(r["run_id"], r["as_of"], r["replay"], f"{r['started_at']:%Y-%m-%d %H:%M:%S}",
                    f"{r['finished_at']:%Y-%m-%d %H:%M:%S}" if r["finished_at"] else None, r["status"],
                    r["sources_ok"], r["sources_failed"], r["note"]) for r in rows])

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from gpuvalue.flows.cli_app import DbOpt, _fail, _settings, app, err
+from gpuvalue.flows.cli_app import DbOpt, fail, full_settings, app, err
 
 DEPLOYMENT_NAME = "gpuvalue-daily"
 FLOW_NAME = "gpuvalue-daily"
@@ -78,15 +78,15 @@ def serve(
     db: DbOpt = None,
 ) -> None:
     """Serve the daily flow as the scheduled deployment gpuvalue-daily (needs a Prefect server)."""
-    settings = _settings(db)
+    settings = full_settings(db)
     cron = cron or settings.schedule_cron
     timezone = timezone or settings.schedule_timezone
     problem = validate_schedule(cron, timezone)
     if problem:
-        _fail(problem)
+        fail(problem)
     api = configured_api_url()
     if not api:
-        _fail(NO_SERVER_HELP)
+        fail(NO_SERVER_HELP)
     from prefect import serve as prefect_serve
 
     deployment = build_deployment(cron, timezone, replay, settings.db.resolve())

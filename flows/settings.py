@@ -11,7 +11,8 @@ from typing import Annotated
 from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from gpuvalue.flows.settings_core import ENV_FILE, ENV_PREFIX, CoreFields
+from gpuvalue.flows.settings_core import ENV_FILE, ENV_PREFIX
+from gpuvalue.flows.settings_model import CoreFields
 from gpuvalue.scrapers import registry
 
 

@@ -1,112 +1,129 @@
-"""The shared settings' one definition: each field's type, bounds and meaning.
+"""The shared settings' one definition: each field's type, bounds and meaning (``FIELDS``).
 
-``Settings`` (flows/settings.py) adds the sources and each source's own settings on top of these
-fields and reads them with pydantic-settings; reading commands validate the same fields from the
-same variables without pydantic-settings or the sources (``reader_settings``).
+``CoreFields`` (flows/settings_model.py) is the pydantic model of these fields; ``Settings``
+(flows/settings.py) adds the sources and each source's own settings on top of it and reads them with
+pydantic-settings. A command that only reads takes the same fields from the same variables with
+``read_plainly``, without pydantic: importing it cost a reading command more than its queries. A
+value it does not read at a glance (out of bounds, not a plain number, a JSON list, a pattern's
+value) is left to ``CoreFields`` instead (flows/cli_app.py's ``reader_settings``), so what the reader
+gets, and the error a bad value gives, are pydantic's (tests/flows/test_cli_startup.py compares them).
 """
 
 from __future__ import annotations
 
+import math
 import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, get_args, get_origin
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
-
-from gpuvalue.models.budget_answers import DEFAULT_OWNERSHIP_MONTHS
 from gpuvalue.models.buyer_view import DEFAULT_MIN_MEMORY_GB
 from gpuvalue.models.coverage import DEFAULT_COVERAGE_MIN_MEMORY_GB
 from gpuvalue.models.multi_gpu import DEFAULT_MAX_GPUS, DEFAULT_MULTI_GPU_EFFICIENCY
+from gpuvalue.models.ownership import DEFAULT_OWNERSHIP_MONTHS
 from gpuvalue.models.price_age import DEFAULT_COMPARABLE_DAYS
 from gpuvalue.scrapers.bounded import DEFAULT_MAX_DECOMPRESSED_MB, DEFAULT_MAX_RESPONSE_MB
 
 ENV_PREFIX = "GPUVALUE_"
 ENV_FILE = ".env"
-_SIZE = r"^\s*[0-9]+(\.[0-9]+)?\s*([KMGTkmgt]i?[Bb])\s*$"  # DuckDB's sizes: 1GB, 512MB, 1.5GiB
+SIZE_PATTERN = r"^\s*[0-9]+(\.[0-9]+)?\s*([KMGTkmgt]i?[Bb])\s*$"  # DuckDB's sizes: 1GB, 512MB, 1.5GiB
 
 
-class CoreFields(BaseModel):
-    """Every setting but the sources, validated by pydantic alone: no pydantic-settings, whose
-    import cost more than the query a reading command answers."""
+@dataclass(frozen=True)
+class Setting:
+    """One shared setting: its type (a class, a ``Literal``, ``str | None`` or ``tuple[str, ...]``),
+    default, meaning and bounds. ``aliases``: the names it is read under instead of its own, the
+    first one given winning; ``comma_list``: a plain comma list ("RTX A4000,Tesla P40") or a JSON list."""
 
-    # No nan or inf: GPUVALUE_READ_WAIT_S=nan was refused as "should be less than or equal to 3600".
-    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
+    kind: Any
+    default: Any
+    description: str | None = None
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    lt: float | None = None
+    pattern: str | None = None
+    aliases: tuple[str, ...] = ()
+    comma_list: bool = False
 
-    db: Path = Field(default=Path("data/gpuvalue.duckdb"), description="DuckDB database file")
-    reference_gpu: str = Field(default="GeForce RTX 3090", description="relative performance 1.0")
-    precision: Literal["fp16", "fp32"] = Field(default="fp16", description="training precision ranked")
-    price_window_days: int = Field(default=30, ge=1, le=365, description="trailing window for prices")
-    price_min_count: int = Field(default=3, ge=1, description="listings needed for a price")
-    price_comparable_days: int = Field(
-        default=DEFAULT_COMPARABLE_DAYS, ge=1, le=3650,
-        description="prices within this many days of the day's newest price rank first; older ones after them")
-    min_memory_gb: float = Field(default=DEFAULT_MIN_MEMORY_GB, ge=0,
-                                 description="rank, recommend, report and feed show cards with at least this memory")
-    coverage_min_memory_gb: float = Field(default=DEFAULT_COVERAGE_MIN_MEMORY_GB, ge=0,
-                                          description="the coverage rule's memory floor (the cards shopped for)")
-    # A plain comma list ("RTX A4000,Tesla P40") or a JSON list; Settings reads them undecoded.
-    coverage_add: tuple[str, ...] = Field(
-        default=(), description="catalog models to shop for whatever the coverage rule says")
-    coverage_remove: tuple[str, ...] = Field(
-        default=(), description="catalog models never to shop for")
-    read_wait_s: float = Field(
-        default=10.0, ge=0, le=3600,
-        description="seconds a reading command (rank, sql, export, ...) waits for a running load before giving up")
+
+FIELDS: dict[str, Setting] = {
+    "db": Setting(Path, Path("data/gpuvalue.duckdb"), "DuckDB database file"),
+    "reference_gpu": Setting(str, "GeForce RTX 3090", "relative performance 1.0"),
+    "precision": Setting(Literal["fp16", "fp32"], "fp16", "training precision ranked"),
+    "price_window_days": Setting(int, 30, "trailing window for prices", ge=1, le=365),
+    "price_min_count": Setting(int, 3, "listings needed for a price", ge=1),
+    "price_comparable_days": Setting(
+        int, DEFAULT_COMPARABLE_DAYS,
+        "prices within this many days of the day's newest price rank first; older ones after them", ge=1, le=3650),
+    "min_memory_gb": Setting(float, DEFAULT_MIN_MEMORY_GB,
+                             "rank, recommend, report and feed show cards with at least this memory", ge=0),
+    "coverage_min_memory_gb": Setting(float, DEFAULT_COVERAGE_MIN_MEMORY_GB,
+                                      "the coverage rule's memory floor (the cards shopped for)", ge=0),
+    "coverage_add": Setting(tuple[str, ...], (), "catalog models to shop for whatever the coverage rule says",
+                            comma_list=True),
+    "coverage_remove": Setting(tuple[str, ...], (), "catalog models never to shop for", comma_list=True),
+    "read_wait_s": Setting(
+        float, 10.0, "seconds a reading command (rank, sql, export, ...) waits for a running load before giving up",
+        ge=0, le=3600),
     # A load waits for readers (a `gpuvalue sql` query, a duckdb CLI) this long before it gives up: above
     # the longest statement `gpuvalue sql` may run, so that no bounded reader can fail a day's load.
-    write_wait_s: float = Field(
-        default=120.0, ge=0, le=86400,
-        description="seconds a load waits for readers that hold the database before it gives up")
-    sql_timeout_s: float = Field(
-        default=30.0, gt=0, le=3600, description="seconds one `gpuvalue sql` statement may run")
-    sql_memory_limit: str = Field(
-        default="1GB", pattern=_SIZE, description="memory one `gpuvalue sql` query may use (DuckDB memory_limit)")
-    sql_temp_limit: str = Field(
-        default="2GB", pattern=_SIZE,
-        description="disk one `gpuvalue sql` query may spill to (DuckDB max_temp_directory_size)")
+    "write_wait_s": Setting(float, 120.0, "seconds a load waits for readers that hold the database before it gives up",
+                            ge=0, le=86400),
+    "sql_timeout_s": Setting(float, 30.0, "seconds one `gpuvalue sql` statement may run", gt=0, le=3600),
+    "sql_memory_limit": Setting(str, "1GB", "memory one `gpuvalue sql` query may use (DuckDB memory_limit)",
+                                pattern=SIZE_PATTERN),
+    "sql_temp_limit": Setting(str, "2GB", "disk one `gpuvalue sql` query may spill to (DuckDB max_temp_directory_size)",
+                              pattern=SIZE_PATTERN),
     # Bytes a response or a decompressed page may hold: a page bigger than any real one is an error or
     # an attack (a gzip bomb expands a thousandfold), and reading it whole would exhaust memory.
-    max_response_mb: float = Field(
-        default=DEFAULT_MAX_RESPONSE_MB, gt=0, le=4096,
-        description="MB of body a response (or a saved page) may have; a larger one is refused")
-    max_decompressed_mb: float = Field(
-        default=DEFAULT_MAX_DECOMPRESSED_MB, gt=0, le=4096,
-        description="MB a compressed page may expand to; a larger one is refused")
-    task_runner: Literal["thread", "dask"] = "thread"
-    dask_address: str | None = None
-    schedule_cron: str = "0 6 * * *"
-    schedule_timezone: str = "UTC"
-    fail_on_quality_alarm: bool = False
+    "max_response_mb": Setting(float, DEFAULT_MAX_RESPONSE_MB,
+                               "MB of body a response (or a saved page) may have; a larger one is refused", gt=0, le=4096),
+    "max_decompressed_mb": Setting(float, DEFAULT_MAX_DECOMPRESSED_MB,
+                                   "MB a compressed page may expand to; a larger one is refused", gt=0, le=4096),
+    "task_runner": Setting(Literal["thread", "dask"], "thread"),
+    "dask_address": Setting(str | None, None),
+    "schedule_cron": Setting(str, "0 6 * * *"),
+    "schedule_timezone": Setting(str, "UTC"),
+    "fail_on_quality_alarm": Setting(bool, False),
     # Rent or buy (models/rent_vs_buy.py): what the comparison assumes; every output states them.
     # One ownership horizon for resale, electricity and rent or buy: GPUVALUE_OWNERSHIP_MONTHS (its
     # former name GPUVALUE_HOLDING_MONTHS is still read).
-    holding_months: float = Field(
-        default=DEFAULT_OWNERSHIP_MONTHS, gt=0, le=240,
-        validation_alias=AliasChoices("holding_months", "ownership_months", "GPUVALUE_OWNERSHIP_MONTHS",
-                                      "GPUVALUE_HOLDING_MONTHS"),
-        description="months a bought card is owned: its resale, its electricity, rent or buy")
-    resale_fraction: float = Field(default=0.5, ge=0, lt=1, description="its resale value then, share of the price paid")
-    kwh_price_usd: float = Field(default=0.15, ge=0, le=10, description="electricity, USD per kWh")
-    hours_per_week: float = Field(default=10.0, gt=0, le=168, description="training hours a week")
+    "holding_months": Setting(
+        float, DEFAULT_OWNERSHIP_MONTHS, "months a bought card is owned: its resale, its electricity, rent or buy",
+        gt=0, le=240,
+        aliases=("holding_months", "ownership_months", "GPUVALUE_OWNERSHIP_MONTHS", "GPUVALUE_HOLDING_MONTHS")),
+    "resale_fraction": Setting(float, 0.5, "its resale value then, share of the price paid", ge=0, lt=1),
+    "kwh_price_usd": Setting(float, 0.15, "electricity, USD per kWh", ge=0, le=10),
+    "hours_per_week": Setting(float, 10.0, "training hours a week", gt=0, le=168),
     # recommend's setups (models/budget_answers.py, models/multi_gpu.py): every answer states them.
-    max_gpus: int = Field(default=DEFAULT_MAX_GPUS, ge=1, le=16,
-                          description="the most identical cards a recommended setup has (one for beginner and kaggle)")
-    multi_gpu_efficiency: float = Field(default=DEFAULT_MULTI_GPU_EFFICIENCY, gt=0, le=1,
-                                        description="per-card speed of a multi-GPU setup no benchmark measured")
-    platform_cost_usd: float = Field(default=0.0, ge=0, description="the machine around the cards, once per setup")
-    extra_gpu_cost_usd: float = Field(default=0.0, ge=0, description="what each card beyond the first adds to the machine")
+    "max_gpus": Setting(int, DEFAULT_MAX_GPUS, "the most identical cards a recommended setup has (one for beginner and kaggle)",
+                        ge=1, le=16),
+    "multi_gpu_efficiency": Setting(float, DEFAULT_MULTI_GPU_EFFICIENCY,
+                                    "per-card speed of a multi-GPU setup no benchmark measured", gt=0, le=1),
+    "platform_cost_usd": Setting(float, 0.0, "the machine around the cards, once per setup", ge=0),
+    "extra_gpu_cost_usd": Setting(float, 0.0, "what each card beyond the first adds to the machine", ge=0),
+}
 
-    @field_validator("coverage_add", "coverage_remove", mode="before")
-    @classmethod
-    def _split_models(cls, v: object) -> object:
-        if isinstance(v, str):
-            text = v.strip()
-            if text.startswith("["):
-                import json
 
-                return tuple(json.loads(text))
-            return tuple(s.strip() for s in text.split(",") if s.strip())
-        return v
+def split_models(v: object) -> object:
+    """A comma list of model names ("RTX A4000,Tesla P40"), or the JSON list form, as a tuple."""
+    if isinstance(v, str):
+        text = v.strip()
+        if text.startswith("["):
+            import json
+
+            return tuple(json.loads(text))
+        return tuple(s.strip() for s in text.split(",") if s.strip())
+    return v
+
+
+class Places:
+    """Everything the pipeline writes lives beside the database."""
+
+    db: Path
 
     @property
     def data_dir(self) -> Path:
@@ -119,6 +136,16 @@ class CoreFields(BaseModel):
     @property
     def http_cache_dir(self) -> Path:
         return self.db.parent / "http-cache"
+
+
+class ReaderSettings(Places):
+    """The shared settings as a reading command holds them: each field an attribute."""
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        self.__dict__.update(values)
+
+    def __repr__(self) -> str:
+        return f"ReaderSettings({', '.join(f'{k}={v!r}' for k, v in self.__dict__.items())})"
 
 
 def settings_values(env_file: str | Path = ENV_FILE) -> dict[str, str]:
@@ -139,7 +166,68 @@ def _prefixed(pairs) -> dict[str, str]:
     return {k[cut:].lower(): v for k, v in pairs.items() if v is not None and k.upper().startswith(ENV_PREFIX)}
 
 
-def reader_settings(model: type[BaseModel] = CoreFields, **given) -> BaseModel:
-    """The shared settings (or ``model``'s, e.g. a source's own settings model) from the environment
-    and .env, ``given`` over them (``db=`` from --db)."""
-    return model.model_validate({**settings_values(), **given})
+_WHOLE = re.compile(r"-?[0-9]{1,18}")
+_DECIMAL = re.compile(r"-?[0-9]{1,15}(?:\.[0-9]{1,15})?")
+_TRUE, _FALSE = frozenset({"1", "on", "t", "true", "y", "yes"}), frozenset({"0", "off", "f", "false", "n", "no"})
+_UNREAD = object()
+
+
+def read_plainly(values: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Every field from ``values`` as ``CoreFields`` reads it, or None where some value is one to
+    leave to it. Other names are ignored, as ``CoreFields`` ignores them."""
+    read: dict[str, Any] = {}
+    for name, setting in FIELDS.items():
+        given = [key for key in (setting.aliases or (name,)) if key in values]
+        if not given:
+            read[name] = setting.default
+            continue
+        if len(given) > 1:
+            return None
+        value = _plain_value(setting, values[given[0]])
+        if value is _UNREAD:
+            return None
+        read[name] = value
+    return read
+
+
+def _plain_value(setting: Setting, v: Any) -> Any:
+    kind = setting.kind
+    if setting.pattern is not None:
+        return _UNREAD
+    if setting.comma_list:
+        if type(v) is str and not v.strip().startswith("["):
+            return split_models(v)
+        return _UNREAD
+    if get_origin(kind) is Literal:
+        return v if type(v) is str and v in get_args(kind) else _UNREAD
+    if kind is str or kind == str | None:
+        return v if type(v) is str else _UNREAD
+    if kind is Path:
+        if isinstance(v, Path):
+            return v
+        return Path(v) if type(v) is str and v and "\x00" not in v else _UNREAD
+    if kind is bool:
+        if type(v) is bool:
+            return v
+        if type(v) is str and v.isascii():
+            return True if v.lower() in _TRUE else False if v.lower() in _FALSE else _UNREAD
+        return _UNREAD
+    if kind is int:
+        number: Any = v if type(v) is int else int(v) if type(v) is str and _WHOLE.fullmatch(v) else _UNREAD
+    elif kind is float:
+        if type(v) is float:
+            number = v if math.isfinite(v) else _UNREAD
+        elif type(v) is int:
+            number = float(v)
+        else:
+            number = float(v) if type(v) is str and _DECIMAL.fullmatch(v) else _UNREAD
+    else:
+        return _UNREAD
+    if number is _UNREAD or not _within(setting, number):
+        return _UNREAD
+    return number
+
+
+def _within(setting: Setting, number: float) -> bool:
+    return ((setting.ge is None or number >= setting.ge) and (setting.gt is None or number > setting.gt)
+            and (setting.le is None or number <= setting.le) and (setting.lt is None or number < setting.lt))

@@ -1,17 +1,22 @@
 """`gpuvalue sources`: every registered source, what it is, whether it needs keys, what it last fetched
-and when; `--check` probes each live and says in one line why a failing one fails.
+and when; `--check` probes each live and says in one line why a failing one fails. `gpuvalue parse`:
+a saved page through its source's parser.
 
 Heavy imports stay inside the command, so registering it costs the CLI's start nothing.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from typing import Annotated, Any
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
 
 import typer
 
-from gpuvalue.flows.cli_app import DbOpt, _print_table, _settings, _write_json_lines, app, out
+from gpuvalue.flows.cli_app import DbOpt, app, err, fail, full_settings, out, print_table, write_json_lines
+from gpuvalue.models.text_safety import json_controls_escaped
 
 def probe_client() -> Any:
     """The HTTP client `--check` probes with (tests give one with a MockTransport)."""
@@ -72,24 +77,24 @@ def sources(
     """
     from gpuvalue.scrapers import registry
 
-    settings = _settings(db)
+    settings = full_settings(db)
     fetches: dict[str, dict[str, Any]] = {}
     if settings.db.exists():
-        from gpuvalue.flows.cli_app import _reader
+        from gpuvalue.flows.cli_app import open_reader
         from gpuvalue.warehouse.source_status import source_fetches
 
-        con = _reader(db)
+        con = open_reader(settings)
         try:
             fetches = source_fetches(con)
         finally:
             con.close()
     probes: dict[str, Any] = {}
     if check:
-        from gpuvalue.flows.cli_app import _status
+        from gpuvalue.flows.cli_app import live_status
         from gpuvalue.scrapers.probe import probe
 
         listed = registry.all_sources()
-        with probe_client() as client, _status("sources --check: starting") as say:
+        with probe_client() as client, live_status("sources --check: starting") as say:
             for i, (name, src) in enumerate(listed.items(), start=1):
                 say(f"sources --check: {name} ({i}/{len(listed)})")
                 probes[name] = probe(client, src, settings)
@@ -109,7 +114,7 @@ def sources(
             row.update(check_ok=p.ok, check=p.line, check_url=p.url)
         rows.append(row)
     if as_json:
-        _write_json_lines(rows)
+        write_json_lines(rows)
         if check and not all(r["check_ok"] for r in rows):
             raise typer.Exit(1)
         return
@@ -122,7 +127,7 @@ def sources(
                 "ships with gpuvalue" if r["embedded"] else _keys_words(r), last,
                 "-" if r["last_rows"] is None else f"{r['last_rows']:,}", stored, r["data_as_of"] or "-")
         table.append((*line, r["check"]) if check else line)
-    _print_table([*HEADERS, "check"] if check else HEADERS, table,
+    print_table([*HEADERS, "check"] if check else HEADERS, table,
                  title=f"{len(rows)} sources{' (live check)' if check else ''}")
     if check:
         failing = [r["source"] for r in rows if not r["check_ok"]]
@@ -130,3 +135,60 @@ def sources(
                   else "every source answered", highlight=False)
         if failing:
             raise typer.Exit(1)
+
+
+def parsing_sources() -> tuple[str, ...]:
+    """The sources whose saved pages `gpuvalue parse` reads (the registry's)."""
+    from gpuvalue.scrapers import registry
+
+    return registry.parsers()
+
+
+@app.command()
+def parse(
+    source: Annotated[str, typer.Argument(help="One of: {parsers}.")],
+    file: Annotated[Path, typer.Argument(help="A saved page.")],
+    url: Annotated[Optional[str], typer.Option("--url", help="The page's URL (for messages and relative links).")] = None,
+) -> None:
+    """Print the records a parser extracts from a saved page, one JSON object per line."""
+    from gpuvalue.flows.parse_cli import parse_saved_page
+    from gpuvalue.scrapers.errors import ParseError
+
+    from gpuvalue.scrapers import registry
+
+    try:
+        if registry.canonical(source) not in parsing_sources():
+            raise KeyError(source)
+    except KeyError:
+        fail(f"unknown source {source!r}; choose one of {', '.join(parsing_sources())}")
+    if not file.is_file():
+        fail(f"no such file: {file}")
+    from gpuvalue.scrapers.bounded import TooLarge, gunzip_bounded, limit_bytes
+
+    settings = full_settings()
+    most = limit_bytes(settings.max_response_mb)
+    try:
+        if file.stat().st_size > most:  # no saved page is that large: refused before it is read
+            fail(f"{file} is larger than the {settings.max_response_mb:g} MB a page may be "
+                  "(GPUVALUE_MAX_RESPONSE_MB)", code=1)
+        body = file.read_bytes()
+    except OSError as exc:
+        fail(f"cannot read {file}: {exc.strerror or exc}")
+    if body[:2] == b"\x1f\x8b":  # a page saved gzipped (as the fixtures are): read it as the page
+        import zlib
+
+        try:
+            body = gunzip_bounded(body, limit_bytes(settings.max_decompressed_mb))
+        except TooLarge:
+            fail(f"{file} expands past the {settings.max_decompressed_mb:g} MB a decompressed page may be "
+                  "(GPUVALUE_MAX_DECOMPRESSED_MB); refused (a decompression bomb, or not a page)", code=1)
+        except (OSError, EOFError, zlib.error) as exc:
+            fail(f"{file} looks gzipped but does not decompress: {exc}", code=1)
+    try:
+        records, warnings = parse_saved_page(source, body, url or file.resolve().as_uri())
+    except ParseError as exc:
+        fail(str(exc), code=1)
+    for w in warnings:
+        err.print(f"[yellow]warning:[/yellow] {w}")
+    for rec in records:
+        sys.stdout.write(json_controls_escaped(json.dumps(rec, ensure_ascii=False, default=str)) + "\n")

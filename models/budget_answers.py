@@ -34,12 +34,12 @@ from gpuvalue.models.recommend import (
     MEANINGFULLY_FASTER, STRETCH_BUDGET, USE_CASES, perf_provenance, price_confidence, use_case_floor_words,
     use_case_precision_words,
 )
+from gpuvalue.models.ownership import DEFAULT_OWNERSHIP_MONTHS
 from gpuvalue.models.unpriced import Unpriced
 
 ANSWERS = ("fastest", "best_value", "cheapest")
 ANSWER_TITLES = {"fastest": "Fastest", "best_value": "Best value", "cheapest": "Cheapest"}
 SINGLE_CARD_USE_CASES = ("beginner", "kaggle")  # one card unless asked: a first card, a notebook's card
-DEFAULT_OWNERSHIP_MONTHS = 24.0
 POWER_SUPPLY_W = 1600  # the largest common ATX power supply; a 120 V 15 A circuit sustains about 1,440 W
 NEW_PRICE_MARGIN = 0.15  # a new card within 15% of the used price is worth naming: warranty, no mining wear
 

@@ -90,6 +90,9 @@ class Coverage:
         return tuple(dict.fromkeys(m.query for m in self.models))
 
 
+_NOT_RETAIL_REASONS = frozenset(why for _, why in NOT_RETAIL)
+
+
 def not_retail(model: str) -> str | None:
     for pattern, why in NOT_RETAIL:
         if pattern.search(model):
@@ -166,9 +169,17 @@ def covered(rows: Iterable[Mapping[str, Any]], rule: CoverageRule = CoverageRule
             out.append(CoveredModel(name, search_query(name, row.get("vendor"), modules), "rule"))
         elif key in added:
             out.append(CoveredModel(name, search_query(name, row.get("vendor"), modules), "added in settings"))
-        elif not_retail(name) and why == not_retail(name):
+        elif why in _NOT_RETAIL_REASONS:  # rule 5's reason: rules 1-4 give other words
             left_out[name] = why
     return Coverage(models=tuple(out), unknown=unknown, left_out=left_out)
+
+
+# eBay's default call limit for the Browse API (all methods but getItems) for a new application:
+# 5,000 calls a day (developer.ebay.com/develop/api/buy/api_call_limits); the Application Growth
+# Check raises it. A run makes 1 token call plus, per search, up to GPUVALUE_EBAY_MAX_PAGES pages
+# (DEFAULT_EBAY_MAX_PAGES unless set; the eBay sources' EbaySettings reads it).
+BROWSE_DAILY_CALL_LIMIT = 5000
+DEFAULT_EBAY_MAX_PAGES = 1
 
 
 def browse_calls(searches: int, pages_per_search: int) -> int:

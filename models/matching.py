@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
-from gpuvalue.models.records import MatchResult, Segment
-from gpuvalue.models.segments import classify_segment
+from gpuvalue.models.match_result import MatchResult
+from gpuvalue.models.segments import Segment, classify_segment
 
 MATCHER_VERSION = "1.0.0"
 

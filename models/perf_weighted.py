@@ -24,8 +24,10 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported where it computes: `rank` prints these figures' words, not numpy's work
+    import numpy as np
 
 WEIGHTED = "weighted"  # the stored source of a shown figure that combines several pieces of evidence
 ESTIMATE = "estimate"
@@ -108,6 +110,8 @@ def reliabilities(cards: Mapping[str, Sequence[Evidence]], reference: str) -> di
     Non-negative least squares over the variances above the floor, ``v_ab - 2 floor^2 = t_a + t_b``
     with ``t >= 0``, each pair weighted by its shared cards; solved exactly by trying every set of
     free sources (a handful of sources). A source in no pair gets the largest deviation found."""
+    import numpy as np
+
     sources = sorted({e.source for ev in cards.values() for e in ev})
     pairs = pair_variances(cards, reference)
     linked = sorted({s for pair in pairs for s in pair})
@@ -157,6 +161,8 @@ def _variance(e: Evidence, sigmas: Mapping[str, float]) -> float:
 
 def weighted_figure(evidence: Sequence[Evidence], sigmas: Mapping[str, float]) -> Weighted:
     """The inverse-variance weighted mean of one card's evidence in log space, with its interval."""
+    import numpy as np
+
     if not evidence:
         raise ValueError("no evidence to weigh")
     logs = np.array([math.log(e.value) for e in evidence])
@@ -193,6 +199,8 @@ def weighted_figure(evidence: Sequence[Evidence], sigmas: Mapping[str, float]) -
 
 def _leave_out_z(logs: np.ndarray, var: np.ndarray) -> np.ndarray:
     """Each piece's distance from the weighted mean of the others, in standard deviations of the difference."""
+    import numpy as np
+
     z = np.zeros(len(logs))
     for i in range(len(logs)):
         rest = np.arange(len(logs)) != i

@@ -11,11 +11,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# The matcher's answer and the segments are light modules of their own, which reading commands use
+# without pydantic; they are named here with the other contracts.
+from gpuvalue.models.match_result import MatchResult  # noqa: F401
+from gpuvalue.models.segments import Segment
+
 Precision = Literal["fp16", "fp32"]
 PriceKind = Literal["sold", "asking", "launch"]
 # LLM inference: generating tokens one at a time (bandwidth-bound) or evaluating a prompt (compute-bound).
 InferencePhase = Literal["text-generation", "prompt-processing"]
-Segment = Literal["desktop", "workstation", "datacenter", "mobile", "integrated", "other"]
 
 
 class Record(BaseModel):
@@ -127,13 +131,6 @@ class InferenceFigure(Record):
     tokens_per_s: float  # the whole setup's speed; with gpu_count > 1, one model split over the cards
     gpu_count: int = 1
     as_of: date | None = None
-
-
-class MatchResult(Record):
-    """A title matched to one canonical model, or None with the reason why not."""
-
-    model: str | None
-    reason: str
 
 
 class FetchedPage(BaseModel):

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from typing import Any
 
-from gpuvalue.models.budget_answers import DEFAULT_OWNERSHIP_MONTHS
+from gpuvalue.models.ownership import DEFAULT_OWNERSHIP_MONTHS
 from gpuvalue.models.price_age import is_index_price, price_basis
 from gpuvalue.models.recommend import perf_provenance
 

@@ -27,8 +27,9 @@ Segment rules, first match wins:
 from __future__ import annotations
 
 import re
+from typing import Literal
 
-from gpuvalue.models.records import Segment
+Segment = Literal["desktop", "workstation", "datacenter", "mobile", "integrated", "other"]
 
 _OTHER_NAME = re.compile(r"\b(Jetson|Tegra|DRIVE|Xbox|PlayStation|Playstation|Switch|Steam Deck|CMP|Xeon Phi)\b", re.I)
 _OTHER_GENERATION = re.compile(r"Console|Tegra|DRIVE|Embedded|Knights|Mining", re.I)

@@ -371,7 +371,8 @@ def open_sandboxed_reader(path: str | Path, wait_s: float = 10.0, *, memory_limi
     return con
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id runs (one of another user's counts: signalling it is refused, not failed)."""
     if pid <= 0:
         return False
     try:
@@ -411,7 +412,7 @@ class RunLock:
         a second run is refused in one line rather than from inside its flow."""
         holder = self.holder()
         pid = int(holder.get("pid", -1)) if holder else -1
-        if holder is None or not _pid_alive(pid) or pid == os.getpid():
+        if holder is None or not pid_alive(pid) or pid == os.getpid():
             return None
         return (f"another gpuvalue {holder_word(holder)} (pid {pid}, started {holder.get('started_at')}) is using "
                 f"{self.path.with_suffix('')}; wait for it to finish")

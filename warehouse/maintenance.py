@@ -9,7 +9,7 @@ from pathlib import Path
 
 import duckdb
 
-from gpuvalue.warehouse.db import DatabaseCorruptError, WarehouseError, _pid_alive, open_database, storage_config
+from gpuvalue.warehouse.db import DatabaseCorruptError, WarehouseError, open_database, pid_alive, storage_config
 from gpuvalue.warehouse.environment import corruption_problem, environment_problem, looks_corrupted
 
 
@@ -51,7 +51,7 @@ def _remove_dead_partials(out_dir: Path) -> None:
     """Half-written backups of killed processes (their pid is gone) beside ``out_dir``."""
     for leftover in out_dir.parent.glob(f".{glob.escape(out_dir.name)}.partial-*"):
         pid = leftover.name.rsplit("-", 1)[1]
-        if pid.isdigit() and not _pid_alive(int(pid)):
+        if pid.isdigit() and not pid_alive(int(pid)):
             shutil.rmtree(leftover, ignore_errors=True)
 
 

@@ -14,12 +14,14 @@ from collections import Counter
 from collections.abc import Iterable
 from datetime import date, datetime, timezone
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from gpuvalue.models.rent_vs_buy import Assumptions, compare
-from gpuvalue.models.rental import RentalOffer, convert_to_usd, validate_prices
+
+if TYPE_CHECKING:  # the offers' model (pydantic) is what a load needs; `gpuvalue rent` only reads
+    from gpuvalue.models.rental import RentalOffer
 from gpuvalue.warehouse import sql_files
 
 # The incoming batch of a load; sql/rental_offers_insert.sql names these columns, in this order.
@@ -102,6 +104,7 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
     others = sorted({o.source for o in offers} - {source})
     if others:
         raise ValueError(f"offers of {', '.join(others)} passed as {source}'s")
+    from gpuvalue.models.rental import convert_to_usd, validate_prices
     from gpuvalue.warehouse.fx import daily_rates
 
     currencies = {o.currency.strip().upper() for o in offers} - {"USD"}

@@ -18,11 +18,11 @@ from urllib.parse import quote, urlsplit
 
 from pydantic import BaseModel, Field, SecretStr
 
+from gpuvalue.models.coverage import DEFAULT_EBAY_MAX_PAGES
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.ebay_links import link_without_query, marketplace_of
 from gpuvalue.scrapers.errors import NotRecordedError, ParseError
-from gpuvalue.scrapers.money import parse_amount
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, page_from_file
 
 NAME = "ebay-browse"
@@ -30,10 +30,8 @@ BROWSE_SEARCH_ENDPOINT = "https://api.ebay.com/buy/browse/v1/item_summary/search
 OAUTH_TOKEN_URL = "https://api.ebay.com/identity/v1/oauth2/token"
 OAUTH_SCOPE = "https://api.ebay.com/oauth/api_scope"
 GRAPHICS_CARDS_CATEGORY = "27386"
-# eBay's default call limit for the Browse API (all methods but getItems) for a new application:
-# 5,000 calls a day (developer.ebay.com/develop/api/buy/api_call_limits); the Application Growth
-# Check raises it. A run makes 1 token call plus, per search, up to GPUVALUE_EBAY_MAX_PAGES pages.
-BROWSE_DAILY_CALL_LIMIT = 5000
+# eBay's daily Browse API call limit (BROWSE_DAILY_CALL_LIMIT) and the pages per search a run asks
+# for by default are models/coverage.py's, where `gpuvalue coverage` reads them without this module.
 
 
 @dataclass(frozen=True)
@@ -159,6 +157,8 @@ def _amount(node: Any, what: str, url: str) -> tuple[float, str]:
     if not isinstance(currency, str) or not currency:
         raise ParseError(NAME, url, f"{what}.currency missing")
     if isinstance(value, str):  # the API's amounts are strings ("2299.90"), read by the one money parser
+        from gpuvalue.scrapers.money import parse_amount  # its patterns take 30 ms to compile: `coverage` reads EbaySettings only
+
         parsed = parse_amount(value, decimal=".")
         if parsed is None:
             raise ParseError(NAME, url, f"{what}.value is not a number: {value!r:.40}")
@@ -323,7 +323,7 @@ class EbaySettings(BaseModel):
 
     ebay_queries: tuple[str, ...] = DEFAULT_EBAY_QUERIES
     ebay_marketplace: str = "EBAY_US"
-    ebay_max_pages: int = Field(default=1, ge=1, le=50, description="result pages per eBay search (100 items each)")
+    ebay_max_pages: int = Field(default=DEFAULT_EBAY_MAX_PAGES, ge=1, le=50, description="result pages per eBay search (100 items each)")
     ebay_client_id: SecretStr | None = Field(default=None, validation_alias="EBAY_CLIENT_ID")
     ebay_client_secret: SecretStr | None = Field(default=None, validation_alias="EBAY_CLIENT_SECRET")
 

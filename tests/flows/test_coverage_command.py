@@ -68,6 +68,16 @@ def test_json_and_the_settings_that_add_and_remove(db, monkeypatch):
     assert "up to 7 eBay Browse API calls (1 token + 3 searches x 2 page(s))" in " ".join(table.stdout.split())
 
 
+def test_a_page_count_the_ebay_sources_refuse_is_refused_as_they_refuse_it(db, monkeypatch):
+    """Without an eBay setting coverage counts the sources' default pages without importing them; with
+    one it reads the sources' own settings, and a value they refuse is said in one line."""
+    monkeypatch.setenv("GPUVALUE_EBAY_MAX_PAGES", "0")
+    res = runner.invoke(app, ["coverage", "--db", str(db)])
+    assert res.exit_code == 2
+    assert res.stderr.strip() == ("error: invalid settings: GPUVALUE_EBAY_MAX_PAGES='0': Input should be greater than "
+                                  "or equal to 1")
+
+
 def test_an_empty_catalog_says_what_to_run(tmp_path):
     path = tmp_path / "empty.duckdb"
     open_database(path).close()

@@ -63,3 +63,11 @@ def test_no_match_is_one_line_and_exit_1(db, args):
     lines = [line for line in res.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith(f"error: no GPU matches {args[0]!r}"), res.stderr
     assert "Traceback" not in res.output
+
+
+def test_gpus_knows_the_spec_corrections_source_by_its_name():
+    """`gpus` reads the corrections' module only for a row one of its values comes from, found by this name."""
+    from gpuvalue.flows.catalog_cli import CORRECTIONS_SOURCE
+    from gpuvalue.scrapers.sources.spec_corrections import NAME
+
+    assert CORRECTIONS_SOURCE == NAME

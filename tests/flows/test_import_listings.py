@@ -110,7 +110,7 @@ def test_the_import_says_what_it_is_doing_as_it_goes(tmp_path, monkeypatch):
     """Reading and matching a large export takes seconds to minutes: the live line names each step."""
     from contextlib import contextmanager
 
-    from gpuvalue.flows import commands
+    from gpuvalue.flows import import_cli
 
     shown: list[str] = []
 
@@ -119,7 +119,7 @@ def test_the_import_says_what_it_is_doing_as_it_goes(tmp_path, monkeypatch):
         shown.append(text)
         yield shown.append
 
-    monkeypatch.setattr(commands, "_status", status)
+    monkeypatch.setattr(import_cli, "live_status", status)
     path = tmp_path / "sold.csv"
     path.write_text(_csv())
     res = runner.invoke(app, ["import", "listings", str(path), "--source", "t", "--db", str(tmp_path / "g.duckdb")])
@@ -139,7 +139,7 @@ def test_the_live_line_shows_in_a_terminal_only(monkeypatch):
     for terminal in (True, False):
         screen = io.StringIO()
         monkeypatch.setattr(cli_app, "err", Console(file=screen, force_terminal=terminal, width=200))
-        with cli_app._status("reading [sold].csv") as status:
+        with cli_app.live_status("reading [sold].csv") as status:
             status("matching 3 listings from [sold].csv")
         assert ("matching 3 listings from [sold].csv" in screen.getvalue()) is terminal  # markup-free
         assert screen.getvalue() == "" or terminal

@@ -151,12 +151,12 @@ def test_the_harnesses_are_the_sources_declaring_one_and_default_sources():
 
 
 def test_perf_evaluate_reads_the_harnesses_through_the_replay_archive():
-    from gpuvalue.flows.commands import _recorded_harnesses
+    from gpuvalue.flows.perf_cli import recorded_harnesses
     from gpuvalue.flows.pipeline import make_client
 
     client = make_client(Settings(), replay=True)
     try:
-        inputs = {h.name: h for h in _recorded_harnesses(client)}
+        inputs = {h.name: h for h in recorded_harnesses(client)}
     finally:
         client.close()
     assert set(inputs) == set(harness_sources())

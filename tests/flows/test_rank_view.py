@@ -139,11 +139,11 @@ def test_an_empty_ranking_prints_no_table_and_no_note_about_older_prices(monkeyp
 
     from rich.console import Console
 
-    from gpuvalue.flows import cli
+    from gpuvalue.flows import rank_cli
 
     screen = io.StringIO()
-    monkeypatch.setattr(cli, "out", Console(file=screen, width=200))
-    cli._print_ranking([], "Performance per $1000")
+    monkeypatch.setattr(rank_cli, "out", Console(file=screen, width=200))
+    rank_cli.print_ranking([], "Performance per $1000")
     assert screen.getvalue() == ""
 
 
@@ -176,12 +176,11 @@ def test_the_latest_ranking_of_long_ago_says_so_before_its_table(tmp_path, monke
     on its own day ("6 d", "no") a year later."""
     from datetime import timedelta
 
-    from gpuvalue.flows import cli, commands
+    from gpuvalue.flows import cli_app
 
     path = tmp_path / "g.duckdb"
     make_ranking_database(path).close()
-    monkeypatch.setattr(cli, "utc_today", lambda: LATEST_DAY + timedelta(days=400))
-    monkeypatch.setattr(commands, "utc_today", lambda: LATEST_DAY + timedelta(days=400))
+    monkeypatch.setattr(cli_app, "utc_today", lambda: LATEST_DAY + timedelta(days=400))
     note = (f"Note: this ranking is of {LATEST_DAY}, 13 mo before today ({LATEST_DAY + timedelta(days=400)}); "
             f"its prices' ages and 'stale' are counted on {LATEST_DAY}.")
     rank = runner.invoke(app, ["rank", "--db", str(path)], terminal_width=250)
@@ -191,5 +190,5 @@ def test_the_latest_ranking_of_long_ago_says_so_before_its_table(tmp_path, monke
     # Asked for by its date, a past ranking is what was asked for; JSON lines stay JSON lines.
     assert "Note:" not in runner.invoke(app, ["rank", "--date", str(LATEST_DAY), "--db", str(path)]).stdout
     assert "Note:" not in runner.invoke(app, ["rank", "--json", "--db", str(path)]).stdout
-    monkeypatch.setattr(cli, "utc_today", lambda: LATEST_DAY + timedelta(days=1))
+    monkeypatch.setattr(cli_app, "utc_today", lambda: LATEST_DAY + timedelta(days=1))
     assert "Note:" not in runner.invoke(app, ["rank", "--db", str(path)]).stdout  # yesterday's is today's

@@ -54,12 +54,12 @@ def test_every_source_has_a_fixture_and_a_parser_test(name):
 
 
 def test_every_list_that_names_sources_reads_the_registry():
-    from gpuvalue.flows.cli import _parsers
+    from gpuvalue.flows.sources_cli import parsing_sources
     from gpuvalue.flows.settings import ALL_SOURCES, Settings
 
     sources = registry.all_sources()
     assert set(ALL_SOURCES) == {n for n, s in sources.items() if s.default}
-    assert set(_parsers()) == {n for n, s in sources.items() if s.parse or s.inspect}
+    assert set(parsing_sources()) == {n for n, s in sources.items() if s.parse or s.inspect}
     assert set(registry.catalog()) == set(sources)
     spec = [n for n, s in sources.items() if s.kind == "spec"]
     assert set(registry.spec_precedence()) == set(spec)
