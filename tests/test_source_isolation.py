@@ -58,10 +58,10 @@ EXCEPTIONS: dict[tuple[str, tuple[str, ...]], str] = {
     ("ebay-browse", ("scrapers/sources/ebay_html.py",)):
         "eBay's result pages refer a refused user to the sibling eBay source, by name",
     # Commands about one source's own data (the CLI, reworked apart from the sources).
-    ("spec-corrections", ("flows/commands.py", "flows/cli*.py")): "`gpus` cites each correction's document",
-    ("ebay-browse", ("flows/commands.py", "flows/cli*.py")): "`coverage` prints the Browse API calls against eBay's limit",
-    ("lambda", ("flows/commands.py", "flows/cli*.py")): "`perf --evaluate` reads Lambda's tables through the replay",
-    ("llamacpp", ("flows/commands.py", "flows/cli*.py")): "`perf --inference` names the source its figures come from",
+    ("spec-corrections", ("flows/catalog_cli.py",)): "`gpus` cites each correction's document",
+    ("ebay-browse", ("flows/catalog_cli.py",)): "`coverage` prints the Browse API calls against eBay's limit",
+    ("lambda", ("flows/perf_cli.py",)): "`perf --evaluate` reads Lambda's tables through the replay",
+    ("llamacpp", ("flows/perf_cli.py",)): "`perf --inference` names the source its figures come from",
     # The performance model sits below the sources (models/ imports no scraper), and Lambda's files are
     # several figure sources ("lambda-pytorch-2024", ...) of one registry source; the model is being
     # reorganised apart from the sources.
