@@ -45,8 +45,9 @@ DEFAULT_USER_AGENT = (
     f"gpuvalue/{__version__} (+https://github.com/gpuvalue/gpuvalue; deep-learning GPU price/performance tracker)"
 )
 
-# Hosts whose use is governed by API terms (rate limits, keys), where robots.txt does not apply.
-DEFAULT_ROBOTS_EXEMPT_HOSTS = frozenset({"api.ebay.com", "api.sandbox.ebay.com", "oauth.reddit.com"})
+# Hosts whose use is governed by API terms (rate limits, keys), where robots.txt does not apply
+# (api.github.com: GitHub's REST API, its keyless use limited to 60 requests an hour per address).
+DEFAULT_ROBOTS_EXEMPT_HOSTS = frozenset({"api.ebay.com", "api.sandbox.ebay.com", "oauth.reddit.com", "api.github.com"})
 
 RETRYABLE_STATUSES = frozenset({429, 500, 502, 503, 504})
 # Failures of the connection rather than of the request: worth another try.

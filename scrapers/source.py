@@ -129,6 +129,10 @@ class Source:
     # name matcher takes instead (models/cloud_names.py, NameReading), None where the name reads as
     # published. Its parse applies it; the matcher's label figures (scrapers/rental_names.py) read it here.
     gpu_names: Callable[[str, str, str | None], Any] | None = None
+    # All the pages of one fetch read together, where one page says what another's data is (a table and
+    # the answer dating it, fetched beside it): pages in, records out, as pure as ``parse``, which still
+    # reads any one page alone (``gpuvalue parse``, the probe, the fuzz tests). None: each page by ``parse``.
+    parse_fetch: Callable[[list[FetchedPage]], ParsedSource] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KNOWN_KINDS:
@@ -137,6 +141,8 @@ class Source:
             raise ValueError(f"source {self.name}: neither fetch nor load_embedded")
         if self.fetch is not None and self.parse is None:
             raise ValueError(f"source {self.name}: fetches pages but has no parse")
+        if self.parse_fetch is not None and self.parse is None:
+            raise ValueError(f"source {self.name}: reads its pages together but has no parse for one page")
         if self.gpu_names is not None and self.kind != "rental":
             raise ValueError(f"source {self.name}: only a rental source reads GPU names of its own, not a {self.kind} source")
         if self.harness is not None and self.kind != "benchmark":
@@ -156,12 +162,14 @@ class Source:
         return not (self.live_when is not None and self.live_when(settings))
 
     def parse_pages(self, pages: Iterable[FetchedPage] | None) -> ParsedSource:
-        """All pages of this source into one batch (None: read the embedded data); any page that does
-        not parse fails the source."""
+        """All pages of this source into one batch (None: read the embedded data), each by ``parse`` or
+        all together by ``parse_fetch``; any page that does not parse fails the source."""
         if pages is None:
             assert self.load_embedded is not None, f"{self.name} has no embedded data"
             return self.load_embedded()
         assert self.parse is not None
+        if self.parse_fetch is not None:
+            return self.parse_fetch(list(pages))
         merged = ParsedSource(self.name, self.kind)
         for page in pages:
             merged.extend(self.parse(page))

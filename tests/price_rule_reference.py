@@ -40,10 +40,17 @@ counted AS (
            quantile_cont(usd, 0.75) AS q3, max(obs_date) AS price_as_of
     FROM kept GROUP BY model, kind, anchor HAVING count(*) >= $min_count
 ),
-newest AS (SELECT * FROM counted QUALIFY row_number() OVER (PARTITION BY model, kind ORDER BY anchor DESC) = 1)
+newest AS (SELECT * FROM counted QUALIFY row_number() OVER (PARTITION BY model, kind ORDER BY anchor DESC) = 1),
+-- Fresh before stale; among stale prices, those within $comparable days of the model's newest stale one
+-- before the rest (so the newer wins unless the two are that close); then sold before asking.
+judged AS (
+    SELECT *, price_as_of > CAST($as_of AS DATE) - $w AS fresh,
+           max(price_as_of) FILTER (WHERE price_as_of <= CAST($as_of AS DATE) - $w) OVER (PARTITION BY model) AS newest_stale
+    FROM newest
+)
 SELECT model, round(CASE WHEN kind = 'sold' THEN med_usd ELSE q1 END, 2), kind, n, round(q1, 2), round(q3, 2), price_as_of
-FROM newest
-QUALIFY row_number() OVER (PARTITION BY model ORDER BY (price_as_of > CAST($as_of AS DATE) - $w) DESC,
+FROM judged
+QUALIFY row_number() OVER (PARTITION BY model ORDER BY fresh DESC, (fresh OR price_as_of >= newest_stale - $comparable) DESC,
                            (kind = 'sold') DESC, price_as_of DESC) = 1
 ORDER BY model
 """

@@ -34,7 +34,8 @@ def _judge_needed_windows(con: duckdb.DuckDBPyConnection, params: dict) -> None:
         sql_files.run(con, "backfill_prices_windows", {**params, "a0": a0, "a1": a1})
 
 
-def backfill_prices(con: duckdb.DuckDBPyConnection, start: date, end: date, window_days: int, min_count: int) -> int:
+def backfill_prices(con: duckdb.DuckDBPyConnection, start: date, end: date, window_days: int, min_count: int,
+                    comparable_days: int = DEFAULT_COMPARABLE_DAYS) -> int:
     """Replace prices_daily for every day in [start, end]; returns the number of price rows written.
 
     The caller owns the transaction, so prices and rankings can be replaced together.
@@ -46,7 +47,7 @@ def backfill_prices(con: duckdb.DuckDBPyConnection, start: date, end: date, wind
     _judge_needed_windows(con, params)  # each day's trailing window
     sql_files.run(con, "backfill_prices_fallback", params)
     _judge_needed_windows(con, params)  # the earlier windows of days whose trailing one does not count
-    sql_files.run(con, "backfill_prices_resolve", params)
+    sql_files.run(con, "backfill_prices_resolve", {**params, "comparable_days": comparable_days})
     return sql_files.scalar(con, "backfill_prices_written", [start, end])
 
 
@@ -62,6 +63,6 @@ def backfill(con: duckdb.DuckDBPyConnection, start: date, end: date, *, precisio
              window_days: int, min_count: int, comparable_days: int = DEFAULT_COMPARABLE_DAYS) -> int:
     """Prices then rankings for every day in [start, end], in one transaction; returns ranking rows."""
     with transaction(con):
-        backfill_prices(con, start, end, window_days, min_count)
+        backfill_prices(con, start, end, window_days, min_count, comparable_days)
         return backfill_ranking(con, start, end, precision=precision, reference=reference, window_days=window_days,
                                 comparable_days=comparable_days)

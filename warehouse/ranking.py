@@ -27,7 +27,8 @@ def materialize_day(
 ) -> int:
     """Prices then ranking for one date, in one transaction: readers see the old day or the new one.
 
-    ``comparable_days``: prices within this many days of the day's newest price rank first ('recent')."""
+    ``comparable_days``: prices within this many days of the day's newest price rank first ('recent');
+    of a card's two stale prices, sold and asking, the newer is its price unless they are this close."""
     has_reference, has_any = sql_files.rows(con, "materialize_day_reference",
                                             {"reference": reference, "precision": precision})[0]
     if has_any and not has_reference:
@@ -45,6 +46,6 @@ def materialize_day(
         "reference": reference,
     }
     with transaction(con):
-        sql_files.run(con, "prices_daily", params)
+        sql_files.run(con, "prices_daily", {**params, "comparable_days": comparable_days})
         sql_files.run(con, "ranking", {**params, "start": as_of, "end": as_of, "comparable_days": comparable_days})
     return sql_files.scalar(con, "ranking_day_count", [as_of])

@@ -5,11 +5,19 @@ instance configuration (AWS, GCP, Azure, Lambda, RunPod, Paperspace, ...). Its g
 point: 53 dated versions since August 2022 show how rental prices moved, which a buy-or-rent answer
 needs next to today's prices.
 
-Live fetch reads the newest version only (the ``main`` branch file): the daily run records what the
-table says today. The history comes from replay: every committed version is recorded under the raw
-URL pinned to its commit, dated by the commit, and the newest also under the live URL, since one URL
-holds one recording; a replay run reads the last version of each commit date, then the newest.
-``as_of`` is the commit date for a pinned URL, the capture date otherwise.
+Live fetch reads the newest version only: the daily run records what the table says now, which is
+what it said on the day it last changed (2025-03-07 for the newest version known here), not on the
+day it is read. So the fetch asks GitHub's commits API which commit last changed the file
+(``scrapers/github_commits.py``), then reads the file at the raw URL pinned to that commit, dated by
+it. Without that answer (rate limited, unreachable) it reads the ``main`` branch file, dated by its
+version where the SHA-256 of its bytes is one of ``HISTORY``'s; a version of unknown date is dated by
+the newest known version (its prices are at least that old) and said in a warning, never dated by
+the day it was read.
+
+The history comes from replay: every committed version is recorded under the raw URL pinned to its
+commit, dated by the commit, and the commits API's answer naming the newest (written from the
+repository's history); a replay run reads the last version of each commit date, then the newest as a
+live run does. ``as_of`` is the commit date of a version pinned to a known commit, else as above.
 
 This source does not read ``serverless-gpus.csv``, the serverless table. Its prices are for GPU time
 on inference platforms billed per second of request, with cold starts and no machine to keep, so they
@@ -37,6 +45,15 @@ from gpuvalue.models.rental import RentalOffer
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.archive import sha256_hex
 from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.github_commits import (
+    LastCommit,
+    TableDate,
+    answered_commit,
+    fetch_last_commit,
+    last_commit_url,
+    raw_url,
+    table_date,
+)
 from gpuvalue.scrapers.money import parse_price
 from gpuvalue.scrapers.source import FetchContext, Recording, Source
 
@@ -44,7 +61,8 @@ NAME = "fsdl-cloud-gpus"
 
 _REPO = "the-full-stack/website"
 _PATH = "docs/cloud-gpus/cloud-gpus.csv"
-LIVE_URL = f"https://raw.githubusercontent.com/{_REPO}/main/{_PATH}"
+LIVE_URL = raw_url(_REPO, "main", _PATH)
+COMMITS_URL = last_commit_url(_REPO, _PATH)  # which commit last changed the file: its date is the table's
 
 REQUIRED_COLUMNS = ("Cloud", "GPU Type", "GPUs", "On-demand", "Per-GPU", "Spot")
 OPTIONAL_COLUMNS = ("GPU Arch", "GPU RAM", "vCPUs", "RAM", "Name")
@@ -109,8 +127,72 @@ HISTORY: tuple[tuple[str, str], ...] = (
 # The snapshot commit the newest version was saved at (its file is the same as the last in HISTORY).
 _SNAPSHOT = "2bddc6d52544dc258e7e34396c6958377f72816b"
 _HEAD_FIXTURE = "cloud/fsdl_cloud-gpus/cloud-gpus_HEAD_2025-03-07.csv"
+# The commits API's answer at the snapshot: the commit that last changed the file (written from the
+# repository's history in the shape GitHub answers).
+COMMITS_FIXTURE = "cloud/fsdl_cloud-gpus/commits_cloud-gpus.json"
+
+# The SHA-256 of each version in HISTORY -> its commit (short): a version read from ``main`` without the
+# commits API's answer is dated by its commit when its bytes are one of these.
+VERSION_SHA256 = {
+    "4d1d1dfae4b561a731abffe6a318102e2806a1f83b9d13a75260a53496b49b12": "64463be",
+    "a30f83dcb6651519bb8e5ffdad24eca064a2b26f9db2af0e67cb918f6626ee62": "7a2b7ff",
+    "c38dfbad9ad976c9f9d22a4e92c421dc844296ae04b1c8238fa8b50611a9bb5a": "13432d3",
+    "d9f16228b83b512dc8e910893cbdc8b681f7b182307ff11926308a32f748abac": "b1db066",
+    "227706b34829e58011dce015efb6d6f83c55a8644385b795a8aee065e90d1682": "9543ed8",
+    "592ef5ed457436bfd5f5e5f69592639acd14df120a99d9a44f55c4eae9f9e834": "8309cb7",
+    "6ddbc6b0caac3dfef34b3120fea2d6ad9e973244f2c97f7125381bb986ea2dc5": "3c75306",
+    "6d67e04ad7e3086762187a0504fdb408520d353a48818ac10cea4c5fb68f55e2": "ee94380",
+    "aa92fd8b6a2c3451347efbacb864e9a3ba8d3a07a56ed6251c330eef0ad2c6b1": "95e9bdb",
+    "c7ebf0359389a84ee36fb1a470254325c8b0ce31297211f6019ce91285c8fa9a": "7b63fee",
+    "82110915922d79c0902c3039c9405869123f76c28a5ae1952956673cae6c01ad": "f3dae56",
+    "dab915b7ef697914c6dcc5c0cabef51aec83096ed20747ce6bb9aa0ab49f590b": "0c7e819",
+    "74b2f101136f543a8c74d6d70fca463c9e425a67aac1f864d62c7789127a0fe5": "a6497fc",
+    "ddbc717c9e09833d13f94a432a664e2d902c6781e359bf6bbb0e477a3a734a24": "b2ac5dd",
+    "1d4237f4fedcdaf71c2ca85bff897ea9330e0cd2337fad99ea9ecbb5655c5db4": "951b958",
+    "ca6b4e5595a40a1a09a93166cbef22aec0418de3095a29200711c5c07b420d04": "0c4a04d",
+    "d064cf2f7f871a231c43b9580c770e808111e2b61582042f68d537df8d639cb9": "1de8fdf",
+    "84da962775b9ec85f458eb7b077919ec3c7cc052893a6f097b009f5d996b84e9": "2340051",
+    "af167500ef6089dfa04a2c68d8d9ade8f7e72fe377717736de70e96f129da534": "9b08a38",
+    "b1dfecc2437df1fcb7b9f3c359dad1926ebf4c5443863af198c8ba1b0df0733b": "6d05ea5",
+    "d876b23a2913e51a577d36afe0f79434fc0846b2a605e3af65ca76445f000cc8": "0f46a5d",
+    "9b814672200edf71f41704187da220f633cff92b5d9998f6569df6f30d3e083c": "d33c0be",
+    "207caef8d5bc927554a36077c841802870d1256d2c86212ef146dbbc3ce24658": "02e015c",
+    "455f2e15e492aa2bfc1282e071d5bfc904d80777fc0ce50a9d80e1a02498a828": "480a63e",
+    "f540c9f16f372a9149cd9be8b0f201cad8d9237f5dbf3c4236c57b8919bfba4e": "51fb49e",
+    "e30220793b020dc877cd16ba8e938b12b13d5e05c17066988cbc077e7645e4e6": "b2d405f",
+    "ef153d5a4cd3bfea8ef3deeff06ca99adca4b1ab6f8ecbb7e0f28275ae96db65": "49c8dc0",
+    "6b75ae38198c4c1e350c2628b309f64b8cdd974a62bb9ec27f79d78a974c0875": "f2f2d4b",
+    "c94d7e1bc55c0a066f9d2a1ccadc3c383b77acc6e7a6a3fc49f3cbf8f7f09d2e": "5e388f2",
+    "27eb82d2de3e767a13bcaa6658f2b5412c2c52e9729f28a3ddbad9ec2e667698": "879c023",
+    "a9c0ac1884ea5d571b6f7cfb7dc87aa877612a756498b42f2bf326ecdcf99aab": "44dbd0c",
+    "970a104db545c40070d490f2a86628801f2dc9050ff09395c029f8dd061b29f5": "c7a06d1",
+    "80e37b3101f1a5702ccbfd6e5bf84d61ad699dbc67b51e6a521196cdeec8ec2a": "a40c9eb",
+    "006831d495cea09274c588dab45cdf978f302c7b7f790625e3e30e6b31f255e8": "42c70d1",
+    "16be1926be1322bee00d65ccfc9afade99538654dd3e203b3992a31344b3c6b4": "c23da00",
+    "3c3f6a98e260e1f57105f7eb5118fa2e0c74e71c985b16ab2a5973b6b84104cf": "b08f276",
+    "75dba5aa2e543fdd98b2c76324beb6e68924dff1a2b4c0a406c453eee20e7c53": "88ef113",
+    "f97a64f1fa280aa1660d1cee00f285d2a6cc520d7a7cad8c43a44f688deedade": "9d01a0c",
+    "c82b69f4c5ec321fe5d0b7b197e802fbfa833f683c737f8c125e613bbac85c97": "905fe14",
+    "27d0a729f38e36d8278aef657ad67b0fdefdda083ec1e5b10d59212c98a52a48": "6357af9",
+    "e5775200bc0bf652de164f13eed5bf2bc0c599ff333532208791e71e05a0717e": "8ad351a",
+    "f8a3f155e2c0a4b90712e8e20c8316eb0ed2f5859c09c1d79dfeaa56c6b94ac5": "e1c1d27",
+    "f1bb270b22dffe262d78207b0a5a258a2cd1dbd457d0cc7ecbbec4e83b20e989": "8266cd6",
+    "808b0aaf4ea4a52d52a3b816611892944ee6351d478dad72d628b15666edde02": "dd7027c",
+    "26ea0fa6993b175709622514f99f98d17672a51cfae60df2665915546fd78c8f": "1ae55ac",
+    "60171cecbbb41ff1ee4016dd92b44613225530ea934f4796b39373fe80db3610": "600997c",
+    "3b04677dafafb141b02961125eec905fb9ebe98ea2ff7232f80f9f6b149ee3eb": "99c6fdd",
+    "92fe72d9187263f94587c028364b423adde4ba0341a9e29c1d2cfa742a11d7fa": "7d9be86",
+    "d5b9dad1c94a80bc8803113ff2a0b23746818b3a8cfaff6d38effbc24560cf6f": "75149f4",
+    "0456b6b5177c266a360ccb1b531f53ca5d8d03c5d7ec0364670f93f37c2ff92c": "0d4b8c9",
+    "af7bf255297cdc494d063d5918bfc4be1d5ed13b5fd6ed6b50319de5f42b0834": "0f0c719",
+    "d13c94fae05b206612caa45ab0fbe7265b68a7f77f4111ebffe1240dbfd717f5": "d9c548b",
+    "cd69e286d6dcf872a5f1829a36e1a28765ce1f4e005fca8c7a88d2d964bffbf3": "b646e30",
+}
 
 _COMMIT_DATES = {commit: date.fromisoformat(day) for commit, day in HISTORY}
+_BY_SHORT = {commit[:7]: commit for commit, _ in HISTORY}
+KNOWN_VERSIONS = {sha: _COMMIT_DATES[_BY_SHORT[short]] for sha, short in VERSION_SHA256.items()}
+NEWEST_KNOWN = max(_COMMIT_DATES.values())
 _PINNED = re.compile(rf"^https://raw\.githubusercontent\.com/{re.escape(_REPO)}/([0-9a-f]{{40}})/{re.escape(_PATH)}$")
 _RANGE = re.compile(r"^\[?\s*\d+(?:\.\d+)?\s*-\s*\d+(?:\.\d+)?\s*\]?$")
 # Per-GPU and On-demand / GPUs may differ a little by rounding; beyond this they say different things.
@@ -122,7 +204,7 @@ _PROVIDER_ALIASES = {"runpod.io": "runpod"}
 
 def pinned_url(commit: str) -> str:
     """The raw URL of the file as it was at ``commit``."""
-    return f"https://raw.githubusercontent.com/{_REPO}/{commit}/{_PATH}"
+    return raw_url(_REPO, commit, _PATH)
 
 
 def history_fixture(commit: str, day: str) -> str:
@@ -133,6 +215,17 @@ def commit_date(url: str) -> date | None:
     """The commit date of a URL pinned to a known commit; None for the live URL or an unknown commit."""
     match = _PINNED.match(url)
     return _COMMIT_DATES.get(match.group(1)) if match else None
+
+
+def data_date(page: FetchedPage, commit: LastCommit | None = None) -> TableDate:
+    """The date of a fetched version's prices: its commit's where the page is pinned to one in HISTORY
+    or to the commit the fetch's commits answer named (``commit``), else its known version's, else of
+    an unknown date (``NEWEST_KNOWN``); never the day it was read."""
+    known = commit_date(page.url)
+    if known is not None:
+        return TableDate(known, True, f"committed on {known}")
+    pinned = commit if commit is not None and page.url == pinned_url(commit.sha) else None
+    return table_date(page, commit=pinned, known_versions=KNOWN_VERSIONS, unknown_as_of=NEWEST_KNOWN)
 
 
 def provider_slug(cloud: str) -> str:
@@ -303,14 +396,34 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
         history = replay_history()
         ctx.report(f"{NAME}: {len(history)} dated versions of {_PATH}, then the newest")
         out.pages.extend(ctx.client.get(pinned_url(commit), source=NAME) for commit, _ in history)
-    ctx.report(f"{NAME}: {_PATH} (newest version)")
-    out.pages.append(ctx.client.get(LIVE_URL, source=NAME))
+    # The commit first, then the file as of it: the body is the version the date is of.
+    commit = fetch_last_commit(ctx, out, _REPO, _PATH)
+    ctx.report(f"{NAME}: {_PATH} (newest version{f', {commit.sha[:7]} of {commit.day}' if commit else ''})")
+    out.pages.append(ctx.client.get(pinned_url(commit.sha) if commit else LIVE_URL, source=NAME))
     return out
 
 
-def _parse(page: FetchedPage) -> ParsedSource:
-    offers, warnings = read_fsdl_cloud_gpus(page.body, page.url, commit_date(page.url) or page.fetched_at.date())
+def _parse_dated(page: FetchedPage, commit: LastCommit | None) -> ParsedSource:
+    if page.url == COMMITS_URL:  # the answer dating the newest version: no offers of its own
+        return ParsedSource(NAME, "rental")
+    dated = data_date(page, commit)
+    offers, warnings = read_fsdl_cloud_gpus(page.body, page.url, dated.day)
+    if not dated.known:
+        warnings.insert(0, f"{page.url}: {dated.how}")
     return ParsedSource(NAME, "rental", records=offers, warnings=warnings)
+
+
+def _parse(page: FetchedPage) -> ParsedSource:
+    return _parse_dated(page, None)
+
+
+def _parse_fetch(pages: list[FetchedPage]) -> ParsedSource:
+    """A fetch's pages, the newest version dated by the commits answer fetched beside it."""
+    commit, warning = answered_commit(pages, _REPO, _PATH)
+    merged = ParsedSource(NAME, "rental", warnings=[warning] if warning else [])
+    for page in pages:
+        merged.extend(_parse_dated(page, commit))
+    return merged
 
 
 def _at(day: date) -> datetime:
@@ -327,10 +440,12 @@ def _replay(fixtures: Path) -> Iterator[Recording]:
         body = (fixtures / history_fixture(commit, day)).read_bytes()
         yield Recording(_page(pinned_url(commit), body, date.fromisoformat(day)), provenance=f"{_REPO}@{commit}:{_PATH} ({day})")
     newest_commit, newest_day = HISTORY[-1]
-    body = (fixtures / _HEAD_FIXTURE).read_bytes()
+    answer = (fixtures / COMMITS_FIXTURE).read_bytes()
     yield Recording(
-        _page(LIVE_URL, body, date.fromisoformat(newest_day)),
-        provenance=f"{_REPO}@{_SNAPSHOT}:{_PATH} (last changed {newest_day} in {newest_commit[:7]})",
+        FetchedPage(source=NAME, url=COMMITS_URL, status=200, fetched_at=_at(date.fromisoformat(newest_day)),
+                    sha256=sha256_hex(answer), body=answer, content_type="application/json; charset=utf-8"),
+        provenance=f"GitHub's commits API for {_REPO}:{_PATH} at {_SNAPSHOT}: last changed in {newest_commit[:7]} "
+                   f"({newest_day}), written from the repository's history",
     )
 
 
@@ -341,6 +456,7 @@ SOURCE = Source(
     licence="MIT",
     fetch=_fetch,
     parse=_parse,
+    parse_fetch=_parse_fetch,
     replay=_replay,
-    fixtures=(_HEAD_FIXTURE, *(history_fixture(commit, day) for commit, day in HISTORY)),
+    fixtures=(_HEAD_FIXTURE, *(history_fixture(commit, day) for commit, day in HISTORY), COMMITS_FIXTURE),
 )

@@ -15,9 +15,14 @@ what it is where a reader sees it: the provider is the platform's name with ``-s
 (``modal-serverless``, ``runpod-serverless``: RunPod's serverless GPUs never mix with its pods'
 prices under ``runpod``), and the instance type starts "serverless". There is no spot price.
 
-**Dates.** The table was last changed on 2024-05-20 (the recorded version, at snapshot commit
-``2bddc6d``); its prices are of that day, not of the day they are read. A fetch of the same file is
-dated so (``KNOWN_VERSIONS``, by the body's SHA-256); a changed file is new, dated by its capture.
+**Dates.** The table was last changed on 2024-05-20 (``f6e21a2``; the recorded version, at snapshot
+commit ``2bddc6d``); its prices are of that day, not of the day they are read. So a fetch asks GitHub's
+commits API which commit last changed the file (``scrapers/github_commits.py``) and reads the file at
+the raw URL pinned to that commit, dated by it. Without that answer it reads the ``main`` branch file:
+the known version is dated by its own date (``KNOWN_VERSIONS``, by the body's SHA-256), and a version
+of unknown date by the newest known one (its prices are at least that old), said in a warning; never
+by the day it was read. The replay records the answer (written from the repository's history) and
+the file under its pinned URL, so a replay reads it as a live run does.
 
 The file shows its hand editing: ``$`` before some prices (``$0.4``), a unit in some ``GPU RAM`` cells
 (``16GB``), ``0`` for vCPUs and RAM a platform does not state, ``GPU RAM`` per GPU on some multi-GPU
@@ -30,7 +35,6 @@ table; a ``Per-GPU`` farther from it than rounding is said in a warning.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import math
 import re
@@ -43,6 +47,15 @@ from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.rental import RentalOffer
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.github_commits import (
+    LastCommit,
+    TableDate,
+    answered_commit,
+    fetch_last_commit,
+    last_commit_url,
+    raw_url,
+    table_date,
+)
 from gpuvalue.scrapers.money import parse_price
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, get_page, page_from_file
 
@@ -50,13 +63,17 @@ NAME = "fsdl-serverless-gpus"
 
 _REPO = "the-full-stack/website"
 _PATH = "docs/cloud-gpus/serverless-gpus.csv"
-LIVE_URL = f"https://raw.githubusercontent.com/{_REPO}/main/{_PATH}"
+LIVE_URL = raw_url(_REPO, "main", _PATH)
+COMMITS_URL = last_commit_url(_REPO, _PATH)  # which commit last changed the file: its date is the table's
 
 REQUIRED_COLUMNS = ("Vendor", "GPU Type", "GPUs", "Per-Hour", "Per-GPU")
 OPTIONAL_COLUMNS = ("GPU Arch", "GPU RAM", "vCPUs", "RAM")
 
 FIXTURE = "cloud/fsdl_serverless-gpus/serverless-gpus_HEAD.csv"
 FIXTURE_DATE = date(2024, 5, 20)  # the table's last change before the snapshot it was saved at
+FIXTURE_COMMIT = "f6e21a2086cbc8b31851e071a79908767b9d3c19"  # that change (merge of pull request #103)
+# The commits API's answer at the snapshot, naming FIXTURE_COMMIT (written from the repository's history).
+COMMITS_FIXTURE = "cloud/fsdl_serverless-gpus/commits_serverless-gpus.json"
 _SNAPSHOT = "2bddc6d52544dc258e7e34396c6958377f72816b"
 # Versions of the file whose date is known, by the SHA-256 of their bytes: a fetch of one is dated by it.
 KNOWN_VERSIONS = {"336810572064abc0b49ea50913263c4bd13dc386f5230fcacf1afd99fba190ba": FIXTURE_DATE}
@@ -65,6 +82,11 @@ KNOWN_VERSIONS = {"336810572064abc0b49ea50913263c4bd13dc386f5230fcacf1afd99fba19
 _PER_GPU_TOLERANCE = 0.02
 _RANGE = re.compile(r"^\[?\s*\d+(?:\.\d+)?\s*-\s*\d+(?:\.\d+)?\s*\]?$")
 _QUANTITY = re.compile(r"^(\d+(?:\.\d+)?)\s*(?:GB|GiB)?$", re.IGNORECASE)
+
+
+def pinned_url(commit: str) -> str:
+    """The raw URL of the file as it was at ``commit``."""
+    return raw_url(_REPO, commit, _PATH)
 
 
 def provider_slug(vendor: str) -> str:
@@ -188,30 +210,56 @@ def parse_serverless_gpus(body: bytes, url: str, as_of: date) -> list[RentalOffe
     return read_serverless_gpus(body, url, as_of)[0]
 
 
-def data_date(page: FetchedPage) -> date:
-    """The date of a fetched version's prices: a known version's own date, else the capture's."""
-    sha = page.sha256 or hashlib.sha256(page.body).hexdigest()
-    return KNOWN_VERSIONS.get(sha, page.fetched_at.date())
+def data_date(page: FetchedPage, commit: LastCommit | None = None) -> TableDate:
+    """The date of a fetched version's prices: the commit's where the page is pinned to the commit the
+    fetch's commits answer named (``commit``), a known version's own date, else of an unknown date
+    (the newest known version's, ``FIXTURE_DATE``); never the day it was read."""
+    pinned = commit if commit is not None and page.url == pinned_url(commit.sha) else None
+    return table_date(page, commit=pinned, known_versions=KNOWN_VERSIONS, unknown_as_of=FIXTURE_DATE)
 
 
 def _fetch(ctx: FetchContext) -> SourceFetch:
     out = SourceFetch(NAME)
-    ctx.report(f"{NAME}: {_PATH}")
-    page = get_page(ctx, out, LIVE_URL)
+    # The commit first, then the file as of it: the body is the version the date is of.
+    commit = fetch_last_commit(ctx, out, _REPO, _PATH)
+    ctx.report(f"{NAME}: {_PATH}{f' ({commit.sha[:7]} of {commit.day})' if commit else ''}")
+    page = get_page(ctx, out, pinned_url(commit.sha) if commit else LIVE_URL)
     if page is not None:
         out.pages.append(page)
     return out
 
 
-def _parse(page: FetchedPage) -> ParsedSource:
-    offers, warnings = read_serverless_gpus(page.body, page.url, data_date(page))
+def _parse_dated(page: FetchedPage, commit: LastCommit | None) -> ParsedSource:
+    if page.url == COMMITS_URL:  # the answer dating the table: no offers of its own
+        return ParsedSource(NAME, "rental")
+    dated = data_date(page, commit)
+    offers, warnings = read_serverless_gpus(page.body, page.url, dated.day)
+    if not dated.known:
+        warnings.insert(0, f"{page.url}: {dated.how}")
     return ParsedSource(NAME, "rental", records=offers, warnings=warnings)
 
 
+def _parse(page: FetchedPage) -> ParsedSource:
+    return _parse_dated(page, None)
+
+
+def _parse_fetch(pages: list[FetchedPage]) -> ParsedSource:
+    """A fetch's pages, the table dated by the commits answer fetched beside it."""
+    commit, warning = answered_commit(pages, _REPO, _PATH)
+    merged = ParsedSource(NAME, "rental", warnings=[warning] if warning else [])
+    for page in pages:
+        merged.extend(_parse_dated(page, commit))
+    return merged
+
+
 def _replay(fixtures: Path) -> Iterator[Recording]:
+    answer = (fixtures / COMMITS_FIXTURE).read_bytes()
+    yield Recording(page_from_file(NAME, answer, COMMITS_URL, at_midnight_utc(FIXTURE_DATE), "application/json; charset=utf-8"),
+                    provenance=f"GitHub's commits API for {_REPO}:{_PATH} at {_SNAPSHOT}: last changed in "
+                               f"{FIXTURE_COMMIT[:7]} ({FIXTURE_DATE}), written from the repository's history")
     body = (fixtures / FIXTURE).read_bytes()
-    yield Recording(page_from_file(NAME, body, LIVE_URL, at_midnight_utc(FIXTURE_DATE), "text/csv"),
-                    provenance=f"{_REPO}@{_SNAPSHOT}:{_PATH} (last changed {FIXTURE_DATE})")
+    yield Recording(page_from_file(NAME, body, pinned_url(FIXTURE_COMMIT), at_midnight_utc(FIXTURE_DATE), "text/csv"),
+                    provenance=f"{_REPO}@{_SNAPSHOT}:{_PATH} (last changed {FIXTURE_DATE} in {FIXTURE_COMMIT[:7]})")
 
 
 SOURCE = Source(
@@ -221,9 +269,10 @@ SOURCE = Source(
     licence="MIT",
     fetch=_fetch,
     parse=_parse,
+    parse_fetch=_parse_fetch,
     replay=_replay,
     default=False,  # GPU time billed per second of a job, not an instance: asked for by name
     label="FSDL serverless",
     sample_url=LIVE_URL,
-    fixtures=(FIXTURE,),
+    fixtures=(FIXTURE, COMMITS_FIXTURE),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -110,11 +111,18 @@ def test_a_row_without_a_price_or_a_count_is_skipped_and_said():
     assert offers == [] and len(warnings) == 2 and "no price" in warnings[0] and "'1-4'" in warnings[1]
 
 
-def test_the_known_version_is_dated_by_the_table_and_a_changed_one_by_its_capture():
-    assert serverless.data_date(page_from_file(serverless.NAME, BODY, serverless.LIVE_URL, TODAY)) == AS_OF
-    changed = BODY.replace(b"Modal,T4 (16 GB),Turing,1,16,2,16,1.17,1.17", b"Modal,T4 (16 GB),Turing,1,16,2,16,0.59,0.59")
-    assert changed != BODY
-    assert serverless.data_date(page_from_file(serverless.NAME, changed, serverless.LIVE_URL, TODAY)) == TODAY.date()
+CHANGED = BODY.replace(b"Modal,T4 (16 GB),Turing,1,16,2,16,1.17,1.17", b"Modal,T4 (16 GB),Turing,1,16,2,16,0.59,0.59")
+NEW_COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+def test_the_known_version_is_dated_by_the_table_and_a_changed_one_as_old_never_by_its_capture():
+    dated = serverless.data_date(page_from_file(serverless.NAME, BODY, serverless.LIVE_URL, TODAY))
+    assert (dated.day, dated.known) == (AS_OF, True)
+    assert CHANGED != BODY
+    dated = serverless.data_date(page_from_file(serverless.NAME, CHANGED, serverless.LIVE_URL, TODAY))
+    assert (dated.day, dated.known) == (AS_OF, False) and "unknown date" in dated.how
+    parsed = serverless.SOURCE.parse(page_from_file(serverless.NAME, CHANGED, serverless.LIVE_URL, TODAY))
+    assert {o.as_of for o in parsed.records} == {AS_OF} and "not the day it was read" in parsed.warnings[0]
 
 
 def _client(transport: httpx.BaseTransport) -> PoliteClient:
@@ -122,26 +130,64 @@ def _client(transport: httpx.BaseTransport) -> PoliteClient:
                         now=lambda: TODAY)
 
 
-def test_a_live_fetch_of_the_same_table_keeps_its_date():
+def _live(files: dict[str, bytes], commits: bytes | int):
+    """A live fetch, offline: ``files`` served by URL, the commits API answering ``commits`` (an HTTP
+    status for a refusal); returns (parsed, fetched, the URLs asked)."""
+    asked: list[str] = []
+
     def answer(request: httpx.Request) -> httpx.Response:
+        url = str(request.url)
+        asked.append(url)
         if request.url.path == "/robots.txt":
             return httpx.Response(404, request=request)
-        assert str(request.url) == serverless.LIVE_URL
-        return httpx.Response(200, content=BODY, headers={"content-type": "text/plain"}, request=request)
+        if url == serverless.COMMITS_URL:
+            if isinstance(commits, int):
+                return httpx.Response(commits, json={"message": "API rate limit exceeded"}, request=request)
+            return httpx.Response(200, content=commits, headers={"content-type": "application/json"}, request=request)
+        if url in files:
+            return httpx.Response(200, content=files[url], headers={"content-type": "text/plain"}, request=request)
+        return httpx.Response(404, request=request)
 
     with _client(httpx.MockTransport(answer)) as client:
         fetched = serverless.SOURCE.fetch(FetchContext(client=client, settings=None, replay=False))
-    parsed = serverless.SOURCE.parse_pages(fetched.pages)
+    return serverless.SOURCE.parse_pages(fetched.pages), fetched, asked
+
+
+def test_a_live_fetch_of_the_same_table_keeps_its_date():
+    pinned = serverless.pinned_url(serverless.FIXTURE_COMMIT)
+    parsed, fetched, asked = _live({pinned: BODY}, (FIXTURES / serverless.COMMITS_FIXTURE).read_bytes())
+    assert asked == [serverless.COMMITS_URL, "https://raw.githubusercontent.com/robots.txt", pinned]
     assert len(parsed.records) == 72 and {o.as_of for o in parsed.records} == {AS_OF}
+
+
+def test_a_changed_table_is_dated_by_the_commit_that_changed_it_not_by_today():
+    answer = json.dumps([{"sha": NEW_COMMIT, "commit": {"committer": {"name": "C", "date": "2026-03-02T08:00:00+01:00"}}}])
+    parsed, _, asked = _live({serverless.pinned_url(NEW_COMMIT): CHANGED}, answer.encode())
+    assert {o.as_of for o in parsed.records} == {date(2026, 3, 2)} and serverless.LIVE_URL not in asked
+    modal_t4 = next(o for o in parsed.records if o.provider == "modal-serverless" and o.gpu_name == "T4 (16 GB)")
+    assert modal_t4.usd_per_gpu_hour == 0.59
+
+
+@pytest.mark.parametrize("commits", [403, 404, b"{}", b"[]"])
+def test_without_the_commits_answer_main_is_read_and_never_dated_today(commits):
+    parsed, fetched, asked = _live({serverless.LIVE_URL: BODY}, commits)
+    assert asked[-1] == serverless.LIVE_URL and {o.as_of for o in parsed.records} == {AS_OF}
+    assert any("serverless-gpus.csv last changed is unknown" in w for w in fetched.warnings)
+    parsed, _, _ = _live({serverless.LIVE_URL: CHANGED}, commits)
+    assert {o.as_of for o in parsed.records} == {AS_OF}  # at least as old as the newest known version
+    assert any("unknown date" in w for w in parsed.warnings)
 
 
 def test_the_replay_serves_the_recording_through_the_live_code(tmp_path):
     archive = build(FIXTURES, tmp_path, (serverless.NAME,))
-    [entry] = list(archive.entries())
-    assert (entry.source, entry.url, entry.fetched_at.date()) == (serverless.NAME, serverless.LIVE_URL, AS_OF)
-    assert entry.note.startswith("the-full-stack/website@2bddc6d52544dc258e7e34396c6958377f72816b:")
+    answer, table = list(archive.entries())
+    assert (answer.source, answer.url, answer.fetched_at.date()) == (serverless.NAME, serverless.COMMITS_URL, AS_OF)
+    assert (table.source, table.url, table.fetched_at.date()) == (
+        serverless.NAME, serverless.pinned_url(serverless.FIXTURE_COMMIT), AS_OF)
+    assert table.note.startswith("the-full-stack/website@2bddc6d52544dc258e7e34396c6958377f72816b:")
     with _client(ReplayTransport(Archive(tmp_path))) as client:
         fetched = serverless.SOURCE.fetch(FetchContext(client=client, settings=None, replay=True))
+    assert fetched.warnings == []
     offers = serverless.SOURCE.parse_pages(fetched.pages).records
     assert len(offers) == 72 and {o.as_of for o in offers} == {AS_OF}
 
@@ -154,4 +200,5 @@ def test_it_is_opt_in_and_recorded_in_its_own_index():
     assert serverless.SOURCE.default is False and serverless.NAME not in ALL_SOURCES
     assert registry.get(serverless.NAME) is serverless.SOURCE
     shipped = [e for e in Archive(packaged_replay_dir()).entries() if e.source == serverless.NAME]
-    assert [(e.url, e.fetched_at.date()) for e in shipped] == [(serverless.LIVE_URL, AS_OF)]
+    assert [(e.url, e.fetched_at.date()) for e in shipped] == [
+        (serverless.COMMITS_URL, AS_OF), (serverless.pinned_url(serverless.FIXTURE_COMMIT), AS_OF)]

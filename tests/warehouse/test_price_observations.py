@@ -123,7 +123,8 @@ def test_daily_prices_equal_the_rule_computed_from_the_raw_tables(con):
     day = START
     while day <= END:
         load.materialize_day(con, day, precision="fp16", reference=REF, window_days=WINDOW, min_count=MIN_COUNT)
-        expected = con.execute(PRICES_FROM_RAW_TABLES, {"as_of": day, "w": WINDOW, "min_count": MIN_COUNT}).fetchall()
+        expected = con.execute(PRICES_FROM_RAW_TABLES, {"as_of": day, "w": WINDOW, "min_count": MIN_COUNT,
+                                                        "comparable": 90}).fetchall()
         assert con.execute(MATERIALIZED, [day]).fetchall() == expected, day
         checked += len(expected)
         day += timedelta(days=7)

@@ -138,7 +138,8 @@ def test_the_backfill_and_the_raw_reference_agree_with_the_daily_rule_on_thin_wi
     day = start
     while day <= AS_OF:
         _materialize(con, day)
-        expected = con.execute(PRICES_FROM_RAW_TABLES, {"as_of": day, "w": WINDOW, "min_count": MIN_COUNT}).fetchall()
+        expected = con.execute(PRICES_FROM_RAW_TABLES, {"as_of": day, "w": WINDOW, "min_count": MIN_COUNT,
+                                                        "comparable": 90}).fetchall()
         assert con.execute(MATERIALIZED, [day]).fetchall() == expected, day
         day += timedelta(days=1)
     daily = con.execute("SELECT * FROM prices_daily ORDER BY as_of, model").fetchall()
@@ -154,3 +155,84 @@ def test_the_backfill_and_the_raw_reference_agree_with_the_daily_rule_on_thin_wi
                 min_count=MIN_COUNT)
     assert con.execute("SELECT * FROM prices_daily ORDER BY as_of, model").fetchall() == daily
     assert con.execute("SELECT * FROM ranking_daily ORDER BY as_of, rank").fetchall() == ranking
+
+
+# When every price of a card is stale: the newer wins unless the two are of comparable age, where sold does.
+FOUR_ASKING = [600, 620, 640, 660]  # lower quartile 615
+
+
+def _both_stale(con, sold_day: date, asking_day: date, model: str = "Card C") -> None:
+    load.load_listings(con, _sales("s", model, THIRTEEN[:5], sold_day) + _sales("a", model, FOUR_ASKING, asking_day, sold=False))
+
+
+def test_a_sold_price_of_2020_does_not_beat_a_stale_asking_price_of_2025(con):
+    """The opt-in sales archive of 2020 (or an import of them) beside asking prices a year old: the
+    card's price is the 2025 asking price, not the 2020 sales (which the former rule chose)."""
+    sold, asking = date(2020, 10, 1), date(2025, 11, 25)
+    _both_stale(con, sold, asking)
+    _materialize(con)
+    assert _ranked(con, "Card C") == (615.0, "asking", 4, asking, True)
+
+
+def test_of_two_stale_prices_of_comparable_age_sold_still_beats_asking(con):
+    asking = AS_OF - timedelta(days=100)
+    _both_stale(con, asking - timedelta(days=90), asking)  # 90 days apart: comparable (GPUVALUE_PRICE_COMPARABLE_DAYS)
+    _materialize(con)
+    assert _ranked(con, "Card C") == (1520.0, "sold", 5, asking - timedelta(days=90), True)
+
+
+def test_of_two_stale_prices_a_newer_sold_price_wins(con):
+    asking = AS_OF - timedelta(days=400)
+    _both_stale(con, AS_OF - timedelta(days=45), asking)
+    _materialize(con)
+    assert _ranked(con, "Card C") == (1520.0, "sold", 5, AS_OF - timedelta(days=45), True)
+
+
+def test_the_comparable_window_is_the_setting(con):
+    sold, asking = AS_OF - timedelta(days=300), AS_OF - timedelta(days=100)  # 200 days apart
+    _both_stale(con, sold, asking)
+    _materialize(con)
+    assert _ranked(con, "Card C")[1] == "asking"
+    load.materialize_day(con, AS_OF, precision="fp16", reference="GeForce RTX 4090", window_days=WINDOW,
+                         min_count=MIN_COUNT, comparable_days=365)
+    assert _ranked(con, "Card C")[1] == "sold"
+    con.execute("DELETE FROM prices_daily")
+    bf.backfill(con, AS_OF, AS_OF, precision="fp16", reference="GeForce RTX 4090", window_days=WINDOW,
+                min_count=MIN_COUNT, comparable_days=365)
+    assert _ranked(con, "Card C")[1] == "sold"
+
+
+def test_the_backfill_makes_the_daily_choice_between_stale_prices_day_by_day(con):
+    """Sold prices of 2020 and asking prices that age past the window during the range, and two cards
+    whose stale prices are comparable in age: every day, the backfill's price is the daily rule's."""
+    start = AS_OF - timedelta(days=60)
+    _both_stale(con, date(2020, 10, 1), start - timedelta(days=10))
+    load.load_listings(con, _sales("bs", "Card B", THIRTEEN[:4], start - timedelta(days=120), )
+                       + _sales("ba", "Card B", [700, 710, 720], start - timedelta(days=60), sold=False)
+                       + _sales("ds", "Card D", [300, 310, 320], start - timedelta(days=20))
+                       + _sales("da", "Card D", [280, 290, 295], start - timedelta(days=300), sold=False))
+    day = start
+    while day <= AS_OF:
+        _materialize(con, day)
+        day += timedelta(days=1)
+    daily = con.execute("SELECT * FROM prices_daily ORDER BY as_of, model").fetchall()
+    kinds = {(r[1], r[3]) for r in daily}
+    assert ("Card C", "asking") in kinds and ("Card C", "sold") not in kinds
+    assert ("Card B", "sold") in kinds and ("Card D", "sold") in kinds
+    con.execute("DELETE FROM prices_daily")
+    bf.backfill_prices(con, start, AS_OF, WINDOW, MIN_COUNT)
+    assert con.execute("SELECT * FROM prices_daily ORDER BY as_of, model").fetchall() == daily
+
+
+@pytest.mark.parametrize(("sold", "asking", "wins"), [
+    (None, "2026-11-01", False), ("2026-11-01", None, True),
+    ("2026-11-20", "2026-11-29", True),  # both fresh: sold
+    ("2026-11-20", "2026-10-01", True), ("2026-10-01", "2026-11-20", False),  # fresh beats stale
+    ("2020-10-01", "2025-11-25", False),  # both stale, years apart: the newer
+    ("2025-08-27", "2025-11-25", True),  # both stale, 90 days apart: sold
+    ("2025-08-26", "2025-11-25", False),  # 91 days apart: the newer
+    ("2025-11-25", "2020-10-01", True),
+])
+def test_the_one_definition_of_the_choice(con, sold, asking, wins):
+    assert con.execute("SELECT sold_price_wins(CAST(? AS DATE), CAST(? AS DATE), DATE '2026-11-30', 30, 90)",
+                       [sold, asking]).fetchone()[0] is wins

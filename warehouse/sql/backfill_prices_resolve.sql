@@ -1,6 +1,6 @@
--- Prices for every as_of date, step 4 of 4 ($start, $end, $window_days, $min_count): each day takes,
--- per model and kind, its trailing window when that counts, else the newest earlier window that
--- counts (step 3), then the daily rule's choice between sold and asking.
+-- Prices for every as_of date, step 4 of 4 ($start, $end, $window_days, $min_count, $comparable_days):
+-- each day takes, per model and kind, its trailing window when that counts, else the newest earlier
+-- window that counts (step 3), then the daily rule's choice between sold and asking (sold_price_wins).
 INSERT INTO prices_daily BY NAME
 WITH fresh AS (
     SELECT a.as_of, s.* FROM backfill_anchors AS a JOIN backfill_stats AS s USING (model, kind, anchor)
@@ -22,12 +22,18 @@ fallback AS (
 resolved AS (
     SELECT * FROM fresh UNION ALL SELECT * FROM fallback
 ),
+paired AS (
+    SELECT *, max(price_as_of) FILTER (WHERE kind = 'sold') OVER (PARTITION BY as_of, model) AS sold_as_of,
+           max(price_as_of) FILTER (WHERE kind = 'asking') OVER (PARTITION BY as_of, model) AS asking_as_of
+    FROM resolved
+),
 chosen AS (
     SELECT *, row_number() OVER (
         PARTITION BY as_of, model
-        ORDER BY (price_as_of > as_of - $window_days) DESC, (kind = 'sold') DESC, price_as_of DESC
+        ORDER BY (kind = 'sold') = sold_price_wins(sold_as_of, asking_as_of, as_of, $window_days, $comparable_days) DESC,
+                 price_as_of DESC
     ) AS pick
-    FROM resolved
+    FROM paired
 )
 SELECT as_of, model,
        round(CASE WHEN kind = 'sold' THEN quartiles[2] ELSE quartiles[1] END, 2) AS price_usd,

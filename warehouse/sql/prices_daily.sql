@@ -1,4 +1,5 @@
--- Robust used-market price per model for one as_of date ($as_of, $window_days, $min_count).
+-- Robust used-market price per model for one as_of date ($as_of, $window_days, $min_count,
+-- $comparable_days).
 --
 -- Observations: price_observations (warehouse/models/staging/): sold listings by sale date and fixed-price
 -- asking snapshots by the day seen, of one used, refurbished or open-box card each, matched to a
@@ -12,8 +13,10 @@
 -- window never hides a full older one: a card with 13 sales a year ago and one sale last month
 -- keeps the price of those 13 sales, stale, instead of dropping out of the ranking.
 -- Price: median of sold listings when a sold window counts, else the lower quartile of asking
--- prices (flagged asking), else no price; a fresh price beats a stale one of either kind. Only the
--- own kinds, sold and asking, make a price: a published index (kind 'index') never does.
+-- prices (flagged asking), else no price; a fresh price beats a stale one of either kind, and of two
+-- stale ones the newer wins unless they are within $comparable_days of each other, where sold does
+-- (the macro sold_price_wins, which the backfill applies too). Only the own kinds, sold and asking,
+-- make a price: a published index (kind 'index') never does.
 DELETE FROM prices_daily WHERE as_of = $as_of;
 
 -- The windows judged, one row each: (model, kind, window end, day before the window's start).
@@ -85,12 +88,19 @@ WITH newest AS (
     SELECT * FROM price_windows WHERE n >= $min_count
     QUALIFY row_number() OVER (PARTITION BY model, kind ORDER BY anchor DESC) = 1
 ),
+paired AS (
+    SELECT *, max(price_as_of) FILTER (WHERE kind = 'sold') OVER (PARTITION BY model) AS sold_as_of,
+           max(price_as_of) FILTER (WHERE kind = 'asking') OVER (PARTITION BY model) AS asking_as_of
+    FROM newest
+),
 chosen AS (
     SELECT *, row_number() OVER (
         PARTITION BY model
-        ORDER BY (price_as_of > CAST($as_of AS DATE) - $window_days) DESC, (kind = 'sold') DESC, price_as_of DESC
+        ORDER BY (kind = 'sold') = sold_price_wins(sold_as_of, asking_as_of, CAST($as_of AS DATE), $window_days,
+                                                   $comparable_days) DESC,
+                 price_as_of DESC
     ) AS pick
-    FROM newest
+    FROM paired
 )
 SELECT CAST($as_of AS DATE) AS as_of, model,
        round(CASE WHEN kind = 'sold' THEN med_usd ELSE q1 END, 2) AS price_usd,
