@@ -92,9 +92,10 @@ def _cpu_s() -> float:
 def child(kind: str, db: str, rows_file: str, n: int) -> None:
     import pyarrow.parquet as pq
 
-    from gpuvalue.flows import pipeline as P
+    from gpuvalue.flows import loaders
     from gpuvalue.warehouse import load
     from gpuvalue.warehouse.db import open_database
+    from gpuvalue.warehouse.listing_rows import listing_rows
 
     con = open_database(db)
     # PyArrow imports pandas, where installed, on its first conversion of Python objects: done
@@ -110,13 +111,13 @@ def child(kind: str, db: str, rows_file: str, n: int) -> None:
         before, cpu0 = _peak_mb(), _cpu_s()
         t0 = time.perf_counter()
         if kind == "flow":
-            rows = P.listing_rows(listings, matcher, words)
+            rows = listing_rows(listings, matcher, words)
         else:
             from tests.listing_rows_reference import listing_rows_one_by_one
 
             rows = listing_rows_one_by_one(listings, matcher, words)
         t1, cpu1 = time.perf_counter(), _cpu_s()
-        P.load_listings(con, rows)
+        loaders.load_listings(con, rows)
         seconds = time.perf_counter() - t0
         info = {"rows_cpu_s": round(cpu1 - cpu0, 2), "rows_seconds": round(t1 - t0, 2), "load_seconds": round(seconds - (t1 - t0), 2),
                 "distinct_titles": len({li.title for li in listings})}

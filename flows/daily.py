@@ -22,6 +22,7 @@ from prefect.utilities.annotations import quote
 
 from gpuvalue.flows import fallback as F
 from gpuvalue.flows import pipeline as P
+from gpuvalue.flows import stages
 from gpuvalue.flows import run_report
 from gpuvalue.flows import stages as S
 from gpuvalue.flows.plain_run import call, running_plain, submit
@@ -246,7 +247,7 @@ def _run(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir: st
 
 def _shopping_list(con, settings: Settings, summary: P.RunSummary, logger) -> tuple[str, ...]:
     """The searches the listing sources make: the coverage rule over the catalog just loaded."""
-    found = P.coverage(con, settings)
+    found = stages.coverage(con, settings)
     summary.coverage_models, summary.coverage_searches = len(found.models), len(found.queries)
     if found.unknown:
         summary.alarms.append(f"coverage: not catalog models, ignored: {', '.join(found.unknown)} "

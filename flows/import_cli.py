@@ -120,7 +120,7 @@ def rematch(db: DbOpt = None) -> None:
         with RunLock(settings.db, "rematch"):
             con = open_database(settings.db)
             try:
-                matcher = P.catalog_matcher(con)
+                matcher = S.catalog_matcher(con)
                 rows = queries.listings_to_rematch(con)
                 results = [matcher.match(title, subtitle, condition) for _, _, title, subtitle, condition, _ in rows]
                 changed = sum(1 for row, r in zip(rows, results) if row[5] != r.model)

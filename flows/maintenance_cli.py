@@ -94,7 +94,7 @@ def measure(
     """Benchmark the local GPU (needs the 'measure' extra, PyTorch) and feed it into the ranking as 'local'."""
     import io
 
-    from gpuvalue.flows import pipeline as P
+    from gpuvalue.flows import stages
     from gpuvalue.flows.measure import SUITES, measure_command
     from gpuvalue.models.records import PerfFigure
     from gpuvalue.warehouse import load
@@ -107,7 +107,7 @@ def measure(
     if settings.db.exists():
         con = open_reader(settings)
         try:
-            estimators, features = P.fitted_estimators(con, note=lambda message: err.print(message, highlight=False))
+            estimators, features = stages.fitted_estimators(con, note=lambda message: err.print(message, highlight=False))
         finally:
             con.close()
     buf = io.StringIO()

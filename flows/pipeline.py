@@ -18,26 +18,6 @@ from gpuvalue.models.source_batches import SourceFetch
 from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.source import FetchContext
-from gpuvalue.warehouse.listing_rows import listing_rows  # noqa: F401  (re-exported for callers of the flow)
-
-# The loads and the warehouse stages' functions live in flows/loaders.py and flows/stages.py; their
-# names stay importable here for the callers that import them from this module.
-from gpuvalue.flows.loaders import (  # noqa: F401
-    load_inference,
-    load_listings,
-    load_measured_perf,
-    load_specs,
-    matched_rows,
-    perf_from_tables,
-)
-from gpuvalue.flows.stages import (  # noqa: F401
-    catalog_features,
-    catalog_matcher,
-    coverage,
-    estimate_perf,
-    fitted_estimators,
-    rebuild_catalog,
-)
 
 log = logging.getLogger("gpuvalue.pipeline")
 

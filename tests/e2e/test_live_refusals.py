@@ -24,6 +24,9 @@ import httpx
 import pytest
 
 from gpuvalue.flows import pipeline as P
+from gpuvalue.flows import loaders
+from gpuvalue.flows import stages
+from gpuvalue.warehouse.listing_rows import listing_rows
 from gpuvalue.models.records import Listing
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.http import PoliteClient
@@ -128,9 +131,9 @@ def _seed_ebay_html_prices(db: Path) -> None:
                             seen_at=STORED_ON, url=f"https://www.ebay.com/itm/30000000000{i}", marketplace="EBAY_US")
                     for i, (brand, price) in enumerate([("EVGA FTW3", 690.0), ("Founders Edition", 710.0),
                                                         ("ASUS TUF", 730.0), ("MSI Ventus", 750.0)])]
-        rows = P.listing_rows(listings, P.catalog_matcher(con), None)
-        assert P.matched_rows(rows) == 4
-        P.load_listings(con, rows)
+        rows = listing_rows(listings, stages.catalog_matcher(con), None)
+        assert loaders.matched_rows(rows) == 4
+        loaders.load_listings(con, rows)
     finally:
         con.close()
 

@@ -8,7 +8,6 @@ from datetime import datetime, timezone
 
 import duckdb
 import pytest
-from gpuvalue.flows import pipeline as P
 from gpuvalue.flows import stages
 from gpuvalue.models import perf_digest
 from gpuvalue.models import perf_workload as PW
@@ -155,12 +154,12 @@ def test_the_run_stored_one_error_per_precision_and_the_next_fit_reuses_it(wareh
     _no_cross_validation(monkeypatch)
     _no_form_choice(monkeypatch)
     notes: list[str] = []
-    estimators, _ = P.fitted_estimators(warehouse, note=notes.append)
+    estimators, _ = stages.fitted_estimators(warehouse, note=notes.append)
     assert notes == []  # nothing long to announce
     assert {p: e.cv_median_abs_error for p, e in estimators.items()} == stored
     assert {p: e.form.code for p, e in estimators.items()} == forms  # the stored choice, not a new one
     # The whole estimate stage again, from the stored errors: the same estimates, nothing added.
-    P.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
+    stages.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
     after = warehouse.execute(
         "SELECT model, precision, relative_perf, method, uncertainty FROM perf WHERE source = 'estimate' "
         "ORDER BY ALL").fetchall()
@@ -176,11 +175,11 @@ def test_a_changed_training_figure_is_cross_validated_again_and_stored(warehouse
     with monkeypatch.context() as m:
         _no_cross_validation(m)
         with pytest.raises(AssertionError, match="cross-validated"):
-            P.fitted_estimators(warehouse)
+            stages.fitted_estimators(warehouse)
     _cheap_cross_validation(monkeypatch)
     # A reader (no computed_at) computes it but stores nothing, saying so as it goes ...
     notes: list[str] = []
-    estimators, _ = P.fitted_estimators(warehouse, note=notes.append)
+    estimators, _ = stages.fitted_estimators(warehouse, note=notes.append)
     cards = len(estimators["fp16"].trained_models)
     assert notes[0] == ("estimate: no cross-validated error stored or shipped for these fp16 inputs; "
                         "cross-validating the fit (can take minutes; once per change of inputs)")
@@ -189,7 +188,7 @@ def test_a_changed_training_figure_is_cross_validated_again_and_stored(warehouse
     assert len(notes) == 12 and not any("fp32" in n for n in notes)  # a line a tenth; fp32's error is stored
     assert warehouse.execute("SELECT count(*) FROM perf_estimate_cv").fetchall() == [(2,)]
     # ... the run's estimate stage stores the new fp16 error beside the old one.
-    P.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
+    stages.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
     rows = warehouse.execute("SELECT precision, count(*) FROM perf_estimate_cv GROUP BY ALL ORDER BY ALL").fetchall()
     assert rows == [("fp16", 2), ("fp32", 1)]
     new, form = warehouse.execute("SELECT cv_median_abs_error, form FROM perf_estimate_cv WHERE precision = 'fp16' "
@@ -223,7 +222,7 @@ def test_a_row_kept_before_forms_were_gets_its_form_from_the_next_run(warehouse,
     real_choice = PW._select_form
     monkeypatch.setattr(PW, "_select_form", lambda *args: chosen.append(1) or real_choice(*args))
     _no_cross_validation(monkeypatch)
-    P.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
+    stages.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
     assert dict(warehouse.execute("SELECT precision, form FROM perf_estimate_cv").fetchall()) == forms
     assert len(chosen) == 1  # fp16's form chosen again; fp32's read from its row
 
@@ -233,7 +232,7 @@ def test_a_read_only_reader_uses_stored_errors(replay_db, monkeypatch):
     _no_cross_validation(monkeypatch)
     con = duckdb.connect(str(replay_db), read_only=True)
     try:
-        estimators, _ = P.fitted_estimators(con)
+        estimators, _ = stages.fitted_estimators(con)
     finally:
         con.close()
     assert set(estimators) == {"fp16", "fp32"}
@@ -250,9 +249,9 @@ def test_a_new_warehouse_uses_the_errors_shipped_for_the_replay_inputs(warehouse
         m.setattr(PW, "_loocv", lambda *a, **k: pytest.fail(
             "the shipped errors are not those of the replay's inputs: regenerate models/data/perf_estimate_cv.json "
             "as warehouse/estimate_cv.py says"))
-        estimators, _ = P.fitted_estimators(warehouse)
+        estimators, _ = stages.fitted_estimators(warehouse)
         assert {p: e.cv_median_abs_error for p, e in estimators.items()} == shipped
-        P.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
+        stages.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
     rows = warehouse.execute("SELECT inputs_digest, precision, cv_median_abs_error FROM perf_estimate_cv").fetchall()
     assert {(d, p, e) for d, p, e in rows} == {
         (d, r["precision"], r["cv_median_abs_error"]) for d, r in shipped_cv_errors().items()}
@@ -265,7 +264,7 @@ def test_a_changed_input_in_a_new_warehouse_is_cross_validated(warehouse, monkey
     warehouse.execute("UPDATE perf SET relative_perf = relative_perf * 1.1 "
                       "WHERE model = ? AND precision = 'fp32' AND measured", [A6000])
     cross_validated = _cheap_cross_validation(monkeypatch)
-    P.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
+    stages.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
     assert cross_validated  # fp32 computed its own error ...
     rows = dict(warehouse.execute("SELECT precision, inputs_digest FROM perf_estimate_cv").fetchall())
     assert rows["fp32"] not in shipped_cv_errors()

@@ -12,7 +12,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from gpuvalue.flows import pipeline as P
+from gpuvalue.flows import loaders
 from gpuvalue.flows.cli import app
 from gpuvalue.models.perf_inference import LLAMACPP_MODELS, inference_figures, llamacpp_name_to_model
 from gpuvalue.models.records import InferenceFigure
@@ -167,7 +167,7 @@ def test_a_load_replaces_its_sources_rows_and_leaves_other_sources_alone(con):
 
 def test_the_pipeline_load_drops_models_the_catalog_lacks_with_a_warning(con):
     parsed = ParsedSource("llamacpp", "inference", inference=[_figure("Card A", 100.0), _figure("Card Z", 1.0)])
-    assert P.load_inference(con, parsed, NOW) == 1
+    assert loaders.load_inference(con, parsed, NOW) == 1
     assert _rows(con) == [("Card A", "bench-a", 1, 100.0)]
     assert parsed.warnings == ["llamacpp: not in the catalog, dropped: Card Z"]
     assert con.execute("SELECT count(*) FROM perf").fetchone()[0] == 0

