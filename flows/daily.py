@@ -416,7 +416,7 @@ def _warehouse_stages(con, ctx: S.StageContext, settings: Settings, summary: P.R
     for name in listing:  # what the listing fetches said before any of them loaded (not recorded, failed)
         if name in summary.outcomes:
             _record(con, summary, name, summary.outcomes[name])
-    ctx._matcher = None  # a new connection
+    ctx.forget_matcher()  # a new connection
     batches = quote({name: [parsed] for name, parsed in results.items()})  # as above: Prefect need not walk them
     with P.StageTimer(summary, "match"):
         _record_stage(con, summary, call(match_task, ctx, batches))

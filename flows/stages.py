@@ -63,6 +63,10 @@ class StageContext:
             self._matcher = catalog_matcher(self.con)
         return self._matcher
 
+    def forget_matcher(self) -> None:
+        """The catalog or the connection changed: the next match builds the matcher anew."""
+        self._matcher = None
+
 
 def _store(ctx: StageContext, kind: str, name: str, batches: list[ParsedSource], result: StageResult) -> int:
     return L.loader_for(kind).store(ctx, name, batches, result)
@@ -231,7 +235,7 @@ def load_stage(ctx: StageContext, batches: Batches) -> tuple[StageResult, int, i
     result = StageResult()
     _store_kinds(ctx, "load", batches, result)
     models, conflicts = rebuild_catalog(ctx.con)
-    ctx._matcher = None  # the catalog changed
+    ctx.forget_matcher()  # the catalog changed
     return result, models, conflicts
 
 
