@@ -21,13 +21,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from typing import Any
 from urllib.parse import quote
 
 from gpuvalue.models.records import FetchedPage
-from gpuvalue.models.source_batches import SourceFetch
+from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import FetchError
 from gpuvalue.scrapers.source import FetchContext, get_page
 
@@ -154,3 +155,38 @@ def table_date(page: FetchedPage, *, commit: LastCommit | None, known_versions: 
     if captured < day:
         return TableDate(captured, True, f"{how}, read on {captured}")
     return TableDate(day, True, how)
+
+
+def dated_table_parsers(
+    source: str, kind: str, repo: str, path: str, *,
+    read: Callable[[bytes, str, date], tuple[list[Any], list[str]]],
+    data_date: Callable[[FetchedPage, LastCommit | None], TableDate],
+) -> tuple[Callable[[FetchedPage], ParsedSource], Callable[[list[FetchedPage]], ParsedSource]]:
+    """A source's ``parse`` and ``parse_fetch`` for a table dated as above: each version is read
+    (``read``: body, URL, the date its prices are of -> records and warnings) dated by ``data_date``,
+    which ``parse_fetch`` gives the commit the fetch's answer names; the answer itself holds no
+    records, and a version of unknown date says so in a warning before its own. One helper, so every
+    table dated by its last commit is dated alike."""
+    answer_url = last_commit_url(repo, path)
+
+    def parse_dated(page: FetchedPage, commit: LastCommit | None) -> ParsedSource:
+        if page.url == answer_url:  # the answer dating the table: no records of its own
+            return ParsedSource(source, kind)
+        dated = data_date(page, commit)
+        records, warnings = read(page.body, page.url, dated.day)
+        if not dated.known:
+            warnings.insert(0, f"{page.url}: {dated.how}")
+        return ParsedSource(source, kind, records=records, warnings=warnings)
+
+    def parse(page: FetchedPage) -> ParsedSource:
+        return parse_dated(page, None)
+
+    def parse_fetch(pages: list[FetchedPage]) -> ParsedSource:
+        """A fetch's pages, the table dated by the commits answer fetched beside it."""
+        commit, warning = answered_commit(pages, repo, path)
+        merged = ParsedSource(source, kind, warnings=[warning] if warning else [])
+        for page in pages:
+            merged.extend(parse_dated(page, commit))
+        return merged
+
+    return parse, parse_fetch

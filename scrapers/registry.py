@@ -21,6 +21,13 @@ def source_modules() -> list[ModuleType]:
     return [importlib.import_module(f"{_sources_pkg.__name__}.{n}") for n in names]
 
 
+def module_of(name: str) -> ModuleType:
+    """The module that declares the source ``name`` (its ``SOURCE``), whichever module its parser's
+    functions were built in."""
+    src = get(name)
+    return next(m for m in source_modules() if getattr(m, "SOURCE", None) is src)
+
+
 @lru_cache(maxsize=1)
 def _registry() -> dict[str, Source]:
     found: dict[str, Source] = {}

@@ -124,9 +124,7 @@ def code_words() -> tuple[tuple[str, int, str], ...]:
 
 
 def _module_of(name: str) -> str:
-    src = registry.get(name)
-    declared = src.parse or src.load_embedded or src.fetch
-    return declared.__module__.rsplit(".", 1)[1]  # type: ignore[union-attr]
+    return registry.module_of(name).__name__.rsplit(".", 1)[1]
 
 
 def mention_pattern(words: set[str]) -> re.Pattern[str]:

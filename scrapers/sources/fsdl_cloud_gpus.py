@@ -31,31 +31,26 @@ whose header lacks a column it needs.
 
 from __future__ import annotations
 
-import csv
-import io
-import math
 import re
 from collections.abc import Iterator
-from datetime import date, datetime, timezone
+from datetime import date
 from pathlib import Path
 
 from gpuvalue.models.cloud_names import match_cloud_gpu, memory_from_name
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.rental import RentalOffer
-from gpuvalue.models.source_batches import ParsedSource, SourceFetch
-from gpuvalue.scrapers.archive import sha256_hex
-from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.models.source_batches import SourceFetch
+from gpuvalue.scrapers.csv_table import CsvRow, lines_said, read_csv_table
 from gpuvalue.scrapers.github_commits import (
     LastCommit,
     TableDate,
-    answered_commit,
+    dated_table_parsers,
     fetch_last_commit,
     last_commit_url,
     raw_url,
     table_date,
 )
-from gpuvalue.scrapers.money import parse_price
-from gpuvalue.scrapers.source import FetchContext, Recording, Source
+from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, page_from_file
 
 NAME = "fsdl-cloud-gpus"
 
@@ -233,80 +228,38 @@ def provider_slug(cloud: str) -> str:
     return _PROVIDER_ALIASES.get(slug, slug)
 
 
-def _money(value: str, what: str, url: str, line: int) -> float | None:
-    """A USD price per hour as the table writes it ("$1.10", "0.125"), read by the one money parser
-    with the table's decimal point."""
-    text = value.strip()
-    if not text:
-        return None
-    money = parse_price(text, default="USD", decimal=".")
-    if money is None or money.currency != "USD":
-        raise ParseError(NAME, url, f"line {line}: {what} {value!r} is not a price")
-    return money.amount
-
-
-def _quantity(value: str, what: str, url: str, line: int) -> float | None:
+def _quantity(row: CsvRow, name: str) -> float | None:
     """A count or size; None when blank or a range (``4-6``, ``[4-6]``), which names no one offer."""
-    text = value.strip().replace(",", "")
+    text = row.cell(name).replace(",", "")
     if not text or _RANGE.match(text):
         return None
-    try:
-        number = float(text)
-    except ValueError:
-        raise ParseError(NAME, url, f"line {line}: {what} {value!r} is not a number") from None
-    if not math.isfinite(number):
-        raise ParseError(NAME, url, f"line {line}: {what} {value!r} is not a number")
-    return number
+    return row.number(name, text)
 
 
 def read_fsdl_cloud_gpus(body: bytes, url: str, as_of: date) -> tuple[list[RentalOffer], list[str]]:
     """One offer per priced row of a ``cloud-gpus.csv`` version, in file order, and warnings for the rows
     skipped or doubted. Raises only ParseError."""
-    try:
-        text = body.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ParseError(NAME, url, "not UTF-8 text") from None
-    if "\x00" in text:
-        raise ParseError(NAME, url, "binary content, not a CSV file")
-    try:
-        rows = list(csv.reader(io.StringIO(text, newline="")))
-    except csv.Error as exc:
-        raise ParseError(NAME, url, f"not CSV: {exc}") from None
-    if not rows:
-        raise ParseError(NAME, url, "empty file")
-    header = [h.strip() for h in rows[0]]
-    for column in REQUIRED_COLUMNS:
-        if column not in header:
-            raise ParseError(NAME, url, f"column {column!r} missing from the header (has {', '.join(header)})")
-    col = {name: header.index(name) for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS) if name in header}
-
+    table = read_csv_table(body, source=NAME, url=url, required=REQUIRED_COLUMNS, optional=OPTIONAL_COLUMNS)
     offers: list[RentalOffer] = []
     warnings: list[str] = []
     disagreeing: list[int] = []
     unchecked: list[int] = []
-    for line, row in enumerate(rows[1:], start=2):
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
-            raise ParseError(NAME, url, f"line {line}: {len(row)} cells for {len(header)} columns")
-
-        def cell(name: str) -> str:
-            return row[col[name]].strip() if name in col else ""
-
+    for row in table:
+        line, cell = row.line, row.cell
         if cell("Cloud") == "Cloud":
             warnings.append(f"{url} line {line}: a repeated header row, skipped")
             continue
         cloud, gpu_name = cell("Cloud"), cell("GPU Type")
         if not cloud or not gpu_name:
-            raise ParseError(NAME, url, f"line {line}: no {'Cloud' if not cloud else 'GPU Type'}")
-        gpus = _quantity(cell("GPUs"), "GPUs", url, line)
+            raise row.error(f"no {'Cloud' if not cloud else 'GPU Type'}")
+        gpus = _quantity(row, "GPUs")
         if gpus is None or gpus < 1 or gpus != int(gpus):
             warnings.append(f"{url} line {line}: {cloud} {gpu_name}: GPU count {cell('GPUs')!r} names no one offer, skipped")
             continue
         count = int(gpus)
-        on_demand = _money(cell("On-demand"), "On-demand", url, line)
-        per_gpu = _money(cell("Per-GPU"), "Per-GPU", url, line)
-        spot = _money(cell("Spot"), "Spot", url, line)
+        on_demand = row.usd("On-demand")
+        per_gpu = row.usd("Per-GPU")
+        spot = row.usd("Spot")
         if on_demand is None and per_gpu is None and spot is None:
             warnings.append(f"{url} line {line}: {cloud} {gpu_name}: no price, skipped")
             continue
@@ -320,7 +273,7 @@ def read_fsdl_cloud_gpus(body: bytes, url: str, as_of: date) -> tuple[list[Renta
             if count > 1:
                 unchecked.append(line)
 
-        gpu_ram = _quantity(cell("GPU RAM"), "GPU RAM", url, line)
+        gpu_ram = _quantity(row, "GPU RAM")
         memory = memory_from_name(gpu_name)
         if memory is None and gpu_ram is not None:
             memory = gpu_ram / count
@@ -342,24 +295,24 @@ def read_fsdl_cloud_gpus(body: bytes, url: str, as_of: date) -> tuple[list[Renta
                     usd_per_gpu_hour=usd_per_gpu_hour,
                     spot_usd_per_hour=spot,
                     spot_usd_per_gpu_hour=None if spot is None else round(spot / count, 6),
-                    vcpus=_quantity(cell("vCPUs"), "vCPUs", url, line),
-                    memory_gib=_quantity(cell("RAM"), "RAM", url, line),
+                    vcpus=_quantity(row, "vCPUs"),
+                    memory_gib=_quantity(row, "RAM"),
                     gpu_memory_gb=memory,
                     gpu_arch=arch,
                     as_of=as_of,
                 )
             )
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            raise ParseError(NAME, url, f"line {line}: {exc}") from None
+            raise row.error(str(exc)) from None
     if disagreeing:
         warnings.append(
             f"{url}: {len(disagreeing)} row(s) whose Per-GPU differs from On-demand / GPUs (lines "
-            f"{', '.join(map(str, disagreeing[:10]))}{', ...' if len(disagreeing) > 10 else ''}); the whole-instance price divided is used"
+            f"{lines_said(disagreeing)}); the whole-instance price divided is used"
         )
     if unchecked:
         warnings.append(
             f"{url}: {len(unchecked)} multi-GPU row(s) with only a Per-GPU price, taken as published (lines "
-            f"{', '.join(map(str, unchecked[:10]))}{', ...' if len(unchecked) > 10 else ''})"
+            f"{lines_said(unchecked)})"
         )
     return offers, warnings
 
@@ -403,47 +356,18 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
     return out
 
 
-def _parse_dated(page: FetchedPage, commit: LastCommit | None) -> ParsedSource:
-    if page.url == COMMITS_URL:  # the answer dating the newest version: no offers of its own
-        return ParsedSource(NAME, "rental")
-    dated = data_date(page, commit)
-    offers, warnings = read_fsdl_cloud_gpus(page.body, page.url, dated.day)
-    if not dated.known:
-        warnings.insert(0, f"{page.url}: {dated.how}")
-    return ParsedSource(NAME, "rental", records=offers, warnings=warnings)
-
-
-def _parse(page: FetchedPage) -> ParsedSource:
-    return _parse_dated(page, None)
-
-
-def _parse_fetch(pages: list[FetchedPage]) -> ParsedSource:
-    """A fetch's pages, the newest version dated by the commits answer fetched beside it."""
-    commit, warning = answered_commit(pages, _REPO, _PATH)
-    merged = ParsedSource(NAME, "rental", warnings=[warning] if warning else [])
-    for page in pages:
-        merged.extend(_parse_dated(page, commit))
-    return merged
-
-
-def _at(day: date) -> datetime:
-    return datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
-
-
-def _page(url: str, body: bytes, day: date) -> FetchedPage:
-    return FetchedPage(source=NAME, url=url, status=200, fetched_at=_at(day), sha256=sha256_hex(body), body=body,
-                       content_type="text/csv")
+_parse, _parse_fetch = dated_table_parsers(NAME, "rental", _REPO, _PATH, read=read_fsdl_cloud_gpus, data_date=data_date)
 
 
 def _replay(fixtures: Path) -> Iterator[Recording]:
     for commit, day in HISTORY:
         body = (fixtures / history_fixture(commit, day)).read_bytes()
-        yield Recording(_page(pinned_url(commit), body, date.fromisoformat(day)), provenance=f"{_REPO}@{commit}:{_PATH} ({day})")
+        yield Recording(page_from_file(NAME, body, pinned_url(commit), at_midnight_utc(date.fromisoformat(day)), "text/csv"), provenance=f"{_REPO}@{commit}:{_PATH} ({day})")
     newest_commit, newest_day = HISTORY[-1]
     answer = (fixtures / COMMITS_FIXTURE).read_bytes()
     yield Recording(
-        FetchedPage(source=NAME, url=COMMITS_URL, status=200, fetched_at=_at(date.fromisoformat(newest_day)),
-                    sha256=sha256_hex(answer), body=answer, content_type="application/json; charset=utf-8"),
+        page_from_file(NAME, answer, COMMITS_URL, at_midnight_utc(date.fromisoformat(newest_day)),
+                       "application/json; charset=utf-8"),
         provenance=f"GitHub's commits API for {_REPO}:{_PATH} at {_SNAPSHOT}: last changed in {newest_commit[:7]} "
                    f"({newest_day}), written from the repository's history",
     )

@@ -34,9 +34,6 @@ table; a ``Per-GPU`` farther from it than rounding is said in a warning.
 
 from __future__ import annotations
 
-import csv
-import io
-import math
 import re
 from collections.abc import Iterator
 from datetime import date
@@ -45,18 +42,17 @@ from pathlib import Path
 from gpuvalue.models.cloud_names import match_cloud_gpu, memory_from_name
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.rental import RentalOffer
-from gpuvalue.models.source_batches import ParsedSource, SourceFetch
-from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.models.source_batches import SourceFetch
+from gpuvalue.scrapers.csv_table import CsvRow, lines_said, read_csv_table
 from gpuvalue.scrapers.github_commits import (
     LastCommit,
     TableDate,
-    answered_commit,
+    dated_table_parsers,
     fetch_last_commit,
     last_commit_url,
     raw_url,
     table_date,
 )
-from gpuvalue.scrapers.money import parse_price
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, get_page, page_from_file
 
 NAME = "fsdl-serverless-gpus"
@@ -94,30 +90,16 @@ def provider_slug(vendor: str) -> str:
     return "-".join([*vendor.casefold().split(), "serverless"])
 
 
-def _money(value: str, what: str, url: str, line: int) -> float | None:
-    """A USD price per hour as the table writes it ("1.17", "$0.4"), read by the one money parser."""
-    text = value.strip()
-    if not text:
-        return None
-    money = parse_price(text, default="USD", decimal=".")
-    if money is None or money.currency != "USD":
-        raise ParseError(NAME, url, f"line {line}: {what} {value!r} is not a price")
-    return money.amount
-
-
-def _quantity(value: str, what: str, url: str, line: int) -> float | None:
+def _quantity(row: CsvRow, name: str) -> float | None:
     """A count or size ("16", "59.5", "16GB"); None when blank, 0 (the platform does not say) or a range
     (``1-4``, which names no one offer)."""
-    text = value.strip().replace(",", "")
+    text = row.cell(name).replace(",", "")
     if not text or _RANGE.match(text):
         return None
     found = _QUANTITY.match(text)
     if found is None:
-        raise ParseError(NAME, url, f"line {line}: {what} {value!r} is not a number")
-    number = float(found.group(1))
-    if not math.isfinite(number):
-        raise ParseError(NAME, url, f"line {line}: {what} {value!r} is not a number")
-    return number or None
+        raise row.not_a_number(name)
+    return row.number(name, found.group(1)) or None
 
 
 def _instance_type(count: int, gpu_name: str, memory: float | None, vcpus: float | None, ram: float | None) -> str:
@@ -131,46 +113,22 @@ def _instance_type(count: int, gpu_name: str, memory: float | None, vcpus: float
 def read_serverless_gpus(body: bytes, url: str, as_of: date) -> tuple[list[RentalOffer], list[str]]:
     """One offer per priced row of ``serverless-gpus.csv``, in file order, and warnings for the rows
     skipped or doubted. Raises only ParseError."""
-    try:
-        text = body.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ParseError(NAME, url, "not UTF-8 text") from None
-    if "\x00" in text:
-        raise ParseError(NAME, url, "binary content, not a CSV file")
-    try:
-        rows = list(csv.reader(io.StringIO(text, newline="")))
-    except csv.Error as exc:
-        raise ParseError(NAME, url, f"not CSV: {exc}") from None
-    if not rows:
-        raise ParseError(NAME, url, "empty file")
-    header = [h.strip() for h in rows[0]]
-    for column in REQUIRED_COLUMNS:
-        if column not in header:
-            raise ParseError(NAME, url, f"column {column!r} missing from the header (has {', '.join(header)})")
-    col = {name: header.index(name) for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS) if name in header}
-
+    table = read_csv_table(body, source=NAME, url=url, required=REQUIRED_COLUMNS, optional=OPTIONAL_COLUMNS)
     offers: list[RentalOffer] = []
     warnings: list[str] = []
     disagreeing: list[int] = []
-    for line, row in enumerate(rows[1:], start=2):
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
-            raise ParseError(NAME, url, f"line {line}: {len(row)} cells for {len(header)} columns")
-
-        def cell(name: str) -> str:
-            return row[col[name]].strip() if name in col else ""
-
+    for row in table:
+        line, cell = row.line, row.cell
         vendor, gpu_name = cell("Vendor"), " ".join(cell("GPU Type").split())
         if not vendor or not gpu_name:
-            raise ParseError(NAME, url, f"line {line}: no {'Vendor' if not vendor else 'GPU Type'}")
-        gpus = _quantity(cell("GPUs"), "GPUs", url, line)
+            raise row.error(f"no {'Vendor' if not vendor else 'GPU Type'}")
+        gpus = _quantity(row, "GPUs")
         if gpus is None or gpus < 1 or gpus != int(gpus):
             warnings.append(f"{url} line {line}: {vendor} {gpu_name}: GPU count {cell('GPUs')!r} names no one offer, skipped")
             continue
         count = int(gpus)
-        per_hour = _money(cell("Per-Hour"), "Per-Hour", url, line)
-        per_gpu = _money(cell("Per-GPU"), "Per-GPU", url, line)
+        per_hour = row.usd("Per-Hour")
+        per_gpu = row.usd("Per-GPU")
         if per_hour is None and per_gpu is None:
             warnings.append(f"{url} line {line}: {vendor} {gpu_name}: no price, skipped")
             continue
@@ -179,12 +137,12 @@ def read_serverless_gpus(body: bytes, url: str, as_of: date) -> tuple[list[Renta
             usd_per_gpu_hour = round(per_hour / count, 6)
             if per_gpu is not None and abs(usd_per_gpu_hour - per_gpu) > _PER_GPU_TOLERANCE * max(per_gpu, usd_per_gpu_hour):
                 disagreeing.append(line)
-        gpu_ram = _quantity(cell("GPU RAM"), "GPU RAM", url, line)
+        gpu_ram = _quantity(row, "GPU RAM")
         memory = memory_from_name(gpu_name)
         if memory is None and gpu_ram is not None:
             memory = gpu_ram / count
         arch = cell("GPU Arch") or None
-        vcpus, ram = _quantity(cell("vCPUs"), "vCPUs", url, line), _quantity(cell("RAM"), "RAM", url, line)
+        vcpus, ram = _quantity(row, "vCPUs"), _quantity(row, "RAM")
         provider = provider_slug(vendor)
         instance_type = _instance_type(count, gpu_name, memory, vcpus, ram)
         match = match_cloud_gpu(gpu_name, memory_gb=memory, arch=arch, provider=provider, instance_type=instance_type)
@@ -196,11 +154,11 @@ def read_serverless_gpus(body: bytes, url: str, as_of: date) -> tuple[list[Renta
                 vcpus=vcpus, memory_gib=ram, gpu_memory_gb=memory, gpu_arch=arch, as_of=as_of,
             ))
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            raise ParseError(NAME, url, f"line {line}: {exc}") from None
+            raise row.error(str(exc)) from None
     if disagreeing:
         warnings.append(
             f"{url}: {len(disagreeing)} row(s) whose Per-GPU differs from Per-Hour / GPUs (lines "
-            f"{', '.join(map(str, disagreeing[:10]))}{', ...' if len(disagreeing) > 10 else ''}); the whole price divided is used"
+            f"{lines_said(disagreeing)}); the whole price divided is used"
         )
     return offers, warnings
 
@@ -229,27 +187,7 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
     return out
 
 
-def _parse_dated(page: FetchedPage, commit: LastCommit | None) -> ParsedSource:
-    if page.url == COMMITS_URL:  # the answer dating the table: no offers of its own
-        return ParsedSource(NAME, "rental")
-    dated = data_date(page, commit)
-    offers, warnings = read_serverless_gpus(page.body, page.url, dated.day)
-    if not dated.known:
-        warnings.insert(0, f"{page.url}: {dated.how}")
-    return ParsedSource(NAME, "rental", records=offers, warnings=warnings)
-
-
-def _parse(page: FetchedPage) -> ParsedSource:
-    return _parse_dated(page, None)
-
-
-def _parse_fetch(pages: list[FetchedPage]) -> ParsedSource:
-    """A fetch's pages, the table dated by the commits answer fetched beside it."""
-    commit, warning = answered_commit(pages, _REPO, _PATH)
-    merged = ParsedSource(NAME, "rental", warnings=[warning] if warning else [])
-    for page in pages:
-        merged.extend(_parse_dated(page, commit))
-    return merged
+_parse, _parse_fetch = dated_table_parsers(NAME, "rental", _REPO, _PATH, read=read_serverless_gpus, data_date=data_date)
 
 
 def _replay(fixtures: Path) -> Iterator[Recording]:

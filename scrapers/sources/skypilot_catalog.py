@@ -15,12 +15,9 @@ accelerator (CPU instances) are skipped.
 from __future__ import annotations
 
 import ast
-import csv
-import io
-import math
 import re
 from collections.abc import Iterator
-from datetime import date, datetime, timezone
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +25,9 @@ from gpuvalue.models.cloud_names import NameReading, match_cloud_gpu
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.rental import RentalOffer
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
-from gpuvalue.scrapers.archive import sha256_hex
+from gpuvalue.scrapers.csv_table import CsvRow, read_csv_table
 from gpuvalue.scrapers.errors import ParseError
-from gpuvalue.scrapers.source import FetchContext, Recording, Source
+from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, page_from_file
 
 NAME = "skypilot-catalog"
 
@@ -121,30 +118,21 @@ def provider_from_url(url: str) -> str:
     raise ParseError(NAME, url, "cannot tell the provider: expected …/<provider>/vms.csv or <version>_<provider>_vms.csv")
 
 
-def _float(value: str, what: str, url: str, line: int) -> float | None:
-    text = value.strip()
-    if not text:
-        return None
-    try:
-        number = float(text)
-    except ValueError:
-        raise ParseError(NAME, url, f"line {line}: {what} {value!r} is not a number") from None
-    if not math.isfinite(number):
-        raise ParseError(NAME, url, f"line {line}: {what} {value!r} is not a number")
-    return number
+def _float(row: CsvRow, name: str) -> float | None:
+    return row.number(name) if row.cell(name) else None
 
 
-def _gpu_info(text: str, url: str, line: int) -> dict[str, Any] | None:
+def _gpu_info(row: CsvRow) -> dict[str, Any] | None:
     """The GpuInfo dict, or None when the cell is blank or a bare name (RunPod)."""
-    text = text.strip()
+    text = row.cell("GpuInfo")
     if not text.startswith("{"):
         return None
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
-        raise ParseError(NAME, url, f"line {line}: GpuInfo is not a Python literal") from None
+        raise row.error("GpuInfo is not a Python literal") from None
     if not isinstance(value, dict):
-        raise ParseError(NAME, url, f"line {line}: GpuInfo is not a dict")
+        raise row.error("GpuInfo is not a dict")
     return value
 
 
@@ -167,54 +155,27 @@ def _gpu_memory_gb(info: dict[str, Any] | None, provider: str, count: int) -> fl
 def parse_skypilot_catalog(body: bytes, url: str, as_of: date) -> list[RentalOffer]:
     """One offer per GPU row of a catalog file, in file order. Raises only ParseError."""
     provider = provider_from_url(url)
-    try:
-        text = body.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ParseError(NAME, url, "not UTF-8 text") from None
-    if "\x00" in text:
-        raise ParseError(NAME, url, "binary content, not a CSV file")
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise ParseError(NAME, url, "empty file") from None
-    except csv.Error as exc:
-        raise ParseError(NAME, url, f"not CSV: {exc}") from None
-    header = [h.strip() for h in header]
-    for column in REQUIRED_COLUMNS:
-        if column not in header:
-            raise ParseError(NAME, url, f"column {column!r} missing from the header (has {', '.join(header)})")
-    col = {name: header.index(name) for name in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS) if name in header}
-
+    # A header lacking a column refuses the file before its rows are read.
+    table = read_csv_table(body, source=NAME, url=url, required=REQUIRED_COLUMNS, optional=OPTIONAL_COLUMNS,
+                           header_first=True)
     offers: list[RentalOffer] = []
-    try:
-        rows = list(reader)
-    except csv.Error as exc:
-        raise ParseError(NAME, url, f"not CSV: {exc}") from None
-    for line, row in enumerate(rows, start=2):
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(header):
-            raise ParseError(NAME, url, f"line {line}: {len(row)} cells for {len(header)} columns")
-
-        def cell(name: str) -> str:
-            return row[col[name]].strip() if name in col else ""
-
+    for row in table:
+        cell = row.cell
         gpu_name = cell("AcceleratorName")
         if not gpu_name:
             continue  # a CPU instance
-        count_value = _float(cell("AcceleratorCount"), "AcceleratorCount", url, line)
+        count_value = _float(row, "AcceleratorCount")
         if count_value is None or count_value < 1 or count_value != int(count_value):
-            raise ParseError(NAME, url, f"line {line}: AcceleratorCount {cell('AcceleratorCount')!r} is not a GPU count")
+            raise row.error(f"AcceleratorCount {cell('AcceleratorCount')!r} is not a GPU count")
         count = int(count_value)
-        price = _float(cell("Price"), "Price", url, line)
-        spot = _float(cell("SpotPrice"), "SpotPrice", url, line)
+        price = _float(row, "Price")
+        spot = _float(row, "SpotPrice")
         if spot is not None and spot == 0:
             spot = None  # vast writes 0.00 for "no spot price"
         if price is None and spot is None:
-            raise ParseError(NAME, url, f"line {line}: neither Price nor SpotPrice")
+            raise row.error("neither Price nor SpotPrice")
         instance_type = cell("InstanceType") or None
-        memory = _gpu_memory_gb(_gpu_info(cell("GpuInfo"), url, line), provider, count)
+        memory = _gpu_memory_gb(_gpu_info(row), provider, count)
         match = match_cloud_gpu(gpu_name, memory_gb=memory, provider=provider, instance_type=instance_type,
                                 reading=read_gpu_name(provider, gpu_name, instance_type))
         try:
@@ -232,14 +193,14 @@ def parse_skypilot_catalog(body: bytes, url: str, as_of: date) -> list[RentalOff
                     spot_usd_per_hour=spot,
                     spot_usd_per_gpu_hour=None if spot is None else round(spot / count, 6),
                     region=cell("Region") or None,
-                    vcpus=_float(cell("vCPUs"), "vCPUs", url, line),
-                    memory_gib=_float(cell("MemoryGiB"), "MemoryGiB", url, line),
+                    vcpus=_float(row, "vCPUs"),
+                    memory_gib=_float(row, "MemoryGiB"),
                     gpu_memory_gb=memory,
                     as_of=as_of,
                 )
             )
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
-            raise ParseError(NAME, url, f"line {line}: {exc}") from None
+            raise row.error(str(exc)) from None
     return offers
 
 
@@ -259,15 +220,7 @@ def _replay(fixtures: Path) -> Iterator[Recording]:
     for f in CATALOG_FILES:
         body = (fixtures / f.fixture).read_bytes()
         yield Recording(
-            FetchedPage(
-                source=NAME,
-                url=f.url,
-                status=200,
-                fetched_at=datetime(f.as_of.year, f.as_of.month, f.as_of.day, tzinfo=timezone.utc),
-                sha256=sha256_hex(body),
-                body=body,
-                content_type="text/csv",
-            ),
+            page_from_file(NAME, body, f.url, at_midnight_utc(f.as_of), "text/csv"),
             provenance=f"{_REPO}@blob {f.blob}:{f.path} (commit date unknown; dated {f.as_of}: {f.dated_by})",
         )
 

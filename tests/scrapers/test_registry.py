@@ -42,8 +42,7 @@ def test_every_price_index_names_itself_for_the_prices_it_supplies():
 @pytest.mark.parametrize("name", registry.all_sources())
 def test_every_source_has_a_fixture_and_a_parser_test(name):
     src = registry.get(name)
-    module = src.parse.__module__ if src.parse else src.load_embedded.__module__  # type: ignore[union-attr]
-    short = module.rsplit(".", 1)[1]
+    short = registry.module_of(name).__name__.rsplit(".", 1)[1]
     if src.parse is not None:
         assert src.fixtures, f"{name}: no recorded fixture declared"
         for rel in src.fixtures:
