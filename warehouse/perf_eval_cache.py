@@ -40,14 +40,21 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+def _files(folder: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """Every file under ``folder`` (a package's resources), named by its path below it; byte code aside."""
+    out = []
+    for p in folder.iterdir():
+        if p.is_file() and not p.name.endswith(".pyc"):
+            out.append((prefix + p.name, p))
+        elif p.is_dir() and p.name != "__pycache__":
+            out += _files(p, f"{prefix}{p.name}/")
+    return out
+
+
 def _models_fingerprint() -> str:
-    """Every file of ``models/`` (code and shipped tables), by name and bytes."""
+    """Every file of ``models/`` and its folders (code and shipped tables), by path and bytes."""
     h = hashlib.sha256()
-    root = resources.files("gpuvalue.models")
-    entries = [(p.name, p) for p in root.iterdir() if p.is_file() and not p.name.endswith(".pyc")]
-    data = root.joinpath("data")
-    entries += [(f"data/{p.name}", p) for p in data.iterdir() if p.is_file()]
-    for name, path in sorted(entries, key=lambda e: e[0]):
+    for name, path in sorted(_files(resources.files("gpuvalue.models")), key=lambda e: e[0]):
         h.update(name.encode())
         h.update(path.read_bytes())
     return h.hexdigest()

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from gpuvalue.flows import pipeline as P
-from gpuvalue.models.perf_measured import relative_perf_from_lambda
+from gpuvalue.models.perf.measured import relative_perf_from_lambda
 from gpuvalue.models.records import GpuSpec
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database

@@ -12,7 +12,7 @@ the geometric mean of the predicted per-workload ratios:
                - log(alpha_w * C_ref / C_c + (1 - alpha_w) * B_ref / B_eff,c)
 
 Everything but ``alpha_w`` is shared across workloads and means what it means in
-roofline v2 (``models/perf_estimate.py``, whose features and forms this reuses). A
+roofline v2 (``models/perf/estimate.py``, whose features and forms this reuses). A
 workload is a (file, column) pair: the 2021 TensorFlow ResNet-50 ran another harness
 than the 2024 PyTorch one.
 
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuvalue.models.perf_estimate import (
+from gpuvalue.models.perf.estimate import (
     ALPHA_GRID,
     CANDIDATE_FORMS,
     GAMMA_GRID,
@@ -46,17 +46,17 @@ from gpuvalue.models.perf_estimate import (
     FittedTerms,
     HeldOutPrediction,
     ModelForm,
-    _memory_x,
-    _point,
-    _Point,
+    log_memory_ratio,
+    card_point,
+    CardPoint,
     estimate_record,
     fit_v2_estimator,
     linear_terms,
     scored_median_error,
     training_points,
 )
-from gpuvalue.models.perf_combine import COMBINED
-from gpuvalue.models.perf_measured import WorkloadRatio, _file_rank
+from gpuvalue.models.perf.combine import COMBINED
+from gpuvalue.models.perf.measured import WorkloadRatio, file_rank
 from gpuvalue.models.records import PerfFigure, Precision
 
 MODEL_VERSION = "roofline v3 per-workload"
@@ -105,8 +105,8 @@ class _Problem:
     def __init__(
         self,
         figures: Sequence[_Figure],
-        cards: Sequence[_Point],
-        ref: _Point,
+        cards: Sequence[CardPoint],
+        ref: CardPoint,
         form: ModelForm,
         primary: str,
         workloads: Sequence[str],
@@ -116,7 +116,7 @@ class _Problem:
         self.primary = primary
         self.workloads = list(workloads)
         self.figures = list(figures)
-        self.cards = list(cards)  # one _Point per figure (source set)
+        self.cards = list(cards)  # one CardPoint per figure (source set)
         wk = {w: i for i, w in enumerate(self.workloads)}
         fig_of, work_of, y, weight = [], [], [], []
         for j, fig in enumerate(self.figures):
@@ -131,7 +131,7 @@ class _Problem:
         self.weight = np.array(weight)  # each figure weighs 1 in total
         points = [self.cards[j] for j in self.fig_of]  # each point's card
         self.log_den = _log_den_table(points, ref)  # G x A x n
-        self.memory_x = np.array([_memory_x(p, ref) for p in points])
+        self.memory_x = np.array([log_memory_ratio(p, ref) for p in points])
         self.columns = DesignColumns(points, self.memory_x, form)
         # Per figure (its card carries its source): which files get an offset.
         self.card_columns = DesignColumns(self.cards, np.zeros(len(self.cards)), form)
@@ -216,7 +216,7 @@ class _Problem:
         )
 
 
-def _log_den_table(points: Sequence[_Point], ref: _Point) -> np.ndarray:
+def _log_den_table(points: Sequence[CardPoint], ref: CardPoint) -> np.ndarray:
     """log(alpha C_ref/C + (1-alpha) B_ref/B_eff) for every gamma, alpha and point."""
     comp = np.array([ref.compute / p.compute for p in points])
     bw = np.array([ref.bandwidth / p.bandwidth for p in points])
@@ -232,7 +232,7 @@ class _WorkloadFit(FittedTerms):
     alphas: dict[str, float]  # workload key -> alpha_w
     default_alpha: float  # for a workload no training card ran (the most common alpha_w)
 
-    def log_predict(self, p: _Point, ref: _Point, workloads: Sequence[str],
+    def log_predict(self, p: CardPoint, ref: CardPoint, workloads: Sequence[str],
                     weights: Sequence[float] | None = None) -> float:
         """log of the (weighted) geometric mean over ``workloads`` of the predicted ratios."""
         out = self.log_linear(p, ref) - self.reference_log(ref)
@@ -290,7 +290,7 @@ def _prepare(
         # workloads (Lambda's newest PyTorch file, as the headline rule ranks files).
         parts = {r.workload.split("/", 1)[0] for r in ratios.get((reference, COMBINED), [])}
         if parts:
-            primary = min(parts, key=lambda src: (not src.startswith("lambda-"), _file_rank(src, 0), src))
+            primary = min(parts, key=lambda src: (not src.startswith("lambda-"), file_rank(src, 0), src))
     headline: dict[str, float] = {}
     kept = []
     for fig, feats in pairs:
@@ -311,8 +311,8 @@ def _prepare(
     workloads = sorted({w for f in figures for w in f.workloads})
     problems = {}
     for form in forms:
-        ref = _point(ref_feats, precision, form)
-        cards = [_point(feats, precision, form, source=fig.source) for fig, feats, _ in kept]
+        ref = card_point(ref_feats, precision, form)
+        cards = [card_point(feats, precision, form, source=fig.source) for fig, feats, _ in kept]
         problems[form] = _Problem(figures, cards, ref, form, primary, workloads)
     target: dict[str, int] = {}
     members: dict[str, list[int]] = {}
@@ -383,13 +383,13 @@ def workload_loocv_both(
     return _loocv(data, form, used, cards)
 
 
-def _unmeasured(p: _Point) -> _Point:
+def _unmeasured(p: CardPoint) -> CardPoint:
     """The point as for a card without a benchmark (no file offset)."""
     return dataclasses.replace(p, source="", log_perf=None)
 
 
-def anchor_log(fit: _WorkloadFit, card: _Point, ref: _Point, workloads: Sequence[str],
-               siblings: Sequence[tuple[float, _Point]]) -> float | None:
+def anchor_log(fit: _WorkloadFit, card: CardPoint, ref: CardPoint, workloads: Sequence[str],
+               siblings: Sequence[tuple[float, CardPoint]]) -> float | None:
     """log of the card's estimate anchored on measured cards of its family: the geometric
     mean over siblings of measured(s) * p(card) / p(s), every p over the same workloads.
     Whatever the model's family term gets wrong cancels in the ratio. None without siblings."""
@@ -405,7 +405,7 @@ def _primary_workloads(data: _Data, problem: _Problem) -> tuple[str, ...]:
     return tuple(w for w in problem.workloads if w.startswith(data.primary + "/"))
 
 
-def _siblings(data: _Data, problem: _Problem, model: str, among: Sequence[str]) -> list[tuple[float, _Point]]:
+def _siblings(data: _Data, problem: _Problem, model: str, among: Sequence[str]) -> list[tuple[float, CardPoint]]:
     family = problem.cards[data.target[model]].family
     return [
         (data.headline[m], problem.cards[data.target[m]])
@@ -455,13 +455,13 @@ class WorkloadEstimator(FittedEstimate):
     family_misses: dict[str, FamilyMiss] = dataclasses.field(default_factory=dict)
     # Each training card's estimate from the same form fitted without any of its figures: the
     # estimate's evidence about a measured card, which must not have seen its measurement
-    # (models/perf_weighted.py).
+    # (models/perf/weighted.py).
     held_out: dict[str, float] = dataclasses.field(default_factory=dict)
 
     version = MODEL_VERSION
 
     def predict(self, features: Features) -> float | None:
-        p = _point(features, self.precision, self.form)
+        p = card_point(features, self.precision, self.form)
         if not (math.isfinite(p.compute) and math.isfinite(p.bandwidth)):
             return None
         return math.exp(self.fit.log_predict(p, self.reference_point, self.workloads))
@@ -469,12 +469,12 @@ class WorkloadEstimator(FittedEstimate):
     def predict_anchored(self, features: Features, measured: Sequence[tuple[float, Features]]) -> float | None:
         """The prediction anchored on the measured cards of the card's family among
         ``measured`` (figure, features); the plain prediction when there are none."""
-        p = _point(features, self.precision, self.form)
+        p = card_point(features, self.precision, self.form)
         if not (math.isfinite(p.compute) and math.isfinite(p.bandwidth)):
             return None
         siblings = []
         for value, feats in measured:
-            s = _point(feats, self.precision, self.form)
+            s = card_point(feats, self.precision, self.form)
             if s.family == p.family and s.model != p.model and math.isfinite(s.compute) and math.isfinite(s.bandwidth):
                 siblings.append((value, s))
         log_value = anchor_log(self.fit, p, self.reference_point, self.workloads, siblings)
@@ -585,7 +585,7 @@ def fit_estimator(
     uncertainty (most of the cost) for callers that only predict, such as the held-out
     check, which reports its own errors. ``known_cv_error`` skips it too and attaches that
     error instead: the one a previous fit on the same inputs computed (the pipeline keys
-    it by ``models.perf_digest.estimate_inputs_digest``); ``known_form``, the form that fit
+    it by ``models.perf.digest.estimate_inputs_digest``); ``known_form``, the form that fit
     chose, skips the per-workload model's form choice too. ``progress(done, total)`` follows the
     per-workload model's nested cross-validation, card by card (minutes on a small machine).
 

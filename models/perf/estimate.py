@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuvalue.models.arch_tables import fp16_training_tflops, is_gp100, is_geforce, matrix_rate, tensor_fp16_tflops
+from gpuvalue.models.perf.arch_tables import fp16_training_tflops, is_gp100, is_geforce, matrix_rate, tensor_fp16_tflops
 from gpuvalue.models.records import PerfFigure, Precision
 
 MODEL_VERSION = "roofline v2"
@@ -115,21 +115,21 @@ def family_of(features: Features) -> str:
     differ), else vendor and architecture as given, with Pascal's GP100 apart from the
     GP102-GP108 cards (another SM, HBM2, full-rate FP16: ``arch_tables.is_gp100``)."""
     rate = matrix_rate(
-        _str(features.get("vendor")), _str(features.get("architecture")), _str(features.get("model"))
+        as_text(features.get("vendor")), as_text(features.get("architecture")), as_text(features.get("model"))
     )
     if rate is not None:
         return rate.key
-    family = f"{_str(features.get('vendor')).lower()}-{_str(features.get('architecture')).lower()}"
-    if family == "nvidia-pascal" and is_gp100(_str(features.get("model")), _str(features.get("chip")) or None):
+    family = f"{as_text(features.get('vendor')).lower()}-{as_text(features.get('architecture')).lower()}"
+    if family == "nvidia-pascal" and is_gp100(as_text(features.get("model")), as_text(features.get("chip")) or None):
         return "nvidia-pascal-gp100"
     return family
 
 
-def _str(value: object) -> str:
+def as_text(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def _num(features: Features, key: str) -> float | None:
+def spec_number(features: Features, key: str) -> float | None:
     value = features.get(key)
     if value is None:
         return None
@@ -154,19 +154,19 @@ def compute_tflops(
     doubled GeForce TF32 rate - all pre-Ampere cards among them - at half its compute
     next to it.) Cards without TF32 (Volta, Turing, Pascal and older) run plain FP32.
     """
-    fp32 = _num(features, "fp32_tflops")
-    fp16 = _num(features, "fp16_tflops")
-    tensor = _num(features, "tensor_fp16_tflops")
+    fp32 = spec_number(features, "fp32_tflops")
+    fp16 = spec_number(features, "fp16_tflops")
+    tensor = spec_number(features, "tensor_fp16_tflops")
     rate = matrix_rate(
-        _str(features.get("vendor")), _str(features.get("architecture")), _str(features.get("model"))
+        as_text(features.get("vendor")), as_text(features.get("architecture")), as_text(features.get("model"))
     )
     if precision == "fp16":
         if tensor and full_rate_geforce and rate is not None and rate.geforce_fp32_acc_halved:
-            if is_geforce(_str(features.get("model"))):
+            if is_geforce(as_text(features.get("model"))):
                 tensor *= 2
         if tensor:
             return tensor
-        return fp16_training_tflops(_str(features.get("vendor")), fp32, fp16)
+        return fp16_training_tflops(as_text(features.get("vendor")), fp32, fp16)
     has_tf32 = rate is not None and rate.key.startswith("nvidia-") and rate.flops_per_clock >= 256
     if tensor and has_tf32:
         return max(tensor / 2, fp32 or 0.0)
@@ -176,7 +176,7 @@ def compute_tflops(
 def _usable(features: Features, precision: Precision) -> bool:
     return (
         compute_tflops(features, precision) is not None
-        and _num(features, "bandwidth_gb_s") is not None
+        and spec_number(features, "bandwidth_gb_s") is not None
     )
 
 
@@ -225,7 +225,7 @@ _GRID = np.array([(a, g) for a in ALPHA_GRID for g in GAMMA_GRID])
 
 
 @dataclass(frozen=True)
-class _Point:
+class CardPoint:
     model: str
     family: str
     source: str
@@ -236,32 +236,32 @@ class _Point:
     log_perf: float | None
 
 
-def _point(
+def card_point(
     features: Features,
     precision: Precision,
     form: ModelForm,
     log_perf: float | None = None,
     source: str = "",
-) -> _Point:
-    return _Point(
-        model=_str(features.get("model")),
+) -> CardPoint:
+    return CardPoint(
+        model=as_text(features.get("model")),
         family=family_of(features),
         source=source,
         compute=compute_tflops(features, precision, full_rate_geforce=form.full_rate_geforce)
         or float("nan"),
-        bandwidth=_num(features, "bandwidth_gb_s") or float("nan"),
-        l2=_num(features, "l2_cache_mb") or 1.0,
-        memory=_num(features, "memory_gb"),
+        bandwidth=spec_number(features, "bandwidth_gb_s") or float("nan"),
+        l2=spec_number(features, "l2_cache_mb") or 1.0,
+        memory=spec_number(features, "memory_gb"),
         log_perf=log_perf,
     )
 
 
-def _log_denominator(p: _Point, ref: _Point, alpha: float, gamma: float) -> float:
+def _log_denominator(p: CardPoint, ref: CardPoint, alpha: float, gamma: float) -> float:
     b_eff = p.bandwidth * (p.l2 / ref.l2) ** gamma
     return math.log(alpha * ref.compute / p.compute + (1 - alpha) * ref.bandwidth / b_eff)
 
 
-def _memory_x(p: _Point, ref: _Point) -> float:
+def log_memory_ratio(p: CardPoint, ref: CardPoint) -> float:
     """log of usable memory relative to the reference, capped at the reference's size;
     0 when either size is unknown."""
     if not p.memory or not ref.memory:
@@ -283,14 +283,14 @@ class FittedTerms:
     family_offsets: dict[str, float]
     objective: float
 
-    def log_linear(self, p: _Point, ref: _Point) -> float:
+    def log_linear(self, p: CardPoint, ref: CardPoint) -> float:
         out = self.scale + self.family_offsets.get(p.family, 0.0)
         out += self.source_offsets.get(p.source, 0.0)
         if self.form.memory_term:
-            out += self.memory_beta * _memory_x(p, ref)
+            out += self.memory_beta * log_memory_ratio(p, ref)
         return out
 
-    def reference_log(self, ref: _Point) -> float:
+    def reference_log(self, ref: CardPoint) -> float:
         """log of the fit's own prediction for the reference card (its denominator and memory term
         are 0 there): the per-workload model divides its predictions by it, so the reference's
         estimate is 1.0 by construction and a ratio to the reference means what a measured ratio
@@ -303,7 +303,7 @@ class FittedTerms:
 class _Fit(FittedTerms):
     alpha: float
 
-    def log_predict(self, p: _Point, ref: _Point) -> float:
+    def log_predict(self, p: CardPoint, ref: CardPoint) -> float:
         return self.log_linear(p, ref) - _log_denominator(p, ref, self.alpha, self.gamma)
 
 
@@ -311,7 +311,7 @@ class _Problem:
     """One form's training points with every grid point's log-denominator precomputed,
     so fits on subsets (cross-validation folds) cost a few small matrix products."""
 
-    def __init__(self, points: Sequence[_Point], ref: _Point, form: ModelForm, primary: str):
+    def __init__(self, points: Sequence[CardPoint], ref: CardPoint, form: ModelForm, primary: str):
         self.points = list(points)
         self.ref = ref
         self.form = form
@@ -322,7 +322,7 @@ class _Problem:
         l2 = np.array([p.l2 / ref.l2 for p in self.points])[:, None]
         log_den = np.log(alpha * comp + (1 - alpha) * bw * l2 ** (-gamma))
         self.log_perf = np.array([p.log_perf for p in self.points], dtype=float)
-        self.memory_x = np.array([_memory_x(p, ref) for p in self.points])
+        self.memory_x = np.array([log_memory_ratio(p, ref) for p in self.points])
         self.columns = DesignColumns(self.points, self.memory_x, form)
         # Every point's residual at every grid point, and its square: a fold takes its rows.
         self.resid = self.log_perf[:, None] + log_den  # n x grid
@@ -371,7 +371,7 @@ class DesignColumns:
     matrix (tests/models/test_design_columns.py holds it equal to the per-point construction).
     """
 
-    def __init__(self, points: Sequence[_Point], memory_x: np.ndarray, form: ModelForm):
+    def __init__(self, points: Sequence[CardPoint], memory_x: np.ndarray, form: ModelForm):
         self.form = form
         self.memory_x = np.asarray(memory_x, dtype=float)
         # Ids follow the names' sorted order, so that sorted ids are sorted names.
@@ -494,14 +494,14 @@ def training_points(
         if fig.precision != precision or (fig.model, fig.source) in seen:
             continue
         feats = features.get(fig.model)
-        if feats is None or _str(feats.get("segment")) == "mobile" or not _usable(feats, precision):
+        if feats is None or as_text(feats.get("segment")) == "mobile" or not _usable(feats, precision):
             continue
         seen.add((fig.model, fig.source))
         out.append((fig, feats))
     return out
 
 
-def _prepare(
+def prepare_problems(
     measured: Sequence[PerfFigure],
     features: Mapping[str, Features],
     precision: Precision,
@@ -518,9 +518,9 @@ def _prepare(
     primary = next((fig.source for fig, _ in pairs if fig.model == reference), pairs[0][0].source)
     problems = {}
     for form in forms:
-        ref = _point(ref_feats, precision, form)
+        ref = card_point(ref_feats, precision, form)
         points = [
-            _point(f, precision, form, math.log(fig.relative_perf), fig.source) for fig, f in pairs
+            card_point(f, precision, form, math.log(fig.relative_perf), fig.source) for fig, f in pairs
         ]
         problems[form] = _Problem(points, ref, form, primary)
     target: dict[str, int] = {}
@@ -555,7 +555,7 @@ def loocv_predictions(
     remaining cards only, then fitted on them.
     """
     used = [form] if form is not None else list(forms)
-    data, _, _ = _prepare(measured, features, precision, used)
+    data, _, _ = prepare_problems(measured, features, precision, used)
     everything = list(range(len(next(iter(data.problems.values())).points)))
     out = []
     for model in data.models:
@@ -584,7 +584,7 @@ class FittedEstimate:
 
     precision: Precision
     reference: str
-    reference_point: _Point
+    reference_point: CardPoint
     trained_models: tuple[str, ...]
     trained_families: frozenset[str]
     cv_median_abs_error: float | None = None  # nested-CV median error; None when not cross-validated
@@ -613,7 +613,7 @@ class Estimator(FittedEstimate):
     def predict(self, features: Features) -> float | None:
         if not _usable(features, self.precision):
             return None
-        p = _point(features, self.precision, self.form)
+        p = card_point(features, self.precision, self.form)
         return math.exp(self.fit.log_predict(p, self.reference_point))
 
     def estimate(self, features: Features) -> PerfFigure | None:
@@ -655,7 +655,7 @@ def estimate_record(
     by more than twice that error: the cross-validated error is a median over families and says
     nothing about a family the model is known to get wrong."""
     family = family_of(features)
-    amd = _str(features.get("vendor")).lower() == "amd"
+    amd = as_text(features.get("vendor")).lower() == "amd"
     unseen = family not in trained_families
     base = max(cv_median_abs_error or 0.0, MIN_UNCERTAINTY)
     miss = (family_misses or {}).get(family)
@@ -672,7 +672,7 @@ def estimate_record(
     if low:
         method += f"; low confidence: {', '.join(reasons)}"
     return PerfFigure(
-        model=_str(features.get("model")),
+        model=as_text(features.get("model")),
         precision=precision,
         relative_perf=round(value, 4),
         source="estimate",
@@ -690,7 +690,7 @@ def fit_v2_estimator(
     forms: Sequence[ModelForm],
     cross_validate: bool = True,
 ) -> Estimator:
-    data, reference, pairs = _prepare(measured, features, precision, forms)
+    data, reference, pairs = prepare_problems(measured, features, precision, forms)
     everything = list(range(len(pairs)))
     form = select_form_index(data, everything, forms) if len(forms) > 1 else forms[0]
     problem = data.problems[form]
