@@ -49,9 +49,11 @@ from gpuvalue.models.perf.estimate import (
     log_memory_ratio,
     card_point,
     CardPoint,
+    distinct_forms,
     estimate_record,
     fit_v2_estimator,
     linear_terms,
+    points_key,
     scored_median_error,
     training_points,
 )
@@ -110,8 +112,10 @@ class _Problem:
         form: ModelForm,
         primary: str,
         workloads: Sequence[str],
+        twin: _Problem | None = None,
     ):
         self.form = form
+        self.twin = twin  # an earlier form's problem on the very same cards (``points_key``): its fits
         self.ref = ref
         self.primary = primary
         self.workloads = list(workloads)
@@ -146,7 +150,8 @@ class _Problem:
         """
         chosen = frozenset(figure_idx)
         if chosen not in self._fits:
-            self._fits[chosen] = self._fit(chosen)
+            self._fits[chosen] = (dataclasses.replace(self.twin.fit(chosen), form=self.form) if self.twin is not None
+                                  else self._fit(chosen))
         return self._fits[chosen]
 
     def _fit(self, chosen: frozenset[int]) -> _WorkloadFit:
@@ -309,11 +314,13 @@ def _prepare(
         figures.append(_Figure(model=fig.model, source=fig.source, workloads=keys,
                                log_ratios=tuple(math.log(r.ratio) for r in rs), weights=source_weights(keys)))
     workloads = sorted({w for f in figures for w in f.workloads})
-    problems = {}
+    problems: dict[ModelForm, _Problem] = {}
     for form in forms:
         ref = card_point(ref_feats, precision, form)
         cards = [card_point(feats, precision, form, source=fig.source) for fig, feats, _ in kept]
-        problems[form] = _Problem(figures, cards, ref, form, primary, workloads)
+        key = points_key(form, cards, ref)
+        twin = next((p for p in problems.values() if points_key(p.form, p.cards, p.ref) == key), None)
+        problems[form] = _Problem(figures, cards, ref, form, primary, workloads, twin)
     target: dict[str, int] = {}
     members: dict[str, list[int]] = {}
     for i, f in enumerate(figures):
@@ -341,7 +348,7 @@ def _select_form(data: _Data, idx: Sequence[int], forms: Sequence[ModelForm]) ->
     present = set(idx)
     inner = [m for m in data.models if data.target[m] in present]
     best, best_score = forms[0], math.inf
-    for form in forms:
+    for form in distinct_forms(data.problems, forms):
         problem = data.problems[form]
         errors = []
         for m in inner:
