@@ -390,6 +390,9 @@ class DesignColumns:
         self.family_of = np.array([family_ids[p.family] for p in points], dtype=int)
         self.source_onehot = (self.source_of[:, None] == np.arange(len(self.source_names))).astype(float)
         self.family_onehot = (self.family_of[:, None] == np.arange(len(self.family_names))).astype(float)
+        # Every column a fit can take, side by side: scale, memory, one per file, one per family.
+        self._all = np.hstack([np.ones((len(self.source_of), 1)), self.memory_x[:, None], self.source_onehot,
+                               self.family_onehot])
         self._models = len(model_ids)
         self._penalties: dict[tuple[int, int], np.ndarray] = {}
 
@@ -401,8 +404,8 @@ class DesignColumns:
         primary_id = self.source_names.index(primary) if primary in self.source_names else -1
         in_primary = np.zeros(self._models, dtype=bool)
         in_primary[models[sources == primary_id]] = True
-        linked = np.unique(sources[in_primary[models] & (sources != primary_id)])
-        return [self.source_names[i] for i in linked]
+        linked = np.bincount(sources[in_primary[models] & (sources != primary_id)], minlength=len(self.source_names))
+        return [self.source_names[i] for i in np.flatnonzero(linked)]
 
     def matrix(self, rows: np.ndarray, sources: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
         """The design matrix of the points in ``rows``: columns scale, memory term (if the form
@@ -410,20 +413,20 @@ class DesignColumns:
         family offsets, in name order), as ``linear_terms`` reads them back; the ridge penalty
         matrix (family offsets only, plus a tiny jitter so the system stays invertible); and the
         families, in column order."""
-        columns: list[np.ndarray] = [np.ones((len(rows), 1))]
-        if self.form.memory_term:
-            columns.append(self.memory_x[rows][:, None])
         source_cols = [self.source_names.index(s) for s in sources]
-        columns.append(self.source_onehot[np.ix_(rows, source_cols)])
-        family_cols = np.unique(self.family_of[rows]) if self.form.family_offsets else np.array([], dtype=int)
-        columns.append(self.family_onehot[np.ix_(rows, family_cols)])
+        family_cols = (np.flatnonzero(np.bincount(self.family_of[rows], minlength=len(self.family_names)))
+                       if self.form.family_offsets else np.array([], dtype=int))
+        first_family = 2 + len(self.source_names)
+        cols = [0, *([1] if self.form.memory_term else []), *(2 + c for c in source_cols),
+                *(first_family + c for c in family_cols)]
+        x = np.take(np.take(self._all, rows, axis=0), cols, axis=1)  # C order, as the columns stacked were
         linear = 1 + int(self.form.memory_term) + len(source_cols)  # scale, memory, file offsets
         key = (linear, len(family_cols))
         if key not in self._penalties:
             penalty = [0.0] * linear + [SHRINK] * len(family_cols)
             self._penalties[key] = np.diag(penalty) + 1e-9 * np.eye(len(penalty))
         families = [self.family_names[i] for i in family_cols]
-        return np.hstack(columns), self._penalties[key], families
+        return x, self._penalties[key], families
 
 
 def linear_terms(

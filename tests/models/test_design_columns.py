@@ -1,7 +1,8 @@
 """The rooflines' design matrix taken out of ready columns (``DesignColumns``) is the very matrix
 built point by point from the subset, for the real training points and for random ones: the same
-0/1 columns in the same order, the same penalty, the same families and file offsets. A fit reads
-nothing else of the points, so equal matrices mean bit-identical fits."""
+0/1 columns in the same order, the same penalty, the same families and file offsets, laid out in C
+order as stacked columns are. A fit reads nothing else of the points, so equal matrices mean
+bit-identical fits."""
 
 from __future__ import annotations
 
@@ -68,6 +69,7 @@ def assert_same_as_reference(points: list[CardPoint], ref: CardPoint, form: Mode
         want_x, want_penalty, want_families = reference_design_matrix(chosen, memory_x[rows], form, sources)
         assert families == want_families
         assert x.shape == want_x.shape and np.array_equal(x, want_x)
+        assert x.flags["C_CONTIGUOUS"]  # as stacked columns are: the fits' products read it so
         assert np.array_equal(penalty, want_penalty)
 
 
