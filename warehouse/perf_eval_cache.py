@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, is_dataclass
+from dataclasses import fields, is_dataclass
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,8 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "model_dump"):
         return _plain(value.model_dump(mode="json"))
     if is_dataclass(value) and not isinstance(value, type):
-        return _plain(asdict(value))
+        # Field by field, as asdict would give them but without deep-copying every record inside.
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
