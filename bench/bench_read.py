@@ -10,7 +10,7 @@ sends to DuckDB (text and parameters); the baseline is then a bare `python` that
 opens the warehouse read-only and runs exactly those statements, fetching every row. Both are timed
 as whole processes, ``--runs`` times alternately; the ratio is of the medians (target: at most 2x).
 `--help` sends no statement: its baseline is the bare process opening the warehouse.
---quick leaves out `perf --evaluate` (minutes) and runs each pair three times.
+--quick leaves out `perf --evaluate` (about 20 s) and runs each pair three times.
 """
 
 from __future__ import annotations

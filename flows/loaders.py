@@ -67,7 +67,7 @@ def matched_rows(rows: pa.Table) -> int:
 
 
 def perf_from_tables(parsed: ParsedSource, reference: str):
-    from gpuvalue.models.perf_measured import relative_perf_from_lambda
+    from gpuvalue.models.perf.measured import relative_perf_from_lambda
 
     return relative_perf_from_lambda(parsed.perf_tables, reference=reference)
 

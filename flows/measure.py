@@ -29,7 +29,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from gpuvalue.models.perf_estimate import MODEL_VERSION
+from gpuvalue.models.perf.estimate import MODEL_VERSION
 from gpuvalue.models.records import PerfFigure, Precision
 
 EXIT_OK = 0

@@ -10,7 +10,7 @@ import typer
 from gpuvalue.flows.cli_app import (
     DbOpt, app, err, fail, full_settings, live_status, open_reader, out, print_table, reader_settings, write_json_lines,
 )
-from gpuvalue.models.perf_label import perf_source_label
+from gpuvalue.models.perf.label import perf_source_label
 
 
 # The cards a deep-learning buyer looks at; the rest of the catalog (1990s cards, laptop chips,
@@ -42,8 +42,8 @@ def perf(
         return
     if evaluate:
         from gpuvalue.flows.pipeline import make_client
-        from gpuvalue.models.perf_eval import evaluation_report
-        from gpuvalue.models.perf_measured import relative_perf_from_lambda
+        from gpuvalue.models.perf.eval import evaluation_report
+        from gpuvalue.models.perf.measured import relative_perf_from_lambda
         from gpuvalue.scrapers.sources.lambda_bench import fetch_lambda_tables
 
         from gpuvalue.warehouse.perf_eval_cache import cached_evaluation
@@ -113,7 +113,7 @@ def perf(
                 r[key] = round(r[key], 4) if r[key] is not None else None
         write_json_lines(rows)  # dates as ISO text, strict JSON, as every --json writes
         return
-    from gpuvalue.models.perf_weighted import perf_range_words
+    from gpuvalue.models.perf.weighted import perf_range_words
 
     print_table(cols, [(r["model"], r["relative_perf"], perf_range_words(r),
                          *(r[c] for c in ("source", "method", "reference", "precision")),
@@ -148,7 +148,7 @@ def _card_sources(con, models: list[str], precision: str, reference: str) -> lis
 def _print_card_sources(cards: list[tuple[str, list, list]], precision: str, reference: str) -> None:
     """Under `gpuvalue perf MODEL`: every source's figure of each matched card (the ranked one first,
     its method saying how it was made) and the harness runs that give the card no figure, with why."""
-    from gpuvalue.models.perf_weighted import perf_range_words
+    from gpuvalue.models.perf.weighted import perf_range_words
 
     for model, figures, runs in cards:
         print_table(["", "source", "relative perf", "80% range", "workloads", "method"], [

@@ -13,7 +13,7 @@ from gpuvalue.flows.cli_app import (
     NOTHING_RANKED, DbOpt, app, fail, memory_format, open_reader, out, parse_date, print_table, reader_settings,
     write_json_lines,
 )
-from gpuvalue.models.perf_label import is_low_confidence, is_rocm
+from gpuvalue.models.perf.label import is_low_confidence, is_rocm
 
 
 RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price as of", "age", "stale", "rel. perf",
@@ -32,7 +32,7 @@ def print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     price with its kind, count, quartiles, date and age beside it. ``rank`` is the place among the
     shown cards."""
     from gpuvalue.models.buyer_view import is_not_desktop, is_passive, support_legend, support_mark
-    from gpuvalue.models.perf_weighted import adjacent_within_interval, close_runs_words, perf_with_spread
+    from gpuvalue.models.perf.weighted import adjacent_within_interval, close_runs_words, perf_with_spread
     from gpuvalue.models.price_age import age_words, index_name, is_index_price, price_date_words, split_tiers, tier_title
 
     def q(r: dict) -> str:

@@ -147,9 +147,9 @@ def fitted_estimators(
     computed error is stored in ``perf_estimate_cv``. ``note`` gets a line when a cross-validation
     starts and every tenth of its folds: it takes minutes on a small machine, once per change of
     inputs."""
-    from gpuvalue.models.perf_digest import estimate_inputs_digest
-    from gpuvalue.models.perf_workload import fit_estimator
-    from gpuvalue.models.perf_measured import WorkloadRatio
+    from gpuvalue.models.perf.digest import estimate_inputs_digest
+    from gpuvalue.models.perf.workload import fit_estimator
+    from gpuvalue.models.perf.measured import WorkloadRatio
     from gpuvalue.warehouse.estimate_cv import fill_form, known_cv_error, store_cv_error
 
     features = catalog_features(con)
@@ -205,7 +205,7 @@ def _cross_validation_progress(note: Callable[[str], None], precision: str) -> C
 def estimate_perf(con: duckdb.DuckDBPyConnection, loaded_at: datetime,
                   note: Callable[[str], None] | None = None) -> int:
     """Fit the spec model on what was measured and estimate every catalog card with a bandwidth."""
-    from gpuvalue.models.estimate_coverage import mark_uncovered
+    from gpuvalue.models.perf.estimate_coverage import mark_uncovered
 
     estimators, features = fitted_estimators(con, computed_at=loaded_at, note=note)
     measured: dict[str, dict[str, float]] = defaultdict(dict)  # precision -> model -> the ranking's figure
@@ -220,7 +220,7 @@ def estimate_perf(con: duckdb.DuckDBPyConnection, loaded_at: datetime,
     with load.transaction(con):
         n = load.replace_perf(con, "estimate", figures, loaded_at)
     # The shown figures weigh every source and the estimate (docs/performance.md, "Precision-weighted figures").
-    from gpuvalue.models.perf_measured import DEFAULT_REFERENCE
+    from gpuvalue.models.perf.measured import DEFAULT_REFERENCE
     from gpuvalue.warehouse.perf_weighted import weigh_and_store
 
     reference = next((est.reference for est in estimators.values()), DEFAULT_REFERENCE)

@@ -4,7 +4,7 @@ Lambda's tables cover few consumer AMD cards and few recent cards; other harness
 them (RX 7900 XTX, RTX 4060 Ti 16 GB, L40S, RTX 5090, ...). Each harness has its own units, batch
 rules, precision meanings and device spellings, so a figure keeps what the harness says (device as
 written, unit, batch, software) beside the catalog model it was matched to. Turning figures into
-ratios is ``gpuvalue.models.harness_relative``; nothing here does I/O.
+ratios is ``gpuvalue.models.perf.harness_relative``; nothing here does I/O.
 
 What "fp16"/"fp32"/"fp64" mean differs by harness (each source module says so too):
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from gpuvalue.models.perf_label import is_low_confidence, perf_source_label
+from gpuvalue.models.perf.label import is_low_confidence, perf_source_label
 from gpuvalue.models.price_age import index_price_words, is_index_price
 
 

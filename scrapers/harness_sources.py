@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from gpuvalue.models.harness import HarnessFigure, RunMetadata
-from gpuvalue.models.perf_combine import HarnessInput
+from gpuvalue.models.perf.combine import HarnessInput
 from gpuvalue.scrapers.source import Harness, Source
 
 

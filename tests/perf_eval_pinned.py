@@ -2,14 +2,14 @@
 
 The tables are tests/models/test_perf_eval.py's `evaluation` (every measured card) and `first_15`
 (without the held-out checks' cards), each at fp16 and fp32: four nested leave-one-card-out
-cross-validations, about 70 s of one test worker, the longest computation of the suite. The tests
+cross-validations, about 8 s of one test worker. The tests
 read them from ``tests/fixtures/pinned/perf_eval_tables.json`` while its digest is the digest of
 today's inputs and code:
 
 - the arguments of each table (Lambda's figures, every card's features, the per-file figures and
   per-workload ratios, the cards left out), as JSON;
-- the code of every module of ``models/`` that ``models/perf_eval.py`` imports, directly or not
-  (comments and docstrings aside, as ``perf_digest`` reads the estimate's code);
+- the code of every module of ``models/`` that ``models/perf/eval.py`` imports, directly or not
+  (comments and docstrings aside, as ``models/perf/digest.py`` reads the estimate's code);
 - NumPy's version and the machine's architecture.
 
 Otherwise the tests compute the tables as before, check them all the same, and
@@ -17,7 +17,7 @@ Otherwise the tests compute the tables as before, check them all the same, and
 
     uv run python tests/perf_eval_pinned.py
 
-(the same computation, about a minute).
+(the same computation, about 8 s).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PINNED = ROOT / "tests" / "fixtures" / "pinned" / "perf_eval_tables.json"
 MODELS = ROOT / "models"
-ENTRY = "perf_eval"
+ENTRY = "perf.eval"
 
 # name -> (precision, leave the held-out checks' cards out of the fit)
 TABLES = {"evaluation": (("fp16", False), ("fp32", False)), "first_15": (("fp16", True), ("fp32", True))}
@@ -44,7 +44,7 @@ TABLES = {"evaluation": (("fp16", False), ("fp32", False)), "first_15": (("fp16"
 def table_arguments(data) -> dict[str, list[tuple[tuple, dict]]]:
     """Each table's (positional, keyword) arguments of ``evaluate_loocv``, from the tests' ``data``
     (``lambda_fixtures.evaluation_data``)."""
-    from gpuvalue.models.perf_holdout import HELD_OUT_MODELS
+    from gpuvalue.models.perf.holdout import HELD_OUT_MODELS
 
     result, features = data
     out = {}
@@ -58,24 +58,30 @@ def table_arguments(data) -> dict[str, list[tuple[tuple, dict]]]:
     return out
 
 
+def module_file(name: str) -> Path:
+    """The source file of a module of models/, named relative to it (``perf.eval``)."""
+    return MODELS.joinpath(*name.split(".")).with_suffix(".py")
+
+
 def model_modules() -> list[str]:
-    """The modules of models/ that perf_eval imports, directly or through another one (function-level
-    imports included), perf_eval first, then by name."""
+    """The modules of models/ that perf.eval imports, directly or through another one (function-level
+    imports included), named relative to models/: perf.eval first, then by name."""
     seen, todo = [], [ENTRY]
     while todo:
         name = todo.pop()
-        if name in seen or not (MODELS / f"{name}.py").exists():
+        if name in seen or not module_file(name).exists():
             continue
         seen.append(name)
-        tree = ast.parse((MODELS / f"{name}.py").read_text(encoding="utf-8"))
+        tree = ast.parse(module_file(name).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module:
-                if node.module == "gpuvalue.models":
-                    todo += [a.name for a in node.names]
-                elif node.module.startswith("gpuvalue.models."):
-                    todo.append(node.module.split(".")[2])
+                if node.module == "gpuvalue.models" or node.module.startswith("gpuvalue.models."):
+                    base = node.module.removeprefix("gpuvalue.models").lstrip(".")
+                    # ``from gpuvalue.models.perf import estimate`` takes a module, ``from
+                    # gpuvalue.models.perf.estimate import Features`` a name: whichever is a file counts.
+                    todo += [base, *(f"{base}.{a.name}" if base else a.name for a in node.names)]
             elif isinstance(node, ast.Import):
-                todo += [a.name.split(".")[2] for a in node.names if a.name.startswith("gpuvalue.models.")]
+                todo += [a.name.removeprefix("gpuvalue.models.") for a in node.names if a.name.startswith("gpuvalue.models.")]
     return [seen[0], *sorted(seen[1:])]
 
 
@@ -94,7 +100,7 @@ def _plain(value):
 
 @cache
 def _code(source: str) -> str:
-    from gpuvalue.models.perf_digest import code_without_prose
+    from gpuvalue.models.perf.digest import code_without_prose
 
     return code_without_prose(source)
 
@@ -102,13 +108,13 @@ def _code(source: str) -> str:
 def digest(arguments: Mapping[str, list[tuple[tuple, dict]]]) -> str:
     import numpy
 
-    code = {name: _code((MODELS / f"{name}.py").read_text(encoding="utf-8")) for name in model_modules()}
+    code = {name: _code(module_file(name).read_text(encoding="utf-8")) for name in model_modules()}
     what = {"arguments": _plain(arguments), "code": code, "numpy": numpy.__version__, "machine": platform.machine()}
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
 
 
 def from_json(data: dict):
-    from gpuvalue.models.perf_scores import EvalRow, EvalTable
+    from gpuvalue.models.perf.scores import EvalRow, EvalTable
 
     return EvalTable(
         precision=data["precision"], reference=data["reference"], rows=[EvalRow(**row) for row in data["rows"]],
@@ -140,10 +146,10 @@ def main() -> None:
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
     from lambda_fixtures import evaluation_data
 
-    from gpuvalue.models.perf_eval import evaluate_loocv
+    from gpuvalue.models.perf.eval import evaluate_loocv
 
     arguments = table_arguments(evaluation_data())
-    print(f"computing {sum(len(c) for c in arguments.values())} nested cross-validations (about a minute) ...")
+    print(f"computing {sum(len(c) for c in arguments.values())} nested cross-validations (about 8 s) ...")
     write(arguments, compute(arguments, evaluate_loocv))
     print(f"wrote {PINNED.relative_to(ROOT)}")
 

@@ -52,18 +52,8 @@ FORBIDDEN_LAYERS: dict[str, frozenset[str]] = {
 LAYER_ALLOWLIST: frozenset[tuple[str, str]] = frozenset()
 
 # Private names taken from another module, as (importer, "module.name"), each to be removed by the
-# change that fixes it (the test fails on an entry that no longer matches). These are the
-# performance model's (models/perf_*.py, moving into a models/perf/ package); the fix is to make
-# the names public there: perf_estimate's _num, _str, _Point, _point and _memory_x and
-# perf_measured's _file_rank.
-PRIVATE_ALLOWLIST: frozenset[tuple[str, str]] = frozenset({
-    ("gpuvalue.models.estimate_coverage", "gpuvalue.models.perf_estimate._num"),
-    ("gpuvalue.models.perf_holdout", "gpuvalue.models.perf_estimate._str"),
-    ("gpuvalue.models.perf_workload", "gpuvalue.models.perf_estimate._Point"),
-    ("gpuvalue.models.perf_workload", "gpuvalue.models.perf_estimate._memory_x"),
-    ("gpuvalue.models.perf_workload", "gpuvalue.models.perf_estimate._point"),
-    ("gpuvalue.models.perf_workload", "gpuvalue.models.perf_measured._file_rank"),
-})
+# change that fixes it (the test fails on an entry that no longer matches).
+PRIVATE_ALLOWLIST: frozenset[tuple[str, str]] = frozenset()
 
 # Libraries that do I/O; models/ receives bytes and records instead.
 IO_LIBRARIES = frozenset({"httpx", "duckdb", "prefect", "socket", "urllib"})
@@ -533,7 +523,7 @@ def unresolved_project_imports(mypy_output: str) -> list[str]:
 
 def test_unresolved_project_imports_are_recognised_in_mypy_output():
     output = "\n".join([
-        'flows/cli.py:16: error: Skipping analyzing "gpuvalue.models.perf_label": module is installed, but missing '
+        'flows/cli.py:16: error: Skipping analyzing "gpuvalue.models.perf.label": module is installed, but missing '
         "library stubs or py.typed marker  [import-untyped]",
         'gpuvalue/flows/x.py:3: error: Cannot find implementation or library stub for module named "gpuvalue.nope"'
         "  [import-not-found]",

@@ -63,11 +63,10 @@ EXCEPTIONS: dict[tuple[str, tuple[str, ...]], str] = {
     ("lambda", ("flows/perf_cli.py",)): "`perf --evaluate` reads Lambda's tables through the replay",
     ("llamacpp", ("flows/perf_cli.py",)): "`perf --inference` names the source its figures come from",
     # The performance model sits below the sources (models/ imports no scraper), and Lambda's files are
-    # several figure sources ("lambda-pytorch-2024", ...) of one registry source; the model is being
-    # reorganised apart from the sources.
-    ("lambda", ("models/lambda_tables.py", "models/perf_*.py", "models/perf/*.py", "warehouse/perf_weighted.py")):
+    # several figure sources ("lambda-pytorch-2024", ...) of one registry source.
+    ("lambda", ("models/lambda_tables.py", "models/perf/*.py", "warehouse/perf_weighted.py")):
         "Lambda's tables and their per-file figure sources, read by the performance model",
-    ("llamacpp", ("models/perf_inference.py", "models/perf/*.py")):
+    ("llamacpp", ("models/perf/*.py",)):
         "the inference figures' warning names the one inference source",
     ("pytorch-gpu-benchmark", ("models/multi_gpu.py",)):
         "read commands leave its single-process DataParallel runs out of measured scaling; they start "

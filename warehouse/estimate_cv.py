@@ -86,7 +86,7 @@ def write_shipped_cv_errors(con: duckdb.DuckDBPyConnection, path: Path | None = 
         row["computed_at"] = row["computed_at"].isoformat()
     payload = {
         "about": "Cross-validated errors of the spec estimate fitted on the replay's inputs, by inputs digest "
-                 "(models/perf_digest.py); read by warehouse/estimate_cv.py when a warehouse has no row for a "
+                 "(models/perf/digest.py); read by warehouse/estimate_cv.py when a warehouse has no row for a "
                  "digest. Regenerate: uv run python -m gpuvalue.warehouse.estimate_cv <database after a replay run>",
         "rows": shipped,
     }

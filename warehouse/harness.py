@@ -4,7 +4,7 @@ combined with the other measured figures into ``perf``, ``perf_workload`` and ``
 A harness source's load stores its figures only. The combining runs once after every benchmark
 source of a run is stored (``combine_and_store``), because a harness without the reference card is
 chained through cards other sources measured, and a card's combined figure needs all its sources.
-The method: ``gpuvalue.models.perf_combine`` and docs/performance.md.
+The method: ``gpuvalue.models.perf.combine`` and docs/performance.md.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import duckdb
 import pyarrow as pa
 
 from gpuvalue.models.harness import HarnessFigure
-from gpuvalue.models.perf_combine import COMBINED, CombinedPerf, HarnessInput, combine_measured
-from gpuvalue.models.perf_measured import DEFAULT_REFERENCE, WorkloadRatio
+from gpuvalue.models.perf.combine import COMBINED, CombinedPerf, HarnessInput, combine_measured
+from gpuvalue.models.perf.measured import DEFAULT_REFERENCE, WorkloadRatio
 from gpuvalue.models.records import PerfFigure
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.sql_files import dicts, rows, run

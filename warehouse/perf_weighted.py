@@ -1,5 +1,5 @@
 """The shown figures: every card's evidence weighted by its source's reliability, stored as source
-``weighted`` with an 80 % interval on every figure (``models/perf_weighted.py`` holds the method).
+``weighted`` with an 80 % interval on every figure (``models/perf/weighted.py`` holds the method).
 
 Runs after the estimate stage: the estimate is evidence too, and for a measured card the estimate's
 evidence is its held-out prediction (``WorkloadEstimator.held_out``), which never saw the card.
@@ -15,8 +15,8 @@ from datetime import datetime
 import duckdb
 import pyarrow as pa
 
-from gpuvalue.models.perf_label import ON_ROCM
-from gpuvalue.models.perf_weighted import (
+from gpuvalue.models.perf.label import ON_ROCM
+from gpuvalue.models.perf.weighted import (
     ESTIMATE,
     LAMBDA,
     WEIGHTED,

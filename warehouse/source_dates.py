@@ -36,11 +36,11 @@ OWN_SOURCES: dict[str, tuple[str, str, str]] = {
     "import:": ("listings", "Imported listings supplied by the operator", "as supplied by the operator"),
     "local": ("perf", "Training benchmarks measured locally with gpuvalue", "MIT"),
     "estimate": ("perf", "Performance estimated from specifications by gpuvalue", "MIT"),
-    # A card several harnesses measured ranks by their combination (models/perf_combine.py, COMBINED):
+    # A card several harnesses measured ranks by their combination (models/perf/combine.py, COMBINED):
     # gpuvalue's arithmetic on the figures of the benchmark sources listed beside it.
     "combined": ("perf", "Training benchmarks: several measured sources' figures combined by gpuvalue",
                  "derived from the benchmark sources listed; their terms apply"),
-    # Every card's shown figure when measured (models/perf_weighted.py, WEIGHTED): gpuvalue's weighting of
+    # Every card's shown figure when measured (models/perf/weighted.py, WEIGHTED): gpuvalue's weighting of
     # the benchmark sources' figures and its own estimate.
     "weighted": ("perf", "Training performance: the benchmark sources' figures and gpuvalue's estimate, weighted by "
                  "gpuvalue", "derived from the benchmark sources listed; their terms apply"),

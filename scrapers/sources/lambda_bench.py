@@ -53,7 +53,7 @@ class PageGetter(Protocol):
 
 def fetch_lambda_tables(client: PageGetter) -> list[tuple[str, Precision, list[LambdaRow]]]:
     """Every pinned table (``LAMBDA_FILES``) fetched through ``client`` and parsed, as the
-    ``(key, precision, rows)`` triples ``models.perf_measured.relative_perf_from_lambda`` takes."""
+    ``(key, precision, rows)`` triples ``models.perf.measured.relative_perf_from_lambda`` takes."""
     return [(f.key, f.precision, parse_lambda_csv(client.get(f.url, source="lambda").body, f.url))
             for f in LAMBDA_FILES]
 

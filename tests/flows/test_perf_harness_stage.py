@@ -10,7 +10,7 @@ import pytest
 
 from gpuvalue.flows import stages as S
 from gpuvalue.flows.settings import Settings
-from gpuvalue.models.perf_label import is_low_confidence, is_rocm
+from gpuvalue.models.perf.label import is_low_confidence, is_rocm
 from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.harness_sources import harness_sources

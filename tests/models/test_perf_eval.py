@@ -3,9 +3,9 @@
 from types import SimpleNamespace
 
 import pytest
-from gpuvalue.models import perf_eval
-from gpuvalue.models.perf_estimate import loocv_predictions
-from gpuvalue.models.perf_eval import (
+from gpuvalue.models.perf import eval as perf_eval
+from gpuvalue.models.perf.estimate import loocv_predictions
+from gpuvalue.models.perf.eval import (
     NESTED,
     NESTED_PER_FILE,
     V1_FIXED,
@@ -18,8 +18,8 @@ from gpuvalue.models.perf_eval import (
     evaluation_report,
     format_eval_table,
 )
-from gpuvalue.models.perf_measured import relative_perf_from_lambda
-from gpuvalue.models.perf_scores import EvalRow, spearman
+from gpuvalue.models.perf.measured import relative_perf_from_lambda
+from gpuvalue.models.perf.scores import EvalRow, spearman
 from gpuvalue.scrapers.sources.lambda_bench import LAMBDA_FILES, fetch_lambda_tables
 import perf_eval_pinned
 from lambda_fixtures import FILES, WORKLOAD_NESTED_ERRORS, evaluation_data, fixture_path
@@ -58,7 +58,7 @@ def evaluate_once(measured, features, precision, **kwargs) -> EvalTable:
 @pytest.fixture(scope="module")
 def pinned_tables(data):
     """The documented evaluation's four tables (tests/perf_eval_pinned.py says why and how they are
-    kept), and whether they were read from the pinned file (False: computed here, about 70 s)."""
+    kept), and whether they were read from the pinned file (False: computed here, about 8 s)."""
     arguments = perf_eval_pinned.table_arguments(data)
     tables = perf_eval_pinned.pinned(arguments)
     current = tables is not None
@@ -92,20 +92,22 @@ def test_the_pinned_tables_are_current(pinned_tables):
 
 def test_the_pinned_tables_digest_covers_the_code_that_computes_them(tmp_path, monkeypatch):
     modules = perf_eval_pinned.model_modules()
-    assert modules[0] == "perf_eval" and {"perf_estimate", "perf_workload", "perf_scores", "arch_tables"} <= set(modules)
+    assert modules[0] == "perf.eval" and {"perf.estimate", "perf.workload", "perf.scores", "perf.arch_tables"} <= set(modules)
     arguments = {"t": [(("figures",), {"precision": "fp16"})]}
     base = perf_eval_pinned.digest(arguments)
     assert base != perf_eval_pinned.digest({"t": [(("figures",), {"precision": "fp32"})]})  # the arguments count
     copy = tmp_path / "models"
     copy.mkdir()
     for name in modules:
-        (copy / f"{name}.py").write_text((perf_eval_pinned.MODELS / f"{name}.py").read_text(encoding="utf-8"))
+        target = copy.joinpath(*name.split(".")).with_suffix(".py")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(perf_eval_pinned.module_file(name).read_text(encoding="utf-8"))
     monkeypatch.setattr(perf_eval_pinned, "MODELS", copy)
     assert perf_eval_pinned.digest(arguments) == base
-    source = (copy / "perf_workload.py").read_text(encoding="utf-8")
-    (copy / "perf_workload.py").write_text(source.replace("MAX_SWEEPS = 50", "MAX_SWEEPS = 50  # reworded"))
+    source = (copy / "perf" / "workload.py").read_text(encoding="utf-8")
+    (copy / "perf" / "workload.py").write_text(source.replace("MAX_SWEEPS = 50", "MAX_SWEEPS = 50  # reworded"))
     assert perf_eval_pinned.digest(arguments) == base  # prose aside
-    (copy / "perf_workload.py").write_text(source.replace("MAX_SWEEPS = 50", "MAX_SWEEPS = 51"))
+    (copy / "perf" / "workload.py").write_text(source.replace("MAX_SWEEPS = 50", "MAX_SWEEPS = 51"))
     assert perf_eval_pinned.digest(arguments) != base
 
 

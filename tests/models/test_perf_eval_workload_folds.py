@@ -3,7 +3,7 @@ figures included. Apart from test_perf_eval.py so that its nested cross-validati
 can run on different test workers (their fixtures are per module)."""
 
 import pytest
-from gpuvalue.models.perf_workload import WORKLOAD_FORMS, workload_loocv_predictions
+from gpuvalue.models.perf.workload import WORKLOAD_FORMS, workload_loocv_predictions
 from lambda_fixtures import evaluation_data
 
 

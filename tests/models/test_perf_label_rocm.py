@@ -1,7 +1,7 @@
 """Figures measured on ROCm are marked wherever a figure's source is shown; measured figures never
 read as low-confidence estimates."""
 
-from gpuvalue.models.perf_label import perf_source_label
+from gpuvalue.models.perf.label import perf_source_label
 from gpuvalue.models.recommend import perf_provenance
 from gpuvalue.warehouse.feed import daily_item
 

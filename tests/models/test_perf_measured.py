@@ -5,7 +5,7 @@ import math
 import statistics
 
 import pytest
-from gpuvalue.models.perf_measured import ScalingFigure, relative_perf_from_lambda
+from gpuvalue.models.perf.measured import ScalingFigure, relative_perf_from_lambda
 from gpuvalue.models.records import PerfFigure
 from gpuvalue.scrapers.sources.lambda_bench import LambdaRow
 from lambda_fixtures import FILES, fixture_path, lambda_tables

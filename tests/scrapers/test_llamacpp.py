@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from gpuvalue.flows import loaders
 from gpuvalue.flows.cli import app
-from gpuvalue.models.perf_inference import LLAMACPP_MODELS, inference_figures, llamacpp_name_to_model
+from gpuvalue.models.perf.inference import LLAMACPP_MODELS, inference_figures, llamacpp_name_to_model
 from gpuvalue.models.records import InferenceFigure
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.models.source_batches import ParsedSource

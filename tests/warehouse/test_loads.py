@@ -13,7 +13,7 @@ import pytest
 
 from gpuvalue.flows import loaders
 from gpuvalue.flows import stages
-from gpuvalue.models.perf_measured import relative_perf_from_lambda
+from gpuvalue.models.perf.measured import relative_perf_from_lambda
 from gpuvalue.models.records import GpuSpec
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database

@@ -5,7 +5,7 @@
 -- which the digest covers), so a run reuses a stored row and computes a new one otherwise. Rows are
 -- never updated but to fill in a missing form; old digests are harmless.
 CREATE TABLE IF NOT EXISTS perf_estimate_cv (
-    inputs_digest       VARCHAR PRIMARY KEY,   -- models.perf_digest.estimate_inputs_digest
+    inputs_digest       VARCHAR PRIMARY KEY,   -- models.perf.digest.estimate_inputs_digest
     precision           VARCHAR NOT NULL,
     model_version       VARCHAR NOT NULL,      -- the estimator that was cross-validated
     trained_cards       INTEGER NOT NULL,

@@ -11,7 +11,7 @@ from typing import Any
 # The phrase estimate_record writes into an estimate's method when it widens its uncertainty.
 LOW_CONFIDENCE = "low confidence"
 # The phrase a measured figure's method carries when it was measured on AMD hardware under ROCm
-# (models/perf_combine.py); such a figure is measured, so it carries no low-confidence flag.
+# (models/perf/combine.py); such a figure is measured, so it carries no low-confidence flag.
 ON_ROCM = "on ROCm"
 
 

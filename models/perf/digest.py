@@ -17,15 +17,15 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 
-from gpuvalue.models.perf_estimate import Features, training_points
-from gpuvalue.models.perf_measured import WorkloadRatio
+from gpuvalue.models.perf.estimate import Features, training_points
+from gpuvalue.models.perf.measured import WorkloadRatio
 from gpuvalue.models.records import PerfFigure, Precision
 
 # The modules whose code decides the fit and its cross-validation: editing their code changes
 # the digest, so a stored error never outlives the code that computed it. Their comments and
 # docstrings do not count: rewording one would otherwise cost every warehouse a cross-validation
 # of minutes on its next run, for a fit that computes exactly what it did.
-MODEL_MODULES = ("perf_estimate.py", "perf_workload.py", "arch_tables.py")
+MODEL_MODULES = ("estimate.py", "workload.py", "arch_tables.py")
 
 
 @cache
@@ -35,7 +35,7 @@ def model_code_fingerprint() -> str:
     h = hashlib.sha256()
     for name in MODEL_MODULES:
         h.update(name.encode())
-        source = resources.files("gpuvalue.models").joinpath(name).read_text(encoding="utf-8")
+        source = resources.files("gpuvalue.models.perf").joinpath(name).read_text(encoding="utf-8")
         h.update(code_without_prose(source).encode())
     return h.hexdigest()
 

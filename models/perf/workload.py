@@ -12,7 +12,7 @@ the geometric mean of the predicted per-workload ratios:
                - log(alpha_w * C_ref / C_c + (1 - alpha_w) * B_ref / B_eff,c)
 
 Everything but ``alpha_w`` is shared across workloads and means what it means in
-roofline v2 (``models/perf_estimate.py``, whose features and forms this reuses). A
+roofline v2 (``models/perf/estimate.py``, whose features and forms this reuses). A
 workload is a (file, column) pair: the 2021 TensorFlow ResNet-50 ran another harness
 than the 2024 PyTorch one.
 
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuvalue.models.perf_estimate import (
+from gpuvalue.models.perf.estimate import (
     ALPHA_GRID,
     CANDIDATE_FORMS,
     GAMMA_GRID,
@@ -46,17 +46,19 @@ from gpuvalue.models.perf_estimate import (
     FittedTerms,
     HeldOutPrediction,
     ModelForm,
-    _memory_x,
-    _point,
-    _Point,
+    log_memory_ratio,
+    card_point,
+    CardPoint,
+    distinct_forms,
     estimate_record,
     fit_v2_estimator,
     linear_terms,
+    points_key,
     scored_median_error,
     training_points,
 )
-from gpuvalue.models.perf_combine import COMBINED
-from gpuvalue.models.perf_measured import WorkloadRatio, _file_rank
+from gpuvalue.models.perf.combine import COMBINED
+from gpuvalue.models.perf.measured import WorkloadRatio, file_rank
 from gpuvalue.models.records import PerfFigure, Precision
 
 MODEL_VERSION = "roofline v3 per-workload"
@@ -67,6 +69,9 @@ FIXED_FORM = ModelForm(full_rate_geforce=False, memory_term=False, family_offset
 MAX_SWEEPS = 50  # alternations of the alpha_w and linear steps; converges in a handful
 
 _ALPHAS = np.array(ALPHA_GRID)
+# How far two float64 computations of one sum of n terms can be apart, per term and unit of their
+# magnitude: 64 unit roundoffs, several times any bound of the sums ``_Problem._fit`` compares.
+_ROUNDING = 64 * 2.0**-53
 
 
 @dataclass(frozen=True)
@@ -100,23 +105,30 @@ def source_weights(keys: Sequence[str]) -> tuple[float, ...]:
 
 class _Problem:
     """One form's per-workload points, with the log-denominator at every (gamma, alpha)
-    precomputed so that fits on cross-validation subsets are a few matrix products."""
+    precomputed so that fits on cross-validation subsets are a few matrix products.
+
+    ``_fit_direct`` states the fit: per gamma, the best alpha shared by every workload, then sweeps
+    that move each workload to the alpha with its least squared error and refit the linear terms.
+    ``_fit`` computes the very same fit, bit for bit, with less work (``_fit`` says how).
+    """
 
     def __init__(
         self,
         figures: Sequence[_Figure],
-        cards: Sequence[_Point],
-        ref: _Point,
+        cards: Sequence[CardPoint],
+        ref: CardPoint,
         form: ModelForm,
         primary: str,
         workloads: Sequence[str],
+        twin: _Problem | None = None,
     ):
         self.form = form
+        self.twin = twin  # an earlier form's problem on the very same cards (``points_key``): its fits
         self.ref = ref
         self.primary = primary
         self.workloads = list(workloads)
         self.figures = list(figures)
-        self.cards = list(cards)  # one _Point per figure (source set)
+        self.cards = list(cards)  # one CardPoint per figure (source set)
         wk = {w: i for i, w in enumerate(self.workloads)}
         fig_of, work_of, y, weight = [], [], [], []
         for j, fig in enumerate(self.figures):
@@ -131,11 +143,25 @@ class _Problem:
         self.weight = np.array(weight)  # each figure weighs 1 in total
         points = [self.cards[j] for j in self.fig_of]  # each point's card
         self.log_den = _log_den_table(points, ref)  # G x A x n
-        self.memory_x = np.array([_memory_x(p, ref) for p in points])
+        self.memory_x = np.array([log_memory_ratio(p, ref) for p in points])
         self.columns = DesignColumns(points, self.memory_x, form)
-        # Per figure (its card carries its source): which files get an offset.
-        self.card_columns = DesignColumns(self.cards, np.zeros(len(self.cards)), form)
+        # Per figure (its card carries its source): which files get an offset, and the design
+        # matrix's rows (a point's row is its figure's: the same card, source and memory).
+        self.card_columns = DesignColumns(self.cards, np.array([log_memory_ratio(c, ref) for c in self.cards]), form)
         self._fits: dict[frozenset[int], _WorkloadFit] = {}
+        # For ``_fit``, whose card x workload tables need a point in every figure, at most one per
+        # figure and workload, and finite inputs (else it leaves the fit to ``_fit_direct``).
+        self.fig_len = np.bincount(self.fig_of, minlength=len(self.figures))
+        pairs = self.fig_of * len(self.workloads) + self.work_of
+        self.dense_ok = bool(len(pairs) and self.fig_len.all() and len(np.unique(pairs)) == len(pairs)
+                             and np.isfinite(self.log_den).all() and np.isfinite(self.y).all()
+                             and np.isfinite(self.weight).all())
+        if self.dense_ok:
+            # A figure's points are consecutive and share its card: its log denominators are its
+            # first point's. And each point's alphas side by side, per gamma.
+            first = np.r_[0, np.cumsum(self.fig_len)[:-1]]
+            self.card_log_den = np.ascontiguousarray(self.log_den[:, :, first].transpose(0, 2, 1))  # G x F x A
+            self.log_den_by_point = np.ascontiguousarray(self.log_den.transpose(0, 2, 1)).reshape(-1)  # [g, point, a]
 
     def fit(self, figure_idx: Sequence[int]) -> _WorkloadFit:
         """Weighted least squares (ridge on family offsets) over the points of the given
@@ -146,10 +172,200 @@ class _Problem:
         """
         chosen = frozenset(figure_idx)
         if chosen not in self._fits:
-            self._fits[chosen] = self._fit(chosen)
+            self._fits[chosen] = (dataclasses.replace(self.twin.fit(chosen), form=self.form) if self.twin is not None
+                                  else self._fit(chosen))
         return self._fits[chosen]
 
     def _fit(self, chosen: frozenset[int]) -> _WorkloadFit:
+        """``_fit_direct``'s fit, bit for bit, at a fraction of its cost.
+
+        The direct fit spends its time on the squared errors of every point at every alpha, though
+        all it takes from them is choices: each gamma's starting alpha, and in each sweep each
+        workload's best alpha and whether it beats the current one. Here those errors are summed per
+        card instead of per point (a workload's error at an alpha, expanded, is a few products of card
+        x workload tables; a start's objective, the same per alpha), every gamma at once, and a choice
+        is taken from them only where the candidates are far enough apart that neither the direct
+        fit's rounding nor this one's can have swapped them (``_ROUNDING`` bounds both, generously).
+        Where they might have, the direct fit's own sums decide. Everything the fit keeps (each
+        sweep's linear terms, the objective, the best gamma) is computed as the direct fit computes
+        it, in the same order and memory layout. tests/models/test_workload_fit.py holds the two fits
+        equal on the evaluation's problems and on random ones with near ties.
+        """
+        if not self.dense_ok:
+            return self._fit_direct(chosen)
+        figure_idx = np.array(sorted(chosen), dtype=int)
+        chosen_mask = np.zeros(len(self.figures), dtype=bool)
+        chosen_mask[figure_idx] = True
+        rows = np.flatnonzero(chosen_mask[self.fig_of])
+        sources = self.card_columns.identifiable_sources(figure_idx, self.primary)
+        x_card, pen, families = self.card_columns.matrix(figure_idx, sources)
+        nf = len(figure_idx)
+        card_of = np.repeat(np.arange(nf), self.fig_len[figure_idx])  # each point's card, 0..nf-1
+        x = x_card[card_of]  # the direct fit's design matrix: each point's row is its card's
+        w = self.weight[rows]
+        gram = x.T @ (x * w[:, None]) + pen
+        inv = np.linalg.inv(gram)
+        y = self.y[rows]
+        work = self.work_of[rows]
+        present = np.flatnonzero(np.bincount(work, minlength=len(self.workloads)))
+        n, k = x.shape
+        n_alpha, ng = len(_ALPHAS), len(GAMMA_GRID)
+        nw = len(present)
+        local = np.zeros(len(self.workloads), dtype=int)
+        local[present] = np.arange(nw)
+        wk = local[work]  # each point's workload, 0..nw-1
+
+        # Card x workload tables (zero where a card has no point): weights and weighted ratios.
+        wt = np.zeros((nf, nw))
+        wt[card_of, wk] = w
+        wyt = np.zeros((nf, nw))
+        wyt[card_of, wk] = w * y
+        sw, swy, swy_abs = wt.sum(axis=1), wyt.sum(axis=1), np.abs(wyt).sum(axis=1)
+        y2w = np.bincount(wk, w * y * y, minlength=nw)
+        y2 = float(y2w.sum())
+        ax = np.abs(x_card)
+        lam_t = self.card_log_den[:, figure_idx]  # G x F x A: each card's log denominators
+        lam2_t = lam_t * lam_t
+        # A workload's squared error at alpha a, for linear part b (per card), expanded:
+        #   sum_f w (y - b + lam_a)^2 = sum_f w lam_a^2 + 2 (w y) lam_a - 2 (w b) lam_a + sum_f w (y - b)^2;
+        # the last term is the same at every alpha, so the comparisons between alphas leave it out.
+        w_t = np.ascontiguousarray(wt.T)  # W x F
+        wt4 = 4 * wt
+        fixed = np.matmul(np.hstack([w_t, 2 * wyt.T]), np.concatenate([lam2_t, lam_t], axis=1))  # G x W x A
+        lam_max = lam2_t.max(axis=2) @ wt  # G x W: bounds sum_f w lam^2 at any alpha
+        size = _ROUNDING * (n + nf + k + 16)
+
+        # Each gamma's start: every alpha's own solution and objective, at card level; the best alpha.
+        lam = lam_t.transpose(0, 2, 1)  # G x A x F
+        g_all = (swy + lam * sw) @ x_card  # G x A x k: X'W r for r = y + log den
+        th_all = g_all @ inv.T
+        obj = (y2 + 2 * (lam @ swy) + (lam * lam) @ sw) - 2 * (th_all * g_all).sum(-1) + ((th_all @ gram) * th_all).sum(-1)
+        th_abs = np.abs(th_all)
+        t1 = np.abs(lam) + th_abs @ ax.T  # G x A x F
+        scale = y2 + (t1 * t1) @ sw + 2 * (t1 @ swy_abs) + ((th_abs @ np.abs(pen)) * th_abs).sum(-1)
+        # How far the direct fit's solutions can be from these (the same sums, rounded apart).
+        near = size * ((swy_abs + np.abs(lam) * sw) @ ax + np.abs(g_all))  # G x A x k
+        d_theta = near @ np.abs(inv).T
+        abs_gram = np.abs(gram)
+        drift = 2 * ((th_abs @ abs_gram + np.abs(g_all) + near) * d_theta).sum(-1) + ((d_theta @ abs_gram) * d_theta).sum(-1)
+        tol = size * scale + drift
+        every_g = np.arange(ng)
+        a0 = obj.argmin(axis=1)
+        others = obj - tol
+        others[every_g, a0] = np.inf
+        sure_start = obj[every_g, a0] + tol[every_g, a0] < others.min(axis=1)
+        theta = th_all[every_g, a0]  # G x k
+        d_start = d_theta[every_g, a0]  # G x k: 0 once the direct fit's start is known
+        direct: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+        def direct_start(g: int) -> tuple[np.ndarray, np.ndarray]:
+            """The direct fit's residuals and solutions of every alpha at gamma g."""
+            if g not in direct:
+                resid = y[None, :] + self.log_den[g][:, rows]
+                direct[g] = resid, (inv @ (x.T @ (resid * w[None, :]).T)).T
+            return direct[g]
+
+        for g in np.flatnonzero(~sure_start):
+            resid, thetas = direct_start(g)
+            fitted = thetas @ x.T
+            objs = ((resid - fitted) ** 2 * w).sum(axis=1) + np.einsum("ak,kl,al->a", thetas, pen, thetas)
+            a0[g] = int(np.argmin(objs))
+            theta[g] = thetas[a0[g]]
+            d_start[g] = 0.0
+
+        alpha = np.repeat(a0[:, None], nw, axis=1)  # G x W: each workload's alpha, per gamma
+        sweeps = np.zeros(ng, dtype=int)
+        active = every_g.copy()
+        point_base = (every_g[:, None] * len(self.weight) + rows) * n_alpha  # where a point's alphas start
+        last_r = np.empty((ng, n))  # each gamma's r at its last sweep
+        by_workload: tuple[np.ndarray, ...] | None = None
+        offsets = np.arange(nw) * n_alpha
+        while len(active):
+            every = len(active) == ng
+            th = theta[active]
+            b = th @ x_card.T  # a x F: each card's linear part
+            h = np.abs(th) @ ax.T  # bounds |b| and its rounding
+            bound = y2w + (h * h) @ wt4 + lam_max[active]  # a x W: 3x this bounds each workload's terms
+            tol = 3 * size * bound
+            first = sweeps[active] == 0
+            if first.any():
+                db = d_start[active] @ ax.T  # a x F: how far the start's b can be from the direct fit's
+                spread = (db * db) @ wt
+                tol = tol + np.where(first[:, None], 2 * np.sqrt(3 * bound * spread) + spread, 0.0)
+            err = np.matmul(w_t, (-2 * b)[:, :, None] * (lam_t if every else lam_t[active]))  # a x W x A
+            err += fixed if every else fixed[active]
+            cand = err.argmin(axis=2)
+            flat = err.reshape(-1)
+            at = (np.arange(len(active)) * (nw * n_alpha))[:, None] + offsets
+            best_err = flat[at + cand]
+            cur = alpha[active]
+            cur_err = flat[at + cur]
+            flat[at + cand] = np.inf
+            runner_up = flat[at + err.argmin(axis=2)]
+            gap = cur_err - best_err - 1e-15
+            better = gap > 3 * tol
+            # Sure where no other alpha comes that close to the best and the comparison with the
+            # current one is clear (or the best is the current one).
+            sure = (runner_up - best_err > 2 * tol) & ((np.abs(gap) > 3 * tol) | (cand == cur))
+            if not sure.all():
+                if by_workload is None:
+                    order = np.argsort(work, kind="stable")
+                    starts = np.r_[0, np.flatnonzero(np.diff(work[order])) + 1]
+                    by_workload = (starts, np.r_[starts[1:], n], w[order], x[order], rows[order], y[order])
+                starts, ends, w_sorted, x_sorted, rows_sorted, y_sorted = by_workload
+                for j in np.flatnonzero(~sure.all(axis=1)):
+                    g = int(active[j])
+                    unsure = np.flatnonzero(~sure[j])
+                    # The direct fit's errors of these workloads, summed as it sums them.
+                    th_g = direct_start(g)[1][a0[g]] if sweeps[g] == 0 else theta[g]
+                    base = x_sorted @ th_g
+                    pos = np.concatenate([np.arange(starts[u], ends[u]) for u in unsure])
+                    resid = y_sorted[pos][None, :] + self.log_den[g][:, rows_sorted[pos]]
+                    sq = np.empty(resid.shape)
+                    np.subtract(resid, base[pos], out=sq)
+                    np.square(sq, out=sq)
+                    np.multiply(sq, w_sorted[pos][None, :], out=sq)
+                    exact = np.add.reduceat(sq, np.r_[0, np.cumsum(ends[unsure] - starts[unsure])[:-1]], axis=1)
+                    pick = np.argmin(exact, axis=0)
+                    cols = np.arange(len(unsure))
+                    cand[j, unsure] = pick
+                    better[j, unsure] = exact[pick, cols] < exact[cur[j, unsure], cols] - 1e-15
+            new = np.where(better, cand, cur)
+            alpha[active] = new
+            # The linear terms for the new alphas, as the direct fit computes them (one vector per
+            # gamma, each contiguous: BLAS reads a strided vector differently).
+            base = point_base if len(active) == ng else point_base[active]
+            r = y + self.log_den_by_point[base + np.take(new, wk, axis=1)]
+            last_r[active] = r
+            rw = np.ascontiguousarray(r * w)  # C order already: no copy
+            theta[active] = np.matmul(inv, np.matmul(x.T, rw[:, :, None]))[:, :, 0]
+            sweeps[active] += 1
+            active = active[better.any(axis=1) & (sweeps[active] < MAX_SWEEPS)]
+
+        best = None
+        for g in range(ng):
+            r = last_r[g]
+            th = theta[g]
+            objective = float(((r - x @ th) ** 2 * w).sum() + th @ pen @ th)
+            if best is None or objective < best[0] - 1e-12:
+                best = (objective, g, th)
+        objective, g, th = best
+        alpha_idx = np.full(len(self.workloads), a0[g])
+        alpha_idx[present] = alpha[g]
+        beta, source_offsets, family_offsets = linear_terms(th, self.form, sources, families)
+        return _WorkloadFit(
+            form=self.form,
+            alphas={self.workloads[i]: float(_ALPHAS[alpha_idx[i]]) for i in present},
+            default_alpha=float(_ALPHAS[np.bincount(alpha_idx[present]).argmax()]),
+            gamma=float(GAMMA_GRID[g]),
+            scale=float(th[0]),
+            memory_beta=beta,
+            source_offsets=source_offsets,
+            family_offsets=family_offsets,
+            objective=objective,
+        )
+
+    def _fit_direct(self, chosen: frozenset[int]) -> _WorkloadFit:
         figure_idx = np.array(sorted(chosen), dtype=int)
         rows = np.flatnonzero(np.isin(self.fig_of, figure_idx))
         sources = self.card_columns.identifiable_sources(figure_idx, self.primary)  # none from one file
@@ -216,7 +432,7 @@ class _Problem:
         )
 
 
-def _log_den_table(points: Sequence[_Point], ref: _Point) -> np.ndarray:
+def _log_den_table(points: Sequence[CardPoint], ref: CardPoint) -> np.ndarray:
     """log(alpha C_ref/C + (1-alpha) B_ref/B_eff) for every gamma, alpha and point."""
     comp = np.array([ref.compute / p.compute for p in points])
     bw = np.array([ref.bandwidth / p.bandwidth for p in points])
@@ -232,7 +448,7 @@ class _WorkloadFit(FittedTerms):
     alphas: dict[str, float]  # workload key -> alpha_w
     default_alpha: float  # for a workload no training card ran (the most common alpha_w)
 
-    def log_predict(self, p: _Point, ref: _Point, workloads: Sequence[str],
+    def log_predict(self, p: CardPoint, ref: CardPoint, workloads: Sequence[str],
                     weights: Sequence[float] | None = None) -> float:
         """log of the (weighted) geometric mean over ``workloads`` of the predicted ratios."""
         out = self.log_linear(p, ref) - self.reference_log(ref)
@@ -290,7 +506,7 @@ def _prepare(
         # workloads (Lambda's newest PyTorch file, as the headline rule ranks files).
         parts = {r.workload.split("/", 1)[0] for r in ratios.get((reference, COMBINED), [])}
         if parts:
-            primary = min(parts, key=lambda src: (not src.startswith("lambda-"), _file_rank(src, 0), src))
+            primary = min(parts, key=lambda src: (not src.startswith("lambda-"), file_rank(src, 0), src))
     headline: dict[str, float] = {}
     kept = []
     for fig, feats in pairs:
@@ -309,11 +525,13 @@ def _prepare(
         figures.append(_Figure(model=fig.model, source=fig.source, workloads=keys,
                                log_ratios=tuple(math.log(r.ratio) for r in rs), weights=source_weights(keys)))
     workloads = sorted({w for f in figures for w in f.workloads})
-    problems = {}
+    problems: dict[ModelForm, _Problem] = {}
     for form in forms:
-        ref = _point(ref_feats, precision, form)
-        cards = [_point(feats, precision, form, source=fig.source) for fig, feats, _ in kept]
-        problems[form] = _Problem(figures, cards, ref, form, primary, workloads)
+        ref = card_point(ref_feats, precision, form)
+        cards = [card_point(feats, precision, form, source=fig.source) for fig, feats, _ in kept]
+        key = points_key(form, cards, ref)
+        twin = next((p for p in problems.values() if points_key(p.form, p.cards, p.ref) == key), None)
+        problems[form] = _Problem(figures, cards, ref, form, primary, workloads, twin)
     target: dict[str, int] = {}
     members: dict[str, list[int]] = {}
     for i, f in enumerate(figures):
@@ -341,7 +559,7 @@ def _select_form(data: _Data, idx: Sequence[int], forms: Sequence[ModelForm]) ->
     present = set(idx)
     inner = [m for m in data.models if data.target[m] in present]
     best, best_score = forms[0], math.inf
-    for form in forms:
+    for form in distinct_forms(data.problems, forms):
         problem = data.problems[form]
         errors = []
         for m in inner:
@@ -383,13 +601,13 @@ def workload_loocv_both(
     return _loocv(data, form, used, cards)
 
 
-def _unmeasured(p: _Point) -> _Point:
+def _unmeasured(p: CardPoint) -> CardPoint:
     """The point as for a card without a benchmark (no file offset)."""
     return dataclasses.replace(p, source="", log_perf=None)
 
 
-def anchor_log(fit: _WorkloadFit, card: _Point, ref: _Point, workloads: Sequence[str],
-               siblings: Sequence[tuple[float, _Point]]) -> float | None:
+def anchor_log(fit: _WorkloadFit, card: CardPoint, ref: CardPoint, workloads: Sequence[str],
+               siblings: Sequence[tuple[float, CardPoint]]) -> float | None:
     """log of the card's estimate anchored on measured cards of its family: the geometric
     mean over siblings of measured(s) * p(card) / p(s), every p over the same workloads.
     Whatever the model's family term gets wrong cancels in the ratio. None without siblings."""
@@ -405,7 +623,7 @@ def _primary_workloads(data: _Data, problem: _Problem) -> tuple[str, ...]:
     return tuple(w for w in problem.workloads if w.startswith(data.primary + "/"))
 
 
-def _siblings(data: _Data, problem: _Problem, model: str, among: Sequence[str]) -> list[tuple[float, _Point]]:
+def _siblings(data: _Data, problem: _Problem, model: str, among: Sequence[str]) -> list[tuple[float, CardPoint]]:
     family = problem.cards[data.target[model]].family
     return [
         (data.headline[m], problem.cards[data.target[m]])
@@ -419,7 +637,8 @@ def _loocv(
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[list[HeldOutPrediction], list[HeldOutPrediction]]:
     """Plain and sibling-anchored predictions of every card (or of ``cards``), from the same fold fits;
-    ``progress(done, total)`` after each card's fold (the nested choice is minutes on a small machine)."""
+    ``progress(done, total)`` after each card's fold (the nested choice costs seconds a
+    precision on a small machine)."""
     everything = list(range(len(next(iter(data.problems.values())).figures)))
     held_out = [m for m in data.models if cards is None or m in cards]
     plain, anchored = [], []
@@ -455,13 +674,13 @@ class WorkloadEstimator(FittedEstimate):
     family_misses: dict[str, FamilyMiss] = dataclasses.field(default_factory=dict)
     # Each training card's estimate from the same form fitted without any of its figures: the
     # estimate's evidence about a measured card, which must not have seen its measurement
-    # (models/perf_weighted.py).
+    # (models/perf/weighted.py).
     held_out: dict[str, float] = dataclasses.field(default_factory=dict)
 
     version = MODEL_VERSION
 
     def predict(self, features: Features) -> float | None:
-        p = _point(features, self.precision, self.form)
+        p = card_point(features, self.precision, self.form)
         if not (math.isfinite(p.compute) and math.isfinite(p.bandwidth)):
             return None
         return math.exp(self.fit.log_predict(p, self.reference_point, self.workloads))
@@ -469,12 +688,12 @@ class WorkloadEstimator(FittedEstimate):
     def predict_anchored(self, features: Features, measured: Sequence[tuple[float, Features]]) -> float | None:
         """The prediction anchored on the measured cards of the card's family among
         ``measured`` (figure, features); the plain prediction when there are none."""
-        p = _point(features, self.precision, self.form)
+        p = card_point(features, self.precision, self.form)
         if not (math.isfinite(p.compute) and math.isfinite(p.bandwidth)):
             return None
         siblings = []
         for value, feats in measured:
-            s = _point(feats, self.precision, self.form)
+            s = card_point(feats, self.precision, self.form)
             if s.family == p.family and s.model != p.model and math.isfinite(s.compute) and math.isfinite(s.bandwidth):
                 siblings.append((value, s))
         log_value = anchor_log(self.fit, p, self.reference_point, self.workloads, siblings)
@@ -585,9 +804,9 @@ def fit_estimator(
     uncertainty (most of the cost) for callers that only predict, such as the held-out
     check, which reports its own errors. ``known_cv_error`` skips it too and attaches that
     error instead: the one a previous fit on the same inputs computed (the pipeline keys
-    it by ``models.perf_digest.estimate_inputs_digest``); ``known_form``, the form that fit
+    it by ``models.perf.digest.estimate_inputs_digest``); ``known_form``, the form that fit
     chose, skips the per-workload model's form choice too. ``progress(done, total)`` follows the
-    per-workload model's nested cross-validation, card by card (minutes on a small machine).
+    per-workload model's nested cross-validation, card by card (seconds on a small machine).
 
     With the per-workload ratios behind every training figure (``per_workload``), this
     module's per-workload model ("roofline v3"): its pre-registered nested cross-validation

@@ -1,6 +1,6 @@
 """Scoring predictions of held-out cards against their measured figures, and the plain or
-markdown tables the evaluations print (``models/perf_eval.py`` for cross-validation,
-``models/perf_holdout.py`` for the held-out checks)."""
+markdown tables the evaluations print (``models/perf/eval.py`` for cross-validation,
+``models/perf/holdout.py`` for the held-out checks)."""
 
 from __future__ import annotations
 

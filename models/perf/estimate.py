@@ -31,15 +31,17 @@ is repeated inside every outer fold without the held-out card.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from gpuvalue.models.arch_tables import fp16_training_tflops, is_gp100, is_geforce, matrix_rate, tensor_fp16_tflops
+from gpuvalue.models.perf.arch_tables import fp16_training_tflops, is_gp100, is_geforce, matrix_rate, tensor_fp16_tflops
 from gpuvalue.models.records import PerfFigure, Precision
 
 MODEL_VERSION = "roofline v2"
@@ -115,21 +117,21 @@ def family_of(features: Features) -> str:
     differ), else vendor and architecture as given, with Pascal's GP100 apart from the
     GP102-GP108 cards (another SM, HBM2, full-rate FP16: ``arch_tables.is_gp100``)."""
     rate = matrix_rate(
-        _str(features.get("vendor")), _str(features.get("architecture")), _str(features.get("model"))
+        as_text(features.get("vendor")), as_text(features.get("architecture")), as_text(features.get("model"))
     )
     if rate is not None:
         return rate.key
-    family = f"{_str(features.get('vendor')).lower()}-{_str(features.get('architecture')).lower()}"
-    if family == "nvidia-pascal" and is_gp100(_str(features.get("model")), _str(features.get("chip")) or None):
+    family = f"{as_text(features.get('vendor')).lower()}-{as_text(features.get('architecture')).lower()}"
+    if family == "nvidia-pascal" and is_gp100(as_text(features.get("model")), as_text(features.get("chip")) or None):
         return "nvidia-pascal-gp100"
     return family
 
 
-def _str(value: object) -> str:
+def as_text(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def _num(features: Features, key: str) -> float | None:
+def spec_number(features: Features, key: str) -> float | None:
     value = features.get(key)
     if value is None:
         return None
@@ -154,19 +156,19 @@ def compute_tflops(
     doubled GeForce TF32 rate - all pre-Ampere cards among them - at half its compute
     next to it.) Cards without TF32 (Volta, Turing, Pascal and older) run plain FP32.
     """
-    fp32 = _num(features, "fp32_tflops")
-    fp16 = _num(features, "fp16_tflops")
-    tensor = _num(features, "tensor_fp16_tflops")
+    fp32 = spec_number(features, "fp32_tflops")
+    fp16 = spec_number(features, "fp16_tflops")
+    tensor = spec_number(features, "tensor_fp16_tflops")
     rate = matrix_rate(
-        _str(features.get("vendor")), _str(features.get("architecture")), _str(features.get("model"))
+        as_text(features.get("vendor")), as_text(features.get("architecture")), as_text(features.get("model"))
     )
     if precision == "fp16":
         if tensor and full_rate_geforce and rate is not None and rate.geforce_fp32_acc_halved:
-            if is_geforce(_str(features.get("model"))):
+            if is_geforce(as_text(features.get("model"))):
                 tensor *= 2
         if tensor:
             return tensor
-        return fp16_training_tflops(_str(features.get("vendor")), fp32, fp16)
+        return fp16_training_tflops(as_text(features.get("vendor")), fp32, fp16)
     has_tf32 = rate is not None and rate.key.startswith("nvidia-") and rate.flops_per_clock >= 256
     if tensor and has_tf32:
         return max(tensor / 2, fp32 or 0.0)
@@ -176,7 +178,7 @@ def compute_tflops(
 def _usable(features: Features, precision: Precision) -> bool:
     return (
         compute_tflops(features, precision) is not None
-        and _num(features, "bandwidth_gb_s") is not None
+        and spec_number(features, "bandwidth_gb_s") is not None
     )
 
 
@@ -225,7 +227,7 @@ _GRID = np.array([(a, g) for a in ALPHA_GRID for g in GAMMA_GRID])
 
 
 @dataclass(frozen=True)
-class _Point:
+class CardPoint:
     model: str
     family: str
     source: str
@@ -236,32 +238,32 @@ class _Point:
     log_perf: float | None
 
 
-def _point(
+def card_point(
     features: Features,
     precision: Precision,
     form: ModelForm,
     log_perf: float | None = None,
     source: str = "",
-) -> _Point:
-    return _Point(
-        model=_str(features.get("model")),
+) -> CardPoint:
+    return CardPoint(
+        model=as_text(features.get("model")),
         family=family_of(features),
         source=source,
         compute=compute_tflops(features, precision, full_rate_geforce=form.full_rate_geforce)
         or float("nan"),
-        bandwidth=_num(features, "bandwidth_gb_s") or float("nan"),
-        l2=_num(features, "l2_cache_mb") or 1.0,
-        memory=_num(features, "memory_gb"),
+        bandwidth=spec_number(features, "bandwidth_gb_s") or float("nan"),
+        l2=spec_number(features, "l2_cache_mb") or 1.0,
+        memory=spec_number(features, "memory_gb"),
         log_perf=log_perf,
     )
 
 
-def _log_denominator(p: _Point, ref: _Point, alpha: float, gamma: float) -> float:
+def _log_denominator(p: CardPoint, ref: CardPoint, alpha: float, gamma: float) -> float:
     b_eff = p.bandwidth * (p.l2 / ref.l2) ** gamma
     return math.log(alpha * ref.compute / p.compute + (1 - alpha) * ref.bandwidth / b_eff)
 
 
-def _memory_x(p: _Point, ref: _Point) -> float:
+def log_memory_ratio(p: CardPoint, ref: CardPoint) -> float:
     """log of usable memory relative to the reference, capped at the reference's size;
     0 when either size is unknown."""
     if not p.memory or not ref.memory:
@@ -283,14 +285,14 @@ class FittedTerms:
     family_offsets: dict[str, float]
     objective: float
 
-    def log_linear(self, p: _Point, ref: _Point) -> float:
+    def log_linear(self, p: CardPoint, ref: CardPoint) -> float:
         out = self.scale + self.family_offsets.get(p.family, 0.0)
         out += self.source_offsets.get(p.source, 0.0)
         if self.form.memory_term:
-            out += self.memory_beta * _memory_x(p, ref)
+            out += self.memory_beta * log_memory_ratio(p, ref)
         return out
 
-    def reference_log(self, ref: _Point) -> float:
+    def reference_log(self, ref: CardPoint) -> float:
         """log of the fit's own prediction for the reference card (its denominator and memory term
         are 0 there): the per-workload model divides its predictions by it, so the reference's
         estimate is 1.0 by construction and a ratio to the reference means what a measured ratio
@@ -303,7 +305,7 @@ class FittedTerms:
 class _Fit(FittedTerms):
     alpha: float
 
-    def log_predict(self, p: _Point, ref: _Point) -> float:
+    def log_predict(self, p: CardPoint, ref: CardPoint) -> float:
         return self.log_linear(p, ref) - _log_denominator(p, ref, self.alpha, self.gamma)
 
 
@@ -311,18 +313,20 @@ class _Problem:
     """One form's training points with every grid point's log-denominator precomputed,
     so fits on subsets (cross-validation folds) cost a few small matrix products."""
 
-    def __init__(self, points: Sequence[_Point], ref: _Point, form: ModelForm, primary: str):
+    def __init__(self, points: Sequence[CardPoint], ref: CardPoint, form: ModelForm, primary: str,
+                 twin: _Problem | None = None):
         self.points = list(points)
         self.ref = ref
         self.form = form
         self.primary = primary
+        self.twin = twin  # an earlier form's problem on the very same points (``points_key``): its fits
         alpha, gamma = _GRID[:, 0], _GRID[:, 1]
         comp = np.array([ref.compute / p.compute for p in self.points])[:, None]
         bw = np.array([ref.bandwidth / p.bandwidth for p in self.points])[:, None]
         l2 = np.array([p.l2 / ref.l2 for p in self.points])[:, None]
         log_den = np.log(alpha * comp + (1 - alpha) * bw * l2 ** (-gamma))
         self.log_perf = np.array([p.log_perf for p in self.points], dtype=float)
-        self.memory_x = np.array([_memory_x(p, ref) for p in self.points])
+        self.memory_x = np.array([log_memory_ratio(p, ref) for p in self.points])
         self.columns = DesignColumns(self.points, self.memory_x, form)
         # Every point's residual at every grid point, and its square: a fold takes its rows.
         self.resid = self.log_perf[:, None] + log_den  # n x grid
@@ -337,7 +341,8 @@ class _Problem:
         """
         key = tuple(idx)
         if key not in self._fits:
-            self._fits[key] = self._fit(np.asarray(key, dtype=int))
+            self._fits[key] = (dataclasses.replace(self.twin.fit(key), form=self.form) if self.twin is not None
+                               else self._fit(np.asarray(key, dtype=int)))
         return self._fits[key]
 
     def _fit(self, rows: np.ndarray) -> _Fit:
@@ -371,7 +376,7 @@ class DesignColumns:
     matrix (tests/models/test_design_columns.py holds it equal to the per-point construction).
     """
 
-    def __init__(self, points: Sequence[_Point], memory_x: np.ndarray, form: ModelForm):
+    def __init__(self, points: Sequence[CardPoint], memory_x: np.ndarray, form: ModelForm):
         self.form = form
         self.memory_x = np.asarray(memory_x, dtype=float)
         # Ids follow the names' sorted order, so that sorted ids are sorted names.
@@ -385,6 +390,9 @@ class DesignColumns:
         self.family_of = np.array([family_ids[p.family] for p in points], dtype=int)
         self.source_onehot = (self.source_of[:, None] == np.arange(len(self.source_names))).astype(float)
         self.family_onehot = (self.family_of[:, None] == np.arange(len(self.family_names))).astype(float)
+        # Every column a fit can take, side by side: scale, memory, one per file, one per family.
+        self._all = np.hstack([np.ones((len(self.source_of), 1)), self.memory_x[:, None], self.source_onehot,
+                               self.family_onehot])
         self._models = len(model_ids)
         self._penalties: dict[tuple[int, int], np.ndarray] = {}
 
@@ -396,8 +404,8 @@ class DesignColumns:
         primary_id = self.source_names.index(primary) if primary in self.source_names else -1
         in_primary = np.zeros(self._models, dtype=bool)
         in_primary[models[sources == primary_id]] = True
-        linked = np.unique(sources[in_primary[models] & (sources != primary_id)])
-        return [self.source_names[i] for i in linked]
+        linked = np.bincount(sources[in_primary[models] & (sources != primary_id)], minlength=len(self.source_names))
+        return [self.source_names[i] for i in np.flatnonzero(linked)]
 
     def matrix(self, rows: np.ndarray, sources: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
         """The design matrix of the points in ``rows``: columns scale, memory term (if the form
@@ -405,20 +413,20 @@ class DesignColumns:
         family offsets, in name order), as ``linear_terms`` reads them back; the ridge penalty
         matrix (family offsets only, plus a tiny jitter so the system stays invertible); and the
         families, in column order."""
-        columns: list[np.ndarray] = [np.ones((len(rows), 1))]
-        if self.form.memory_term:
-            columns.append(self.memory_x[rows][:, None])
         source_cols = [self.source_names.index(s) for s in sources]
-        columns.append(self.source_onehot[np.ix_(rows, source_cols)])
-        family_cols = np.unique(self.family_of[rows]) if self.form.family_offsets else np.array([], dtype=int)
-        columns.append(self.family_onehot[np.ix_(rows, family_cols)])
+        family_cols = (np.flatnonzero(np.bincount(self.family_of[rows], minlength=len(self.family_names)))
+                       if self.form.family_offsets else np.array([], dtype=int))
+        first_family = 2 + len(self.source_names)
+        cols = [0, *([1] if self.form.memory_term else []), *(2 + c for c in source_cols),
+                *(first_family + c for c in family_cols)]
+        x = np.take(np.take(self._all, rows, axis=0), cols, axis=1)  # C order, as the columns stacked were
         linear = 1 + int(self.form.memory_term) + len(source_cols)  # scale, memory, file offsets
         key = (linear, len(family_cols))
         if key not in self._penalties:
             penalty = [0.0] * linear + [SHRINK] * len(family_cols)
             self._penalties[key] = np.diag(penalty) + 1e-9 * np.eye(len(penalty))
         families = [self.family_names[i] for i in family_cols]
-        return np.hstack(columns), self._penalties[key], families
+        return x, self._penalties[key], families
 
 
 def linear_terms(
@@ -468,11 +476,30 @@ def _loo_abs_log_errors(data: _Data, form: ModelForm, idx: Sequence[int]) -> lis
     return errors
 
 
+def points_key(form: ModelForm, points: Sequence[CardPoint], ref: CardPoint) -> tuple:
+    """All that a fit of either roofline reads of its form and points. Two forms with the same key fit
+    the very same problem: a switch that changes no card there, as the GeForce tensor rate does at
+    fp32 (TF32 is halved in every form). Their fits are equal but for the form they name."""
+    return (form.memory_term, form.family_offsets, ref, tuple(points))
+
+
+def distinct_forms(problems: Mapping[ModelForm, Any], forms: Sequence[ModelForm]) -> list[ModelForm]:
+    """``forms`` without each one whose problem is the twin of an earlier one's: it would score exactly
+    what the earlier form scored, and the form choice keeps the earlier form on a tie, so it is never
+    chosen and its folds need not be fitted."""
+    kept: list[ModelForm] = []
+    for form in forms:
+        twin = problems[form].twin
+        if twin is None or twin.form not in kept:
+            kept.append(form)
+    return kept
+
+
 def select_form_index(data: _Data, idx: Sequence[int], forms: Sequence[ModelForm]) -> ModelForm:
     """The form with the smallest leave-one-card-out mean absolute log error on the
     points in ``idx``; ties go to the earlier (simpler) form."""
     best, best_score = forms[0], math.inf
-    for form in forms:
+    for form in distinct_forms(data.problems, forms):
         score = statistics.fmean(_loo_abs_log_errors(data, form, idx))
         if score < best_score - 1e-12:
             best, best_score = form, score
@@ -494,14 +521,14 @@ def training_points(
         if fig.precision != precision or (fig.model, fig.source) in seen:
             continue
         feats = features.get(fig.model)
-        if feats is None or _str(feats.get("segment")) == "mobile" or not _usable(feats, precision):
+        if feats is None or as_text(feats.get("segment")) == "mobile" or not _usable(feats, precision):
             continue
         seen.add((fig.model, fig.source))
         out.append((fig, feats))
     return out
 
 
-def _prepare(
+def prepare_problems(
     measured: Sequence[PerfFigure],
     features: Mapping[str, Features],
     precision: Precision,
@@ -516,13 +543,15 @@ def _prepare(
     if ref_feats is None or not _usable(ref_feats, precision):
         raise ValueError(f"no usable features for the reference card {reference!r}")
     primary = next((fig.source for fig, _ in pairs if fig.model == reference), pairs[0][0].source)
-    problems = {}
+    problems: dict[ModelForm, _Problem] = {}
     for form in forms:
-        ref = _point(ref_feats, precision, form)
+        ref = card_point(ref_feats, precision, form)
         points = [
-            _point(f, precision, form, math.log(fig.relative_perf), fig.source) for fig, f in pairs
+            card_point(f, precision, form, math.log(fig.relative_perf), fig.source) for fig, f in pairs
         ]
-        problems[form] = _Problem(points, ref, form, primary)
+        key = points_key(form, points, ref)
+        twin = next((p for p in problems.values() if points_key(p.form, p.points, p.ref) == key), None)
+        problems[form] = _Problem(points, ref, form, primary, twin)
     target: dict[str, int] = {}
     members: dict[str, list[int]] = {}
     for i, (fig, _) in enumerate(pairs):
@@ -555,7 +584,7 @@ def loocv_predictions(
     remaining cards only, then fitted on them.
     """
     used = [form] if form is not None else list(forms)
-    data, _, _ = _prepare(measured, features, precision, used)
+    data, _, _ = prepare_problems(measured, features, precision, used)
     everything = list(range(len(next(iter(data.problems.values())).points)))
     out = []
     for model in data.models:
@@ -584,7 +613,7 @@ class FittedEstimate:
 
     precision: Precision
     reference: str
-    reference_point: _Point
+    reference_point: CardPoint
     trained_models: tuple[str, ...]
     trained_families: frozenset[str]
     cv_median_abs_error: float | None = None  # nested-CV median error; None when not cross-validated
@@ -613,7 +642,7 @@ class Estimator(FittedEstimate):
     def predict(self, features: Features) -> float | None:
         if not _usable(features, self.precision):
             return None
-        p = _point(features, self.precision, self.form)
+        p = card_point(features, self.precision, self.form)
         return math.exp(self.fit.log_predict(p, self.reference_point))
 
     def estimate(self, features: Features) -> PerfFigure | None:
@@ -655,7 +684,7 @@ def estimate_record(
     by more than twice that error: the cross-validated error is a median over families and says
     nothing about a family the model is known to get wrong."""
     family = family_of(features)
-    amd = _str(features.get("vendor")).lower() == "amd"
+    amd = as_text(features.get("vendor")).lower() == "amd"
     unseen = family not in trained_families
     base = max(cv_median_abs_error or 0.0, MIN_UNCERTAINTY)
     miss = (family_misses or {}).get(family)
@@ -672,7 +701,7 @@ def estimate_record(
     if low:
         method += f"; low confidence: {', '.join(reasons)}"
     return PerfFigure(
-        model=_str(features.get("model")),
+        model=as_text(features.get("model")),
         precision=precision,
         relative_perf=round(value, 4),
         source="estimate",
@@ -690,7 +719,7 @@ def fit_v2_estimator(
     forms: Sequence[ModelForm],
     cross_validate: bool = True,
 ) -> Estimator:
-    data, reference, pairs = _prepare(measured, features, precision, forms)
+    data, reference, pairs = prepare_problems(measured, features, precision, forms)
     everything = list(range(len(pairs)))
     form = select_form_index(data, everything, forms) if len(forms) > 1 else forms[0]
     problem = data.problems[form]

@@ -19,10 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
-from gpuvalue.models.perf_estimate import Features, _str
-from gpuvalue.models.perf_measured import WorkloadRatio, relative_perf_from_lambda
-from gpuvalue.models.perf_scores import ROW_HEADER, EvalTable, format_grid, row_cells, score_row
-from gpuvalue.models.perf_workload import fit_estimator
+from gpuvalue.models.perf.estimate import Features, as_text
+from gpuvalue.models.perf.measured import WorkloadRatio, relative_perf_from_lambda
+from gpuvalue.models.perf.scores import ROW_HEADER, EvalTable, format_grid, row_cells, score_row
+from gpuvalue.models.perf.workload import fit_estimator
 from gpuvalue.models.records import PerfFigure, Precision
 from gpuvalue.models.lambda_tables import parse_lambda_rows
 
@@ -131,7 +131,7 @@ def evaluate_holdout(
     shipped, anchored, bandwidth, fp32 = [], [], [], []
     for fig in holdout_figures(precision, reference, which):
         f = features.get(fig.model)
-        if fig.model in seen or fig.model not in which.cards or f is None or _str(f.get("segment")) == "mobile":
+        if fig.model in seen or fig.model not in which.cards or f is None or as_text(f.get("segment")) == "mobile":
             continue
         predicted = estimator.predict(f)
         if predicted is None:
@@ -193,7 +193,7 @@ class HarnessCheck:
 def harness_check(harnesses: Sequence[object], lambda_result: object, reference: str) -> HarnessCheck:
     """The check's measured values from the harnesses (``HarnessInput``) and Lambda's figures (the
     known links), for every card no Lambda file measures."""
-    from gpuvalue.models.perf_combine import combine_measured
+    from gpuvalue.models.perf.combine import combine_measured
 
     lambda_models = {f.model for f in [*lambda_result.figures, *lambda_result.per_file]}  # type: ignore[attr-defined]
     result = combine_measured(harnesses, lambda_result.figures, lambda_result.per_workload,  # type: ignore[arg-type,attr-defined]
@@ -220,7 +220,7 @@ def evaluate_harness_check(
                                                        FP32_ONLY: []}
     for (model, p), fig in sorted(check.figures.items()):
         f = features.get(model)
-        if p != precision or f is None or _str(f.get("segment")) == "mobile":
+        if p != precision or f is None or as_text(f.get("segment")) == "mobile":
             continue
         a, b = shipped.predict(f), v2.predict(f)
         if a is None or b is None or not f.get("bandwidth_gb_s") or not f.get("fp32_tflops"):

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from gpuvalue.models.perf_estimate import (LOW_CONFIDENCE_FACTOR, Features, _num, compute_tflops,
+from gpuvalue.models.perf.estimate import (LOW_CONFIDENCE_FACTOR, Features, spec_number, compute_tflops,
                                            family_of)
-from gpuvalue.models.perf_label import LOW_CONFIDENCE
+from gpuvalue.models.perf.label import LOW_CONFIDENCE
 from gpuvalue.models.records import PerfFigure
 
 # A measured sibling "has at least the card's specs" when the card's compute and bandwidth are each
@@ -31,7 +31,7 @@ def outranked_sibling(estimate: PerfFigure, features: Features, measured: Mappin
         return None
     family = family_of(features)
     compute = compute_tflops(features, estimate.precision)
-    bandwidth = _num(features, "bandwidth_gb_s")
+    bandwidth = spec_number(features, "bandwidth_gb_s")
     if compute is None or bandwidth is None:
         return None
     found: tuple[str, float] | None = None
@@ -40,7 +40,7 @@ def outranked_sibling(estimate: PerfFigure, features: Features, measured: Mappin
         if model == estimate.model or sibling is None or family_of(sibling) != family:
             continue
         s_compute = compute_tflops(sibling, estimate.precision)
-        s_bandwidth = _num(sibling, "bandwidth_gb_s")
+        s_bandwidth = spec_number(sibling, "bandwidth_gb_s")
         if s_compute is None or s_bandwidth is None:
             continue
         if compute > s_compute * SPEC_SLACK or bandwidth > s_bandwidth * SPEC_SLACK:

