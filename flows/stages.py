@@ -145,7 +145,7 @@ def fitted_estimators(
     inputs computed it, else from the errors shipped with gpuvalue for the same inputs digest;
     otherwise it is computed. When ``computed_at`` is given (a writing connection), a shipped or
     computed error is stored in ``perf_estimate_cv``. ``note`` gets a line when a cross-validation
-    starts and every tenth of its folds: it takes minutes on a small machine, once per change of
+    starts and every tenth of its folds: about 20 s on 2 cores, once per change of
     inputs."""
     from gpuvalue.models.perf.digest import estimate_inputs_digest
     from gpuvalue.models.perf.workload import fit_estimator
@@ -173,7 +173,7 @@ def fitted_estimators(
         progress = None
         if known is None and note is not None:
             note(f"estimate: no cross-validated error stored or shipped for these {precision} inputs; "
-                 "cross-validating the fit (can take minutes; once per change of inputs)")
+                 "cross-validating the fit (about 20 s on 2 cores; once per change of inputs)")
             progress = _cross_validation_progress(note, precision)
         est = fit_estimator(pm, features, precision, per_workload=per_workload,
                             known_cv_error=known.error if known else None, known_form=known.form if known else None,
