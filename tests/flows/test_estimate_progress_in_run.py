@@ -60,7 +60,7 @@ def test_a_cross_validation_in_a_daily_run_shows_in_its_log_and_live_line(replay
 
     expected = [line for precision in ("fp16", "fp32") for line in (
         f"estimate: no cross-validated error stored or shipped for these {precision} inputs; "
-        "cross-validating the fit (can take minutes; once per change of inputs)",
+        "cross-validating the fit (about 20 s on 2 cores; once per change of inputs)",
         *(f"estimate: cross-validating {precision}, {done}/{FOLDS} cards held out" for done in (1, *range(2, FOLDS + 1, 2))),
     )]
     assert [m for m in live if m.startswith("estimate:")] == expected

@@ -182,7 +182,7 @@ def test_a_changed_training_figure_is_cross_validated_again_and_stored(warehouse
     estimators, _ = stages.fitted_estimators(warehouse, note=notes.append)
     cards = len(estimators["fp16"].trained_models)
     assert notes[0] == ("estimate: no cross-validated error stored or shipped for these fp16 inputs; "
-                        "cross-validating the fit (can take minutes; once per change of inputs)")
+                        "cross-validating the fit (about 20 s on 2 cores; once per change of inputs)")
     assert notes[1] == f"estimate: cross-validating fp16, 1/{cards} cards held out"
     assert notes[-1] == f"estimate: cross-validating fp16, {cards}/{cards} cards held out"
     assert len(notes) == 12 and not any("fp32" in n for n in notes)  # a line a tenth; fp32's error is stored
