@@ -39,7 +39,7 @@ def rent(
 ) -> None:
     """Cloud GPUs ranked by training speed per rented dollar: relative performance per cheapest $/GPU-hour.
 
-    Prices are each provider's newest published ones, as the rental sources publish them (`gpuvalue sources` lists them); "price as of" is the date of the data, not of the run, and "age" its age today. A card's cheapest price within 90 days of the newest stands for it; cards priced only longer ago are listed after the others, with their age. ref-h per $: hours of reference-card training a dollar rents. vast score: vast.ai's own DLPerf for the card relative to its score for the reference card, a formula over specs shown for comparison, never a measurement. --min-reliability and --verified keep offers whose host states them (vast.ai's marketplace); providers that state neither are left out, and a line says which.
+    Prices are each provider's newest published ones, as the rental sources publish them (`gpuvalue sources` lists them); "price as of" is the date of the data, not of the run, and "age" its age today; the title and the closing line give the newest date among the prices shown, and say so when the warehouse holds newer ones. A card's cheapest price within 90 days of the newest stands for it; cards priced only longer ago are listed after the others, with their age. ref-h per $: hours of reference-card training a dollar rents. vast score: vast.ai's own DLPerf for the card relative to its score for the reference card, a formula over specs shown for comparison, never a measurement. --min-reliability and --verified keep offers whose host states them (vast.ai's marketplace); providers that state neither are left out, and a line says which.
     """
     from gpuvalue.warehouse.rental import host_terms_providers, rent_ranking_rows, rental_providers
 
@@ -98,11 +98,15 @@ def rent(
         day = row.get(dated)
         return age_words((today - day).days) if isinstance(day, date) else age_words(row.get(age))
 
+    filtered = provider is not None or min_memory is not None or host_terms
     where = f" on {provider.casefold()}" if provider else ""
     if host_terms:
         where += " from hosts meeting " + " and ".join(terms)
+    # The dates of the rows shown, not the warehouse's newest: a filter that keeps only vast.ai's
+    # prices of 2024-11-05 must not read as "prices of 2025-06-21" (another provider's newest).
+    shown_newest = newest_shown(rows)
     title = (f"{'Spot' if spot else 'On-demand'} rental: speed per $/GPU-hour{where} (relative to {reference}), "
-             f"prices of {rows[0]['as_of']} and before")
+             f"prices of {shown_newest or rows[0]['as_of']} and before")
     tiers = split_tiers(rows, tier)
     only_recent = all(name == "recent" for name, _ in tiers)
     for name, part in tiers:  # older prices say so, even when the filters leave no recent one beside them
@@ -134,10 +138,23 @@ def rent(
     if not only_recent:
         out.print(f"Older {kind} prices (a provider's newest published more than {RENT_COMPARABLE_DAYS} days before the "
                   "newest one) rank after every recent one and are compared only with each other.")
-    newest = rows[0]["as_of"]
+    newest = shown_newest or rows[0]["as_of"]
     if isinstance(newest, date) and newest < today:  # the rental date is the newest price's, not the run's
-        out.print(f"The newest rental prices here are of {newest}, {age_words((today - newest).days)} before today "
+        out.print(f"The newest rental prices shown are of {newest}, {age_words((today - newest).days)} before today "
                   f"({today}); 'age' is each price's age today.")
+    held = rows[0]["as_of"]
+    if isinstance(held, date) and isinstance(newest, date) and held > newest:
+        out.print(f"The warehouse holds newer rental prices, up to {held}, that no row here shows"
+                  f"{' (other filters may show them)' if filtered else ''}.")
+
+
+def newest_shown(rows: list[dict]) -> date | None:
+    """The newest date of a price the rows show: each row's on-demand price (price_as_of) and its spot
+    price (spot_as_of), where it has one. None without a dated price."""
+    days = [row[dated] for row in rows for price, dated in (("usd_per_gpu_hour", "price_as_of"),
+                                                             ("spot_usd_per_gpu_hour", "spot_as_of"))
+            if row.get(price) is not None and isinstance(row.get(dated), date)]
+    return max(days, default=None)
 
 
 def _name(row: dict) -> str:

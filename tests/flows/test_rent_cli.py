@@ -62,14 +62,15 @@ def test_rent_says_how_old_the_rental_date_is_today_and_rent_or_buy_calls_an_old
     showed every price at age 0 d, and rent-or-buy set it beside a used price marked stale."""
     from datetime import date
 
-    monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2025, 2, 1))  # the rental date itself
+    # The rental date is 2025-02-01 (aws's RTX 4090), but no row shows that price: the newest shown is of 2025-01-20.
+    monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2025, 1, 20))  # the newest shown price's day
     same_day = " ".join(runner.invoke(app, ["rent", "--db", str(db)], terminal_width=250).stdout.split())
     assert "before today" not in same_day and "On-demand rental" in same_day
     monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2026, 12, 2))
     later = " ".join(runner.invoke(app, ["rent", "--db", str(db)], terminal_width=250).stdout.split())
-    assert "The newest rental prices here are of 2025-02-01, 22 mo before today (2026-12-02)" in later
+    assert "The newest rental prices shown are of 2025-01-20, 22 mo before today (2026-12-02)" in later
     spot = " ".join(runner.invoke(app, ["rent", "--spot", "--db", str(db)], terminal_width=250).stdout.split())
-    assert "The newest rental prices here are of 2025-02-01, 22 mo before today" in spot
+    assert "The newest rental prices shown are of 2025-01-20, 22 mo before today" in spot
     # Rent or buy: stale by the used prices' rule, on the used ranking's day (2024-05-09, window 30 days).
     answer = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "5", "--db", str(db)])
     assert "on vast (cheapest of 1 provider(s), 2025-01-20), speed" in answer.stdout
@@ -122,6 +123,53 @@ def test_rent_shows_older_prices_apart_with_their_age(db, monkeypatch):
                                   terminal_width=250).stdout.split())
     assert "Priced within" not in spot and "Older prices (all on 2024-06-01)" in spot
     assert "RTX A6000" in spot and "Older spot prices (a provider's newest published more than 90 days" in spot
+
+
+def test_rent_dates_its_title_and_footer_by_the_rows_shown_not_the_whole_warehouse(db, monkeypatch):
+    """A filter that keeps only old prices: the title and footer said the warehouse's newest date
+    (2025-02-01, another provider's) while every row shown was of 2024-06-01, so the shown prices read
+    eight months newer than they are."""
+    from datetime import date
+
+    from gpuvalue.warehouse.db import open_database
+    from rental_fixtures import load_offers, offer
+
+    con = open_database(db)
+    load_offers(con, [offer("cloud-c", "oldcloud", "RTX A6000", "RTX A6000", date(2024, 6, 1), per_hour=0.40,
+                            spot=0.30)], "cloud-c")
+    con.close()
+    monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2026, 12, 2))
+    for args in ([], ["--spot"]):
+        res = runner.invoke(app, ["rent", "--provider", "oldcloud", *args, "--db", str(db)], terminal_width=250)
+        assert res.exit_code == 0, res.output
+        text = " ".join(res.stdout.split())
+        assert "on oldcloud" in text and "prices of 2024-06-01 and before" in text, text
+        assert "2025-02-01 and before" not in text and "of 2025-02-01," not in text
+        assert "The newest rental prices shown are of 2024-06-01, 2 y 6 mo before today (2026-12-02)" in text, text
+        assert "The warehouse holds newer rental prices, up to 2025-02-01, that no row here shows (other filters " \
+               "may show them)." in text
+    # The JSON keeps its fields: as_of is still the rental date, price_as_of each row's own.
+    rows = lines(runner.invoke(app, ["rent", "--provider", "oldcloud", "--json", "--db", str(db)]).stdout)
+    assert [(r["model"], r["as_of"], r["price_as_of"]) for r in rows] == [("RTX A6000", "2025-02-01", "2024-06-01")]
+    # Shown rows that do reach the rental date say no more than that.
+    aws = " ".join(runner.invoke(app, ["rent", "--provider", "aws", "--db", str(db)], terminal_width=250).stdout.split())
+    assert "prices of 2025-02-01 and before" in aws and "The newest rental prices shown are of 2025-02-01" in aws
+    assert "holds newer" not in aws
+
+
+def test_newest_shown_reads_each_shown_price_date():
+    from datetime import date
+
+    from gpuvalue.flows.rent_cli import newest_shown
+
+    rows = [{"usd_per_gpu_hour": 1.0, "price_as_of": date(2024, 1, 1), "spot_usd_per_gpu_hour": 0.5,
+             "spot_as_of": date(2024, 3, 1)},
+            {"usd_per_gpu_hour": None, "price_as_of": date(2024, 9, 1), "spot_usd_per_gpu_hour": None,
+             "spot_as_of": None},
+            {"usd_per_gpu_hour": 2.0, "price_as_of": date(2024, 2, 1), "spot_usd_per_gpu_hour": None,
+             "spot_as_of": date(2025, 1, 1)}]
+    assert newest_shown(rows) == date(2024, 3, 1)  # a price the row does not show does not date it
+    assert newest_shown([]) is None
 
 
 @pytest.mark.parametrize("args, message", [

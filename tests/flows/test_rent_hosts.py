@@ -97,3 +97,20 @@ def test_a_reliability_outside_zero_to_one_is_a_one_line_error(db, value):
     res = runner.invoke(app, ["rent", "--min-reliability", value, "--db", str(db)])
     assert res.exit_code == 2 and "--min-reliability must be a fraction from 0 to 1" in res.output
     assert "Traceback" not in res.output
+
+
+def test_host_terms_date_the_title_by_the_hosts_prices_shown(tmp_path, monkeypatch):
+    """Only hosts of an old day meet the terms: the title and footer give that day, not the rental date's."""
+    from datetime import date
+
+    path = tmp_path / "g.duckdb"
+    con = make_rental_database(str(path))
+    load_offers(con, [h.model_copy(update={"as_of": date(2024, 11, 5)}) for h in HOSTS], "hosts")
+    con.close()
+    monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2026, 12, 3))
+    res = runner.invoke(app, ["rent", "--min-reliability", "0.99", "--verified", "--db", str(path)], terminal_width=250)
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.stdout.split())
+    assert "prices of 2024-11-05 and before" in text and "2025-02-01 and before" not in text, text
+    assert "The newest rental prices shown are of 2024-11-05, 2 y 1 mo before today (2026-12-03)" in text, text
+    assert "The warehouse holds newer rental prices, up to 2025-02-01, that no row here shows" in text
