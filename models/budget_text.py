@@ -5,7 +5,7 @@ Pure: ``BudgetAnswers`` in, text out; every figure here is one of ``answers_json
 
 from __future__ import annotations
 
-from gpuvalue.models.budget_answers import ANSWER_TITLES, Answer, BudgetAnswers
+from gpuvalue.models.budget_answers import ANSWER_TITLES, Answer, BudgetAnswers, priced_words
 from gpuvalue.models.unpriced import unpriced_words
 
 
@@ -65,7 +65,8 @@ def format_budget_answers(result: BudgetAnswers) -> str:
         s, fastest = result.stretch, result.fastest.setup
         extra = s.cost_usd - result.options.budget_usd
         gain = f", {s.throughput / fastest.throughput - 1:.0%} faster than the fastest" if fastest else ""
-        lines.append(f"For ${extra:,.0f} more: {s.label} at ${s.cost_usd:,.0f}, throughput {s.throughput:.2f}x{gain}.")
+        lines.append(f"For ${extra:,.0f} more: {s.label} at ${s.cost_usd:,.0f}, throughput {s.throughput:.2f}x{gain}; "
+                     f"{priced_words(s)}.")
     if (words := unpriced_words(result.unpriced)) is not None:
         lines.append(f"Note: {words}")
     for note in result.notes:
