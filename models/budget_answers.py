@@ -296,6 +296,21 @@ def _answer_assumptions(setup: Setup, shared: list[str], options: AnswerOptions)
     return tuple(shared + own)
 
 
+def own_assumptions(answer: Answer) -> list[str]:
+    """The assumptions that are the answer's setup's own, as the text prints them under it: its scaling,
+    its memory per card, its power and the framework caveat of an AMD or Intel card."""
+    s = answer.setup
+    if s is None:
+        return []
+    return [words for words in answer.assumptions
+            if words.startswith(("scaling ", "each card still", f"{s.gpus} x ", "AMD card", "Intel card"))]
+
+
+def usd_words(value: float) -> str:
+    """``$1,234``: a dollar figure as every text answer rounds it (half to even), the page included."""
+    return f"${value:,.0f}"
+
+
 def _new_price(setup: Setup, new_prices: Mapping[str, Mapping[str, Any]], margin: float) -> NewPrice | None:
     new = new_prices.get(setup.model)
     if not new or not new.get("price_usd") or new["price_usd"] <= 0:
@@ -486,6 +501,8 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     }
     body["assumptions"] = list(answer.assumptions)
     body["why"] = answer.why
+    body["money_left_text"] = usd_words(answer.money_left_usd) if answer.money_left_usd is not None else None
+    body["setup_assumptions"] = own_assumptions(answer)
     return body
 
 

@@ -88,7 +88,7 @@ def test_nothing_fits_is_three_empty_answers_that_say_why():
     doc = answers_json(result)
     assert doc["fastest"] == {"model": None, "gpus": None, "cost_usd": None, "throughput": None,
                               "money_left_usd": None, "new_price": None, "assumptions": doc["fastest"]["assumptions"],
-                              "why": why}
+                              "why": why, "money_left_text": None, "setup_assumptions": []}
     assert doc["fastest"]["assumptions"]  # still says what it assumed
     assert answer(500, min_memory_gb=200).cheapest.why == "no ranked card with at least 200 GB a card is usable today"
     text = format_budget_answers(result)
