@@ -217,11 +217,13 @@ def page_answers(rows: list[Mapping[str, Any]], *, scaling: ScalingFacts | None,
                     continue
                 per_setup = ("money_left_usd", "assumptions", "reason", "why", "gpus", "cost_usd", "cards_usd",
                              "platform_usd", "throughput", "throughput_low", "throughput_high", "new_price",
-                             "yearly_electricity_usd", "scaling_efficiency", "scaling_measured")
+                             "yearly_electricity_usd", "scaling_efficiency", "scaling_measured",
+                             "money_left_text", "setup_assumptions")
                 card = {k: v for k, v in entry.items() if k not in per_setup}
                 cards.setdefault(entry["model"], card)
                 packed.append([entry["model"], entry["money_left_usd"], text(entry["reason"]), entry["gpus"],
-                               entry["cost_usd"], entry["throughput"]])
+                               entry["cost_usd"], entry["throughput"], entry["money_left_text"],
+                               [text(a) for a in entry["setup_assumptions"]]])
             answers.append([*packed, [text(a) for a in found["assumptions"]], text(found["why"]),
                             found["min_memory_gb"]])
             by_key[key] = len(answers) - 1

@@ -158,6 +158,7 @@ class BudgetAnswers:
     assumptions: list[str]
     notes: list[str]
     unpriced: list[Unpriced]
+    over_budget: Setup | None = None  # where nothing fits: the cheapest setup, the one the answers' why names
 
     def answers(self) -> list[Answer]:
         return [self.fastest, self.best_value, self.cheapest]
@@ -239,6 +240,22 @@ def _gpu_limit_words(options: AnswerOptions) -> str:
     return f"setups of 1 to {n} identical cards: {why}" if n > 1 else f"one card: {why}"
 
 
+def dated_price_words(setup: Setup) -> str:
+    """How a setup's card price was found and when, with its age where it is stale or of the older tier:
+    every line that names a price says this, so an old price never reads as today's."""
+    row = setup.row
+    _, price_words = price_confidence(row)
+    age = row.get("price_age_days")
+    older = f" ({age_words(age)} old)" if (row.get("price_tier") == "older" or row.get("stale")) and age is not None else ""
+    return f"{price_words}{older}"
+
+
+def priced_words(setup: Setup) -> str:
+    """``price: ...`` (``price $X a card: ...`` for several cards): a named setup's price basis and date."""
+    card_price = f" ${setup.price_usd:,.0f} a card" if setup.gpus > 1 else ""
+    return f"price{card_price}: {dated_price_words(setup)}"
+
+
 def _setup_reason(setup: Setup, minimum: float | None, basis: str) -> str:
     row = setup.row
     memory = setup.memory_gb
@@ -249,15 +266,13 @@ def _setup_reason(setup: Setup, minimum: float | None, basis: str) -> str:
         fit = f"{memory:g} GB{each} meets {basis} of {minimum:g} GB"
     else:
         fit = f"{memory:g} GB{each}"
-    level, price_words = price_confidence(row)
-    age = row.get("price_age_days")
-    older = f" ({age_words(age)} old)" if (row.get("price_tier") == "older" or row.get("stale")) and age is not None else ""
+    level, _ = price_confidence(row)
     speed = perf_provenance(row)
     parts = [f"{setup.value:.2f} perf per $1k", fit]
     if speed:
         parts.append(speed)
     card_price = f"${setup.price_usd:,.0f} a card, " if setup.gpus > 1 else ""
-    parts.append(f"price {card_price}{level} confidence: {price_words}{older}")
+    parts.append(f"price {card_price}{level} confidence: {dated_price_words(setup)}")
     parts.extend(row_notes(row))
     return "; ".join(parts)
 
@@ -279,6 +294,21 @@ def _answer_assumptions(setup: Setup, shared: list[str], options: AnswerOptions)
         own.append(f"electricity ${setup.yearly_electricity_usd:,.0f} a year, counted over "
                    f"{options.ownership_months:g} months in its value")
     return tuple(shared + own)
+
+
+def own_assumptions(answer: Answer) -> list[str]:
+    """The assumptions that are the answer's setup's own, as the text prints them under it: its scaling,
+    its memory per card, its power and the framework caveat of an AMD or Intel card."""
+    s = answer.setup
+    if s is None:
+        return []
+    return [words for words in answer.assumptions
+            if words.startswith(("scaling ", "each card still", f"{s.gpus} x ", "AMD card", "Intel card"))]
+
+
+def usd_words(value: float) -> str:
+    """``$1,234``: a dollar figure as every text answer rounds it (half to even), the page included."""
+    return f"${value:,.0f}"
 
 
 def _new_price(setup: Setup, new_prices: Mapping[str, Mapping[str, Any]], margin: float) -> NewPrice | None:
@@ -399,12 +429,14 @@ def budget_answers(
     if left_out:
         notes.append(left_out)
 
+    over_budget = min(setups, key=_key("cheapest")) if setups and not chosen else None
     first = rows[0] if rows else {}
     return BudgetAnswers(
         options=options, min_memory_gb=minimum, max_gpus=options.gpu_limit,
         precision=first.get("perf_precision"), reference_gpu=first.get("reference_gpu"), as_of=first.get("as_of"),
         fastest=answers["fastest"], best_value=answers["best_value"], cheapest=answers["cheapest"],
         stretch=stretch, single=single, assumptions=shared, notes=notes, unpriced=list(unpriced),
+        over_budget=over_budget,
     )
 
 
@@ -414,7 +446,7 @@ def _none_why(setups: list[Setup], options: AnswerOptions, minimum: float | None
         return f"no ranked card{need} is usable today"
     cheapest = min(setups, key=_key("cheapest"))
     return (f"nothing{need} fits ${options.budget_usd:,.0f}: the cheapest setup is {cheapest.label} "
-            f"at ${cheapest.cost_usd:,.0f}")
+            f"at ${cheapest.cost_usd:,.0f}, {priced_words(cheapest)}")
 
 
 def _versus_single(many: Setup, single: Setup) -> str:
@@ -444,6 +476,8 @@ def _setup_json(setup: Setup) -> dict[str, Any]:
         "price_kind": row.get("price_kind"), "price_n": row.get("price_n"), "price_as_of": row.get("price_as_of"),
         "price_age_days": row.get("price_age_days"), "price_tier": setup.price_tier, "stale": row.get("stale"),
         "price_confidence": level, "price_basis": price_words,
+        "price_age": age_words(row["price_age_days"]) if row.get("price_age_days") is not None else None,
+        "price_words": dated_price_words(setup),
         "yearly_electricity_usd": _round(setup.yearly_electricity_usd), "notes": row_notes(row),
     }
 
@@ -467,6 +501,8 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     }
     body["assumptions"] = list(answer.assumptions)
     body["why"] = answer.why
+    body["money_left_text"] = usd_words(answer.money_left_usd) if answer.money_left_usd is not None else None
+    body["setup_assumptions"] = own_assumptions(answer)
     return body
 
 
@@ -482,6 +518,7 @@ def answers_json(result: BudgetAnswers) -> dict[str, Any]:
         **{kind: answer_json(getattr(result, kind)) for kind in ANSWERS},
         "stretch": _setup_json(result.stretch) if result.stretch else None,
         "single": _setup_json(result.single) if result.single else None,
+        "cheapest_over_budget": _setup_json(result.over_budget) if result.over_budget else None,
         "unpriced": [u.as_dict() for u in result.unpriced],
         "assumptions": list(result.assumptions),
         "notes": list(result.notes),

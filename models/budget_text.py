@@ -5,7 +5,14 @@ Pure: ``BudgetAnswers`` in, text out; every figure here is one of ``answers_json
 
 from __future__ import annotations
 
-from gpuvalue.models.budget_answers import ANSWER_TITLES, Answer, BudgetAnswers
+from gpuvalue.models.budget_answers import (
+    ANSWER_TITLES,
+    Answer,
+    BudgetAnswers,
+    own_assumptions,
+    priced_words,
+    usd_words,
+)
 from gpuvalue.models.unpriced import unpriced_words
 
 
@@ -28,11 +35,9 @@ def _answer_lines(answer: Answer, months: float, title: str) -> list[str]:
     interval = (f" ({s.throughput_low:.2f}-{s.throughput_high:.2f})"
                 if s.throughput_low is not None and s.throughput_high is not None else "")
     lines = [f"{title}: {s.label}, ${s.cost_usd:,.0f}{platform}, throughput {s.throughput:.2f}x{interval}; "
-             f"${answer.money_left_usd:,.0f} left",
+             f"{usd_words(answer.money_left_usd)} left",
              f"   {answer.why}"]
-    for words in answer.assumptions:  # this setup's own: its scaling, memory and power
-        if words.startswith(("scaling ", "each card still", f"{s.gpus} x ", "AMD card", "Intel card")):
-            lines.append(f"   {words}")
+    lines.extend(f"   {words}" for words in own_assumptions(answer))  # this setup's own: scaling, memory, power
     if s.yearly_electricity_usd is not None:
         lines.append(f"   electricity ~${s.yearly_electricity_usd:,.0f}/year, counted in its value over "
                      f"{months:g} months of ownership")
@@ -65,7 +70,8 @@ def format_budget_answers(result: BudgetAnswers) -> str:
         s, fastest = result.stretch, result.fastest.setup
         extra = s.cost_usd - result.options.budget_usd
         gain = f", {s.throughput / fastest.throughput - 1:.0%} faster than the fastest" if fastest else ""
-        lines.append(f"For ${extra:,.0f} more: {s.label} at ${s.cost_usd:,.0f}, throughput {s.throughput:.2f}x{gain}.")
+        lines.append(f"For ${extra:,.0f} more: {s.label} at ${s.cost_usd:,.0f}, throughput {s.throughput:.2f}x{gain}; "
+                     f"{priced_words(s)}.")
     if (words := unpriced_words(result.unpriced)) is not None:
         lines.append(f"Note: {words}")
     for note in result.notes:

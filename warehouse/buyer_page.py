@@ -192,7 +192,7 @@ def answer_slots() -> str:
     return '<div class="answers">' + "".join(
         f'<article class="answer" data-answer="{name}" data-model=""><h3>{title}</h3>'
         '<p class="model"></p><p class="decides"></p><p class="price"></p><p class="left"></p>'
-        '<p class="reason small"></p></article>' for name, title in ANSWER_TITLES.items()) + "</div>"
+        '<ul class="caveats"></ul><p class="reason small"></p></article>' for name, title in ANSWER_TITLES.items()) + "</div>"
 
 
 def _price_cell(row: dict[str, Any]) -> str:

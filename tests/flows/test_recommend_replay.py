@@ -148,3 +148,23 @@ def test_the_beginner_with_300_gets_a_current_cuda_card_or_is_told_what_the_othe
         caveats = [a for a in answer["assumptions"] if "not CUDA" in a]
         assert cuda or (len(caveats) == 1 and "\n" not in caveats[0]), (kind, answer["model"])
     assert doc["fastest"]["model"].startswith("GeForce")  # on the replay a CUDA card fits $300
+
+
+def test_an_old_price_named_outside_the_answers_says_its_date_and_age(replay_db):
+    """The cheapest setup over a budget nothing fits, and the stretch setup, are priced by a 2023-10 index
+    on the replay (over three years old): their lines say so, as the answers' own lines do."""
+    index = "index price of 2023-10 (Tom's Hardware eBay index, average of 765 sold) (3 y 2 mo old)"
+    text = runner.invoke(app, ["recommend", "--budget", "600", "--use-case", "llm", "--db", str(replay_db)]).stdout
+    lines = text.splitlines()
+    assert ("Fastest, best value and cheapest: none; nothing with at least 24 GB a card fits $600: the cheapest "
+            f"setup is GeForce RTX 3090 at $704, price: {index}") in lines
+    assert f"For $104 more: GeForce RTX 3090 at $704, throughput 1.00x; price: {index}." in lines
+    beginner = runner.invoke(app, ["recommend", "--budget", "300", "--use-case", "beginner", "--db", str(replay_db)])
+    assert any(line.startswith("For $42 more: GeForce RTX 3070 Ti at $342") and "index price of 2023-10" in line
+               and line.endswith("(3 y 2 mo old).") for line in beginner.stdout.splitlines())
+    doc = _answers(replay_db, "--budget", "600", "--use-case", "llm")
+    for setup in (doc["cheapest_over_budget"], doc["stretch"]):
+        assert setup["model"] == "GeForce RTX 3090"
+        assert (setup["price_as_of"], setup["price_age"]) == ("2023-10-01", "3 y 2 mo") and setup["price_age_days"] > 1100
+        assert setup["stale"] and setup["price_words"] == index
+    assert _answers(replay_db, "--budget", "300")["cheapest_over_budget"] is None  # something fits

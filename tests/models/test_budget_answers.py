@@ -82,12 +82,13 @@ def test_the_machine_around_the_cards_counts_where_given_and_is_said():
 def test_nothing_fits_is_three_empty_answers_that_say_why():
     result = answer(100, use_case="research")
     assert [a.setup for a in result.answers()] == [None, None, None]
-    why = "nothing with at least 12 GB a card fits $100: the cheapest setup is GeForce RTX 3060 12 GB at $230"
+    why = ("nothing with at least 12 GB a card fits $100: the cheapest setup is GeForce RTX 3060 12 GB at $230, "
+           "price: median of 57 sold listings as of 2024-05-08")
     assert {a.why for a in result.answers()} == {why}
     doc = answers_json(result)
     assert doc["fastest"] == {"model": None, "gpus": None, "cost_usd": None, "throughput": None,
                               "money_left_usd": None, "new_price": None, "assumptions": doc["fastest"]["assumptions"],
-                              "why": why}
+                              "why": why, "money_left_text": None, "setup_assumptions": []}
     assert doc["fastest"]["assumptions"]  # still says what it assumed
     assert answer(500, min_memory_gb=200).cheapest.why == "no ranked card with at least 200 GB a card is usable today"
     text = format_budget_answers(result)

@@ -38,7 +38,10 @@ CHECKED = [
     Inputs(budget=1500, min_memory=24, use_case="llm"),
     Inputs(budget=800, vendor="AMD"),
     Inputs(budget=2000, include_legacy=True, use_case="kaggle"),
+    Inputs(budget=600, min_memory=12, use_case="research"),  # $100.50 left: "$100" as Python rounds it
 ]
+# Read in Chromium: the first three, and the one whose money left rounds half to even.
+IN_CHROMIUM = [*CHECKED[:3], CHECKED[-1]]
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +69,9 @@ def lookup(embedded: dict, inputs: Inputs) -> dict:
         at = at * len(dims[name]) + dims[name].index(value)
     packed = a["answers"][a["index"][at]]
     out = {name: None if entry is None else {"model": entry[0], "money_left_usd": entry[1],
-                                             "reason": a["texts"][entry[2]], "gpus": entry[3], "cost_usd": entry[4]}
+                                             "reason": a["texts"][entry[2]], "gpus": entry[3], "cost_usd": entry[4],
+                                             "money_left_text": entry[6],
+                                             "setup_assumptions": [a["texts"][i] for i in entry[7]]}
            for name, entry in zip(ANSWERS, packed)}
     out["assumptions"] = [a["texts"][i] for i in packed[3]]
     out["why"] = None if packed[4] is None else a["texts"][packed[4]]
@@ -91,6 +96,8 @@ def test_the_page_answers_as_recommend_json_does(replay_db, embedded, inputs):
     for name in ANSWERS:
         if cli[name]["model"] is not None:
             assert shown[name]["money_left_usd"] == cli[name]["money_left_usd"]
+            assert shown[name]["money_left_text"] == cli[name]["money_left_text"]
+            assert shown[name]["setup_assumptions"] == cli[name]["setup_assumptions"]
             assert shown[name]["reason"] == cli[name]["why"]
             assert shown[name]["gpus"] == cli[name]["gpus"] and shown[name]["cost_usd"] == cli[name]["cost_usd"]
             assert embedded["answers"]["cards"][cli[name]["model"]]["price_as_of"] == cli[name]["price_as_of"]
@@ -210,7 +217,7 @@ def run_chromium(binary: str, profile: Path, *args: str) -> subprocess.Completed
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("inputs", CHECKED[:3], ids=lambda i: "&".join(f"{k}={v}" for k, v in i.query().items()))
+@pytest.mark.parametrize("inputs", IN_CHROMIUM, ids=lambda i: "&".join(f"{k}={v}" for k, v in i.query().items()))
 def test_in_chromium_the_url_sets_the_inputs_and_the_page_shows_the_clis_answers(replay_db, page, tmp_path, inputs):
     binary = chromium()
     query = "&".join(f"{k}={v}" for k, v in inputs.query().items())
@@ -219,7 +226,23 @@ def test_in_chromium_the_url_sets_the_inputs_and_the_page_shows_the_clis_answers
     dom = BeautifulSoup(dumped.stdout, "lxml")
     assert dom.body.get("data-ready") == "1"
     shown = {a["data-answer"]: a["data-model"] or None for a in dom.select("[data-answer]")}
-    assert shown == _models(cli_answers(replay_db, inputs))
+    cli = cli_answers(replay_db, inputs)
+    assert shown == _models(cli)
+    text = runner.invoke(app, ["recommend", *inputs.flags(), "--db", str(replay_db)]).stdout
+    for slot in dom.select("[data-answer]"):
+        answer = cli[slot["data-answer"]]
+        if answer["model"] is None:
+            continue
+        # The money left as the CLI prints it, and under the answer the caveats the CLI prints under it.
+        left = slot.select_one(".left").get_text()
+        assert left == f"{answer['money_left_text']} of the budget left", left
+        assert f"; {answer['money_left_text']} left" in text
+        caveats = [li.get_text() for li in slot.select(".caveats li")]
+        assert caveats == answer["setup_assumptions"]
+        assert all(f"   {c}" in text.splitlines() for c in caveats)
+        if answer["model"].startswith("Radeon"):
+            assert any(c.startswith("AMD card, not CUDA") and "not on AMD's ROCm list (unsupported)" in c
+                       for c in caveats), caveats
     picked = {m["data-model"] for m in dom.select("#frontier .mark.picked")}
     assert picked == {m for m in shown.values() if m}
     assert {f["data-model"] for f in dom.select("figure.history-of:not([hidden])")} == picked

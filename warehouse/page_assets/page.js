@@ -92,7 +92,7 @@
       if (!entry) {
         slot.setAttribute("data-model", "");
         slot.querySelector(".model").textContent = "none";
-        ["decides", "price", "left", "reason"].forEach(function (c) { slot.querySelector("." + c).textContent = ""; });
+        ["decides", "price", "left", "caveats", "reason"].forEach(function (c) { slot.querySelector("." + c).textContent = ""; });
         return;
       }
       var card = A.cards[entry[0]];
@@ -107,7 +107,10 @@
         " listings), as of " + esc(card.price_as_of) + " · " + esc(card.price_source || "source unknown") + ageFlag(card) +
         "<br><span class=\"small\">speed " + entry[5].toFixed(2) + "x, " + esc(card.perf_source) + " (" +
         esc(card.perf_precision) + "); " + (card.memory_gb == null ? "memory unknown" : card.memory_gb + " GB") + "</span>";
-      slot.querySelector(".left").textContent = usd(entry[1]) + " of the budget left";
+      // The CLI's own figure ("$100 left"), never recomputed here: 100.50 rounds to 100 there, half to even.
+      slot.querySelector(".left").textContent = entry[6] + " of the budget left";
+      // The setup's own caveats as recommend prints them under it: the framework support, the scaling, the power.
+      slot.querySelector(".caveats").innerHTML = entry[7].map(function (t) { return "<li>" + esc(A.texts[t]) + "</li>"; }).join("");
       slot.querySelector(".reason").textContent = entry[2] === null ? "" : A.texts[entry[2]];
     });
     var why = document.querySelector("#answers .why");
