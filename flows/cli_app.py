@@ -363,6 +363,16 @@ def fail(message: str, code: int = 2):
     raise typer.Exit(code)
 
 
+VENDORS = ("nvidia", "amd", "intel")
+
+
+def check_vendor(vendor: str | None) -> None:
+    """Every command's --vendor, checked the same way: a typo ("nvidiaa") is an error, exit 2,
+    rather than an empty answer that reads as "no such cards for sale"."""
+    if vendor is not None and vendor.strip().lower() not in VENDORS:
+        fail(f"--vendor must be NVIDIA, AMD or Intel, not {vendor!r}")
+
+
 @contextmanager
 def live_status(text: str) -> Iterator[Callable[[str], None]]:
     """A live line on stderr for work of seconds to minutes, in a terminal only (elsewhere the
