@@ -363,6 +363,16 @@ def fail(message: str, code: int = 2):
     raise typer.Exit(code)
 
 
+VENDORS = ("nvidia", "amd", "intel")
+
+
+def check_vendor(vendor: str | None) -> None:
+    """Every command's --vendor, checked the same way: a typo ("nvidiaa") is an error, exit 2,
+    rather than an empty answer that reads as "no such cards for sale"."""
+    if vendor is not None and vendor.strip().lower() not in VENDORS:
+        fail(f"--vendor must be NVIDIA, AMD or Intel, not {vendor!r}")
+
+
 @contextmanager
 def live_status(text: str) -> Iterator[Callable[[str], None]]:
     """A live line on stderr for work of seconds to minutes, in a terminal only (elsewhere the
@@ -432,6 +442,16 @@ def _fmt(v, spec: str | None = None) -> str:
     return escape_controls(str(v))  # stored text (a seller's title) never drives the terminal
 
 
+_ISO_DATE = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
+
+
+def is_date_column(values) -> bool:
+    """Whether every value shown in a column is a date (an ISO day or month; blanks aside)."""
+    shown = [v for v in values if v is not None]
+    return bool(shown) and all(
+        isinstance(v, date) or (isinstance(v, str) and _ISO_DATE.fullmatch(v.strip())) for v in shown)
+
+
 def _column_format(values) -> str | None:
     """One number format for a whole column: no decimals when every value is whole, else two
     decimals where some value reaches 10 and three where all are small (ratios)."""
@@ -455,8 +475,15 @@ def print_table(cols: list[str], rows: list[tuple], title: str | None = None,
     t = Table(title=title, show_lines=False, header_style="bold")
     specs = []
     for i, c in enumerate(cols):
-        t.add_column(c, overflow="fold")
-        specs.append((formats or {}).get(c) or _column_format([r[i] for r in rows]))
+        values = [r[i] for r in rows]
+        if is_date_column(values):
+            # "2025-06-2" over "1" reads as another day: a date keeps its whole width; other
+            # columns fold to make room.
+            width = max(len(_fmt(v)) for v in values)
+            t.add_column(c, no_wrap=True, overflow="ignore", min_width=width)
+        else:
+            t.add_column(c, overflow="fold")
+        specs.append((formats or {}).get(c) or _column_format(values))
     for r in rows:
         # Text, not a string: a cell holds data (a title "[h] 3080 [/w] ..."), never rich markup.
         t.add_row(*[Text(_fmt(v, spec)) for v, spec in zip(r, specs)])

@@ -10,7 +10,7 @@ import typer
 
 from gpuvalue.flows import cli_app
 from gpuvalue.flows.cli_app import (
-    NOTHING_RANKED, DbOpt, app, fail, memory_format, open_reader, out, parse_date, print_table, reader_settings,
+    NOTHING_RANKED, DbOpt, app, check_vendor, fail, memory_format, open_reader, out, parse_date, print_table, reader_settings,
     write_json_lines,
 )
 from gpuvalue.models.perf.label import is_low_confidence, is_rocm
@@ -118,6 +118,7 @@ def rank(
     as_of = parse_date(date_)
     if top is not None and top < 1:
         fail("--top must be at least 1")
+    check_vendor(vendor)
     if min_memory is not None and not (math.isfinite(min_memory) and min_memory >= 0):
         fail(f"--min-memory must be a number of GB, 0 or more, not {min_memory:g}")
     if max_price is not None and not (math.isfinite(max_price) and max_price > 0):

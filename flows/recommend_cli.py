@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from gpuvalue.flows import cli_app
-from gpuvalue.flows.cli_app import NOTHING_RANKED, DbOpt, app, fail, open_reader, out, reader_settings, write_json_lines
+from gpuvalue.flows.cli_app import NOTHING_RANKED, DbOpt, app, check_vendor, fail, open_reader, out, reader_settings, write_json_lines
 
 # Imported for every command (flows/cli_app.py): what only the answers need is imported where they are made.
 if TYPE_CHECKING:
@@ -71,8 +71,7 @@ def recommend(
         fail(f"--hours-per-day must be between 0 and 24, not {hours_per_day:g}")
     if gpus is not None and gpus < 1:
         fail("--gpus must be at least 1")
-    if vendor is not None and vendor.strip().lower() not in ("nvidia", "amd", "intel"):
-        fail(f"--vendor must be NVIDIA, AMD or Intel, not {vendor!r}")
+    check_vendor(vendor)
     if max_gpus is not None and not 1 <= max_gpus <= 16:
         fail(f"--max-gpus must be between 1 and 16, not {max_gpus}")
     if gpus is not None and max_gpus is not None:

@@ -169,6 +169,10 @@ _MACHINE = _words(
     r"dator", r"speldator", r"komputer", r"zestaw komputerowy", r"számítógép", r"szamitogep", r"gépház",
     r"pc", r"desktop",
 )
+# Storage is sold by the terabyte and on M.2; no graphics card is. A drive's model number (Samsung
+# 9100 PRO, 990 PRO) is also an old Radeon's or GeForce's, so a title stating a drive is refused
+# before its number is read. "2.0 TB/sec" is a card's bandwidth, not a capacity.
+_STORAGE = _words(r"(?<![\d.])\d{1,2} ?tb(?! ?/ ?s)(?!ps)", r"m\.2", r"sata", r"hdd", r"ssd", r"nvme")
 _PC_OK = _words(r"pc pull", r"pc pulled", r"gpu pc", r"graphics card pc", r"card pc")
 _BUNDLE = _words(
     r"motherboard", r"mobo", r"mainboard", r"cpu", r"cpus", r"ryzen", r"xeon", r"intel core", r"i[3579][ -]\d{4,5}\w*",
@@ -332,6 +336,9 @@ class TitleMatcher:
                 if pattern is _MACHINE and found.group(0) == "pc" and not _PC_OF_A_MACHINE.search(spaced):
                     continue
                 return None, reason if pattern is _BUNDLE else f"not one card: {found.group(0)}"
+        storage = _STORAGE.search(clean)
+        if storage:
+            return None, f"not a gpu: storage ({storage.group(0).strip()})"
         lot = _LOT.search(spaced) or _QUANTITY_BEFORE.search(spaced)
         if lot:
             count = lot.group(1) if lot.re is _QUANTITY_BEFORE else None
@@ -464,6 +471,11 @@ class TitleMatcher:
             return None, f"ambiguous: {' or '.join(names[:2])}"
         if key == ("titan", "x") and "gtx" not in tokens and "maxwell" not in tokens:
             return None, "ambiguous: titan x maxwell or pascal"
+        if (len(key) == 1 and key[0].isdigit() and not any(v.line for v in variants)
+                and not any(m.line for m in mentions) and _GPU_WORDS.isdisjoint(tokens)):
+            # "Radeon 9100", "GeForce 6800": a brand word and a bare number, and the brand is the
+            # name's only word that is not also a drive's, a chipset's or a CPU's number.
+            return None, f"no gpu word: {label} alone names no card"
         variants = self._pick_form(variants, tokens)
         if isinstance(variants, str):
             return None, variants
@@ -528,6 +540,12 @@ class _Mention:
     start: int
     end: int
     words: tuple[str, ...]
+
+
+# What shows, anywhere in a title, that a bare old number (9100, 7000, 6800) is a graphics card: a
+# brand, or the words for a card and its bus. A family word counts only right before the number
+# (the mention's line): "pro" after it is a drive's ("Samsung 9100 PRO").
+_GPU_WORDS = _BRAND_WORDS | frozenset(["gpu", "graphics", "videocard", "grafikkarte", "agp"])
 
 
 def _looks_like_model(token: str) -> bool:

@@ -31,6 +31,9 @@ def _check(res, message: str) -> None:
     "args, message",
     [
         (["rank", "--date", "2026-13-01"], "--date must be a date like"),
+        (["rank", "--vendor", "nvidiaa"], "--vendor must be NVIDIA, AMD or Intel, not 'nvidiaa'"),
+        (["rank", "--vendor", "Matrox", "--json"], "--vendor must be NVIDIA, AMD or Intel, not 'Matrox'"),
+        (["recommend", "--budget", "600", "--vendor", "Nvida"], "--vendor must be NVIDIA, AMD or Intel, not 'Nvida'"),
         (["rank", "--date", "yesterday"], "--date must be a date like"),
         (["export", "--format", "csv", "--date", "30/11/2026"], "--date must be a date like"),
         (["run", "--date", "2026-02-30"], "--date must be a date like"),
@@ -190,3 +193,21 @@ def test_an_empty_warehouse_says_nothing_is_ranked_to_recommend_with_or_without_
         _check(runner.invoke(app, ["recommend", "--budget", "500", *extra, "--db", str(db)]), "nothing is ranked yet")
     res = runner.invoke(app, ["perf", "--inference", "--db", str(db)])
     assert res.exit_code == 0 and res.stdout == ""  # the one line says why; no empty table under it
+
+
+@pytest.mark.parametrize("command", ["rank", "recommend"])
+def test_every_vendor_option_goes_through_the_shared_check(command):
+    # One validator, so the commands cannot drift apart in what they accept or how they refuse.
+    import inspect
+
+    from gpuvalue.flows import rank_cli, recommend_cli
+
+    module = {"rank": rank_cli, "recommend": recommend_cli}[command]
+    assert "check_vendor(vendor)" in inspect.getsource(getattr(module, command))
+
+
+@pytest.mark.parametrize("value", ["NVIDIA", "nvidia", " amd ", "Intel"])
+def test_the_vendor_check_takes_any_case(value):
+    from gpuvalue.flows.cli_app import check_vendor
+
+    assert check_vendor(value) is None
