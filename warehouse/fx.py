@@ -1,18 +1,17 @@
-"""Exchange rates by day in the warehouse: the ECB's daily rates stored in ``fx_rates``, and the one
-lookup every conversion calls (``usd_rate``), so a price converts at the rate of its own day wherever
-it is converted. The rule (nearest earlier published day, the shipped monthly table as the offline
-seed) is ``models/fx.py``'s ``DailyRates``.
+"""Exchange rates by day in the warehouse: the ECB's daily rates stored in ``fx_rates``, and read back
+(``daily_rates``) for every conversion, so a price converts at the rate of its own day wherever it is
+converted. The rule (nearest earlier published day, the shipped monthly table as the offline seed) is
+``models/fx.py``'s ``DailyRates`` (``to_usd``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date
 
 import duckdb
 import pyarrow as pa
 
-from gpuvalue.models.fx import DailyRate, DailyRates, FxConversion
+from gpuvalue.models.fx import DailyRate, DailyRates
 from gpuvalue.warehouse import sql_files
 
 _SCHEMA = pa.schema([("rate_date", pa.date32()), ("currency", pa.string()), ("usd_per_unit", pa.float64()),
@@ -40,13 +39,3 @@ def daily_rates(con: duckdb.DuckDBPyConnection, currency: str | None = None) -> 
     code = None if currency is None else currency.strip().upper()
     return DailyRates(sql_files.rows(con, "fx_rates_all", {"currency": code}))  # rows sorted by currency and day
 
-
-def usd_rate(rates: duckdb.DuckDBPyConnection | DailyRates, currency: str, day: date) -> FxConversion | None:
-    """USD per unit of ``currency`` on ``day``: the stored rate of the nearest published day on or
-    before it, else the shipped monthly table's; None for a currency neither knows.
-
-    ``rates`` is a warehouse connection (read for this currency) or rates already read
-    (``daily_rates``), for callers converting many prices. The conversion names its rate's date
-    (``rate_date``, and in ``source``)."""
-    table = rates if isinstance(rates, DailyRates) else daily_rates(rates, currency)
-    return table.to_usd(1.0, currency, day)

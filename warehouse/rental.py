@@ -159,7 +159,7 @@ def rent_ranking_rows(con: duckdb.DuckDBPyConnection, *, spot: bool = False, pro
     else:
         name = "rent_ranking"
     rows = sql_files.dicts(con, name, params)
-    scores = vendor_scores(con)
+    scores = vendor_scores(con) if rows else {}
     for row in rows:
         score = scores.get(row["model"])
         row["vast_dlperf"] = None if score is None else score["score"]
@@ -175,7 +175,7 @@ SCORING_PROVIDER = "vast"
 def vendor_scores(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
     """Per model, vast.ai's own DLPerf per GPU (the median of its newest offers), relative to its score
     for the reference card too: shown beside gpuvalue's figure, never used as one."""
-    return {r["model"]: r for r in sql_files.dicts(con, "rent_vendor_scores") if r["provider"] == SCORING_PROVIDER}
+    return {r["model"]: r for r in sql_files.dicts(con, "rent_vendor_scores", {"provider": SCORING_PROVIDER})}
 
 
 def host_terms_providers(con: duckdb.DuckDBPyConnection) -> tuple[list[str], list[str]]:

@@ -1,4 +1,4 @@
-"""The daily rates in the warehouse (fx_rates), the one lookup others call (warehouse/fx.py: usd_rate), and
+"""The daily rates in the warehouse (fx_rates), read back for every conversion (warehouse/fx.py: daily_rates), and
 listings converted at their own day's rate on the flow's load path."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from gpuvalue.models.records import Listing
 from gpuvalue.scrapers.sources import ecb
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database
-from gpuvalue.warehouse.fx import daily_rates, load_fx_rates, usd_rate
+from gpuvalue.warehouse.fx import daily_rates, load_fx_rates
 from gpuvalue.warehouse.listing_rows import listing_rows
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -53,11 +53,15 @@ def test_storing_a_day_again_keeps_one_row_per_day_and_currency(db):
         con.close()
 
 
-def test_usd_rate_takes_a_connection_or_rates_already_read(db):
+def _gbp_rate(con):
+    return daily_rates(con, "GBP").to_usd(1.0, "GBP", date(2026, 7, 8))
+
+
+def test_one_currencys_rates_convert_as_all_rates_do(db):
     con = open_database(db, read_only=True)
     try:
-        one = usd_rate(con, "GBP", date(2026, 7, 8))
-        many = usd_rate(daily_rates(con), "GBP", date(2026, 7, 8))
+        one = _gbp_rate(con)
+        many = daily_rates(con).to_usd(1.0, "GBP", date(2026, 7, 8))
     finally:
         con.close()
     assert one == many and one.rate_date == date(2026, 7, 6) and one.rate == pytest.approx(1.1415 / 0.85538)
@@ -67,9 +71,9 @@ def test_usd_rate_takes_a_connection_or_rates_already_read(db):
 def test_a_rate_is_named_by_its_sources_own_label_else_by_its_name(db):
     con = open_database(db)
     try:
-        assert usd_rate(con, "GBP", date(2026, 7, 8)).source == "ECB euro reference rate of 2026-07-06"
+        assert _gbp_rate(con).source == "ECB euro reference rate of 2026-07-06"
         con.execute("UPDATE sources SET label = NULL WHERE name = 'ecb'")
-        assert usd_rate(con, "GBP", date(2026, 7, 8)).source == "ecb of 2026-07-06"
+        assert _gbp_rate(con).source == "ecb of 2026-07-06"
     finally:
         con.close()
 
@@ -105,7 +109,7 @@ def test_an_empty_warehouse_converts_with_the_seed(tmp_path):
     try:
         rates = daily_rates(con)
         assert isinstance(rates, DailyRates) and len(rates) == 0
-        assert "(monthly table)" in usd_rate(con, "EUR", date(2026, 7, 8)).source
+        assert "(monthly table)" in rates.to_usd(1.0, "EUR", date(2026, 7, 8)).source
     finally:
         con.close()
 

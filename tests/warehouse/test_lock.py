@@ -1,5 +1,6 @@
-"""One writer at a time: a second run refuses naming the running one, a dead run's lock is taken
-over, and readers that meet a load wait briefly, then read or refuse with a clear message."""
+"""One writer at a time: a second run refuses naming the running one (by its kind of command: an
+import is not a run), a dead run's lock is taken over, and readers that meet a load wait briefly, then
+read or refuse with a clear message."""
 
 from __future__ import annotations
 
@@ -22,9 +23,14 @@ from gpuvalue.warehouse.db import RunLock, RunLockedError
 runner = CliRunner()
 
 
-def _write_lock(db: Path, pid: int) -> Path:
+def _write_lock(db: Path, pid: int, command: str | None = "run") -> Path:
+    """The lock another gpuvalue process (``pid``) holding ``db`` for ``command`` leaves (None: a lock
+    written before locks named their command)."""
     lock = Path(str(db) + ".lock")
-    lock.write_text(json.dumps({"pid": pid, "started_at": datetime.now(timezone.utc).isoformat(), "command": "run"}))
+    record = {"pid": pid, "started_at": datetime.now(timezone.utc).isoformat()}
+    if command is not None:
+        record["command"] = command
+    lock.write_text(json.dumps(record))
     return lock
 
 
@@ -181,3 +187,35 @@ def test_a_run_whose_database_another_program_holds_is_refused_before_its_flow(d
     assert res.exit_code == 2, res.output
     assert f"is in use by another process (PID {holder.pid})" in " ".join(res.output.split())
     assert "running the daily flow" not in res.output
+
+
+@pytest.mark.parametrize("command", ["import", "rematch", "reparse", "measure", "run"])
+def test_the_lock_records_and_names_its_command(tmp_path, live_pid, command):
+    db = tmp_path / "g.duckdb"
+    held = RunLock(db, command)
+    held.acquire()
+    record = json.loads(held.path.read_text())
+    assert record["command"] == command and record["pid"] > 0
+    record["pid"] = live_pid  # as another process holding it would have written it
+    held.path.write_text(json.dumps(record))
+    with pytest.raises(RunLockedError) as refused:
+        RunLock(db, "run").acquire()
+    assert f"another gpuvalue {command} (pid {live_pid}," in str(refused.value)
+    held.path.unlink()
+
+
+def test_an_import_refused_by_a_running_import_says_import(tmp_path, live_pid):
+    db = tmp_path / "g.duckdb"
+    csv = tmp_path / "sold.csv"
+    csv.write_text("title,price,sold_date\nRTX 3090,700,2020-12-01\n")
+    _write_lock(db, live_pid, "import")
+    res = runner.invoke(app, ["import", "listings", str(csv), "--source", "t", "--db", str(db)])
+    assert res.exit_code == 2, res.output
+    message = " ".join(res.output.split())
+    assert f"another gpuvalue import (pid {live_pid}" in message and "gpuvalue run" not in message
+
+
+def test_a_lock_without_a_command_names_none(tmp_path, live_pid):
+    db = tmp_path / "g.duckdb"
+    _write_lock(db, live_pid, None)
+    assert f"another gpuvalue command (pid {live_pid}" in RunLock(db).held_elsewhere()
