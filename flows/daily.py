@@ -22,7 +22,6 @@ from prefect.utilities.annotations import quote
 
 from gpuvalue.flows import fallback as F
 from gpuvalue.flows import pipeline as P
-from gpuvalue.flows import stages
 from gpuvalue.flows import run_report
 from gpuvalue.flows import stages as S
 from gpuvalue.flows.plain_run import call, running_plain, submit
@@ -177,14 +176,15 @@ def _attempt(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir
     con = _open_writer(settings, logger)
     try:
         found = run_attempts.begin(con, summary.run_id, summary.as_of, summary.replay)
-    finally:
+    except BaseException:
         con.close()
+        raise
     if found:
         summary.notices.append(run_attempts.interrupted_words(found))
         logger.warning(summary.notices[-1])
     status, note = "failed", None
     try:
-        _run(settings, summary, replay, replay_dir, export, logger)
+        _run(settings, summary, con, replay, replay_dir, export, logger)
         status = "failed" if summary.failed else "ok"
         note = f"failed sources: {', '.join(summary.failed)}" if summary.failed else None
     except KeyboardInterrupt:
@@ -218,10 +218,12 @@ def _open_writer(settings: Settings, logger):
     return open_database(settings.db, wait_s=settings.write_wait_s, waiting=waiting)
 
 
-def _run(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir: str | None, export: bool, logger) -> None:
+def _run(settings: Settings, summary: P.RunSummary, con, replay: bool, replay_dir: str | None, export: bool,
+         logger) -> None:
+    """The run's stages; ``con`` is the connection run_attempts.begin wrote with, closed here before
+    the fetches."""
     listing = [n for n in settings.sources if registry.get(n).kind == "listing"]
     first = [n for n in settings.sources if n not in listing]
-    con = open_database(settings.db)
     try:  # what each source has stored, for the line a failing source gets (flows/fallback.py)
         summary.stored = {} if replay else F.stored_data_dates(con)
     finally:
@@ -247,7 +249,7 @@ def _run(settings: Settings, summary: P.RunSummary, replay: bool, replay_dir: st
 
 def _shopping_list(con, settings: Settings, summary: P.RunSummary, logger) -> tuple[str, ...]:
     """The searches the listing sources make: the coverage rule over the catalog just loaded."""
-    found = stages.coverage(con, settings)
+    found = S.coverage(con, settings)
     summary.coverage_models, summary.coverage_searches = len(found.models), len(found.queries)
     if found.unknown:
         summary.alarms.append(f"coverage: not catalog models, ignored: {', '.join(found.unknown)} "

@@ -11,7 +11,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from gpuvalue.flows.settings_core import ENV_FILE, ENV_PREFIX
+from gpuvalue.flows.settings_core import ENV_FILE, ENV_PREFIX, split_models
 from gpuvalue.flows.settings_model import CoreFields
 from gpuvalue.scrapers import registry
 
@@ -43,14 +43,7 @@ class CoreSettings(BaseSettings, CoreFields):
     @field_validator("sources", mode="before")
     @classmethod
     def _split_sources(cls, v: object) -> object:
-        if isinstance(v, str):
-            text = v.strip()
-            if text.startswith("["):  # the JSON list form works too
-                import json
-
-                v = tuple(json.loads(text))
-            else:
-                v = tuple(s.strip() for s in text.split(",") if s.strip())
+        v = split_models(v)  # a plain comma list, or the JSON list form
         names, unknown = [], []
         for name in v:  # type: ignore[union-attr]
             try:

@@ -135,7 +135,7 @@ def catalog_features(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
 
 def fitted_estimators(
     con: duckdb.DuckDBPyConnection, *, computed_at: datetime | None = None,
-    note: Callable[[str], None] | None = None,
+    note: Callable[[str], None] | None = None, rows: list[tuple] | None = None,
 ) -> tuple[dict, dict[str, dict]]:
     """The spec model per precision, fitted on the benchmark figures in the warehouse (local
     measurements excluded: they are what the model is applied to) and the per-workload ratios
@@ -146,14 +146,15 @@ def fitted_estimators(
     otherwise it is computed. When ``computed_at`` is given (a writing connection), a shipped or
     computed error is stored in ``perf_estimate_cv``. ``note`` gets a line when a cross-validation
     starts and every tenth of its folds: about 20 s on 2 cores, once per change of
-    inputs."""
+    inputs. ``rows``: ``queries.measured_perf_for_fit(con)`` when the caller already read it."""
     from gpuvalue.models.perf.digest import estimate_inputs_digest
     from gpuvalue.models.perf.workload import fit_estimator
     from gpuvalue.models.perf.measured import WorkloadRatio
     from gpuvalue.warehouse.estimate_cv import fill_form, known_cv_error, store_cv_error
 
     features = catalog_features(con)
-    rows = queries.measured_perf_for_fit(con)
+    if rows is None:
+        rows = queries.measured_perf_for_fit(con)
     measured = [
         PerfFigure(model=r[0], precision=r[1], relative_perf=r[2], source=r[3], method=r[4], reference=r[5],
                    measured=r[6], workloads=r[7] or 0, uncertainty=r[8], as_of=r[9])
@@ -207,9 +208,10 @@ def estimate_perf(con: duckdb.DuckDBPyConnection, loaded_at: datetime,
     """Fit the spec model on what was measured and estimate every catalog card with a bandwidth."""
     from gpuvalue.models.perf.estimate_coverage import mark_uncovered
 
-    estimators, features = fitted_estimators(con, computed_at=loaded_at, note=note)
+    rows = queries.measured_perf_for_fit(con)
+    estimators, features = fitted_estimators(con, computed_at=loaded_at, note=note, rows=rows)
     measured: dict[str, dict[str, float]] = defaultdict(dict)  # precision -> model -> the ranking's figure
-    for row in queries.measured_perf_for_fit(con):
+    for row in rows:
         measured[row[1]][row[0]] = row[2]
     figures: list[PerfFigure] = []
     for precision, est in estimators.items():
