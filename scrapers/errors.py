@@ -42,6 +42,13 @@ class NotRecordedError(FetchError):
     retryable_by_default = False
 
 
+class HostUnreachable(FetchError):
+    """The host could not be reached at all (no DNS, no route, nothing listening): every URL of the
+    site gets the same answer within a run; not retried."""
+
+    retryable_by_default = False
+
+
 class AccessRefused(FetchError):
     """The site answered, but not with what was asked: a sign-in wall, a bot challenge, a 403. Asking
     again gets the same answer; ``what`` says what the site did and what the user can do instead."""
