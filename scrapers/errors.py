@@ -49,6 +49,14 @@ class HostUnreachable(FetchError):
     retryable_by_default = False
 
 
+# What a bot challenge page says (Cloudflare's, Akamai's, PerimeterX's and the sites' own), wherever it
+# is served: the live probe and a source that tells a refusal from an empty page both read it.
+BOT_CHALLENGE_WORDS = (
+    r"captcha|pardon our interruption|checking your browser|verify (?:that )?you(?:'re| are) (?:a )?human"
+    r"|are you a human|security measure|access denied|unusual traffic|bot protection|challenge-platform"
+)
+
+
 class AccessRefused(FetchError):
     """The site answered, but not with what was asked: a sign-in wall, a bot challenge, a 403. Asking
     again gets the same answer; ``what`` says what the site did and what the user can do instead."""
