@@ -44,7 +44,7 @@ from pydantic_settings import NoDecode
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.ebay_links import item_id_from_link, link_without_query, marketplace_of
-from gpuvalue.scrapers.ebay_markets import DEFAULT_EBAY_MARKETS, EbayMarket, market, market_of_site
+from gpuvalue.scrapers.ebay_markets import DEFAULT_EBAY_MARKETS, EBAY_MARKETS, EbayMarket, market, market_of_site
 from gpuvalue.scrapers.errors import BOT_CHALLENGE_WORDS, AccessRefused, FetchError, ParseError, RobotsDisallowed
 from gpuvalue.scrapers.money import DOLLARS, find_price
 from gpuvalue.scrapers.source import FetchContext, Source
@@ -137,8 +137,8 @@ def parse_money(text: str, site_currency: str | None = None, decimal: str | None
 
 def _site_currency(url: str) -> str | None:
     """The currency a bare "$" means on the page's site (USD, CAD, AUD), else None."""
-    marketplace = marketplace_of(url) or ""
-    return {"EBAY_US": "USD", "EBAY_CA": "CAD", "EBAY_AU": "AUD"}.get(marketplace)
+    site = EBAY_MARKETS.get(marketplace_of(url) or "")
+    return site.currency if site is not None and site.currency in DOLLARS else None
 
 
 # A result list, whatever its markup: the classes every results page eBay served carries.
