@@ -36,6 +36,7 @@ from pydantic_settings import NoDecode
 
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
+from gpuvalue.scrapers.bounded import declares_dtd
 from gpuvalue.scrapers.errors import AccessRefused, FetchError, HostUnreachable, NotRecordedError, ParseError
 from gpuvalue.scrapers.http import RobotsUnavailable
 from gpuvalue.scrapers.money import iter_prices
@@ -330,7 +331,7 @@ def parse_hardwareswap_atom(body: bytes, url: str, fetched_at: datetime) -> list
     """Selling posts of a ``/new`` Atom feed (no flair there, so nothing is known sold)."""
     if isinstance(body, str):
         body = body.encode("utf-8")
-    if b"<!DOCTYPE" in body[:2000].upper() or b"<!ENTITY" in body.upper():
+    if declares_dtd(body):
         raise ParseError(NAME, url, "feed declares a DOCTYPE or entities: refused")
     try:
         root = ElementTree.fromstring(bytes(body))
