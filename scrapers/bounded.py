@@ -3,17 +3,20 @@
 A gzip file of 1.5 MB can expand to 1.5 GB; `gzip.decompress` builds all of it in memory before
 anything can look at its size. ``gunzip_bounded`` inflates the stream a chunk at a time, in one pass,
 and refuses it as soon as the output passes the limit: a bomb costs the CPU and memory of reading up
-to the limit, never more.
+to the limit, never more. An XML body's entities can expand the same way (``declares_dtd``).
 """
 
 from __future__ import annotations
 
+import re
 import zlib
 
 MB = 1024 * 1024
 DEFAULT_MAX_DECOMPRESSED_MB = 100.0  # the largest recorded page is 0.3 MB
 DEFAULT_MAX_RESPONSE_MB = 64.0
 _CHUNK = 1 * MB
+_DOCTYPE = re.compile(rb"<!DOCTYPE", re.IGNORECASE)
+_ENTITY = re.compile(rb"<!ENTITY", re.IGNORECASE)
 
 
 class TooLarge(ValueError):
@@ -64,3 +67,11 @@ def expanded_size(data: bytes, limit: int) -> int:
 def gunzip_bounded(data: bytes, limit: int) -> bytes:
     """``gzip.decompress`` that refuses (TooLarge) a stream expanding past ``limit`` bytes, in one pass."""
     return b"".join(_inflated(data, limit))
+
+
+def declares_dtd(body: bytes) -> bool:
+    """Whether an XML body declares a document type (in its first 2,000 bytes, where a prologue has
+    one) or an entity (anywhere): a few bytes of entities can expand to gigabytes (the "billion
+    laughs"), and no feed or file a source reads declares either, so its parser refuses such a body
+    before an XML parser sees it."""
+    return bool(_DOCTYPE.search(body, 0, 2000) or _ENTITY.search(body))

@@ -42,6 +42,21 @@ class NotRecordedError(FetchError):
     retryable_by_default = False
 
 
+class HostUnreachable(FetchError):
+    """The host could not be reached at all (no DNS, no route, nothing listening): every URL of the
+    site gets the same answer within a run; not retried."""
+
+    retryable_by_default = False
+
+
+# What a bot challenge page says (Cloudflare's, Akamai's, PerimeterX's and the sites' own), wherever it
+# is served: the live probe and a source that tells a refusal from an empty page both read it.
+BOT_CHALLENGE_WORDS = (
+    r"captcha|pardon our interruption|checking your browser|verify (?:that )?you(?:'re| are) (?:a )?human"
+    r"|are you a human|security measure|access denied|unusual traffic|bot protection|challenge-platform"
+)
+
+
 class AccessRefused(FetchError):
     """The site answered, but not with what was asked: a sign-in wall, a bot challenge, a 403. Asking
     again gets the same answer; ``what`` says what the site did and what the user can do instead."""

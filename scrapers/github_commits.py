@@ -164,7 +164,8 @@ def dated_table_parsers(
 ) -> tuple[Callable[[FetchedPage], ParsedSource], Callable[[list[FetchedPage]], ParsedSource]]:
     """A source's ``parse`` and ``parse_fetch`` for a table dated as above: each version is read
     (``read``: body, URL, the date its prices are of -> records and warnings) dated by ``data_date``,
-    which ``parse_fetch`` gives the commit the fetch's answer names; the answer itself holds no
+    which ``parse_fetch`` gives the commit the fetch's answer names where the page is the file pinned
+    to that commit (else None: a file read from ``main`` is not dated by it); the answer itself holds no
     records, and a version of unknown date says so in a warning before its own. One helper, so every
     table dated by its last commit is dated alike."""
     answer_url = last_commit_url(repo, path)
@@ -172,7 +173,8 @@ def dated_table_parsers(
     def parse_dated(page: FetchedPage, commit: LastCommit | None) -> ParsedSource:
         if page.url == answer_url:  # the answer dating the table: no records of its own
             return ParsedSource(source, kind)
-        dated = data_date(page, commit)
+        pinned = commit if commit is not None and page.url == raw_url(repo, commit.sha, path) else None
+        dated = data_date(page, pinned)
         records, warnings = read(page.body, page.url, dated.day)
         if not dated.known:
             warnings.insert(0, f"{page.url}: {dated.how}")

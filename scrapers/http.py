@@ -37,7 +37,7 @@ from pydantic import Field
 from gpuvalue import __version__
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.scrapers.bounded import DEFAULT_MAX_RESPONSE_MB, limit_bytes
-from gpuvalue.scrapers.errors import AccessRefused, FetchError, RobotsDisallowed  # noqa: F401  (re-exported)
+from gpuvalue.scrapers.errors import AccessRefused, FetchError, HostUnreachable, RobotsDisallowed  # noqa: F401  (re-exported)
 from gpuvalue.scrapers.http_cache import FROM_CACHE_EXTENSION, HttpCache
 from gpuvalue.scrapers.robots import RobotsPolicy, origin_of, policy_from_response, robots_url_for
 
@@ -94,7 +94,8 @@ def is_unreachable(exc: BaseException) -> bool:
 
 
 class RobotsUnavailable(FetchError):
-    """robots.txt could not be read (5xx, 429, timeout), so the site is off limits for now."""
+    """robots.txt could not be read (5xx, 429, timeout), so the site is off limits for now: every URL
+    of the site gets the same answer."""
 
 
 class HttpPage(FetchedPage):
@@ -360,7 +361,7 @@ class PoliteClient:
                     self._count(url, "failures")
                     # The caller reports it (one line per source); a warning here would say it twice.
                     self._log.info("%s: %s, %s", redact_url(url), problem, UNREACHABLE_SUFFIX)
-                    raise FetchError(redact_url(url), f"{problem}: {UNREACHABLE_SUFFIX}", retryable=False)
+                    raise HostUnreachable(redact_url(url), f"{problem}: {UNREACHABLE_SUFFIX}")
             else:
                 shortfall = _truncation(response)
                 if shortfall is not None:

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 
 from gpuvalue.models.records import FetchedPage
-from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.errors import BOT_CHALLENGE_WORDS, ParseError
 from gpuvalue.scrapers.http import DEFAULT_ROBOTS_EXEMPT_HOSTS, DEFAULT_USER_AGENT, is_unreachable, retry_after_seconds
 from gpuvalue.scrapers.robots import origin_of, policy_from_response, robots_url_for
 from gpuvalue.scrapers.source import FetchContext, Source
@@ -25,10 +25,9 @@ from gpuvalue.scrapers.source import FetchContext, Source
 PROBE_TIMEOUT_S = 10.0
 _READ_AT_MOST = 8 * 1024 * 1024  # a probe reads no more of an answer than this
 
-_SIGN_IN_URL = re.compile(r"(signin|sign-in|login|log-in|/ws/eBayISAPI\.dll\?SignIn)", re.IGNORECASE)
+_SIGN_IN_URL = re.compile(r"(signin|sign-in|login|log-in)", re.IGNORECASE)
 _SIGN_IN_TITLE = re.compile(rb"<title[^>]*>[^<]{0,200}\b(sign in|sign-in|log in|login)\b", re.IGNORECASE)
-_CHALLENGE = re.compile(rb"(captcha|pardon our interruption|checking your browser|are you a human|verify you are human"
-                        rb"|access denied|challenge-platform)", re.IGNORECASE)
+_CHALLENGE = re.compile(BOT_CHALLENGE_WORDS.encode(), re.IGNORECASE)
 
 
 class _Stop(BaseException):

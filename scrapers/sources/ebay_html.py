@@ -44,8 +44,8 @@ from pydantic_settings import NoDecode
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.ebay_links import item_id_from_link, link_without_query, marketplace_of
-from gpuvalue.scrapers.ebay_markets import DEFAULT_EBAY_MARKETS, EbayMarket, market, market_of_site
-from gpuvalue.scrapers.errors import AccessRefused, FetchError, ParseError, RobotsDisallowed
+from gpuvalue.scrapers.ebay_markets import DEFAULT_EBAY_MARKETS, EBAY_MARKETS, EbayMarket, market, market_of_site
+from gpuvalue.scrapers.errors import BOT_CHALLENGE_WORDS, AccessRefused, FetchError, ParseError, RobotsDisallowed
 from gpuvalue.scrapers.money import DOLLARS, find_price
 from gpuvalue.scrapers.source import FetchContext, Source
 
@@ -137,16 +137,14 @@ def parse_money(text: str, site_currency: str | None = None, decimal: str | None
 
 def _site_currency(url: str) -> str | None:
     """The currency a bare "$" means on the page's site (USD, CAD, AUD), else None."""
-    marketplace = marketplace_of(url) or ""
-    return {"EBAY_US": "USD", "EBAY_CA": "CAD", "EBAY_AU": "AUD"}.get(marketplace)
+    site = EBAY_MARKETS.get(marketplace_of(url) or "")
+    return site.currency if site is not None and site.currency in DOLLARS else None
 
 
 # A result list, whatever its markup: the classes every results page eBay served carries.
 _RESULT_LIST = re.compile(
     r"""class\s*=\s*["']?[^"'>]*\b(?:srp-results|s-card|s-item|srp-controls__count-heading)\b""", re.I)
-_CHALLENGE = re.compile(
-    r"captcha|splashui/challenge|pardon our interruption|checking your browser|verify (?:that )?you(?:'re| are) "
-    r"(?:a )?human|are you a human|security measure|access denied|unusual traffic|bot protection", re.I)
+_CHALLENGE = re.compile(r"splashui/challenge|" + BOT_CHALLENGE_WORDS, re.I)  # eBay's challenge pages live in /splashui/
 _SIGN_IN = re.compile(
     r"signin\.ebay\.|/signin/|eBayISAPI\.dll\?SignIn|<form[^>]*sign-?in|name=[\"']?(?:userid|pass)\b|"
     r"sign in to (?:your account|continue|see)|sign in or create|please sign in|bitte (?:melden sie sich an|einloggen)",

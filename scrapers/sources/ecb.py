@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from gpuvalue.models.fx import DailyRate, ecb_cross_rates
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
+from gpuvalue.scrapers.bounded import declares_dtd
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, get_page, page_from_file
 
@@ -56,7 +57,7 @@ def parse_ecb_rates(body: bytes, url: str) -> list[DailyRate]:
     as USD per unit of each currency. Raises only ParseError."""
     if len(body) > MAX_BODY_BYTES:
         raise ParseError(NAME, url, f"{len(body):,} bytes: more than a reference-rate file holds")
-    if b"<!DOCTYPE" in body[:2048] or b"<!ENTITY" in body[:4096]:
+    if declares_dtd(body):
         raise ParseError(NAME, url, "a document type declaration: not the ECB's file")
     try:
         root = ElementTree.fromstring(body)

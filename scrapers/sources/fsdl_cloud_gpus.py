@@ -214,13 +214,12 @@ def commit_date(url: str) -> date | None:
 
 def data_date(page: FetchedPage, commit: LastCommit | None = None) -> TableDate:
     """The date of a fetched version's prices: its commit's where the page is pinned to one in HISTORY
-    or to the commit the fetch's commits answer named (``commit``), else its known version's, else of
-    an unknown date (``NEWEST_KNOWN``); never the day it was read."""
+    or to the commit the fetch's commits answer named (``commit``, given only then), else its known
+    version's, else of an unknown date (``NEWEST_KNOWN``); never the day it was read."""
     known = commit_date(page.url)
     if known is not None:
         return TableDate(known, True, f"committed on {known}")
-    pinned = commit if commit is not None and page.url == pinned_url(commit.sha) else None
-    return table_date(page, commit=pinned, known_versions=KNOWN_VERSIONS, unknown_as_of=NEWEST_KNOWN)
+    return table_date(page, commit=commit, known_versions=KNOWN_VERSIONS, unknown_as_of=NEWEST_KNOWN)
 
 
 def provider_slug(cloud: str) -> str:

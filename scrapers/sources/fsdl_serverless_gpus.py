@@ -170,10 +170,9 @@ def parse_serverless_gpus(body: bytes, url: str, as_of: date) -> list[RentalOffe
 
 def data_date(page: FetchedPage, commit: LastCommit | None = None) -> TableDate:
     """The date of a fetched version's prices: the commit's where the page is pinned to the commit the
-    fetch's commits answer named (``commit``), a known version's own date, else of an unknown date
-    (the newest known version's, ``FIXTURE_DATE``); never the day it was read."""
-    pinned = commit if commit is not None and page.url == pinned_url(commit.sha) else None
-    return table_date(page, commit=pinned, known_versions=KNOWN_VERSIONS, unknown_as_of=FIXTURE_DATE)
+    fetch's commits answer named (``commit``, given only then), a known version's own date, else of an
+    unknown date (the newest known version's, ``FIXTURE_DATE``); never the day it was read."""
+    return table_date(page, commit=commit, known_versions=KNOWN_VERSIONS, unknown_as_of=FIXTURE_DATE)
 
 
 def _fetch(ctx: FetchContext) -> SourceFetch:

@@ -36,8 +36,9 @@ from pydantic_settings import NoDecode
 
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
-from gpuvalue.scrapers.errors import AccessRefused, FetchError, NotRecordedError, ParseError
-from gpuvalue.scrapers.http import UNREACHABLE_SUFFIX
+from gpuvalue.scrapers.bounded import declares_dtd
+from gpuvalue.scrapers.errors import AccessRefused, FetchError, HostUnreachable, NotRecordedError, ParseError
+from gpuvalue.scrapers.http import RobotsUnavailable
 from gpuvalue.scrapers.money import iter_prices
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, get_page, page_from_file
 
@@ -330,7 +331,7 @@ def parse_hardwareswap_atom(body: bytes, url: str, fetched_at: datetime) -> list
     """Selling posts of a ``/new`` Atom feed (no flair there, so nothing is known sold)."""
     if isinstance(body, str):
         body = body.encode("utf-8")
-    if b"<!DOCTYPE" in body[:2000].upper() or b"<!ENTITY" in body.upper():
+    if declares_dtd(body):
         raise ParseError(NAME, url, "feed declares a DOCTYPE or entities: refused")
     try:
         root = ElementTree.fromstring(bytes(body))
@@ -442,7 +443,7 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
             continue
         except FetchError as exc:
             failed.append((subreddit, exc))
-            if exc.url.endswith("/robots.txt") or exc.what.endswith(UNREACHABLE_SUFFIX):
+            if isinstance(exc, (RobotsUnavailable, HostUnreachable)):
                 # The site, not the subreddit: the others would get the same answer.
                 failed += [(other, exc) for other in subreddits[i:]]
                 out.warnings.append(f"{NAME}: {', '.join(f'r/{n}' for n in subreddits[i - 1:])} failed: {exc.what}")

@@ -67,9 +67,7 @@ def _number(offer: dict[str, Any], key: str, url: str, i: int) -> float | None:
     value = offer.get(key)
     if value is None or value == "":
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ParseError(NAME, url, f"offer {i}: {key} {value!r} is not a number")
-    if not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ParseError(NAME, url, f"offer {i}: {key} {value!r} is not a number")
     return float(value)
 

@@ -16,7 +16,7 @@ import pytest
 
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.scrapers.archive import Archive, TamperedBody, sha256_hex
-from gpuvalue.scrapers.bounded import MB, TooLarge, expanded_size, gunzip_bounded
+from gpuvalue.scrapers.bounded import MB, TooLarge, declares_dtd, expanded_size, gunzip_bounded
 from gpuvalue.scrapers.errors import FetchError
 from gpuvalue.scrapers.http import PoliteClient
 
@@ -117,3 +117,11 @@ def test_an_archived_body_that_changed_is_refused(tmp_path):
     archive.body_path(entry.sha256).write_bytes(gzip.compress(page.body))
     with pytest.raises(TamperedBody, match="expands past the"):
         small.read_body(entry.sha256)
+
+
+def test_a_document_type_or_entity_declaration_is_told_apart():
+    assert declares_dtd(b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "b">]><x>&a;</x>')
+    assert declares_dtd(b"<?xml version='1.0'?><!doctype x><x/>")
+    assert declares_dtd(b"<x>" + b" " * 10_000 + b'<!ENTITY a "b"></x>')  # an entity anywhere
+    assert not declares_dtd(b'<?xml version="1.0"?><feed><title>&lt;!DOCTYPE&gt;</title></feed>')
+    assert not declares_dtd(b"<x>" + b" " * 3_000 + b"<!DOCTYPE x></x>")  # past the prologue: not one

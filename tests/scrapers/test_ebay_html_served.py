@@ -57,6 +57,16 @@ def test_markets_and_their_currencies():
         market("FR")
 
 
+@pytest.mark.parametrize(("url", "dollar"), [
+    ("https://www.ebay.com/sch/i.html?_nkw=rtx", "USD"), ("https://ebay.com/sch/i.html", "USD"),
+    ("https://www.ebay.ca/sch/i.html", "CAD"), ("https://www.ebay.com.au/sch/i.html", "AUD"),
+    ("https://www.ebay.co.uk/sch/i.html", None), ("https://www.ebay.de/sch/i.html", None),
+    ("https://www.ebay.fr/sch/i.html", None),
+])
+def test_a_bare_dollar_is_the_site_s_own_dollar(url, dollar):
+    assert eh._site_currency(url) == dollar
+
+
 class Web:
     """eBay sites: ``answer(site, sold)`` gives each search's body; every request is kept."""
 

@@ -35,6 +35,14 @@ def test_the_2025_file_still_has_the_lev():
                for r in ecb.parse_ecb_rates((FIXTURES / "fx/ecb/eurofxref-daily_2025-11-10.xml").read_bytes(), "x"))
 
 
+def test_a_file_declaring_entities_is_refused_though_it_reads_otherwise():
+    body = (FIXTURES / "fx/ecb/eurofxref-daily_2025-11-10.xml").read_bytes()
+    declared = body.replace(b"?>", b'?><!DOCTYPE x [<!ENTITY a "b">]>', 1)
+    assert declared != body and ecb.parse_ecb_rates(body, "x")
+    with pytest.raises(ParseError, match="document type declaration"):
+        ecb.parse_ecb_rates(declared, "x")
+
+
 def test_a_history_file_gives_every_day():
     body = b"""<?xml version="1.0" encoding="UTF-8"?>
 <gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">

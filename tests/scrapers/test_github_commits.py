@@ -11,6 +11,8 @@ import pytest
 
 from gpuvalue.scrapers.github_commits import (
     LastCommit,
+    TableDate,
+    dated_table_parsers,
     last_commit_url,
     raw_url,
     read_last_commit,
@@ -79,3 +81,22 @@ def test_a_version_nothing_dates_is_of_the_date_given_for_it_never_of_the_day_it
     dated = table_date(_page(), commit=None, known_versions=KNOWN, unknown_as_of=date(2025, 3, 7))
     assert (dated.day, dated.known) == (date(2025, 3, 7), False)
     assert "unknown date" in dated.how and "not the day it was read" in dated.how
+
+
+def test_a_fetch_s_commit_dates_only_the_file_pinned_to_it():
+    repo, path = "owner/name", "docs/table.csv"
+    given: list[tuple[str, LastCommit | None]] = []
+
+    def data_date(page, commit):
+        given.append((page.url, commit))
+        return TableDate(commit.day if commit else date(2024, 5, 20), True, "test")
+
+    def read(body, url, as_of):
+        return [as_of], []
+
+    _, parse_fetch = dated_table_parsers("s", "rental", repo, path, read=read, data_date=data_date)
+    answer = page_from_file("s", _answer("2025-03-07T10:00:00Z"), last_commit_url(repo, path), READ)
+    pinned, main = (page_from_file("s", b"table", raw_url(repo, ref, path), READ) for ref in (SHA, "main"))
+    parsed = parse_fetch([answer, pinned, main])
+    assert parsed.records == [date(2025, 3, 7), date(2024, 5, 20)]
+    assert [(url, c.sha if c else None) for url, c in given] == [(pinned.url, SHA), (main.url, None)]

@@ -182,6 +182,13 @@ def test_bad_atom_raises(body):
         parse_hardwareswap_atom(body, ATOM_URL, ATOM_SEEN)
 
 
+def test_a_feed_declaring_entities_is_refused_though_it_reads_otherwise():
+    body = ATOM.read_bytes().replace(b"?><feed ", b'?><!DOCTYPE feed [<!ENTITY a "b">]><feed ', 1)
+    assert body != ATOM.read_bytes()
+    with pytest.raises(ParseError, match="declares a DOCTYPE or entities"):
+        parse_hardwareswap_atom(body, ATOM_URL, ATOM_SEEN)
+
+
 def test_an_atom_entry_whose_link_no_url_parser_reads_raises():
     body = re.sub(rb'<link href="[^"]+"', b'<link href="https://[bad/r/hardwareswap/x"', ATOM.read_bytes(), count=1)
     with pytest.raises(ParseError, match="bad link"):

@@ -118,3 +118,42 @@ def test_refused_app_credentials_fall_back_to_the_feeds():
     assert len(fetched.pages) == 1 and fetched.pages[0].url == hs.hardwareswap_feed_url("hardwareswap")
     assert fetched.warnings == ["hardwareswap: Reddit refused the app credentials (HTTP 401 Unauthorized); reading the "
                                 "Atom feeds instead (no flair: asking prices only)"]
+
+
+def test_an_unreachable_host_fails_every_subreddit_at_the_first():
+    reddit = Reddit()
+    asked: list[str] = []
+
+    def down(request: httpx.Request) -> httpx.Response:
+        asked.append(str(request.url))
+        raise httpx.ConnectError("[Errno -2] Name or service not known", request=request)
+
+    client = PoliteClient(transport=httpx.MockTransport(down), min_interval_s=0.0, sleep=reddit.sleeps.append)
+    subs = ("hardwareswap", "hardwareswapuk", "CanadianHardwareSwap")
+    try:
+        with pytest.raises(FetchError) as err:
+            hs.SOURCE.fetch(FetchContext(client=client, settings=Settings(hardwareswap_subreddits=subs), replay=False))
+    finally:
+        client.close()
+    assert len(asked) == 1  # the site, not the subreddit: the others are not asked
+    assert err.value.retryable is False
+    assert err.value.what.startswith("r/hardwareswap, r/hardwareswapuk, r/CanadianHardwareSwap: ")
+
+
+def test_unreadable_robots_txt_fails_every_subreddit_at_the_first():
+    asked: list[str] = []
+
+    def robots_down(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.path)
+        return httpx.Response(404 if request.url.path != "/robots.txt" else 503)
+
+    client = PoliteClient(transport=httpx.MockTransport(robots_down), min_interval_s=0.0, max_retries=0,
+                          sleep=lambda _s: None)
+    subs = ("hardwareswap", "hardwareswapuk")
+    try:
+        with pytest.raises(FetchError) as err:
+            hs.SOURCE.fetch(FetchContext(client=client, settings=Settings(hardwareswap_subreddits=subs), replay=False))
+    finally:
+        client.close()
+    assert asked == ["/robots.txt"]
+    assert err.value.what.startswith("r/hardwareswap, r/hardwareswapuk: robots.txt unavailable")
