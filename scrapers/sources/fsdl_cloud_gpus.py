@@ -21,7 +21,8 @@ live run does. ``as_of`` is the commit date of a version pinned to a known commi
 
 This source does not read ``serverless-gpus.csv``, the serverless table. Its prices are for GPU time
 on inference platforms billed per second of request, with cold starts and no machine to keep, so they
-are not offers of an instance like this table's rows; this source skips it on purpose.
+are not offers of an instance like this table's rows; an opt-in source of its own reads it, marked
+serverless.
 
 The file was edited by hand for years and shows it: ``$`` prefixes and thousands commas on prices,
 blank spot prices, GPU counts and vCPU/RAM given as ranges, a repeated header row, rows with no
