@@ -138,20 +138,68 @@ def _parse_price(text: str, default: str | None, decimal: str | None, signed: bo
 
 
 def iter_prices(text: str, *, default: str | None = None, decimal: str | None = None) -> Iterator[Money]:
-    """Every amount in free text that has a currency written beside it, in order."""
+    """Every amount in free text that has a currency written beside it, in order.
+
+    A currency between two numbers belongs to the one it is written against: "RTX 3090 $500" is
+    500 (the "$" touches 500), and a number that names a model ("RTX 3090 USD 700") is never an
+    amount, whatever is written after it."""
     clean = text.replace("\u00a0", " ").replace("\u202f", " ")
-    for match in _MONEY.finditer(clean):
+    position = 0
+    while True:
+        match = _MONEY.search(clean, position)
+        if match is None:
+            return
+        position = match.end()
         word = match.group("pre") or match.group("post")
         if not word:
             continue
         raw = match.group("num").rstrip()
+        start = match.start("num")
         value = _number(raw, decimal)
         if value is None and " " in raw:
             # "RTX 3080 450 CAD": the spaces were no grouping; the amount is the part beside the currency.
-            raw = raw.split(" ")[0] if match.group("pre") else raw.split(" ")[-1]
+            if match.group("pre"):
+                raw = raw.split(" ")[0]
+            else:
+                start += raw.rindex(" ") + 1
+                raw = raw.rsplit(" ", 1)[1]
             value = _number(raw, decimal)
+        if not match.group("pre") and _post_belongs_elsewhere(clean, match, start):
+            position = match.end("num")  # read the currency again, as the next number's
+            continue
         if value is not None:
             yield Money(value, currency_of(word, default), word, span=match.span())
+
+
+# A product family written before its model number: the number names the card, never its price.
+_MODEL_FAMILY = re.compile(
+    r"(?<![A-Za-z])(?:rtx|gtx|gts|gt|rx|r9|r7|hd|titan|quadro|radeon|arc|tesla|geforce|vega|xeon|ryzen\s?[3579]?"
+    r"|core\s?i[3579])\s?-?\s?$",
+    re.IGNORECASE,
+)
+
+
+# A card's number written alone ("4090 USD 1600"): GeForce 1050 to 5090 and 1650/1660, Radeon 5500 to 7900 and
+# 9060/9070. Only read as a model where another amount follows the currency.
+_MODEL_NUMBER = re.compile(r"[1-5]0[5-9]0|16[56]0|[5-7][0-9]00|90[67]0")
+
+
+def _post_belongs_elsewhere(text: str, match: re.Match[str], amount_start: int) -> bool:
+    """Whether a currency written after a number is not that number's: it touches the next number
+    ("3090 $500"), it is a sign as near the next number as this one ("3090 $ 500": signs lead), or
+    the number (starting at ``amount_start``) is a model's and an amount follows ("RTX 3090 USD 700")."""
+    after = text[match.end():match.end() + 2]
+    if after[:1].isdigit():
+        return True
+    sign = not match.group("post").rstrip(".")[-1:].isalpha()
+    spaced = match.start("post") > match.end("num") or match.group("num").endswith(" ")
+    if sign and spaced and after[:1] == " " and after[1:2].isdigit():
+        return True
+    # "RTX 3090 USD 700": with an amount after it the currency is that amount's; "Titan RTX 300$" is money.
+    if not re.match(r"\s?[0-9]", after):
+        return False
+    amount = text[amount_start:match.start("post")].strip()
+    return bool(_MODEL_NUMBER.fullmatch(amount) or _MODEL_FAMILY.search(text, max(0, amount_start - 20), amount_start))
 
 
 def find_price(text: str, *, default: str | None = None, decimal: str | None = None) -> Money | None:
