@@ -9,7 +9,7 @@ import logging
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 from gpuvalue.flows.settings import Settings
@@ -109,7 +109,9 @@ def make_client(settings: Settings, replay: bool, replay_dir: str | Path | None 
                                             max_body_bytes=limit_bytes(settings.max_decompressed_mb)))
         return PoliteClient(transport=transport, min_interval_s=0.0, sleep=lambda _s: None, max_retries=0,
                             max_body_bytes=most)
-    return PoliteClient(cache_dir=settings.http_cache_dir, max_body_bytes=most)
+    return PoliteClient(cache_dir=settings.http_cache_dir, max_body_bytes=most,
+                        request_deadline_s=settings.request_deadline_s,
+                        cache_max_age_s=settings.http_cache_max_age_h * 3600)
 
 
 def recorded_sources(replay_dir: str | Path | None = None) -> set[str]:
@@ -136,14 +138,26 @@ def notify_progress(message: str) -> None:
 
 def fetch_source(source: str, settings: Settings, replay: bool, replay_dir: str | Path | None = None,
                  progress=None, shopping_list: Sequence[str] = ()) -> SourceFetch:
+    from gpuvalue.scrapers.redirects import home_domains
+
     client = make_client(settings, replay, replay_dir)
     try:
-        fetch = registry.get(source).fetch
+        src = registry.get(source)
+        client.redirect_hosts = home_domains(src.hosts)  # where its redirects may lead (scrapers/redirects.py)
+        fetch = src.fetch
         assert fetch is not None
-        return fetch(FetchContext(client=client, settings=settings, replay=replay, progress=progress,
-                                  shopping_list=tuple(shopping_list)))
+        fetched = fetch(FetchContext(client=client, settings=settings, replay=replay, progress=progress,
+                                     shopping_list=tuple(shopping_list)))
     finally:
         client.close()
+    cached = [page for page in fetched.pages if getattr(page, "from_cache", False) and not replay
+              and page.fetched_at < utcnow() - timedelta(minutes=5)]
+    if cached:  # its status says so: these pages are as old as their fetch, not of this run
+        oldest = min(page.fetched_at for page in cached)
+        fetched.warnings.append(f"{source}: {len(cached)} of {len(fetched.pages)} pages served from the HTTP cache "
+                                f"unasked, as fetched (the oldest at {oldest.isoformat(timespec='minutes')}); "
+                                "the server said they stay fresh (at most GPUVALUE_HTTP_CACHE_MAX_AGE_H)")
+    return fetched
 
 
 def archive_pages(archive: Archive, pages: Iterable[FetchedPage]) -> int:

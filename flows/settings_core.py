@@ -24,7 +24,12 @@ from gpuvalue.models.coverage import DEFAULT_COVERAGE_MIN_MEMORY_GB
 from gpuvalue.models.multi_gpu import DEFAULT_MAX_GPUS, DEFAULT_MULTI_GPU_EFFICIENCY
 from gpuvalue.models.ownership import DEFAULT_OWNERSHIP_MONTHS
 from gpuvalue.models.price_age import DEFAULT_COMPARABLE_DAYS
-from gpuvalue.scrapers.bounded import DEFAULT_MAX_DECOMPRESSED_MB, DEFAULT_MAX_RESPONSE_MB
+from gpuvalue.scrapers.bounded import (
+    DEFAULT_CACHE_MAX_AGE_H,
+    DEFAULT_MAX_DECOMPRESSED_MB,
+    DEFAULT_MAX_RESPONSE_MB,
+    DEFAULT_REQUEST_DEADLINE_S,
+)
 
 ENV_PREFIX = "GPUVALUE_"
 ENV_FILE = ".env"
@@ -83,6 +88,15 @@ FIELDS: dict[str, Setting] = {
                                "MB of body a response (or a saved page) may have; a larger one is refused", gt=0, le=4096),
     "max_decompressed_mb": Setting(float, DEFAULT_MAX_DECOMPRESSED_MB,
                                    "MB a compressed page may expand to; a larger one is refused", gt=0, le=4096),
+    # A request's headers and body together (robots.txt's too): a server trickling a byte at a time
+    # never trips a per-read timeout, so each request has a deadline of its own.
+    "request_deadline_s": Setting(float, DEFAULT_REQUEST_DEADLINE_S,
+                                  "seconds one request (headers and body together) may take; a slower one fails "
+                                  "its source", gt=0, le=3600),
+    # The HTTP cache serves a page without asking for at most this long, whatever max-age the server gave.
+    "http_cache_max_age_h": Setting(float, DEFAULT_CACHE_MAX_AGE_H,
+                                    "hours a cached page may be served without asking the server again", ge=0,
+                                    le=8760),
     "task_runner": Setting(Literal["thread", "dask"], "thread"),
     "dask_address": Setting(str | None, None),
     "schedule_cron": Setting(str, "0 6 * * *"),

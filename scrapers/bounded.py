@@ -14,6 +14,8 @@ import zlib
 MB = 1024 * 1024
 DEFAULT_MAX_DECOMPRESSED_MB = 100.0  # the largest recorded page is 0.3 MB
 DEFAULT_MAX_RESPONSE_MB = 64.0
+DEFAULT_REQUEST_DEADLINE_S = 120.0  # one request, headers and body together (scrapers/fetch_bounds.py)
+DEFAULT_CACHE_MAX_AGE_H = 24.0  # the longest a cached page is served unasked (scrapers/http_cache.py)
 _CHUNK = 1 * MB
 _DOCTYPE = re.compile(rb"<!DOCTYPE", re.IGNORECASE)
 _ENTITY = re.compile(rb"<!ENTITY", re.IGNORECASE)

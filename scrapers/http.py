@@ -25,6 +25,7 @@ import socket
 import threading
 import time
 import urllib.parse
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -36,9 +37,20 @@ from pydantic import Field
 
 from gpuvalue import __version__
 from gpuvalue.models.records import FetchedPage
-from gpuvalue.scrapers.bounded import DEFAULT_MAX_RESPONSE_MB, limit_bytes
+from gpuvalue.scrapers.bounded import DEFAULT_CACHE_MAX_AGE_H, DEFAULT_MAX_RESPONSE_MB, TooLarge, limit_bytes
 from gpuvalue.scrapers.errors import AccessRefused, FetchError, HostUnreachable, RobotsDisallowed  # noqa: F401  (re-exported)
-from gpuvalue.scrapers.http_cache import FROM_CACHE_EXTENSION, HttpCache
+from gpuvalue.scrapers.fetch_bounds import (
+    ACCEPTED_ENCODINGS,
+    DEFAULT_REQUEST_DEADLINE_S,
+    UnsupportedEncoding,
+    content_encodings,
+    deadline_passed,
+    decoded_chunks,
+    install_deadlines,
+    request_deadline,
+)
+from gpuvalue.scrapers.http_cache import FETCHED_AT_EXTENSION, FROM_CACHE_EXTENSION, HttpCache
+from gpuvalue.scrapers.redirects import RedirectRefused, home_domains, redirect_refusal
 from gpuvalue.scrapers.robots import RobotsPolicy, origin_of, policy_from_response, robots_url_for
 
 DEFAULT_USER_AGENT = (
@@ -123,8 +135,9 @@ def redact_headers(headers: Mapping[str, str] | httpx.Headers | None) -> dict[st
     return redacted
 
 
-# Set by the replay transport: when the recorded response was originally captured.
-RECORDED_AT_HEADER = "x-gpuvalue-recorded-at"
+# Set by the replay transport on a response's extensions (a server cannot set those, as it could a
+# header): when the recorded response was originally captured.
+RECORDED_AT_EXTENSION = "gpuvalue_recorded_at"
 
 
 def safe_response_headers(headers: httpx.Headers) -> dict[str, str]:
@@ -198,8 +211,14 @@ class PoliteClient:
         rng: random.Random | None = None,
         log: logging.Logger | None = None,
         max_body_bytes: int = limit_bytes(DEFAULT_MAX_RESPONSE_MB),
+        redirect_hosts: Iterable[str] = (),
+        request_deadline_s: float | None = DEFAULT_REQUEST_DEADLINE_S,
+        cache_max_age_s: float = DEFAULT_CACHE_MAX_AGE_H * 3600,
     ) -> None:
         self.user_agent = user_agent
+        self.request_deadline_s = request_deadline_s  # headers and body of one request together (None: none)
+        # Besides the host asked (and its www. twin), the domains a redirect may lead into.
+        self.redirect_hosts = home_domains(redirect_hosts)
         self.max_body_bytes = max_body_bytes
         self.min_interval_s = min_interval_s
         self.max_retries = max_retries
@@ -207,7 +226,8 @@ class PoliteClient:
         self.backoff_max_s = backoff_max_s
         self.obey_robots = obey_robots
         self.robots_exempt_hosts = frozenset(host.lower() for host in robots_exempt_hosts)
-        self._cache = HttpCache(cache_dir, keep_headers=safe_response_headers) if cache_dir is not None else None
+        self._cache = (HttpCache(cache_dir, keep_headers=safe_response_headers, max_age_s=cache_max_age_s, now=now)
+                       if cache_dir is not None else None)
         self._sleep = sleep
         self._clock = clock
         self._now = now
@@ -215,12 +235,13 @@ class PoliteClient:
         self._log = log or logging.getLogger(__name__)
         self._http = httpx.Client(
             transport=transport,
-            headers={"User-Agent": user_agent},
+            headers={"User-Agent": user_agent, "Accept-Encoding": ACCEPTED_ENCODINGS},
             timeout=httpx.Timeout(
                 connect=connect_timeout_s, read=read_timeout_s, write=read_timeout_s, pool=connect_timeout_s
             ),
             follow_redirects=False,
         )
+        install_deadlines(self._http)
         self._registry_lock = threading.Lock()
         self._origin_locks: dict[str, threading.RLock] = {}
         self._last_start: dict[str, float] = {}
@@ -240,12 +261,13 @@ class PoliteClient:
             return snapshot
 
     def get(self, url: str, *, source: str, headers: Mapping[str, str] | None = None) -> HttpPage:
-        """Follows up to five redirects, each hop checked against its own site's robots.txt."""
+        """Follows up to five redirects that stay home (scrapers/redirects.py), each hop checked against
+        its own site's robots.txt."""
         current = url
         for _ in range(MAX_REDIRECTS + 1):
             outcome = self._fetch_hop("GET", current, headers=headers, data=None, check_robots=True)
             if outcome.is_redirect and "location" in outcome.headers:
-                target = str(outcome.url.join(outcome.headers["location"]))
+                target = self._redirect_target(url, current, outcome)
                 if origin_of(target) != origin_of(current):
                     headers = _without_credentials(headers)  # never hand our credentials to another site
                 current = target
@@ -259,9 +281,24 @@ class PoliteClient:
                 outcome.headers.get("content-type"),
                 safe_response_headers(outcome.headers),
                 from_cache=FROM_CACHE_EXTENSION in outcome.extensions,
+                fetched_at=_fetched_at(outcome.extensions),
             )
         self._count(url, "failures")
         raise FetchError(redact_url(url), f"more than {MAX_REDIRECTS} redirects", retryable=False)
+
+    def _redirect_target(self, asked: str, current: str, response: httpx.Response) -> str:
+        """Where a redirect leads, or RedirectRefused (counted as a failure) where it would leave home."""
+        try:
+            target = str(response.url.join(response.headers["location"]))
+        except (httpx.InvalidURL, ValueError) as exc:
+            self._count(asked, "failures")
+            raise RedirectRefused(redact_url(asked), f"a redirect to an unreadable location ({exc}) (not retried)") from None
+        why = redirect_refusal(asked, current, target, self.redirect_hosts)
+        if why is not None:
+            self._count(asked, "failures")
+            self._log.warning("%s: %s, not followed", redact_url(current), why)
+            raise RedirectRefused(redact_url(asked), f"{why} refused: {redact_url(target)} (not retried)")
+        return target
 
     def post_form(
         self, url: str, *, source: str, data: Mapping[str, str], headers: Mapping[str, str] | None = None
@@ -393,29 +430,56 @@ class PoliteClient:
 
     def _send_bounded(self, method: str, url: str, *, headers: Mapping[str, str],
                       data: dict[str, str] | None) -> httpx.Response:
-        """The response read whole, unless its body (as declared, or as it arrives, decoded) passes
-        ``max_body_bytes``: then a FetchError, not retried, before more of it is kept."""
+        """The response read whole within the request's deadline (headers and body together), unless its
+        body (as declared, or as it arrives, decoded layer by layer) passes ``max_body_bytes``: then a
+        FetchError, not retried, before more of it is kept."""
         request = self._http.build_request(method, url, headers=headers, data=data)
-        response = self._http.send(request, stream=True)
-        try:
-            declared = response.headers.get("content-length", "").strip()
-            if declared.isdigit() and int(declared) > self.max_body_bytes:
-                self._too_large(url)
-            chunks, size = [], 0
-            for chunk in response.iter_bytes():
-                size += len(chunk)
-                if size > self.max_body_bytes:
+        with request_deadline(self.request_deadline_s):
+            try:
+                response = self._http.send(request, stream=True)
+            except httpx.TimeoutException:
+                if deadline_passed():
+                    self._too_slow(url)
+                raise
+            try:
+                declared = response.headers.get("content-length", "").strip()
+                if declared.isdigit() and int(declared) > self.max_body_bytes:
                     self._too_large(url)
-                chunks.append(chunk)
-            response._content = b"".join(chunks)  # as Response.read() sets it, once the size is known
-        finally:
-            response.close()
+                if response.is_stream_consumed:  # an in-memory transport handed it over whole and decoded
+                    wire: Iterable[bytes] = [response.content]
+                    encodings: list[str] = []
+                else:
+                    wire, encodings = response.iter_raw(), content_encodings(response.headers)
+                chunks = []
+                for chunk in decoded_chunks(wire, encodings, self.max_body_bytes):
+                    chunks.append(chunk)
+                    if deadline_passed():
+                        self._too_slow(url)
+                response._content = b"".join(chunks)  # as Response.read() sets it, once the size is known
+            except TooLarge:
+                self._too_large(url)
+            except httpx.TimeoutException:
+                if deadline_passed():
+                    self._too_slow(url)
+                raise
+            except UnsupportedEncoding as exc:
+                self._count(url, "failures")
+                raise FetchError(redact_url(url), f"{exc} (not retried)", retryable=False) from None
+            except zlib.error as exc:
+                raise httpx.DecodingError(f"the body does not decode: {exc}", request=request) from None
+            finally:
+                response.close()
         return response
+
+    def _too_slow(self, url: str) -> None:
+        self._count(url, "failures")
+        raise FetchError(redact_url(url), f"no whole answer within {self.request_deadline_s:g} s "
+                                          "(GPUVALUE_REQUEST_DEADLINE_S) (not retried)", retryable=False)
 
     def _too_large(self, url: str) -> None:
         self._count(url, "failures")
         raise FetchError(redact_url(url), f"response body larger than {self.max_body_bytes / (1024 * 1024):g} MB "
-                                          "(GPUVALUE_MAX_RESPONSE_MB) (not retried)")
+                                          "(GPUVALUE_MAX_RESPONSE_MB) (not retried)", retryable=False)
 
     def _backoff_s(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -468,6 +532,8 @@ class PoliteClient:
         return policy
 
     def _robots_response(self, robots_url: str, origin: str) -> httpx.Response:
+        """robots.txt, following redirects that stay home as a page's do (a robots.txt sent elsewhere
+        leaves the site off limits: RedirectRefused, a FetchError)."""
         current = robots_url
         for _ in range(MAX_REDIRECTS + 1):
             response = self._exchange(
@@ -475,7 +541,7 @@ class PoliteClient:
             )
             if not (response.is_redirect and "location" in response.headers):
                 return response
-            current = str(response.url.join(response.headers["location"]))
+            current = self._redirect_target(robots_url, current, response)
         return httpx.Response(404, request=response.request)  # RFC 9309: too many redirects, treat as absent
 
     # -- bookkeeping ------------------------------------------------------------------------------
@@ -507,12 +573,13 @@ class PoliteClient:
         response_headers: dict[str, str],
         *,
         from_cache: bool = False,
+        fetched_at: datetime | None = None,
     ) -> HttpPage:
         return HttpPage(
             source=source,
             url=redact_url(url),
             status=status,
-            fetched_at=_recorded_at(response_headers) or self._now(),
+            fetched_at=fetched_at or self._now(),
             sha256=hashlib.sha256(body).hexdigest(),
             body=body,
             content_type=content_type,
@@ -522,16 +589,19 @@ class PoliteClient:
         )
 
 
-def _recorded_at(response_headers: Mapping[str, str]) -> datetime | None:
-    """A replayed response keeps its capture time, so an old price is never presented as today's."""
-    value = response_headers.get(RECORDED_AT_HEADER)
-    if not value:
-        return None
-    try:
-        when = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
+def _fetched_at(extensions: Mapping[str, object]) -> datetime | None:
+    """When a response's content was fetched, where that is not now: a replayed response's capture time,
+    a cached one's fetch time, so an old price is never presented as today's."""
+    for key in (RECORDED_AT_EXTENSION, FETCHED_AT_EXTENSION):
+        value = extensions.get(key)
+        if isinstance(value, str):
+            try:
+                value = datetime.fromisoformat(value)
+            except ValueError:
+                continue
+        if isinstance(value, datetime):
+            return value if value.tzinfo else value.replace(tzinfo=UTC)
+    return None
 
 
 def _without_credentials(headers: Mapping[str, str] | None) -> dict[str, str]:

@@ -19,6 +19,7 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -38,9 +39,16 @@ from hishel import (
     StoreAndUse,
 )
 
+from gpuvalue.scrapers.bounded import DEFAULT_CACHE_MAX_AGE_H
+
 CACHE_FILE = "responses.sqlite"
 # Set on a response the cache answered with: "fresh" (no request made) or "revalidated" (a 304).
 FROM_CACHE_EXTENSION = "gpuvalue_from_cache"
+# Set on a response served fresh (unasked): when it was fetched (a datetime), which a page keeps.
+FETCHED_AT_EXTENSION = "gpuvalue_fetched_at"
+# Written by the cache on every response it stores (a server's own header of the name is replaced):
+# when the answer came, or was last confirmed by a 304.
+STORED_AT_HEADER = "x-gpuvalue-stored-at"
 NO_CACHE = ("cache-control", "no-cache")
 _LEGACY_ENTRY_SUFFIXES = (".json", ".body")  # the former one-pair-of-files-per-URL layout
 
@@ -53,10 +61,15 @@ KeepHeaders = Callable[[Mapping[str, str]], dict[str, str]]
 class HttpCache:
     """One SQLite file of responses, shared by the threads of one client."""
 
-    def __init__(self, directory: Path, *, keep_headers: KeepHeaders) -> None:
+    def __init__(self, directory: Path, *, keep_headers: KeepHeaders, max_age_s: float = DEFAULT_CACHE_MAX_AGE_H * 3600,
+                 now: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self._keep = keep_headers
+        # However long a server says a page stays fresh, it is served unasked for at most this long: a
+        # max-age of 999999999999 must not pin a price for ever.
+        self.max_age_s = max_age_s
+        self._now = now
         self._options = CacheOptions(shared=False)
         self._lock = threading.RLock()
         _drop_legacy_entries(self.directory)
@@ -73,7 +86,7 @@ class HttpCache:
         with self._lock:
             entries = self._entries(key)
             deciding = request
-            if not any(_explicitly_fresh(entry.response) for entry in entries):
+            if not any(self._fresh_enough(entry.response) for entry in entries):
                 # Only the server's own freshness lets a stored page answer unasked: RFC 9111's heuristic
                 # (10% of the time since Last-Modified, up to a week) would show last week's listings as
                 # today's. A request's no-cache makes the state machine revalidate; it is not sent.
@@ -89,7 +102,7 @@ class HttpCache:
                 conditions = {name: state.request.headers[name] for name in state.request.headers
                               if name not in asked and name != NO_CACHE[0]}
                 upstream = send({**headers, **conditions})
-                state = state.next(_internal(upstream, self._keep))
+                state = state.next(_internal(upstream, self._keep, self._now()))
                 continue
             with self._lock:
                 if isinstance(state, NeedToBeUpdated):
@@ -113,13 +126,18 @@ class HttpCache:
                 elif isinstance(state, FromCache):
                     revalidated = upstream is not None
                     body = b"".join(state.entry.response.stream or ())  # type: ignore[arg-type]
+                    stored = state.entry.response.headers
+                    extensions: dict[str, object] = {FROM_CACHE_EXTENSION: "revalidated" if revalidated else "fresh"}
+                    fetched = _stored_at(stored)
+                    if not revalidated and fetched is not None:  # a 304 confirmed it today; unasked, it is as old as it is
+                        extensions[FETCHED_AT_EXTENSION] = fetched
                     return httpx.Response(
                         state.entry.response.status_code,
-                        headers=[(name, value) for name in state.entry.response.headers
-                                 for value in state.entry.response.headers.get_list(name) or []],
+                        headers=[(name, value) for name in stored if name.lower() != STORED_AT_HEADER
+                                 for value in stored.get_list(name) or []],
                         content=body,
                         request=httpx.Request("GET", url),
-                        extensions={FROM_CACHE_EXTENSION: "revalidated" if revalidated else "fresh"},
+                        extensions=extensions,
                     )
                 else:  # pragma: no cover - hishel's states are exhausted above
                     raise AssertionError(f"unexpected cache state {type(state).__name__}")
@@ -158,12 +176,37 @@ class HttpCache:
 
 
 
-def _internal(response: httpx.Response, keep: KeepHeaders) -> Response:
-    """hishel's view of a response read whole: its body already decoded, so no Content-Encoding."""
-    headers = {name: value for name, value in keep(response.headers).items() if name != "content-encoding"}
+    def _fresh_enough(self, response: Response) -> bool:
+        """Whether a stored response may answer unasked: the server gave it a lifetime of its own (max-age
+        or Expires), which hishel then checks, and it was fetched (or confirmed) within ``max_age_s``."""
+        if not _explicitly_fresh(response):
+            return False
+        stored = _stored_at(response.headers)
+        if stored is None:
+            return False  # stored before the cache dated its entries: asked again once
+        return timedelta(0) <= self._now() - stored <= timedelta(seconds=self.max_age_s)
+
+
+def _internal(response: httpx.Response, keep: KeepHeaders, now: datetime) -> Response:
+    """hishel's view of a response read whole: its body already decoded, so no Content-Encoding; dated
+    with when it came (``STORED_AT_HEADER``, whatever the server sent under that name)."""
+    headers = {name: value for name, value in keep(response.headers).items()
+               if name not in ("content-encoding", STORED_AT_HEADER)}
+    headers[STORED_AT_HEADER] = now.astimezone(UTC).isoformat()
     if response.status_code != 304:
         headers["content-length"] = str(len(response.content))
     return Response(status_code=response.status_code, headers=Headers(headers), stream=iter([response.content]))
+
+
+def _stored_at(headers: Headers) -> datetime | None:
+    value = headers.get(STORED_AT_HEADER)
+    if not value:
+        return None
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def _same_variant(entry, request: Request) -> bool:  # noqa: ANN001 - hishel's Entry

@@ -18,7 +18,7 @@ import httpx
 
 from gpuvalue.scrapers.archive import Archive, ArchiveEntry
 from gpuvalue.scrapers.errors import NotRecordedError
-from gpuvalue.scrapers.http import RECORDED_AT_HEADER
+from gpuvalue.scrapers.http import RECORDED_AT_EXTENSION
 
 TOKEN_PATH_SUFFIXES = ("/oauth2/token", "/api/v1/access_token")
 REPLAY_TOKEN = "replay-token-not-a-credential"
@@ -48,9 +48,9 @@ class ReplayTransport(httpx.BaseTransport):
         if entry is not None:
             headers = {"content-type": entry.content_type or "application/octet-stream"}
             headers.update({k: v for k, v in entry.headers.items() if k != "content-length"})
-            headers[RECORDED_AT_HEADER] = entry.fetched_at.isoformat()
             return httpx.Response(
-                entry.status, headers=headers, content=self.archive.read_body(entry.sha256), request=request
+                entry.status, headers=headers, content=self.archive.read_body(entry.sha256), request=request,
+                extensions={RECORDED_AT_EXTENSION: entry.fetched_at},
             )
         path = urlsplit(url).path
         if path == "/robots.txt":

@@ -133,6 +133,9 @@ class Source:
     # the answer dating it, fetched beside it): pages in, records out, as pure as ``parse``, which still
     # reads any one page alone (``gpuvalue parse``, the probe, the fuzz tests). None: each page by ``parse``.
     parse_fetch: Callable[[list[FetchedPage]], ParsedSource] | None = None
+    # The domains its pages live on (each with its subdomains: "ebay.com" covers "signin.ebay.com"): a
+    # redirect may lead into them, besides the host a request asked, and nowhere else (scrapers/redirects.py).
+    hosts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KNOWN_KINDS:

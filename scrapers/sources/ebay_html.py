@@ -552,4 +552,5 @@ SOURCE = Source(
     sample_url="https://www.ebay.com/sch/i.html?_nkw=rtx",
     fixtures=("listings/ebay_srp_scard_sold_2026-07_seller_auctionetl.html.gz",
               "listings/ebay_srp_sitem_2022-11_apple_ebayde_parsy.html.gz"),
+    hosts=tuple(m.site.removeprefix("www.") for m in EBAY_MARKETS.values()),
 )

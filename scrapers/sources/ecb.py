@@ -143,4 +143,5 @@ SOURCE = Source(
     label="ECB euro reference rate",  # a converted price says "at the ECB euro reference rate of <day>"
     sample_url=DAILY_URL,
     fixtures=tuple(f for _, _, f in RECORDED),
+    hosts=("ecb.europa.eu",),
 )

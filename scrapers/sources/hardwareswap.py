@@ -503,4 +503,5 @@ SOURCE = Source(
     settings=HardwareswapSettings,
     sample_url="https://www.reddit.com/r/hardwareswap/new.json",
     fixtures=("listings/reddit_canadianhardwareswap_new_2026-02-23.json", "listings/reddit_hardwareswap_new_2017-10-18.atom.xml"),
+    hosts=("reddit.com",),
 )

@@ -145,4 +145,5 @@ SOURCE = Source(
     label="RunPod",
     sample_url=GRAPHQL_URL,
     fixtures=(FIXTURE,),
+    hosts=("runpod.io",),
 )

@@ -433,4 +433,5 @@ SOURCE = Source(
     spec_precedence=20,
     sample_url="https://www.techpowerup.com/gpu-specs/?released=2020&sort=name",
     fixtures=tuple(f"specs/techpowerup_gpu-specs_released-{y}_2023-01-09.html" for y, _ in _RECORDED_YEARS),
+    hosts=("techpowerup.com",),
 )

@@ -173,4 +173,5 @@ SOURCE = Source(
     label="vast.ai",
     sample_url=SEARCH_URL,
     fixtures=(FIXTURE,),
+    hosts=("vast.ai",),
 )

@@ -623,4 +623,5 @@ SOURCE = Source(
     aliases=("wikipedia-live", "wikipedia-gpus"),
     sample_url="https://en.wikipedia.org/wiki/List_of_Nvidia_graphics_processing_units",
     fixtures=("specs/wikipedia_list_of_nvidia_gpus_handwritten.html",),
+    hosts=("wikipedia.org",),
 )

@@ -87,7 +87,8 @@ class Web:
         return httpx.Response(200, content=answer, headers={"content-type": "text/html"})
 
     def fetch(self, markets=("US",), queries=("NVIDIA GeForce RTX 4090", "NVIDIA RTX A5000")):
-        client = PoliteClient(transport=httpx.MockTransport(self), min_interval_s=0.0, sleep=lambda s: None)
+        client = PoliteClient(transport=httpx.MockTransport(self), min_interval_s=0.0, sleep=lambda s: None,
+                              redirect_hosts=eh.SOURCE.hosts)  # as the flow builds it (flows/pipeline.py)
         settings = Settings(ebay_html_markets=markets, ebay_queries=queries)
         try:
             return eh.SOURCE.fetch(FetchContext(client=client, settings=settings, replay=False))

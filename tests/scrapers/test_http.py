@@ -227,7 +227,7 @@ def test_credentials_are_not_carried_across_a_redirect_to_another_site():
     start = "https://api.ebay.com/buy/browse/v1/item/v1|1|0"
     elsewhere = "https://cdn.example.net/item.json"
     site = Site({start: httpx.Response(302, headers={"Location": elsewhere}), elsewhere: httpx.Response(200, json={})})
-    with make_client(site, obey_robots=False) as client:
+    with make_client(site, obey_robots=False, redirect_hosts=("example.net",)) as client:
         client.get(start, source="ebay-browse", headers={"Authorization": "Bearer t0k", "Accept-Language": "en-US"})
     assert [request.headers.get("authorization") for request in site.requests] == ["Bearer t0k", None]
     assert site.requests[1].headers["accept-language"] == "en-US"

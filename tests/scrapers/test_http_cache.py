@@ -112,3 +112,48 @@ def test_the_former_cache_files_are_removed(tmp_path):
     keep.write_text("{}")
     get(tmp_path, Server(lambda request: httpx.Response(200, content=b"x")))
     assert not legacy.exists() and keep.exists()
+
+
+def test_an_unbounded_max_age_is_served_a_day_at_most_and_keeps_its_fetch_date(tmp_path):
+    """A rental price answered with max-age=999999999999 once would be shown as today's for ever: served
+    unasked it keeps the date it was fetched, and after the cache's own limit (a day by default) it is
+    fetched again and dated then."""
+    from datetime import UTC, datetime, timedelta
+
+    from gpuvalue.scrapers.archive import Archive
+
+    prices = iter([b"$0.20/h", b"$0.35/h"])
+    server = Server(lambda request: httpx.Response(200, content=next(prices), headers={
+        "Cache-Control": "max-age=999999999999", "X-Gpuvalue-Stored-At": "2099-01-01T00:00:00+00:00",
+        "X-Gpuvalue-Recorded-At": "2099-01-01T00:00:00+00:00"}))
+    monday = datetime(2026, 12, 7, 6, 0, tzinfo=UTC)
+
+    def run(at: datetime):
+        with PoliteClient(cache_dir=tmp_path, obey_robots=False, transport=httpx.MockTransport(server),
+                          min_interval_s=0, max_retries=0, now=lambda: at) as session:
+            return session.get(URL, source="runpod")
+
+    first = run(monday)
+    later_that_day = run(monday + timedelta(hours=20))
+    next_day = run(monday + timedelta(days=1, hours=1))
+    assert first.fetched_at == monday  # a server's own date headers are not believed
+    assert (later_that_day.body, later_that_day.from_cache, later_that_day.fetched_at) == (b"$0.20/h", True, monday)
+    assert len(server.requests) == 2  # fetched again the next day, whatever max-age said
+    assert (next_day.body, next_day.from_cache, next_day.fetched_at) == (b"$0.35/h", False,
+                                                                         monday + timedelta(days=1, hours=1))
+    archive = Archive(tmp_path / "raw")
+    archive.put(later_that_day, headers=later_that_day.response_headers)
+    assert [entry.fetched_at for entry in archive.entries()] == [monday]  # archived with its real fetch date
+
+
+def test_the_cache_limit_is_a_setting(tmp_path):
+    from datetime import UTC, datetime, timedelta
+
+    server = Server(lambda request: httpx.Response(200, content=b"catalog", headers={"Cache-Control": "max-age=86400"}))
+    start = datetime(2026, 12, 7, tzinfo=UTC)
+    for hours in (0, 2):
+        with PoliteClient(cache_dir=tmp_path, obey_robots=False, transport=httpx.MockTransport(server),
+                          min_interval_s=0, max_retries=0, now=lambda: start + timedelta(hours=hours),
+                          cache_max_age_s=3600) as session:
+            session.get(URL, source="shop")
+    assert len(server.requests) == 2  # an hour's limit: two hours later it is asked again
