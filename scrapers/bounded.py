@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import zlib
+from typing import Any
 
 MB = 1024 * 1024
 DEFAULT_MAX_DECOMPRESSED_MB = 100.0  # the largest recorded page is 0.3 MB
@@ -75,5 +76,58 @@ def declares_dtd(body: bytes) -> bool:
     """Whether an XML body declares a document type (in its first 2,000 bytes, where a prologue has
     one) or an entity (anywhere): a few bytes of entities can expand to gigabytes (the "billion
     laughs"), and no feed or file a source reads declares either, so its parser refuses such a body
-    before an XML parser sees it."""
+    before an XML parser sees it. A UTF-16 or UTF-32 body is looked at without its zero bytes, so
+    ``<\0!\0E\0N\0T\0I\0T\0Y\0`` is seen too; ``xml_root`` refuses what any other encoding hides."""
+    if b"\x00" in body[:4096]:
+        body = body.replace(b"\x00", b"")
     return bool(_DOCTYPE.search(body, 0, 2000) or _ENTITY.search(body))
+
+
+class DtdRefused(ValueError):
+    """An XML document declaring a document type or an entity, refused as the parser met it."""
+
+
+def xml_root(body: bytes) -> Any:
+    """The root element of an XML document, built by expat with a guard on the parser itself: a
+    document type or entity declaration raises DtdRefused as expat reads it, in whatever encoding the
+    document is written (UTF-16, or one a declaration names), so no entity is ever expanded.
+    ElementTree.ParseError for a document that is not well-formed."""
+    from xml.etree import ElementTree
+    from xml.parsers import expat
+
+    builder = ElementTree.TreeBuilder()
+    parser = expat.ParserCreate(namespace_separator="}")
+    parser.buffer_text = True
+
+    def name(raw: str) -> str:
+        return "{" + raw if "}" in raw else raw
+
+    def refuse(*_args: object) -> None:
+        raise DtdRefused("the document declares a document type or entities")
+
+    parser.StartElementHandler = lambda tag, attrs: builder.start(name(tag), {name(k): v for k, v in attrs.items()})
+    parser.EndElementHandler = lambda tag: builder.end(name(tag))
+    parser.CharacterDataHandler = builder.data
+    parser.StartDoctypeDeclHandler = refuse
+    parser.EntityDeclHandler = refuse
+    try:
+        parser.Parse(body, True)
+        return builder.close()
+    except expat.ExpatError as exc:
+        raise ElementTree.ParseError(str(exc)) from None
+
+
+class TooDeep(ValueError):
+    """A document nested deeper than a parser follows (a JSON answer of 100,000 brackets)."""
+
+
+def json_document(text: str | bytes) -> object:
+    """``json.loads`` whose nesting is bounded: a document nested past Python's recursion limit is a
+    ValueError (TooDeep) like any other unreadable JSON, never a RecursionError that escapes the
+    parser's error handling."""
+    import json
+
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise TooDeep("the JSON is nested deeper than it may be (a hostile or broken answer)") from None

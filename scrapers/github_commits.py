@@ -19,7 +19,6 @@ read.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 from urllib.parse import quote
 
+from gpuvalue.scrapers.bounded import json_document
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import FetchError
@@ -61,7 +61,7 @@ def raw_url(repo: str, ref: str, path: str) -> str:
 def read_last_commit(body: bytes) -> LastCommit:
     """The commit an answer of the commits API names; ValueError saying why when the answer names none."""
     try:
-        answer = json.loads(body.decode("utf-8"))
+        answer = json_document(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         raise ValueError("the answer is not JSON") from None
     if not isinstance(answer, list):

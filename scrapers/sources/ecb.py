@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from gpuvalue.models.fx import DailyRate, ecb_cross_rates
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
-from gpuvalue.scrapers.bounded import declares_dtd
+from gpuvalue.scrapers.bounded import DtdRefused, declares_dtd, xml_root
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, get_page, page_from_file
 
@@ -60,7 +60,9 @@ def parse_ecb_rates(body: bytes, url: str) -> list[DailyRate]:
     if declares_dtd(body):
         raise ParseError(NAME, url, "a document type declaration: not the ECB's file")
     try:
-        root = ElementTree.fromstring(body)
+        root = xml_root(body)
+    except DtdRefused:
+        raise ParseError(NAME, url, "a document type declaration: not the ECB's file") from None
     except (ElementTree.ParseError, ValueError):
         raise ParseError(NAME, url, "not XML") from None
     if _local(root.tag) != "Envelope":

@@ -29,7 +29,6 @@ device, memory, platform, ``fp32``/``fp16`` (score, null when not run), ``fp32bs
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterator, Mapping
@@ -37,6 +36,7 @@ from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
+from gpuvalue.scrapers.bounded import json_document
 from gpuvalue.models.harness import HarnessFigure, Matcher, Resolution, device_key, resolve_device
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
@@ -180,9 +180,9 @@ def parse_benchmark_data(
 ) -> list[HarnessFigure]:
     """One figure per row and precision that has a score (training, metric ``score``)."""
     try:
-        data = json.loads(decode_text(body, NAME, url))
-    except json.JSONDecodeError as exc:
-        raise ParseError(NAME, url, f"not JSON: {exc.msg}") from None
+        data = json_document(decode_text(body, NAME, url))
+    except ValueError as exc:
+        raise ParseError(NAME, url, f"not JSON: {getattr(exc, 'msg', exc)}") from None
     rows = data.get("benchmarks") if isinstance(data, dict) else None
     if not isinstance(rows, list) or not rows:
         raise ParseError(NAME, url, "no benchmarks list")

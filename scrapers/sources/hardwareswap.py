@@ -36,7 +36,7 @@ from pydantic_settings import NoDecode
 
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
-from gpuvalue.scrapers.bounded import declares_dtd
+from gpuvalue.scrapers.bounded import DtdRefused, declares_dtd, json_document, xml_root
 from gpuvalue.scrapers.errors import AccessRefused, FetchError, HostUnreachable, NotRecordedError, ParseError
 from gpuvalue.scrapers.http import RobotsUnavailable
 from gpuvalue.scrapers.money import iter_prices
@@ -334,7 +334,9 @@ def parse_hardwareswap_atom(body: bytes, url: str, fetched_at: datetime) -> list
     if declares_dtd(body):
         raise ParseError(NAME, url, "feed declares a DOCTYPE or entities: refused")
     try:
-        root = ElementTree.fromstring(bytes(body))
+        root = xml_root(bytes(body))
+    except DtdRefused:
+        raise ParseError(NAME, url, "feed declares a DOCTYPE or entities: refused") from None
     except (ElementTree.ParseError, ValueError, TypeError) as exc:
         raise ParseError(NAME, url, f"not well-formed XML: {exc}") from None
     if root.tag != _ATOM + "feed":
@@ -426,7 +428,7 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
             ctx.report(out.warnings[-1])
         else:
             try:
-                token = json.loads(token_page.body)["access_token"]
+                token = json_document(token_page.body)["access_token"]  # type: ignore[index]
             except (ValueError, KeyError, TypeError):
                 raise ParseError(NAME, REDDIT_TOKEN_URL, "token response without access_token") from None
             headers = {"Authorization": f"Bearer {token}"}

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import re
 import statistics
@@ -43,6 +42,7 @@ from collections.abc import Iterable, Iterator
 from datetime import date
 from pathlib import Path
 
+from gpuvalue.scrapers.bounded import json_document
 from gpuvalue.models.harness import (
     HarnessFigure,
     Matcher,
@@ -261,9 +261,9 @@ def parse_config_json(body: bytes, url: str) -> RunMetadata:
     """The run's batch per GPU and GPU count from the script's saved arguments."""
     vendor, folder, _ = _run_of(url)
     try:
-        data = json.loads(decode_text(body, NAME, url))
-    except json.JSONDecodeError as exc:
-        raise ParseError(NAME, url, f"not JSON: {exc.msg}") from None
+        data = json_document(decode_text(body, NAME, url))
+    except ValueError as exc:
+        raise ParseError(NAME, url, f"not JSON: {getattr(exc, 'msg', exc)}") from None
     if not isinstance(data, dict):
         raise ParseError(NAME, url, "not a JSON object")
     batch = data.get("BATCH_SIZE")

@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gpuvalue.scrapers.bounded import json_document
 from gpuvalue.models.records import GpuSpec
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
@@ -579,12 +580,11 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
 
 def _api_html(body: bytes, url: str) -> str:
     """The parse API wraps the page's HTML in JSON; a saved plain HTML page is read as it is."""
-    import json
 
     if body.lstrip()[:1] != b"{":
         return body.decode("utf-8", errors="replace")
     try:
-        html = json.loads(body)["parse"]["text"]
+        html = json_document(body)["parse"]["text"]  # type: ignore[index]
         if isinstance(html, dict):  # formatversion=1
             html = html["*"]
     except (ValueError, KeyError, TypeError):
