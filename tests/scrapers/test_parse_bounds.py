@@ -66,3 +66,62 @@ def test_the_parser_itself_refuses_a_declaration_the_byte_check_cannot_see():
         parse_hardwareswap_atom(body, "https://www.reddit.com/r/hardwareswap/new/.rss", datetime(2026, 12, 1, tzinfo=UTC))
     root = xml_root(b'<a xmlns="urn:x"><b k="v">t</b></a>')
     assert root.tag == "{urn:x}a" and root[0].attrib == {"k": "v"} and root[0].text == "t"
+
+
+# ---- Wikipedia's tables: work bounded by the page's size, spans and rows -------------------------
+
+WIKI_URL = "https://en.wikipedia.org/w/api.php?action=parse&page=List_of_Nvidia_graphics_processing_units"
+HEAD = "<table class='wikitable'><tr><th>Model</th><th>Memory (GB)</th></tr>"
+
+
+def test_a_page_past_the_cap_is_refused_before_it_is_parsed():
+    from gpuvalue.scrapers.sources import wikipedia
+
+    page = (HEAD + "<tr><td>RTX 3090</td><td>24</td></tr>").encode() + b" " * wikipedia.MAX_PAGE_BYTES
+    with pytest.raises(ParseError, match=r"MB of HTML, more than a list page holds \(8 MB\)"):
+        wikipedia.parse_wikipedia_gpu_list(page, WIKI_URL)
+
+
+def test_spans_that_would_fill_millions_of_slots_are_refused_in_small_memory():
+    import tracemalloc
+
+    from gpuvalue.scrapers.sources import wikipedia
+
+    bomb = HEAD + "<tr>" + "<td colspan=200 rowspan=200>x</td>" * 100 + "</tr></table>"  # 4 million slots
+    tracemalloc.start()
+    try:
+        with pytest.raises(ParseError, match="tables spanning more than 500,000 cells"):
+            wikipedia.parse_wikipedia_gpu_list(bomb, WIKI_URL)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 1024 * 1024, f"{peak / 1e6:.0f} MB"
+
+
+def test_rows_past_the_bound_are_refused(monkeypatch):
+    from gpuvalue.scrapers.sources import wikipedia
+
+    monkeypatch.setattr(wikipedia, "MAX_ROWS", 50)
+    rows = "".join(f"<tr><td>GeForce RTX {3000 + i}</td><td>24</td></tr>" for i in range(60))
+    with pytest.raises(ParseError, match="more than 50 table rows"):
+        wikipedia.parse_wikipedia_gpu_list(HEAD + rows + "</table>", WIKI_URL)
+    assert len(wikipedia.parse_wikipedia_gpu_list(HEAD + rows[: rows.index("<tr>", 1000)] + "</table>", WIKI_URL)) > 5
+
+
+def test_parse_work_grows_with_the_page_not_faster():
+    """Twice the rows, about twice the Python allocations (BeautifulSoup's tree took ten times the page)."""
+    import tracemalloc
+
+    from gpuvalue.scrapers.sources import wikipedia
+
+    def peak(n: int) -> int:
+        page = HEAD + "<tr><td>GeForce RTX 3090</td><td>24</td></tr>" * n + "</table>"
+        tracemalloc.start()
+        try:
+            wikipedia.parse_wikipedia_gpu_list(page, WIKI_URL)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    small, large = peak(500), peak(1000)
+    assert large < 2.6 * small, (small, large)
