@@ -330,9 +330,18 @@ def settings_problem(exc: Exception) -> str:
         field = ".".join(str(part) for part in error["loc"])
         name = "--db or GPUVALUE_DB" if field == "db" else f"GPUVALUE_{field.upper()}"
         given = error.get("input")
-        shown = f"={given!r}" if isinstance(given, (str, int, float)) and not isinstance(given, bool) else ""
+        shown = f"={_shown_value(given)}" if isinstance(given, (str, int, float)) and not isinstance(given, bool) else ""
         problems.append(f"{name}{shown}: {error['msg']}")
     return "; ".join(problems)
+
+
+def _shown_value(value: str | int | float, most: int = 80) -> str:
+    """A value as an error names it: whole when short, else its start and its length (a 50 MB value is
+    never printed)."""
+    text = repr(value)
+    if len(text) <= most:
+        return text
+    return f"{text[:most]}... ({len(str(value)):,} characters)"
 
 
 def check_db_path(path: Path) -> None:

@@ -6,12 +6,13 @@ run lock and the exports' default folder, so one path moves a whole installation
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from gpuvalue.flows.settings_core import ENV_FILE, ENV_PREFIX, split_models
+from gpuvalue.flows.settings_core import ENV_FILE, ENV_PREFIX, check_env_file, split_models
 from gpuvalue.flows.settings_model import CoreFields
 from gpuvalue.scrapers import registry
 
@@ -39,6 +40,11 @@ class CoreSettings(BaseSettings, CoreFields):
     # NoDecode: GPUVALUE_COVERAGE_ADD="RTX A4000,Tesla P40" is a plain comma list, not JSON.
     coverage_add: Annotated[tuple[str, ...], NoDecode, CoreFields.model_fields["coverage_add"]]
     coverage_remove: Annotated[tuple[str, ...], NoDecode, CoreFields.model_fields["coverage_remove"]]
+
+    def __init__(self, **values: Any) -> None:
+        env_file = values.get("_env_file", ENV_FILE)
+        check_env_file(env_file if isinstance(env_file, (str, Path)) else None)  # before pydantic reads it
+        super().__init__(**values)
 
     @field_validator("sources", mode="before")
     @classmethod

@@ -162,11 +162,31 @@ class ReaderSettings(Places):
         return f"ReaderSettings({', '.join(f'{k}={v!r}' for k, v in self.__dict__.items())})"
 
 
+# A settings file holds a few lines; the .env reader's time grows with a line's length (a 50 MB value
+# once held a run for minutes before anything was said), so a larger file is refused before it is read.
+MAX_ENV_FILE_BYTES = 1024 * 1024
+
+
+def check_env_file(env_file: str | Path | None = ENV_FILE) -> None:
+    """ValueError, in one line, for a .env file larger than any settings file (MAX_ENV_FILE_BYTES)."""
+    if env_file is None:
+        return
+    path = Path(env_file)
+    try:
+        size = path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return
+    if size > MAX_ENV_FILE_BYTES:
+        raise ValueError(f"{path.name} is {size / (1024 * 1024):.1f} MB; a settings file holds a few lines "
+                         f"(at most {MAX_ENV_FILE_BYTES // (1024 * 1024)} MB): not read")
+
+
 def settings_values(env_file: str | Path = ENV_FILE) -> dict[str, str]:
     """The GPUVALUE_* values as pydantic-settings finds them: the .env file's first, the environment's
     over them, names without the prefix and in lower case (names are not case-sensitive)."""
     values: dict[str, str] = {}
     path = Path(env_file)
+    check_env_file(path)
     if path.is_file():
         from dotenv import dotenv_values
 
