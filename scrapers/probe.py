@@ -10,6 +10,7 @@ in its own words when they are not set (its fetch skips with that warning before
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -18,7 +19,15 @@ import httpx
 
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.scrapers.errors import BOT_CHALLENGE_WORDS, ParseError
-from gpuvalue.scrapers.http import DEFAULT_ROBOTS_EXEMPT_HOSTS, DEFAULT_USER_AGENT, is_unreachable, retry_after_seconds
+from gpuvalue.scrapers.fetch_bounds import UnsupportedEncoding, content_encodings, decoded_chunks
+from gpuvalue.scrapers.http import (
+    DEFAULT_ROBOTS_EXEMPT_HOSTS,
+    DEFAULT_USER_AGENT,
+    MAX_REDIRECTS,
+    is_unreachable,
+    retry_after_seconds,
+)
+from gpuvalue.scrapers.redirects import home_domains, redirect_refusal
 from gpuvalue.scrapers.robots import origin_of, policy_from_response, robots_url_for
 from gpuvalue.scrapers.source import FetchContext, Source
 
@@ -110,6 +119,36 @@ def classify_answer(status: int, final_url: str, body: bytes, retry_after: str |
     return None
 
 
+def _get_staying_home(client: httpx.Client, url: str, src: Source,
+                      user_agent: str) -> tuple[httpx.Response, bytes] | str:
+    """The answer to a GET of ``url`` and at most _READ_AT_MOST bytes of its body (decoded a piece at a
+    time), following redirects only as a run does (scrapers/redirects.py); a line saying why not where
+    a redirect leaves home."""
+    current = url
+    for _ in range(MAX_REDIRECTS + 1):
+        with client.stream("GET", current, headers={"User-Agent": user_agent}, timeout=PROBE_TIMEOUT_S) as response:
+            if response.is_redirect and "location" in response.headers:
+                target = str(response.url.join(response.headers["location"]))
+                why = redirect_refusal(url, current, target, home_domains(src.hosts))
+                if why is not None:
+                    return f"{why}: not followed ({target[:120]})"
+                current = target
+                continue
+            if response.is_stream_consumed:  # an in-memory transport handed it over whole
+                return response, response.content[:_READ_AT_MOST]
+            kept, size = [], 0
+            try:
+                for piece in decoded_chunks(response.iter_raw(), content_encodings(response.headers), 1 << 62):
+                    kept.append(piece)
+                    size += len(piece)
+                    if size >= _READ_AT_MOST:
+                        break
+            except (UnsupportedEncoding, zlib.error) as exc:
+                return f"answered {response.status_code} in a body it cannot read ({str(exc)[:100]})"
+            return response, b"".join(kept)[:_READ_AT_MOST]
+    return f"more than {MAX_REDIRECTS} redirects"
+
+
 def probe(client: httpx.Client, src: Source, settings: Any, *, user_agent: str = DEFAULT_USER_AGENT) -> ProbeResult:
     """One live request for ``src`` through ``client`` (tests give it a MockTransport), and its one line."""
     name = src.name
@@ -131,13 +170,15 @@ def probe(client: httpx.Client, src: Source, settings: Any, *, user_agent: str =
                 return ProbeResult(name, False, f"robots.txt unreadable ({robots.status_code}): the site is off limits for now", url)
             if not policy.allows(url, user_agent):
                 return ProbeResult(name, False, f"robots.txt disallows {httpx.URL(url).path}", url)
-        response = client.get(url, headers={"User-Agent": user_agent}, timeout=PROBE_TIMEOUT_S, follow_redirects=True)
+        answered = _get_staying_home(client, url, src, user_agent)
+        if isinstance(answered, str):
+            return ProbeResult(name, False, answered, url)
+        response, body = answered
     except httpx.TimeoutException:
         return ProbeResult(name, False, f"unreachable: {httpx.URL(url).host} gave no answer within {PROBE_TIMEOUT_S:g} s", url)
     except httpx.HTTPError as exc:
         why = "no such host or no network" if is_unreachable(exc) else f"{type(exc).__name__}: {str(exc)[:100]}"
         return ProbeResult(name, False, f"unreachable: {httpx.URL(url).host} ({why})", url)
-    body = response.content[:_READ_AT_MOST]
     why = classify_answer(response.status_code, str(response.url), body, response.headers.get("retry-after"))
     if why is not None:
         return ProbeResult(name, False, why, url, response.status_code)

@@ -289,3 +289,24 @@ def test_a_socket_is_free_after_a_deadline(server):
             session.get(f"{server}/slow", source="ecb")
     probe = socket.create_connection(("127.0.0.1", int(server.rsplit(":", 1)[1])), timeout=2)
     probe.close()
+
+
+def test_the_live_probe_follows_redirects_only_as_a_run_does():
+    from gpuvalue.flows.settings import Settings
+    from gpuvalue.scrapers import registry
+    from gpuvalue.scrapers.probe import probe
+
+    asked: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        asked.append(str(request.url))
+        if request.url.path == "/robots.txt":
+            return httpx.Response(404)
+        if request.url.host == "api.runpod.io":
+            return httpx.Response(302, headers={"Location": "https://internal.example:8500/v1/kv/secret"})
+        return httpx.Response(200, json={"secret": "kept"})
+
+    with httpx.Client(transport=httpx.MockTransport(answer)) as session:
+        result = probe(session, registry.get("runpod"), Settings())
+    assert not result.ok and result.line.startswith("a redirect to another site (internal.example:8500): not followed")
+    assert not any("internal.example" in url for url in asked)

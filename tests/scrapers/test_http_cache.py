@@ -157,3 +157,31 @@ def test_the_cache_limit_is_a_setting(tmp_path):
                           cache_max_age_s=3600) as session:
             session.get(URL, source="shop")
     assert len(server.requests) == 2  # an hour's limit: two hours later it is asked again
+
+
+def test_a_run_served_from_the_cache_says_how_old_its_pages_are(tmp_path, monkeypatch):
+    """The source's status says its pages came unasked from the cache, with their fetch time: not today's."""
+    from datetime import UTC, datetime, timedelta
+
+    from gpuvalue.flows import pipeline as P
+    from gpuvalue.flows.settings import Settings
+    from gpuvalue.scrapers.sources import runpod
+
+    body = (Path(__file__).parents[1] / "fixtures" / runpod.FIXTURE).read_bytes()
+    server = Server(lambda request: httpx.Response(404) if request.url.path == "/robots.txt" else httpx.Response(
+        200, content=body, headers={"Cache-Control": "max-age=999999999999", "Content-Type": "application/json"}))
+    fetched_at = datetime.now(UTC) - timedelta(hours=3)
+    clocks = iter([fetched_at, datetime.now(UTC)])
+
+    def make_client(settings, replay, replay_dir=None):
+        return PoliteClient(cache_dir=tmp_path, transport=httpx.MockTransport(server), min_interval_s=0,
+                            max_retries=0, now=lambda at=next(clocks): at)
+
+    monkeypatch.setattr(P, "make_client", make_client)
+    settings = Settings(db=tmp_path / "g.duckdb")
+    first = P.fetch_source("runpod", settings, replay=False)
+    second = P.fetch_source("runpod", settings, replay=False)
+    assert first.warnings == [] and [page.fetched_at for page in second.pages] == [fetched_at]
+    assert len([r for r in server.requests if r.url.path != "/robots.txt"]) == 1
+    assert len(second.warnings) == 1 and "1 of 1 pages served from the HTTP cache unasked" in second.warnings[0]
+    assert fetched_at.isoformat(timespec="minutes") in second.warnings[0]
