@@ -6,7 +6,10 @@ requests to one origin are spaced out and never overlap, transient failures are 
 with capped exponential backoff and full jitter (or exactly as long as ``Retry-After``
 asks, capped), permanent ones fail at once, and a run that finds a page unchanged since
 the last run (ETag / Last-Modified) gets it from the local cache at the cost of a 304, and one
-the server declared fresh (max-age, Expires) at no request at all (RFC 9111, scrapers/http_cache.py).
+the server declared fresh (max-age, Expires) at no request at all, for a day at most (RFC 9111,
+scrapers/http_cache.py). Whatever a server does, a request ends by its deadline and a body within its
+size, every content-encoding layer counted (scrapers/fetch_bounds.py), and a redirect is followed only
+where the source's own sites are (scrapers/redirects.py).
 
 Credentials never leave the request: log lines and errors carry redacted URLs only, and
 header and form values are masked by :func:`redact_headers` / :func:`redact_form` before
