@@ -121,7 +121,7 @@ class TooDeep(ValueError):
     """A document nested deeper than a parser follows (a JSON answer of 100,000 brackets)."""
 
 
-def json_document(text: str | bytes) -> object:
+def json_document(text: str | bytes) -> Any:
     """``json.loads`` whose nesting is bounded: a document nested past Python's recursion limit is a
     ValueError (TooDeep) like any other unreadable JSON, never a RecursionError that escapes the
     parser's error handling."""

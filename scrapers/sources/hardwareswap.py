@@ -428,7 +428,7 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
             ctx.report(out.warnings[-1])
         else:
             try:
-                token = json_document(token_page.body)["access_token"]  # type: ignore[index]
+                token = json_document(token_page.body)["access_token"]
             except (ValueError, KeyError, TypeError):
                 raise ParseError(NAME, REDDIT_TOKEN_URL, "token response without access_token") from None
             headers = {"Authorization": f"Bearer {token}"}

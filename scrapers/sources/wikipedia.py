@@ -614,7 +614,7 @@ def _api_html(body: bytes, url: str) -> str:
     if body.lstrip()[:1] != b"{":
         return body.decode("utf-8", errors="replace")
     try:
-        html = json_document(body)["parse"]["text"]  # type: ignore[index]
+        html = json_document(body)["parse"]["text"]
         if isinstance(html, dict):  # formatversion=1
             html = html["*"]
     except (ValueError, KeyError, TypeError):
