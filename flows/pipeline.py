@@ -109,9 +109,12 @@ def make_client(settings: Settings, replay: bool, replay_dir: str | Path | None 
                                             max_body_bytes=limit_bytes(settings.max_decompressed_mb)))
         return PoliteClient(transport=transport, min_interval_s=0.0, sleep=lambda _s: None, max_retries=0,
                             max_body_bytes=most)
-    return PoliteClient(cache_dir=settings.http_cache_dir, max_body_bytes=most,
-                        request_deadline_s=settings.request_deadline_s,
-                        cache_max_age_s=settings.http_cache_max_age_h * 3600)
+    from gpuvalue.scrapers.bounded import DEFAULT_CACHE_MAX_AGE_H, DEFAULT_REQUEST_DEADLINE_S
+
+    deadline_s: float = getattr(settings, "request_deadline_s", DEFAULT_REQUEST_DEADLINE_S)
+    cache_hours: float = getattr(settings, "http_cache_max_age_h", DEFAULT_CACHE_MAX_AGE_H)
+    return PoliteClient(cache_dir=settings.http_cache_dir, max_body_bytes=most, request_deadline_s=deadline_s,
+                        cache_max_age_s=cache_hours * 3600)
 
 
 def recorded_sources(replay_dir: str | Path | None = None) -> set[str]:
