@@ -19,10 +19,15 @@ from gpuvalue.flows.cli_app import DbOpt, app, err, fail, full_settings, out, pr
 from gpuvalue.models.text_safety import json_controls_escaped
 
 def probe_client() -> Any:
-    """The HTTP client `--check` probes with (tests give one with a MockTransport)."""
+    """The HTTP client `--check` probes with (tests give one with a MockTransport): each probe's requests
+    end by their deadline, as a run's do (scrapers/fetch_bounds.py)."""
     import httpx
 
-    return httpx.Client()
+    from gpuvalue.scrapers.fetch_bounds import ACCEPTED_ENCODINGS, install_deadlines
+
+    client = httpx.Client(headers={"Accept-Encoding": ACCEPTED_ENCODINGS})
+    install_deadlines(client)
+    return client
 
 
 HEADERS = ["source", "kind", "default", "keys", "last run", "rows", "stored", "data of"]

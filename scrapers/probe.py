@@ -19,7 +19,7 @@ import httpx
 
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.scrapers.errors import BOT_CHALLENGE_WORDS, ParseError
-from gpuvalue.scrapers.fetch_bounds import UnsupportedEncoding, content_encodings, decoded_chunks
+from gpuvalue.scrapers.fetch_bounds import UnsupportedEncoding, content_encodings, decoded_chunks, request_deadline
 from gpuvalue.scrapers.http import (
     DEFAULT_ROBOTS_EXEMPT_HOSTS,
     DEFAULT_USER_AGENT,
@@ -32,6 +32,7 @@ from gpuvalue.scrapers.robots import origin_of, policy_from_response, robots_url
 from gpuvalue.scrapers.source import FetchContext, Source
 
 PROBE_TIMEOUT_S = 10.0
+PROBE_DEADLINE_S = 30.0  # one probe request, headers and body (where the client's transport keeps deadlines)
 _READ_AT_MOST = 8 * 1024 * 1024  # a probe reads no more of an answer than this
 
 _SIGN_IN_URL = re.compile(r"(signin|sign-in|login|log-in)", re.IGNORECASE)
@@ -164,13 +165,17 @@ def probe(client: httpx.Client, src: Source, settings: Any, *, user_agent: str =
     try:
         host = httpx.URL(url).host
         if host not in DEFAULT_ROBOTS_EXEMPT_HOSTS:
-            robots = client.get(robots_url_for(url), headers={"User-Agent": user_agent}, timeout=PROBE_TIMEOUT_S)
-            policy = policy_from_response(origin_of(url), robots.status_code, robots.content[:_READ_AT_MOST])
+            with request_deadline(PROBE_DEADLINE_S):
+                robots = _get_staying_home(client, robots_url_for(url), src, user_agent)
+            if isinstance(robots, str):
+                return ProbeResult(name, False, f"robots.txt: {robots}", url)
+            policy = policy_from_response(origin_of(url), robots[0].status_code, robots[1])
             if policy is None:
-                return ProbeResult(name, False, f"robots.txt unreadable ({robots.status_code}): the site is off limits for now", url)
+                return ProbeResult(name, False, f"robots.txt unreadable ({robots[0].status_code}): the site is off limits for now", url)
             if not policy.allows(url, user_agent):
                 return ProbeResult(name, False, f"robots.txt disallows {httpx.URL(url).path}", url)
-        answered = _get_staying_home(client, url, src, user_agent)
+        with request_deadline(PROBE_DEADLINE_S):
+            answered = _get_staying_home(client, url, src, user_agent)
         if isinstance(answered, str):
             return ProbeResult(name, False, answered, url)
         response, body = answered
