@@ -339,10 +339,13 @@ def parse_wikipedia_gpu_list(html: bytes | str, url: str, vendor: str | None = N
     tree took), and bounded: a page over MAX_PAGE_BYTES, tables spanning more than MAX_GRID_SLOTS, or more
     than MAX_ROWS rows raise ParseError before the work grows past them.
     """
-    data = html.encode("utf-8", errors="replace") if isinstance(html, str) else bytes(html)
-    if len(data) > MAX_PAGE_BYTES:
-        raise ParseError(NAME, url, f"{len(data) / (1024 * 1024):.0f} MB of HTML, more than a list page holds "
+    size = len(html.encode("utf-8", errors="replace")) if isinstance(html, str) else len(html)
+    if size > MAX_PAGE_BYTES:
+        raise ParseError(NAME, url, f"{size / (1024 * 1024):.0f} MB of HTML, more than a list page holds "
                                     f"({MAX_PAGE_BYTES // (1024 * 1024)} MB)")
+    # Valid UTF-8 for lxml: a stray byte becomes U+FFFD, as it did when the page was read as text.
+    text = html if isinstance(html, str) else bytes(html).decode("utf-8", errors="replace")
+    data = text.encode("utf-8", errors="replace")
     vendor = vendor or _vendor_from_url(url)
     rows: list[WikipediaGpuRow] = []
     found_table = False
