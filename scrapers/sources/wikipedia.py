@@ -317,7 +317,7 @@ def normalize_voidful_records(data: dict) -> list[WikipediaGpuRow]:
 
 # The most HTML a list page may be: the real ones are a few MB. Parse work and memory grow with the
 # page (an lxml tree takes about ten times its HTML), so a page past this fails its source in one line.
-MAX_PAGE_BYTES = 8 * 1024 * 1024
+MAX_PAGE_BYTES = 16 * 1024 * 1024
 # The most table slots a page may expand to (rowspan and colspan copy a cell into every slot they
 # cover): a few cells spanning 200 x 200 would otherwise make millions of slots out of a small page.
 # A real list has about 2,500 rows of 20 columns.

@@ -78,7 +78,7 @@ def test_a_page_past_the_cap_is_refused_before_it_is_parsed():
     from gpuvalue.scrapers.sources import wikipedia
 
     page = (HEAD + "<tr><td>RTX 3090</td><td>24</td></tr>").encode() + b" " * wikipedia.MAX_PAGE_BYTES
-    with pytest.raises(ParseError, match=r"MB of HTML, more than a list page holds \(8 MB\)"):
+    with pytest.raises(ParseError, match=r"MB of HTML, more than a list page holds \(16 MB\)"):
         wikipedia.parse_wikipedia_gpu_list(page, WIKI_URL)
 
 
