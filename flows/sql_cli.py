@@ -43,6 +43,10 @@ def _sql_command(query: str | None, file: Path | None, as_json: bool, db: Path |
 
     text = _sql_text(query, file)
     settings = reader_settings(db)
+    for name, value in (("GPUVALUE_SQL_MEMORY_LIMIT", settings.sql_memory_limit),
+                        ("GPUVALUE_SQL_TEMP_LIMIT", settings.sql_temp_limit)):
+        if (problem := size_problem(value)) is not None:
+            fail(f"invalid settings: {name}={value!r}: {problem}")
     try:
         con = open_sandboxed_reader(settings.db, wait_s=settings.read_wait_s,
                                     memory_limit=settings.sql_memory_limit, temp_limit=settings.sql_temp_limit)
@@ -93,6 +97,25 @@ def _sql_command(query: str | None, file: Path | None, as_json: bool, db: Path |
                       highlight=False, soft_wrap=True)
         if cols is not None:
             print_table(cols, rows)
+
+
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT])(i?)B\s*", re.IGNORECASE)
+MIN_SIZE_BYTES = 16 * 2**20  # below this DuckDB cannot run the simplest query
+MAX_SIZE_BYTES = 2**50  # a pebibyte: more than any machine holds, and within DuckDB's range
+
+
+def size_problem(text: str) -> str | None:
+    """Why a memory or disk size setting ("1GB", "512MiB") cannot be a query's bound, or None."""
+    found = _SIZE.fullmatch(text)
+    if found is None:
+        return "not a size such as 1GB or 512MB"
+    power = "KMGT".index(found.group(2).upper()) + 1
+    size = float(found.group(1)) * (1024 if found.group(3) else 1000) ** power
+    if size < MIN_SIZE_BYTES:
+        return "below 16MB, too little for any query"
+    if size > MAX_SIZE_BYTES:
+        return "above 1PiB, more than any machine has: no bound at all"
+    return None
 
 
 def _interrupted(message: str) -> None:

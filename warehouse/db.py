@@ -31,6 +31,7 @@ from gpuvalue.warehouse import layers
 from gpuvalue.warehouse.environment import (
     corruption_problem, environment_problem, is_environment_failure, looks_corrupted,
 )
+from gpuvalue.warehouse.paths import file_problem
 from gpuvalue.warehouse.sql_files import rows, run, scalar, split_statements
 from gpuvalue.warehouse.transactions import transaction as _transaction
 
@@ -182,7 +183,8 @@ def _connect(path: Path, read_only: bool, wait_s: float,
     deadline = started + wait_s
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only, config={} if read_only else storage_config())
+            config = {**NO_EXTENSION_DOWNLOADS, **({} if read_only else storage_config())}
+            return duckdb.connect(str(path), read_only=read_only, config=config)
         except duckdb.Error as exc:
             text = str(exc)
             held = isinstance(exc, duckdb.IOException) and _LOCK_WORD.search(text.lower()) is not None
@@ -199,6 +201,11 @@ def _connect(path: Path, read_only: bool, wait_s: float,
                     "that has it open (such as the duckdb CLI); try again when it is done"
                 ) from None
             raise _opened_but_unreadable(path, exc) from None
+
+
+# Every extension gpuvalue uses is built into DuckDB's wheel (parquet, json, icu): a query or a
+# database name that asks for another (``md:`` for MotherDuck, ``s3://``) fails instead of fetching one.
+NO_EXTENSION_DOWNLOADS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 
 
 def _holder_words(path: Path, message: str) -> str:
@@ -239,6 +246,9 @@ def open_database(path: str | Path, *, read_only: bool = False, wait_s: float = 
         con = duckdb.connect(":memory:")
         migrate(con)
         return con
+    problem = file_problem(path, sibling_suffixes=True)
+    if problem is not None and not Path(path).is_dir():  # a directory: said below, with what to give
+        raise WarehouseError(f"the database path {str(path)[:80]!r} {problem} (--db or GPUVALUE_DB)")
     path = Path(path)
     if path.is_dir():
         raise WarehouseError(f"{path} is a directory, not a DuckDB database file: give a file path (--db or GPUVALUE_DB)")
