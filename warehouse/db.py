@@ -500,7 +500,9 @@ class RunLock:
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, record, 0)
                 os.fsync(fd)
-            except OSError as exc:  # a full disk: the lock is not taken
+            except OSError as exc:  # a full disk: the lock is not taken, and no empty file is left
+                with contextlib.suppress(OSError):
+                    self.path.unlink()
                 os.close(fd)
                 raise WarehouseError(environment_problem(exc, self.path)) from None
             self._fd = fd
