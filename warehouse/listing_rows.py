@@ -149,7 +149,8 @@ def _usd(price: pa.Array, shipping: pa.Array, currency: pa.Array, on: pa.Array,
     finite = np.isfinite(usd)
     # A price converted outside a single GPU's plausible range is no price (a wrong rate or amount):
     # held out of every price, its reason where the rate's source would be.
-    held = finite & ((usd < MIN_PRICE_USD) | (usd > MAX_PRICE_USD))
+    # (Zero and below are no price either way: the price rules never count them.)
+    held = finite & ((usd > MAX_PRICE_USD) | ((usd > 0) & (usd < MIN_PRICE_USD)))
     ok = finite & ~held
     total = pa.array(round_cents(np.where(ok, usd, 0.0)), pa.float64(), mask=~ok)
     source = pa.array(sources, pa.string()).take(pa.array(np.where(ok, which, len(one))))
