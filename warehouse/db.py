@@ -184,7 +184,8 @@ def _connect(path: Path, read_only: bool, wait_s: float,
     deadline = started + wait_s
     while True:
         try:
-            config = {**NO_EXTENSION_DOWNLOADS, **({} if read_only else storage_config())}
+            config: dict[str, str | bool | int | float | list[str]] = {
+                **NO_EXTENSION_DOWNLOADS, **({} if read_only else storage_config())}
             return duckdb.connect(str(path), read_only=read_only, config=config)
         except duckdb.Error as exc:
             text = str(exc)
@@ -206,7 +207,8 @@ def _connect(path: Path, read_only: bool, wait_s: float,
 
 # Every extension gpuvalue uses is built into DuckDB's wheel (parquet, json, icu): a query or a
 # database name that asks for another (``md:`` for MotherDuck, ``s3://``) fails instead of fetching one.
-NO_EXTENSION_DOWNLOADS = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+NO_EXTENSION_DOWNLOADS: dict[str, str | bool] = {"autoinstall_known_extensions": False,
+                                                  "autoload_known_extensions": False}
 
 
 def _holder_words(path: Path, message: str) -> str:

@@ -157,8 +157,8 @@ def _usd(price: pa.Array, shipping: pa.Array, currency: pa.Array, on: pa.Array,
     if held.any():
         reasons = source.to_pylist()
         codes = currency.to_pylist()
-        for i in np.flatnonzero(held):
-            reasons[i] = held_out_reason(float(amount[i]), codes[i], float(usd[i]), sources[int(which[i])])
+        for row in map(int, np.flatnonzero(held)):
+            reasons[row] = held_out_reason(float(amount[row]), codes[row], float(usd[row]), sources[int(which[row])])
         source = pa.array(reasons, pa.string())
     return total, source
 

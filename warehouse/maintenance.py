@@ -105,8 +105,9 @@ def backup_problem(folder: Path) -> str | None:
         return "no schema.sql"
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        files = manifest["files"] if manifest.get("format") == MANIFEST_FORMAT else None
-        listed = {str(name): (int(entry["bytes"]), str(entry["sha256"])) for name, entry in files.items()}
+        if manifest.get("format") != MANIFEST_FORMAT:
+            raise ValueError(manifest.get("format"))
+        listed = {str(name): (int(entry["bytes"]), str(entry["sha256"])) for name, entry in manifest["files"].items()}
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return f"{MANIFEST} is not a backup manifest"
     present = {}
@@ -149,7 +150,8 @@ def _statements_problem(con: duckdb.DuckDBPyConnection, folder: Path) -> str | N
 def _sandboxed(db_path: Path, folder: Path) -> duckdb.DuckDBPyConnection:
     """A connection to a new database file that may read files in ``folder`` alone, write none
     outside its own database, attach nothing and load no extension: settings locked."""
-    con = duckdb.connect(str(db_path), config={**NO_EXTENSION_DOWNLOADS, **storage_config()})
+    config: dict[str, str | bool | int | float | list[str]] = {**NO_EXTENSION_DOWNLOADS, **storage_config()}
+    con = duckdb.connect(str(db_path), config=config)
     try:
         con.execute("SET allowed_directories = ?", [[str(folder.resolve()) + os.sep]])
         con.execute("SET enable_external_access = false")
