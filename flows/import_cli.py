@@ -30,7 +30,7 @@ def import_listings(
     from gpuvalue.scrapers.errors import ParseError
     from gpuvalue.scrapers import listing_csv
     from gpuvalue.scrapers.listing_csv import iter_listing_csv
-    from gpuvalue.warehouse import run_attempts
+    from gpuvalue.warehouse import load, queries, run_attempts
     from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
     from gpuvalue.warehouse.queries import listings_by_condition, listings_stored
 
@@ -47,6 +47,7 @@ def import_listings(
 
     attempt = f"{name}@{datetime.now(timezone.utc):%Y%m%dT%H%M%S.%f}"
     loaded = [0]
+    undone = [False]
 
     def kept(outcome) -> None:
         """The attempt's note, in the batch's transaction: what a kill at any later point leaves."""
@@ -71,12 +72,23 @@ def import_listings(
                 try:
                     ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow())
                     days = S.ranked_days(con)
+                    # A new data set stopped by Ctrl-C keeps nothing; one that held rows keeps a recorded,
+                    # resumable state (its earlier rows and those of the batches committed).
+                    fresh = not replace and listings_stored(con, name) == 0
                     run_attempts.begin_import(con, attempt, imported_at.date(), _import_note(file, name, 0))
                     try:
                         with _ctrl_c_between_batches() as stop_asked:
                             done = import_batches(ctx, name, batches(), replace=replace, progress=shown,
                                                   recorded=kept, stop_asked=stop_asked)
                     except BaseException as exc:
+                        if isinstance(exc, KeyboardInterrupt) and fresh:
+                            with load.transaction(con):
+                                queries.delete_source_rows(con, "listing", name)
+                                load.rebuild_price_observations(con)
+                                run_attempts.finish(con, attempt, "cancelled",
+                                                    f"import of {file.name} as {name}: stopped by Ctrl-C, nothing kept")
+                            undone[0] = True
+                            raise
                         why = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
                         with contextlib.suppress(Exception):
                             run_attempts.finish(con, attempt, why, _import_note(file, name, loaded[0], stopped=True))
@@ -90,6 +102,8 @@ def import_listings(
                 finally:
                     con.close()
         except KeyboardInterrupt:
+            if undone[0]:
+                fail(f"interrupted (Ctrl-C): nothing of {file.name} was kept ({name} holds no rows)", code=130)
             fail(f"interrupted (Ctrl-C): {_import_note(file, name, loaded[0], stopped=True)}", code=130)
         except ParseError as exc:
             fail(str(exc))

@@ -15,7 +15,7 @@ def runs(
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines, one object per run.")] = False,
     db: DbOpt = None,
 ) -> None:
-    """The newest daily runs: started, finished and how (ok, failed, interrupted, or running now), with how many of their sources loaded.
+    """The newest daily runs: started, finished and how (ok, failed, interrupted, running now, or cancelled: an import stopped by Ctrl-C that kept nothing), with how many of their sources loaded.
 
     A run killed or crashed before its end shows as interrupted, whatever its sources' rows in table runs say.
     """

@@ -120,18 +120,43 @@ def test_an_import_killed_at_any_point_leaves_a_recorded_resumable_state(sold_cs
     assert check.returncode == 0, check.stdout + check.stderr
 
 
-@pytest.mark.e2e
-def test_ctrl_c_says_in_one_line_what_it_kept_and_how_to_finish(sold_csv, tmp_path):
-    db = tmp_path / "g.duckdb"
-    proc = _start(sold_csv, db, tmp_path / "mark", text=True)
+def _ctrl_c(sold_csv: Path, db: Path, mark: Path) -> tuple[int, str]:
+    proc = _start(sold_csv, db, mark, text=True)
     time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=60)
     if proc.returncode == 0:
         pytest.skip("the import ended before Ctrl-C (a fast machine)")
-    assert proc.returncode == 130, stderr
     lines = [line for line in stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: interrupted (Ctrl-C): import of sold.csv"), stderr
-    assert "import the file again to load the rest" in lines[0]
+    assert proc.returncode == 130 and len(lines) == 1, stderr
+    return proc.returncode, lines[0]
+
+
+@pytest.mark.e2e
+def test_ctrl_c_on_a_new_data_set_keeps_nothing_in_one_line(sold_csv, tmp_path):
+    db = tmp_path / "g.duckdb"
+    _, line = _ctrl_c(sold_csv, db, tmp_path / "mark")
+    assert line == "error: interrupted (Ctrl-C): nothing of sold.csv was kept (import:sold holds no rows)"
     rows, attempts = _stored(db)
-    assert attempts[-1][0] == "interrupted" and _loaded_in(attempts[-1][1]) == rows
+    assert rows == 0 and attempts[-1][0] == "cancelled"
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT count(*) FROM price_observations WHERE source = 'import:sold'").fetchone() == (0,)
+    finally:
+        con.close()
+    check = _cli("check", "--db", str(db))
+    assert check.returncode == 0, check.stdout
+
+
+@pytest.mark.e2e
+def test_ctrl_c_on_a_data_set_with_rows_says_what_it_kept_and_how_to_finish(sold_csv, tmp_path):
+    db = tmp_path / "g.duckdb"
+    first = tmp_path / "first.csv"
+    first.write_text("title,price,sold_date,link,condition\n"
+                     "NVIDIA GeForce RTX 3090 24GB,650,2020-11-02,https://www.ebay.com/itm/199999999999,Used\n")
+    assert _cli("import", "listings", str(first), "--source", "sold", "--db", str(db)).returncode == 0
+    _, line = _ctrl_c(sold_csv, db, tmp_path / "mark")
+    assert line.startswith("error: interrupted (Ctrl-C): import of sold.csv as import:sold: ")
+    assert "import the file again to load the rest" in line
+    rows, attempts = _stored(db)
+    assert attempts[-1][0] == "interrupted" and rows == 1 + _loaded_in(attempts[-1][1])
