@@ -309,13 +309,26 @@ def _validated(make, db: Path | None):
         fail("GPUVALUE_DB is set but empty: give the warehouse's file path, or unset it for data/gpuvalue.duckdb")
     try:
         settings = make(**({"db": db} if db else {}))
-        if getattr(settings, "db", None) is not None:  # a source's own settings name no database
-            _LAST_DB[:] = [settings.db]
-        return settings
     except UnicodeDecodeError as exc:  # read from the .env file, the only settings read as bytes
         fail(f"invalid settings: .env is not UTF-8 text (byte {exc.start}: {exc.reason})")
     except Exception as exc:
         fail(f"invalid settings: {settings_problem(exc)}")
+    if getattr(settings, "db", None) is not None:  # a source's own settings name no database
+        check_db_name(settings.db)
+        _LAST_DB[:] = [settings.db]
+    return settings
+
+
+def check_db_name(path: Path) -> None:
+    """Refuse, before anything opens it, a database path that is no local file: ``:memory:``, a remote
+    name (``md:``, which DuckDB would fetch an extension for), a FIFO, a device, a directory, a name too
+    long for the file system."""
+    from gpuvalue.warehouse.paths import file_problem
+
+    problem = file_problem(path, sibling_suffixes=True)
+    if problem is not None:
+        shown = str(path) if len(str(path)) <= 80 else str(path)[:77] + "..."
+        fail(f"the database path {shown!r} {problem} (--db or GPUVALUE_DB)")
 
 
 def settings_problem(exc: Exception) -> str:

@@ -30,7 +30,12 @@ def export(
         format_, out_path = _export_target(format_, out_path)
     settings = reader_settings(db)
     from gpuvalue.models.buyer_view import BuyerView
+    from gpuvalue.warehouse.export_files import ExportError, prepare_export_dir, validate_export_path
 
+    try:  # a FIFO, a device or a directory in the way is refused before the database is opened
+        prepare_export_dir(out_path) if all_ else validate_export_path(out_path)
+    except ExportError as exc:
+        fail(str(exc))
     buyer_view = BuyerView(min_memory_gb=settings.min_memory_gb)  # the feed shows what `rank` shows
     con = open_reader(settings)
     try:

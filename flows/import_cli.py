@@ -30,6 +30,7 @@ def import_listings(
     from gpuvalue.scrapers.errors import ParseError
     from gpuvalue.scrapers import listing_csv
     from gpuvalue.scrapers.listing_csv import iter_listing_csv
+    from gpuvalue.warehouse import load, queries, run_attempts
     from gpuvalue.warehouse.db import RunLock, WarehouseError, open_database
     from gpuvalue.warehouse.queries import listings_by_condition, listings_stored
 
@@ -43,6 +44,15 @@ def import_listings(
     name = f"import:{source}"
     from gpuvalue.flows import stages as S
     from gpuvalue.flows.import_stream import check_file, import_batches
+
+    attempt = f"{name}@{datetime.now(timezone.utc):%Y%m%dT%H%M%S.%f}"
+    loaded = [0]
+    undone = [False]
+
+    def kept(outcome) -> None:
+        """The attempt's note, in the batch's transaction: what a kill at any later point leaves."""
+        loaded[0] = outcome.imported
+        run_attempts.import_note(con, attempt, _import_note(file, name, outcome.imported))
 
     def shown(outcome) -> None:
         status(f"importing {file}: {outcome.read:,} rows read, {outcome.imported:,} loaded, "
@@ -62,13 +72,39 @@ def import_listings(
                 try:
                     ctx = S.StageContext(con=con, settings=settings, loaded_at=P.utcnow())
                     days = S.ranked_days(con)
-                    done = import_batches(ctx, name, batches(), replace=replace, progress=shown)
+                    # A new data set stopped by Ctrl-C keeps nothing; one that held rows keeps a recorded,
+                    # resumable state (its earlier rows and those of the batches committed).
+                    fresh = not replace and listings_stored(con, name) == 0
+                    run_attempts.begin_import(con, attempt, imported_at.date(), _import_note(file, name, 0))
+                    try:
+                        with _ctrl_c_between_batches() as stop_asked:
+                            done = import_batches(ctx, name, batches(), replace=replace, progress=shown,
+                                                  recorded=kept, stop_asked=stop_asked)
+                    except BaseException as exc:
+                        if isinstance(exc, KeyboardInterrupt) and fresh:
+                            with load.transaction(con):
+                                queries.delete_source_rows(con, "listing", name)
+                                load.rebuild_price_observations(con)
+                                run_attempts.finish(con, attempt, "cancelled",
+                                                    f"import of {file.name} as {name}: stopped by Ctrl-C, nothing kept")
+                            undone[0] = True
+                            raise
+                        why = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+                        with contextlib.suppress(Exception):
+                            run_attempts.finish(con, attempt, why, _import_note(file, name, loaded[0], stopped=True))
+                        raise
+                    # Every row is in: the data set is whole again (the checks of the re-ranking see so).
+                    run_attempts.finish(con, attempt, "ok", f"import of {file.name} as {name}: {done.imported:,} rows")
                     status(f"re-ranking {len(days)} day(s) with the listings from {file}")
                     S.rerank_after(ctx, {}, stages=("rank",), days=days)
                     new = listings_stored(con, name) - done.stored_before
                     conditions = listings_by_condition(con, name)
                 finally:
                     con.close()
+        except KeyboardInterrupt:
+            if undone[0]:
+                fail(f"interrupted (Ctrl-C): nothing of {file.name} was kept ({name} holds no rows)", code=130)
+            fail(f"interrupted (Ctrl-C): {_import_note(file, name, loaded[0], stopped=True)}", code=130)
         except ParseError as exc:
             fail(str(exc))
         except UnicodeDecodeError as exc:
@@ -101,6 +137,39 @@ def import_listings(
         err.print(f"[yellow]skipped:[/yellow] row {row_number}: {escape(reason)}", highlight=False, soft_wrap=True)
     if done.rejected_count > 10:
         err.print(f"[yellow]skipped:[/yellow] {done.rejected_count - 10} more row(s) like these", highlight=False)
+
+
+@contextlib.contextmanager
+def _ctrl_c_between_batches():
+    """Ctrl-C during the load asks it to stop at the end of the batch in hand (a second Ctrl-C stops
+    at once): raised inside DuckDB's work, it aborted the transaction and surfaced as a traceback."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    asked = threading.Event()
+
+    def ask(signum, frame) -> None:
+        if asked.is_set():
+            raise KeyboardInterrupt
+        asked.set()
+
+    before = signal.signal(signal.SIGINT, ask)
+    try:
+        yield asked.is_set
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def _import_note(file: Path, name: str, rows: int, stopped: bool = False) -> str:
+    """What an import's attempt says of itself while it runs, and if it never ends: how far it got and
+    how to finish it (the rows it kept stay; importing the file again adds the rest, each sale once)."""
+    kept = f"import of {file.name} as {name}: {rows:,} rows loaded"
+    if stopped:
+        return f"{kept} before it stopped; import the file again to load the rest (a sale is stored once)"
+    return f"{kept} so far; if it never finishes, import the file again to load the rest"
 
 
 @app.command()

@@ -35,13 +35,19 @@ class ImportOutcome:
 
 
 def import_batches(ctx: S.StageContext, name: str, batches: Iterable[CsvImport], *, replace: bool,
-                   progress: Callable[[ImportOutcome], None] = lambda outcome: None) -> ImportOutcome:
+                   progress: Callable[[ImportOutcome], None] = lambda outcome: None,
+                   recorded: Callable[[ImportOutcome], None] = lambda outcome: None,
+                   stop_asked: Callable[[], bool] = lambda: False) -> ImportOutcome:
     """Load every batch as the data set ``name`` (matched as the match stage does), each batch
     committed before the next is read; prices and the ranking are left to the caller, once, after it.
 
     The caller has read the file through once already (``check_file``), so no row refuses it halfway;
     a process killed halfway leaves the batches it committed, and importing the file again adds the
-    rest (a data set keeps each sale once)."""
+    rest (a data set keeps each sale once). ``recorded(outcome)`` runs in each batch's transaction,
+    before its commit: the import's attempt records what it has kept so far in the same commit, so
+    that an import killed at any point says how far it got (``gpuvalue runs``). ``stop_asked()``
+    (Ctrl-C) is heard between batches: the import stops with KeyboardInterrupt after a commit, never
+    inside DuckDB's work on a batch."""
     con = ctx.con
     outcome = ImportOutcome()
     matcher = ctx.matcher().with_vocabulary(None)  # a CSV import brings no vocabulary of its own
@@ -54,6 +60,8 @@ def import_batches(ctx: S.StageContext, name: str, batches: Iterable[CsvImport],
             load.rebuild_price_observations(con)
         outcome.stored_before = queries.listings_stored(con, name)
         for batch in batches:
+            if stop_asked():
+                raise KeyboardInterrupt
             outcome.read += len(batch.listings) + len(batch.rejected)
             outcome.rejected_count += len(batch.rejected)
             outcome.rejected.extend(batch.rejected[:KEPT_REJECTIONS - len(outcome.rejected)])
@@ -67,6 +75,7 @@ def import_batches(ctx: S.StageContext, name: str, batches: Iterable[CsvImport],
             outcome.imported += load.load_listings(con, rows)
             outcome.matched += loaders.matched_rows(rows)
             del rows, listings, batch
+            recorded(outcome)
             # Measured: one transaction over a million rows grew the import's memory 2x from 200k rows.
             con.execute("COMMIT")
             con.execute("BEGIN TRANSACTION")

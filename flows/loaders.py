@@ -178,10 +178,16 @@ def _store_rental(ctx: StageContext, name: str, batches: list[ParsedSource], res
 
 
 def _store_fx(ctx: StageContext, name: str, batches: list[ParsedSource], result: StageResult) -> int:
-    """Exchange rates by day (fx_rates), before any listing is converted."""
-    from gpuvalue.warehouse.fx import load_fx_rates
+    """Exchange rates by day (fx_rates), before any listing is converted; a rate no currency has, or a
+    jump from the previous plausible day, is refused and named first in the source's warnings."""
+    from gpuvalue.warehouse.fx import load_fx_rates, plausible_new_rates
 
-    rates = [r for b in batches for r in b.records]
+    rates, refused = plausible_new_rates(ctx.con, [r for b in batches for r in b.records])
+    if batches and refused:
+        shown = [f"{name}: {line}" for line in refused[:3]]
+        if len(refused) > 3:
+            shown.append(f"{name}: {len(refused) - 3} more rate(s) refused as implausible")
+        batches[0].warnings[:0] = shown
     with load.transaction(ctx.con):
         return load_fx_rates(ctx.con, rates, source=name)
 

@@ -55,8 +55,12 @@ def backup(
     settings = full_settings(db)
     from gpuvalue.warehouse.db import WarehouseError
 
-    if out_dir.exists() and not out_dir.is_dir():
+    from gpuvalue.warehouse.paths import folder_problem
+
+    if out_dir.exists() and out_dir.is_file():
         fail(f"{out_dir} is a file: --out names a folder, empty or new, for the backup's files")
+    if problem := folder_problem(out_dir):
+        fail(f"--out {str(out_dir)[:80]!r} {problem}: it names a folder, empty or new, for the backup's files")
     try:
         backup_database(settings.db, out_dir)
     except (OSError, ValueError, WarehouseError) as exc:
@@ -75,6 +79,10 @@ def restore(
     settings = full_settings(db)
     from gpuvalue.warehouse.db import WarehouseError
 
+    from gpuvalue.warehouse.paths import folder_problem
+
+    if problem := folder_problem(from_dir):
+        fail(f"--from {str(from_dir)[:80]!r} {problem}: it names a folder gpuvalue backup wrote")
     try:
         restore_database(from_dir, settings.db)
     except (OSError, ValueError, WarehouseError) as exc:

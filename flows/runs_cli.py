@@ -15,21 +15,21 @@ def runs(
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines, one object per run.")] = False,
     db: DbOpt = None,
 ) -> None:
-    """The newest daily runs: started, finished and how (ok, failed, interrupted, or running now), with how many of their sources loaded.
+    """The newest daily runs: started, finished and how (ok, failed, interrupted, running now, or cancelled: an import stopped by Ctrl-C that kept nothing), with how many of their sources loaded.
 
     A run killed or crashed before its end shows as interrupted, whatever its sources' rows in table runs say.
     """
     from gpuvalue.warehouse import run_attempts
-    from gpuvalue.warehouse.db import RunLock, pid_alive
+    from gpuvalue.warehouse.db import RunLock, lock_record_pid
 
     if last < 1:
         fail("--last must be at least 1")
     settings = reader_settings(db)
-    holder = RunLock(settings.db).holder()
-    pid = int(holder.get("pid", -1)) if holder else -1
+    holder = RunLock(settings.db).holder()  # None unless a process holds the lock now
+    pid = lock_record_pid(holder)
     con = open_reader(settings)
     try:
-        rows = run_attempts.recent(con, last, pid if pid_alive(pid) else None)
+        rows = run_attempts.recent(con, last, pid)
     finally:
         con.close()
     if as_json:

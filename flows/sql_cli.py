@@ -27,7 +27,7 @@ def sql(
 ) -> None:
     """Run ad-hoc SQL on a read-only connection (no writes, no ATTACH, no file access).
 
-    Several statements separated by ; run in order, and each result is shown under its own title. Each statement stops at GPUVALUE_SQL_TIMEOUT_S (30 s); a query may use GPUVALUE_SQL_MEMORY_LIMIT of memory (1GB) and GPUVALUE_SQL_TEMP_LIMIT of disk (2GB); Ctrl-C stops the query.
+    Several statements separated by ; run in order, and each result is shown under its own title (a table shows its first 1,000 rows; --json streams every row). Each statement stops at GPUVALUE_SQL_TIMEOUT_S (30 s); a query may use GPUVALUE_SQL_MEMORY_LIMIT of memory (1GB) and GPUVALUE_SQL_TEMP_LIMIT of disk (2GB); Ctrl-C stops the query.
     """
     try:
         _sql_command(query, file, as_json, db)
@@ -38,17 +38,26 @@ def sql(
 def _sql_command(query: str | None, file: Path | None, as_json: bool, db: Path | None) -> None:
     import duckdb
 
-    from gpuvalue.flows.sql_bounds import QueryStopped, run_statement
+    from gpuvalue.flows.sql_bounds import QueryStopped, stream_statement
     from gpuvalue.warehouse.db import WarehouseError, open_sandboxed_reader
 
     text = _sql_text(query, file)
     settings = reader_settings(db)
+    for name, value in (("GPUVALUE_SQL_MEMORY_LIMIT", settings.sql_memory_limit),
+                        ("GPUVALUE_SQL_TEMP_LIMIT", settings.sql_temp_limit)):
+        if (problem := size_problem(value)) is not None:
+            fail(f"invalid settings: {name}={value!r}: {problem}")
     try:
         con = open_sandboxed_reader(settings.db, wait_s=settings.read_wait_s,
                                     memory_limit=settings.sql_memory_limit, temp_limit=settings.sql_temp_limit)
     except WarehouseError as exc:
         fail(reader_error(exc, settings.read_wait_s))
-    results: list[tuple[str, list[str] | None, list[tuple]]] = []
+    results: list[tuple[str, list[str] | None, list[tuple], bool]] = []
+
+    def write_json(cols: list[str], rows: list[tuple]) -> None:
+        out.file.write("".join(json.dumps({c: jsonable(v) for c, v in zip(cols, r)}, default=str, allow_nan=False)
+                               + "\n" for r in rows))
+
     try:
         try:
             statements = con.extract_statements(text)
@@ -61,7 +70,10 @@ def _sql_command(query: str | None, file: Path | None, as_json: bool, db: Path |
         for number, statement in enumerate(statements, start=1):
             where = f"statement {number} of {len(statements)}: " if len(statements) > 1 else ""
             try:
-                cols, rows = run_statement(con, statement, settings.sql_timeout_s)
+                # --json streams every row as it is fetched; a table shows the first TABLE_ROWS.
+                cols, rows, more = stream_statement(con, statement, settings.sql_timeout_s,
+                                                    on_rows=write_json if as_json else None,
+                                                    keep_rows=None if as_json else TABLE_ROWS)
             except QueryStopped as stopped:
                 if stopped.why == "time limit":
                     fail(f"{where}stopped at the time limit of {settings.sql_timeout_s:g} s a query may run "
@@ -73,16 +85,13 @@ def _sql_command(query: str | None, file: Path | None, as_json: bool, db: Path |
                       f"to spill to): {exc_line(exc)}", code=1)
             except duckdb.Error as exc:
                 fail(where + _sql_error(exc))
-            results.append((statement.query, cols, rows))
+            results.append((statement.query, cols, rows, more))
     finally:
         with contextlib.suppress(duckdb.Error):  # a statement that ignored its interrupt: the exit ends it
             con.close()
     if as_json:
-        _, cols, rows = results[0]
-        for r in rows if cols is not None else []:
-            out.file.write(json.dumps({c: jsonable(v) for c, v in zip(cols, r)}, default=str, allow_nan=False) + "\n")
         return
-    for number, (statement_text, cols, rows) in enumerate(results, start=1):
+    for number, (statement_text, cols, rows, more) in enumerate(results, start=1):
         title = None
         if len(results) > 1:
             first = next((line.strip() for line in statement_text.splitlines() if line.strip()), "")
@@ -92,7 +101,42 @@ def _sql_command(query: str | None, file: Path | None, as_json: bool, db: Path |
             out.print(title + ("" if cols is not None else " (no result)"), style="bold", markup=False,
                       highlight=False, soft_wrap=True)
         if cols is not None:
-            print_table(cols, rows)
+            print_table(cols, [tuple(_shown(v) for v in r) for r in rows])
+            if more:
+                err.print(f"[yellow]note:[/yellow] the first {TABLE_ROWS:,} rows are shown, and more follow: "
+                          "add a LIMIT, or --json for every row", highlight=False, soft_wrap=True)
+
+
+# A table is read by a person: its rows and each cell's text are capped, so that an answer of
+# millions of rows or megabyte values renders in moments and bounded memory; --json streams them whole.
+TABLE_ROWS = 1000
+CELL_CHARS = 1000
+
+
+def _shown(value):
+    """A cell as the table shows it: text beyond CELL_CHARS cut, saying how much."""
+    if isinstance(value, (str, bytes)) and len(value) > CELL_CHARS:
+        return f"{value[:CELL_CHARS]!s}... ({len(value):,} {'characters' if isinstance(value, str) else 'bytes'})"
+    return value
+
+
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT])(i?)B\s*", re.IGNORECASE)
+MIN_SIZE_BYTES = 16 * 2**20  # below this DuckDB cannot run the simplest query
+MAX_SIZE_BYTES = 2**50  # a pebibyte: more than any machine holds, and within DuckDB's range
+
+
+def size_problem(text: str) -> str | None:
+    """Why a memory or disk size setting ("1GB", "512MiB") cannot be a query's bound, or None."""
+    found = _SIZE.fullmatch(text)
+    if found is None:
+        return "not a size such as 1GB or 512MB"
+    power = "KMGT".index(found.group(2).upper()) + 1
+    size = float(found.group(1)) * (1024 if found.group(3) else 1000) ** power
+    if size < MIN_SIZE_BYTES:
+        return "below 16MB, too little for any query"
+    if size > MAX_SIZE_BYTES:
+        return "above 1PiB, more than any machine has: no bound at all"
+    return None
 
 
 def _interrupted(message: str) -> None:

@@ -19,8 +19,8 @@ monthly table only where no daily rate covers the day.
 from __future__ import annotations
 
 import csv
-from bisect import bisect_right
-from collections.abc import Iterable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -140,6 +140,73 @@ def ecb_cross_rates(day: date, per_euro: dict[str, float], source: str) -> list[
     return rates
 
 
+# ---------------------------------------------------------------------------- plausible rates
+
+# A rate outside these bounds is no currency's: the weakest the ECB ever quoted (the Turkish lira
+# before its 2005 redenomination) was worth about 6e-7 USD, the strongest (the pound) under 3 USD.
+# A rate of 1e-320 per euro (USD per unit: infinite) or 0.000001 Canadian dollars per euro is refused.
+MIN_USD_PER_UNIT = 1e-7
+MAX_USD_PER_UNIT = 100.0
+# A rate moves less than this ratio (either way) from the previous published day; against a reference
+# more than FAR_DAYS away (a gap in the stored days, the shipped monthly table) a wider one holds.
+MAX_DAY_RATIO = 1.5
+MAX_FAR_RATIO = 3.0
+FAR_DAYS = 31
+# Reference days: the euro's first reference rates, and at most this many days past the fetch.
+EARLIEST_RATE_DAY = date(1999, 1, 4)
+FUTURE_DAYS = 1
+
+
+def rate_day_problem(day: date, fetched_on: date) -> str | None:
+    """Why a reference-rate day cannot be one, or None: before the euro's first rates, or in the future
+    (past the day it was fetched, one day of time zones allowed)."""
+    if day < EARLIEST_RATE_DAY:
+        return f"{day} is before the euro's first reference rates ({EARLIEST_RATE_DAY})"
+    if (day - fetched_on).days > FUTURE_DAYS:
+        return f"{day} is in the future (fetched on {fetched_on})"
+    return None
+
+
+def plausible_rates(rates: Iterable[DailyRate], reference: Callable[[str, date], tuple[date, float] | None]
+                    ) -> tuple[list[DailyRate], list[str]]:
+    """The rates to store, and one line per rate refused: outside the bounds of any currency, or a jump
+    beyond ``MAX_DAY_RATIO`` from the previous plausible rate (the one before it in ``rates``, else
+    ``reference(currency, day)``: the stored day before it, or the shipped monthly table). A refused
+    day stores nothing, so it keeps its last plausible rate."""
+    kept: list[DailyRate] = []
+    refused: list[str] = []
+    last: dict[str, tuple[date, float]] = {}
+    for rate in sorted(rates, key=lambda r: (r.currency, r.rate_date)):
+        code, day, usd = rate.currency.upper(), rate.rate_date, rate.usd_per_unit
+        if not (MIN_USD_PER_UNIT <= usd <= MAX_USD_PER_UNIT):  # NaN and infinities fail both
+            refused.append(f"{code} on {day}: {usd:.6g} USD per unit is no currency's rate "
+                           f"({MIN_USD_PER_UNIT:g} to {MAX_USD_PER_UNIT:g}); refused, the day keeps its last plausible rate")
+            continue
+        before = last.get(code) or reference(code, day)
+        if before is not None:
+            ref_day, ref_usd = before
+            ratio = max(usd / ref_usd, ref_usd / usd)
+            limit = MAX_DAY_RATIO if abs((day - ref_day).days) <= FAR_DAYS else MAX_FAR_RATIO
+            if ratio > limit:
+                refused.append(f"{code} on {day}: {usd:.6g} USD per unit is {ratio:,.3g}x the rate of {ref_day} "
+                               f"({ref_usd:.6g}), beyond the {limit:g}x a rate may move; refused, the day keeps "
+                               "its last plausible rate")
+                continue
+        last[code] = (day, usd)
+        kept.append(rate)
+    return kept, refused
+
+
+def monthly_reference(code: str, day: date) -> tuple[date, float] | None:
+    """The shipped monthly table's rate for ``day`` (dated the middle of its month): the reference
+    of a currency's first stored day."""
+    conv = to_usd(1.0, code, day)
+    middle = _seed_month_middle(code, day)
+    if conv is None or middle is None or conv.rate <= 0:
+        return None
+    return middle, conv.rate
+
+
 class DailyRates:
     """Stored daily rates, looked up by currency and day: the rate of the nearest published day on or
     before it. Pure: built from rows a caller read.
@@ -168,6 +235,13 @@ class DailyRates:
 
     def currencies(self) -> frozenset[str]:
         return frozenset(self._days)
+
+    def previous(self, currency: str, on: date) -> tuple[date, float] | None:
+        """The stored day before ``on`` and its rate (USD per unit), or None."""
+        code = currency.strip().upper()
+        days = self._days.get(code)
+        i = bisect_left(days, on) - 1 if days else -1
+        return None if i < 0 else (days[i], self._rates[code][i][0])  # type: ignore[index]
 
     def to_usd(self, amount: float, currency: str, on: date) -> FxConversion | None:
         """``amount`` of ``currency`` in USD at the rate of ``on``'s nearest published day (see the class)."""

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
+from gpuvalue.models import plausible_price
 from gpuvalue.models.conditions import classify_condition
 from gpuvalue.models.fx import to_usd
 from gpuvalue.models.records import Listing
@@ -33,10 +34,8 @@ FIRST_SALE_YEAR = 1995
 _NEW_LISTING_PREFIX = re.compile(r"^\s*(?:New Listing|Neues Angebot)\s*", re.IGNORECASE)
 _INVISIBLE = dict.fromkeys(map(ord, "\u200e\u200f\u200b\ufeff"), None)
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
-# No single GPU sells used for more than this (an H100 is about a third of it): a higher price
-# is a typo, a placeholder or a whole server, and one such row would move a median for weeks.
-MAX_PRICE_USD = 100_000.0
-MIN_PRICE_USD = 1.0
+# A single GPU's plausible used price (models/plausible_price.py): a row outside it is left out.
+MAX_PRICE_USD, MIN_PRICE_USD = plausible_price.MAX_PRICE_USD, plausible_price.MIN_PRICE_USD
 
 
 @dataclass

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from gpuvalue.models.conditions import classify_condition
 from gpuvalue.models.fx import to_usd
+from gpuvalue.models.plausible_price import MAX_PRICE_USD, MIN_PRICE_USD, held_out_reason
 from gpuvalue.models.records import Listing
 from gpuvalue.models.text_safety import clean_text
 from gpuvalue.warehouse.load import _naive_utc
@@ -29,7 +30,11 @@ def listing_rows_one_by_one(listings: Sequence[Listing], matcher,
             on = (li.sold_at or li.seen_at).date()
             conv = to_usd(li.price + (li.shipping or 0.0), li.currency, on)
             if conv is not None and math.isfinite(conv.usd):
-                total_usd, fx_source = round(conv.usd, 2), conv.source
+                amount = li.price + (li.shipping or 0.0)
+                if conv.usd > MAX_PRICE_USD or 0 < conv.usd < MIN_PRICE_USD:  # held out, with its reason
+                    fx_source = held_out_reason(amount, li.currency, conv.usd, conv.source)
+                else:
+                    total_usd, fx_source = round(conv.usd, 2), conv.source
         seen = _naive_utc(li.seen_at)
         rows.append(
             {

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import json
 import os
 import re
@@ -31,6 +32,7 @@ from gpuvalue.warehouse import layers
 from gpuvalue.warehouse.environment import (
     corruption_problem, environment_problem, is_environment_failure, looks_corrupted,
 )
+from gpuvalue.warehouse.paths import file_problem
 from gpuvalue.warehouse.sql_files import rows, run, scalar, split_statements
 from gpuvalue.warehouse.transactions import transaction as _transaction
 
@@ -182,7 +184,9 @@ def _connect(path: Path, read_only: bool, wait_s: float,
     deadline = started + wait_s
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only, config={} if read_only else storage_config())
+            config: dict[str, str | bool | int | float | list[str]] = {
+                **NO_EXTENSION_DOWNLOADS, **({} if read_only else storage_config())}
+            return duckdb.connect(str(path), read_only=read_only, config=config)
         except duckdb.Error as exc:
             text = str(exc)
             held = isinstance(exc, duckdb.IOException) and _LOCK_WORD.search(text.lower()) is not None
@@ -201,6 +205,12 @@ def _connect(path: Path, read_only: bool, wait_s: float,
             raise _opened_but_unreadable(path, exc) from None
 
 
+# Every extension gpuvalue uses is built into DuckDB's wheel (parquet, json, icu): a query or a
+# database name that asks for another (``md:`` for MotherDuck, ``s3://``) fails instead of fetching one.
+NO_EXTENSION_DOWNLOADS: dict[str, str | bool] = {"autoinstall_known_extensions": False,
+                                                  "autoload_known_extensions": False}
+
+
 def _holder_words(path: Path, message: str) -> str:
     """Who holds the database, as DuckDB's message and the run lock tell: "a gpuvalue import (PID 12)"
     when the lock names the process, else "another process (PID 12)"."""
@@ -209,7 +219,7 @@ def _holder_words(path: Path, message: str) -> str:
         return "another process"
     pid = int(found.group(1))
     lock = RunLock(path).holder()
-    if lock and int(lock.get("pid", -1)) == pid:
+    if lock is not None and lock_record_pid(lock) == pid:
         return f"a gpuvalue {holder_word(lock)} (PID {pid})"
     return f"another process (PID {pid})"
 
@@ -239,6 +249,9 @@ def open_database(path: str | Path, *, read_only: bool = False, wait_s: float = 
         con = duckdb.connect(":memory:")
         migrate(con)
         return con
+    problem = file_problem(path, sibling_suffixes=True)
+    if problem is not None and not Path(path).is_dir():  # a directory: said below, with what to give
+        raise WarehouseError(f"the database path {str(path)[:80]!r} {problem} (--db or GPUVALUE_DB)")
     path = Path(path)
     if path.is_dir():
         raise WarehouseError(f"{path} is a directory, not a DuckDB database file: give a file path (--db or GPUVALUE_DB)")
@@ -389,32 +402,78 @@ def holder_word(holder: dict) -> str:
     return word if word.isascii() and word.isalpha() else "command"
 
 
-class RunLock:
-    """A lock file beside the database, holding the pid of the run that owns it.
+def lock_record_pid(holder: dict | None) -> int | None:
+    """The process id a lock record names, or None where it names none a number can be read from."""
+    pid = (holder or {}).get("pid")
+    if isinstance(pid, bool):
+        return None
+    if isinstance(pid, int):
+        return pid
+    if isinstance(pid, str) and pid.strip().isdigit():
+        return int(pid)
+    return None
 
-    A lock whose process is gone (killed, crashed) is taken over, so a SIGKILL never wedges the
-    pipeline.
+
+class RunLock:
+    """The run lock: an operating-system lock (``flock``) on a file beside the database.
+
+    The kernel holds it for the open file, so it ends with its process however that process ends
+    (killed, crashed, a zombie not yet reaped), and two processes can never hold it at once. The file's
+    contents (the holder's pid, start and kind of command) are for messages only: a stale record, one
+    naming a live unrelated process, or one that is not JSON never decides who holds the lock.
+    The file is removed on release; a taker checks that the file it locked is still the one at the
+    path, so a removal racing a taker never leaves two holders.
     """
 
     def __init__(self, db_path: str | Path, command: str = "run") -> None:
         self.path = Path(str(db_path) + ".lock")
         self.command = command  # one word for the kind of holder: run, import, rematch, reparse, measure
         self.acquired = False
+        self._fd: int | None = None
 
-    def holder(self) -> dict | None:
+    def _record(self) -> dict | None:
         try:
-            return json.loads(self.path.read_text(encoding="utf-8"))
+            record = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
+        return record if isinstance(record, dict) else None
+
+    def held(self) -> bool:
+        """Whether some open file holds the lock (this process's own hold included)."""
+        if self.acquired:
+            return True
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        finally:
+            os.close(fd)  # closing drops the probe's shared lock
+        return False
+
+    def holder(self) -> dict | None:
+        """The record of the process holding the lock now, or None when nobody holds it (a file left
+        behind says nothing). A holder whose record cannot be read is ``{}``."""
+        if not self.held():
+            return None
+        return self._record() or {}
 
     def held_elsewhere(self) -> str | None:
-        """Why another live run holds the lock, or None: asked before a run starts its work, so that
-        a second run is refused in one line rather than from inside its flow."""
-        holder = self.holder()
-        pid = int(holder.get("pid", -1)) if holder else -1
-        if holder is None or not pid_alive(pid) or pid == os.getpid():
+        """Why another process holds the lock, or None: asked before a run starts its work, so that a
+        second run is refused in one line rather than from inside its flow."""
+        holder = None if self.acquired else self.holder()
+        if holder is None:
             return None
-        return (f"another gpuvalue {holder_word(holder)} (pid {pid}, started {holder.get('started_at')}) is using "
+        pid = lock_record_pid(holder)
+        if pid == os.getpid():
+            return None
+        started = holder.get("started_at")
+        named = f"pid {pid}" if pid is not None else "pid unknown"
+        since = f", started {started}" if isinstance(started, str) else ""
+        return (f"another gpuvalue {holder_word(holder)} ({named}{since}) is using "
                 f"{self.path.with_suffix('')}; wait for it to finish")
 
     def acquire(self) -> None:
@@ -422,38 +481,52 @@ class RunLock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise WarehouseError(environment_problem(exc, self.path.parent)) from None
-        for _ in range(3):
+        for _ in range(50):
             try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                busy = self.held_elsewhere()
-                if busy:
-                    raise RunLockedError(busy) from None
-                with contextlib.suppress(FileNotFoundError):
-                    self.path.unlink()
-                continue
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
             except OSError as exc:  # a read-only folder: nothing was created
                 raise WarehouseError(environment_problem(exc, self.path)) from None
-            record = json.dumps({"pid": os.getpid(), "started_at": datetime.now(timezone.utc).isoformat(),
-                                 "command": self.command})
             try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(record)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-            except OSError as exc:  # a full disk: an empty lock left behind would name no holder
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                busy = self.held_elsewhere() or (f"another gpuvalue command is using {self.path.with_suffix('')}; "
+                                                 "wait for it to finish")
+                raise RunLockedError(busy) from None
+            if not self._still_at_path(fd):  # removed by a releasing holder meanwhile: lock the new file
+                os.close(fd)
+                continue
+            record = json.dumps({"pid": os.getpid(), "started_at": datetime.now(timezone.utc).isoformat(),
+                                 "command": self.command}).encode()
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, record, 0)
+                os.fsync(fd)
+            except OSError as exc:  # a full disk: the lock is not taken, and no empty file is left
                 with contextlib.suppress(OSError):
                     self.path.unlink()
+                os.close(fd)
                 raise WarehouseError(environment_problem(exc, self.path)) from None
+            self._fd = fd
             self.acquired = True
             return
         raise RunLockedError(f"could not take the run lock {self.path}")
 
+    def _still_at_path(self, fd: int) -> bool:
+        try:
+            at_path = os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        held = os.fstat(fd)
+        return (at_path.st_dev, at_path.st_ino) == (held.st_dev, held.st_ino)
+
     def release(self) -> None:
-        if self.acquired:
+        if self.acquired and self._fd is not None:
             with contextlib.suppress(FileNotFoundError):
-                self.path.unlink()
-            self.acquired = False
+                self.path.unlink()  # still holding it: a taker that opened the old file sees it gone
+            os.close(self._fd)
+            self._fd = None
+        self.acquired = False
 
     def __enter__(self) -> RunLock:
         self.acquire()

@@ -24,11 +24,17 @@ class ExportError(RuntimeError):
 
 def validate_export_path(path: str | os.PathLike[str]) -> Path:
     """Fail early with a readable message instead of an OSError from deep inside a writer."""
+    from gpuvalue.warehouse.paths import file_problem
+
     target = Path(path)
     if str(target) == "" or "\x00" in str(target):
         raise ExportError(f"invalid export path {str(target)!r}")
     if target.is_dir():
         raise ExportError(f"export path {target} is a directory; give a file name")
+    # A FIFO would block the write forever, and a device (/dev/full) would be replaced by the rename.
+    problem = file_problem(target)
+    if problem is not None:
+        raise ExportError(f"cannot export to {str(target)[:80]}: it {problem}")
     parent = target.parent
     if not parent.exists():
         raise ExportError(f"cannot export to {target}: directory {parent} does not exist")
@@ -55,7 +61,12 @@ def _is_database_file(target: Path) -> bool:
 
 def prepare_export_dir(out_dir: str | os.PathLike[str]) -> Path:
     """An output directory is created on demand; anything else in its place is an error."""
+    from gpuvalue.warehouse.paths import folder_problem
+
     directory = Path(out_dir)
+    problem = folder_problem(directory)
+    if problem is not None and (not directory.exists() or directory.is_dir()):
+        raise ExportError(f"cannot export to {str(directory)[:80]}: it {problem}")
     if directory.exists() and not directory.is_dir():
         raise ExportError(f"cannot export to {directory}: it exists and is not a directory")
     try:

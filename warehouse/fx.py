@@ -11,7 +11,7 @@ from collections.abc import Iterable
 import duckdb
 import pyarrow as pa
 
-from gpuvalue.models.fx import DailyRate, DailyRates
+from gpuvalue.models.fx import DailyRate, DailyRates, monthly_reference, plausible_rates
 from gpuvalue.warehouse import sql_files
 
 _SCHEMA = pa.schema([("rate_date", pa.date32()), ("currency", pa.string()), ("usd_per_unit", pa.float64()),
@@ -31,6 +31,18 @@ def load_fx_rates(con: duckdb.DuckDBPyConnection, rates: Iterable[DailyRate], *,
     finally:
         con.unregister("incoming_fx_rates")
     return len(rows)
+
+
+def plausible_new_rates(con: duckdb.DuckDBPyConnection, rates: Iterable[DailyRate]) -> tuple[list[DailyRate], list[str]]:
+    """The rates fit to store and a line for each refused (``models/fx.py``'s ``plausible_rates``),
+    each checked against the previous plausible day: the one before it among ``rates``, else the
+    stored day before it, else the shipped monthly table."""
+    stored = daily_rates(con)
+
+    def reference(code: str, day):
+        return stored.previous(code, day) or monthly_reference(code, day)
+
+    return plausible_rates(rates, reference)
 
 
 def daily_rates(con: duckdb.DuckDBPyConnection, currency: str | None = None) -> DailyRates:

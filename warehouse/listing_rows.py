@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gpuvalue.models.fx import DailyRates
+from gpuvalue.models.plausible_price import MAX_PRICE_USD, MIN_PRICE_USD, held_out_reason
 from gpuvalue.models.records import Listing
 from gpuvalue.models.text_safety import ARROW_CONTROL, ARROW_ESCAPE_SEQUENCE, WHITESPACE_CONTROL
 from gpuvalue.warehouse.load import LISTING_SCHEMA
@@ -124,7 +125,8 @@ def _usd(price: pa.Array, shipping: pa.Array, currency: pa.Array, on: pa.Array,
          rates: DailyRates | None = None) -> tuple[pa.Array, pa.Array]:
     """Price plus shipping in USD at the rate of the day ``on`` (date32), rounded to the cent,
     and where that rate came from; null where there is no price, no currency, no rate for it, or
-    the result is not finite."""
+    the result is not finite, and null, with the reason where the rate's source would be, where it
+    falls outside a single GPU's plausible price (models/plausible_price.py)."""
     from gpuvalue.models.fx import to_usd
 
     currencies, currency_of = _encode(currency)
@@ -144,9 +146,21 @@ def _usd(price: pa.Array, shipping: pa.Array, currency: pa.Array, on: pa.Array,
     amount = p + np.where(s != 0, s, 0.0)  # as price + (shipping or 0.0): a -0.0 shipping adds 0.0
     with np.errstate(invalid="ignore", over="ignore"):
         usd = amount * rate[which]
-    ok = np.isfinite(usd)
+    finite = np.isfinite(usd)
+    # A price converted outside a single GPU's plausible range is no price (a wrong rate or amount):
+    # held out of every price, its reason where the rate's source would be.
+    # (Zero and below are no price either way: the price rules never count them.)
+    held = finite & ((usd > MAX_PRICE_USD) | ((usd > 0) & (usd < MIN_PRICE_USD)))
+    ok = finite & ~held
     total = pa.array(round_cents(np.where(ok, usd, 0.0)), pa.float64(), mask=~ok)
-    return total, pa.array(sources, pa.string()).take(pa.array(np.where(ok, which, len(one))))
+    source = pa.array(sources, pa.string()).take(pa.array(np.where(ok, which, len(one))))
+    if held.any():
+        reasons = source.to_pylist()
+        codes = currency.to_pylist()
+        for row in map(int, np.flatnonzero(held)):
+            reasons[row] = held_out_reason(float(amount[row]), codes[row], float(usd[row]), sources[int(which[row])])
+        source = pa.array(reasons, pa.string())
+    return total, source
 
 
 def _timestamps(records: list[dict], name: str) -> tuple[pa.Array, pa.Array]:

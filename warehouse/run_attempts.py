@@ -25,6 +25,18 @@ def begin(con: duckdb.DuckDBPyConnection, run_id: str, as_of: date, replay: bool
     return found
 
 
+def begin_import(con: duckdb.DuckDBPyConnection, attempt_id: str, as_of: date, note: str) -> None:
+    """Record an import as running, with what it will load: ``note`` as it goes (``import_note``)."""
+    sql_files.run(con, "run_attempt_start", {"run_id": attempt_id, "as_of": as_of, "replay": False,
+                                             "pid": os.getpid(), "started_at": _now()})
+    import_note(con, attempt_id, note)
+
+
+def import_note(con: duckdb.DuckDBPyConnection, attempt_id: str, note: str) -> None:
+    """What a running import has loaded so far, in the transaction of the rows it counts."""
+    sql_files.run(con, "run_attempt_note", {"run_id": attempt_id, "note": note})
+
+
 def finish(con: duckdb.DuckDBPyConnection, run_id: str, status: str, note: str | None = None) -> None:
     sql_files.run(con, "run_attempt_finish", {"run_id": run_id, "status": status, "note": note,
                                               "finished_at": _now()})

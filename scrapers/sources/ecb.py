@@ -18,7 +18,7 @@ from xml.etree import ElementTree
 
 from pydantic import BaseModel
 
-from gpuvalue.models.fx import DailyRate, ecb_cross_rates
+from gpuvalue.models.fx import DailyRate, ecb_cross_rates, rate_day_problem
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.bounded import DtdRefused, declares_dtd, xml_root
@@ -52,9 +52,13 @@ def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
-def parse_ecb_rates(body: bytes, url: str) -> list[DailyRate]:
+def parse_ecb_rates(body: bytes, url: str, fetched_on: date | None = None) -> list[DailyRate]:
     """Every day's rates of an ECB reference-rate file (daily, 90-day or whole history), oldest first,
-    as USD per unit of each currency. Raises only ParseError."""
+    as USD per unit of each currency. Raises only ParseError, also for a file that gives a day or a
+    currency of a day twice (which one would be the rate?) or a day before the euro or after
+    ``fetched_on`` (today by default); rates a day cannot have are refused where they are stored
+    (``models/fx.py``'s ``plausible_rates``)."""
+    fetched_on = fetched_on or datetime.now(timezone.utc).date()
     if len(body) > MAX_BODY_BYTES:
         raise ParseError(NAME, url, f"{len(body):,} bytes: more than a reference-rate file holds")
     if declares_dtd(body):
@@ -69,13 +73,19 @@ def parse_ecb_rates(body: bytes, url: str) -> list[DailyRate]:
         raise ParseError(NAME, url, f"root element {_local(root.tag)!r}, not the ECB's gesmes:Envelope")
     days: list[DailyRate] = []
     seen_days = 0
+    dated: set[date] = set()
     for cube in root.iter():
         if _local(cube.tag) != "Cube" or "time" not in cube.attrib:
             continue
         try:
             day = date.fromisoformat(cube.attrib["time"])
         except ValueError:
-            raise ParseError(NAME, url, f"time {cube.attrib['time']!r} is not a date") from None
+            raise ParseError(NAME, url, f"time {cube.attrib['time']!r:.40} is not a date") from None
+        if (problem := rate_day_problem(day, fetched_on)) is not None:
+            raise ParseError(NAME, url, problem)
+        if day in dated:
+            raise ParseError(NAME, url, f"{day} is given twice: one set of rates a day")
+        dated.add(day)
         per_euro: dict[str, float] = {}
         for quote in cube:
             code, rate = quote.attrib.get("currency"), quote.attrib.get("rate")
@@ -87,7 +97,10 @@ def parse_ecb_rates(body: bytes, url: str) -> list[DailyRate]:
                 raise ParseError(NAME, url, f"{day}: rate {rate!r} of {code} is not a number") from None
             if not (value > 0 and value < float("inf")):
                 raise ParseError(NAME, url, f"{day}: rate {rate!r} of {code} is not a rate")
-            per_euro[code.strip().upper()] = value
+            code = code.strip().upper()
+            if code in per_euro:
+                raise ParseError(NAME, url, f"{day}: {code[:10]} is given twice: one rate per currency a day")
+            per_euro[code] = value
         seen_days += 1
         days.extend(ecb_cross_rates(day, per_euro, NAME))
     if not seen_days:
@@ -114,7 +127,7 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
 
 
 def _parse(page: FetchedPage) -> ParsedSource:
-    return ParsedSource(NAME, "fx", records=parse_ecb_rates(page.body, page.url))
+    return ParsedSource(NAME, "fx", records=parse_ecb_rates(page.body, page.url, page.fetched_at.date()))
 
 
 def _page(url: str, body: bytes, day: date) -> FetchedPage:

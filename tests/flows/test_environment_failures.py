@@ -106,22 +106,10 @@ def test_a_lock_that_cannot_be_written_is_not_left_behind(warehouse, tmp_path, m
     """A full disk while the lock was written left an empty .lock, naming no holder."""
     from gpuvalue.warehouse import db as warehouse_db
 
-    real = os.fdopen
+    def full(fd, data, offset):
+        raise OSError(errno.ENOSPC, "No space left on device")
 
-    class Full:
-        def __init__(self, fd):
-            self.fd = fd
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            os.close(self.fd)
-
-        def write(self, text):
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(warehouse_db.os, "fdopen", lambda fd, *a, **k: Full(fd) if a[:1] == ("w",) else real(fd, *a, **k))
+    monkeypatch.setattr(warehouse_db.os, "pwrite", full)  # the lock's record, written once the lock is held
     (tmp_path / "sold.csv").write_text(CSV)
     for args in (["import", "listings", str(tmp_path / "sold.csv"), "--source", "x"], ["rematch"]):
         before = warehouse.read_bytes()

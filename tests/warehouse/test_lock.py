@@ -55,9 +55,43 @@ def live_pid():
     proc.wait()
 
 
+_HOLDER = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.flock(fd, fcntl.LOCK_EX)
+os.ftruncate(fd, 0)
+os.write(fd, sys.argv[2].replace("PID", str(os.getpid())).encode())
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.fixture
+def hold():
+    """``hold(db, command)``: another process holding the run lock of ``db`` as gpuvalue's ``command``
+    would (None: a record written before records named their command); its pid."""
+    procs = []
+
+    def start(db: Path, command: str | None = "run") -> int:
+        record = {"pid": "PID", "started_at": datetime.now(timezone.utc).isoformat()}
+        if command is not None:
+            record["command"] = command
+        proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(db) + ".lock",
+                                 json.dumps(record).replace('"PID"', "PID")], stdout=subprocess.PIPE, text=True)
+        procs.append(proc)
+        assert proc.stdout.readline().strip() == "held"
+        return proc.pid
+
+    yield start
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+
+
 @pytest.mark.e2e
-def test_a_second_run_refuses_and_names_the_running_one(db, live_pid, prefect_harness):
-    lock = _write_lock(db, live_pid)
+def test_a_second_run_refuses_and_names_the_running_one(db, hold, prefect_harness):
+    live_pid = hold(db)
+    lock = Path(str(db) + ".lock")
     before = db.read_bytes()
 
     res = runner.invoke(app, ["run", "--replay", "--db", str(db)])
@@ -84,12 +118,16 @@ def test_a_lock_left_by_a_dead_process_is_taken_over(db):
     assert not lock.exists()  # taken over, then released
 
 
-def test_run_lock_is_exclusive_between_processes(tmp_path, live_pid):
+def test_run_lock_is_exclusive_between_processes(tmp_path, hold, live_pid):
     db = tmp_path / "g.duckdb"
-    _write_lock(db, live_pid)
-    with pytest.raises(RunLockedError, match=f"pid {live_pid}"):
+    holder = hold(db)
+    with pytest.raises(RunLockedError, match=f"pid {holder}"):
         RunLock(db).acquire()
-    Path(str(db) + ".lock").unlink()
+    os.kill(holder, 9)  # killed: the kernel ends its lock with it
+    deadline = time.monotonic() + 10
+    while RunLock(db).held() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    _write_lock(db, live_pid)  # a record naming a live process that holds no lock blocks nothing
     with RunLock(db) as held:
         assert json.loads(held.path.read_text())["pid"] == os.getpid()
     assert not held.path.exists()
@@ -157,17 +195,19 @@ def test_readers_wait_as_long_as_the_setting_says(command, tmp_path, monkeypatch
     assert "Traceback" not in res.output
 
 
-def test_the_lock_says_who_holds_it_without_taking_it(tmp_path, live_pid):
+def test_the_lock_says_who_holds_it_without_taking_it(tmp_path, hold, live_pid):
     db = tmp_path / "g.duckdb"
     lock = RunLock(db)
     assert lock.held_elsewhere() is None  # no lock file
-    _write_lock(db, live_pid)
-    assert f"another gpuvalue run (pid {live_pid}" in lock.held_elsewhere()
-    assert not lock.acquired and json.loads(lock.path.read_text())["pid"] == live_pid
     _write_lock(db, _dead_pid())
     assert lock.held_elsewhere() is None  # a dead run's lock is taken over by the next
+    _write_lock(db, live_pid)
+    assert lock.held_elsewhere() is None  # a live process that holds no lock (a pid reused)
     _write_lock(db, os.getpid())
     assert lock.held_elsewhere() is None
+    holder = hold(db)
+    assert f"another gpuvalue run (pid {holder}" in lock.held_elsewhere()
+    assert not lock.acquired and json.loads(lock.path.read_text())["pid"] == holder
 
 
 @pytest.mark.e2e
@@ -190,32 +230,31 @@ def test_a_run_whose_database_another_program_holds_is_refused_before_its_flow(d
 
 
 @pytest.mark.parametrize("command", ["import", "rematch", "reparse", "measure", "run"])
-def test_the_lock_records_and_names_its_command(tmp_path, live_pid, command):
+def test_the_lock_records_and_names_its_command(tmp_path, hold, command):
     db = tmp_path / "g.duckdb"
     held = RunLock(db, command)
     held.acquire()
     record = json.loads(held.path.read_text())
-    assert record["command"] == command and record["pid"] > 0
-    record["pid"] = live_pid  # as another process holding it would have written it
-    held.path.write_text(json.dumps(record))
+    assert record["command"] == command and record["pid"] == os.getpid()
+    held.release()
+    live_pid = hold(db, command)  # as another process holding it writes it
     with pytest.raises(RunLockedError) as refused:
         RunLock(db, "run").acquire()
     assert f"another gpuvalue {command} (pid {live_pid}," in str(refused.value)
-    held.path.unlink()
 
 
-def test_an_import_refused_by_a_running_import_says_import(tmp_path, live_pid):
+def test_an_import_refused_by_a_running_import_says_import(tmp_path, hold):
     db = tmp_path / "g.duckdb"
     csv = tmp_path / "sold.csv"
     csv.write_text("title,price,sold_date\nRTX 3090,700,2020-12-01\n")
-    _write_lock(db, live_pid, "import")
+    live_pid = hold(db, "import")
     res = runner.invoke(app, ["import", "listings", str(csv), "--source", "t", "--db", str(db)])
     assert res.exit_code == 2, res.output
     message = " ".join(res.output.split())
     assert f"another gpuvalue import (pid {live_pid}" in message and "gpuvalue run" not in message
 
 
-def test_a_lock_without_a_command_names_none(tmp_path, live_pid):
+def test_a_lock_without_a_command_names_none(tmp_path, hold):
     db = tmp_path / "g.duckdb"
-    _write_lock(db, live_pid, None)
+    live_pid = hold(db, None)
     assert f"another gpuvalue command (pid {live_pid}" in RunLock(db).held_elsewhere()

@@ -509,6 +509,16 @@ def _run_attempts(db: Path) -> object:
         return [r["run_id"] for r in found], [(r["run_id"], r["status"]) for r in run_attempts.recent(con, 5, None)]
 
 
+@runs("run_attempt_note")
+def _import_attempts(db: Path) -> object:
+    from gpuvalue.warehouse import run_attempts
+
+    with closing(open_database(db)) as con:
+        run_attempts.begin_import(con, "import:x@1", END, "import of x.csv as import:x: 0 rows loaded so far")
+        run_attempts.import_note(con, "import:x@1", "import of x.csv as import:x: 10 rows loaded so far")
+        return con.execute("SELECT status, note FROM run_attempts WHERE run_id = 'import:x@1'").fetchall()
+
+
 @runs("storage_tables")
 def _storage(db: Path) -> object:
     from gpuvalue.warehouse.storage_check import unreadable_tables
