@@ -119,8 +119,10 @@ class FinetuneMemory:
         return (f"fine-tuning a model of {params_words(self.params)} parameters by {how} needs about "
                 f"{self.floor_gb:g} GB a card: weights {self.weights_gib:.1f}, gradients and optimizer "
                 f"{state:.1f}, activations {self.activations_gib:.1f} (batch {self.batch} x {self.sequence} "
-                f"tokens, gradient checkpointing), {HEADROOM:.0%} headroom {self.headroom_gib:.1f} "
-                "(--model-params, --method; docs/recommend.md)")
+                f"tokens, gradient checkpointing), {HEADROOM:.0%} headroom {self.headroom_gib:.1f}"
+                + ("; each card holds all of it (data parallel; FSDP or ZeRO-3 sharding, not counted, divides it)"
+                   if self.method == "full" else "")
+                + " (--model-params, --method; docs/recommend.md)")
 
 
 def model_shape(params: float) -> tuple[float, float]:
