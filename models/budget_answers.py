@@ -29,6 +29,7 @@ from typing import Any
 from gpuvalue.models.finetune_memory import FinetuneMemory
 from gpuvalue.models.framework_support import card_caveat, of_vendor, prefer_cuda_rows
 from gpuvalue.models.buyer_view import BuyerView, hidden_because, left_out_summary, row_notes
+from gpuvalue.models.perf.label import speed_evidence
 from gpuvalue.models.multi_gpu import DEFAULT_MAX_GPUS, Scaling, ScalingFacts, assumption_words, setup_scaling
 from gpuvalue.models.price_age import age_words, tiers_note
 from gpuvalue.models.recommend import (
@@ -482,6 +483,7 @@ def _setup_json(setup: Setup) -> dict[str, Any]:
         "relative_perf": round(setup.relative_perf, 4), "perf_per_1000_usd": round(setup.value, 4),
         "scaling_efficiency": round(setup.scaling.efficiency, 4), "scaling_measured": setup.scaling.measured,
         "memory_gb": setup.memory_gb, "perf_source": row.get("perf_source"), "speed": perf_provenance(row) or None,
+        **(evidence.as_dict() if (evidence := speed_evidence(row)) is not None else {}),
         "price_kind": row.get("price_kind"), "price_n": row.get("price_n"), "price_as_of": row.get("price_as_of"),
         "price_age_days": row.get("price_age_days"), "price_tier": setup.price_tier, "stale": row.get("stale"),
         "price_confidence": level, "price_basis": price_words,
