@@ -13,7 +13,8 @@ from gpuvalue.flows.cli_app import (
     NOTHING_RANKED, DbOpt, app, check_vendor, fail, memory_format, open_reader, out, parse_date, print_table, reader_settings,
     write_json_lines,
 )
-from gpuvalue.models.perf.label import is_low_confidence, speed_evidence
+from gpuvalue.models.perf.label import is_low_confidence
+from gpuvalue.models.speed_evidence import speed_evidence
 
 
 RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price as of", "age", "stale", "rel. perf",

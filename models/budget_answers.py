@@ -29,7 +29,7 @@ from typing import Any
 from gpuvalue.models.finetune_memory import FinetuneMemory
 from gpuvalue.models.framework_support import card_caveat, of_vendor, prefer_cuda_rows
 from gpuvalue.models.buyer_view import BuyerView, hidden_because, left_out_summary, row_notes
-from gpuvalue.models.perf.label import speed_evidence
+from gpuvalue.models.speed_evidence import speed_evidence
 from gpuvalue.models.multi_gpu import DEFAULT_MAX_GPUS, Scaling, ScalingFacts, assumption_words, setup_scaling
 from gpuvalue.models.price_age import age_words, tiers_note
 from gpuvalue.models.recommend import (

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from gpuvalue.models.perf.label import is_low_confidence, speed_evidence
+from gpuvalue.models.perf.label import is_low_confidence
+from gpuvalue.models.speed_evidence import speed_evidence
 from gpuvalue.models.price_age import index_price_words, is_index_price
 
 

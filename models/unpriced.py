@@ -53,7 +53,7 @@ class Unpriced:
                 "price_hint_usd": self.price_hint_usd, "why": self.why}
 
     def words(self) -> str:
-        from gpuvalue.models.perf.label import speed_evidence
+        from gpuvalue.models.speed_evidence import speed_evidence
 
         evidence = speed_evidence({"perf_source": self.perf_source, "perf_method": self.perf_method})
         source = "measured" if evidence is not None and evidence.measured else "estimated"

@@ -26,7 +26,7 @@ from gpuvalue.models.answers import (
     BUDGETS, HOURS_PER_WEEK, MIN_MEMORIES, Inputs, memory_floor, page_answers, rent_or_buy_for, rent_or_buy_json,
 )
 from gpuvalue.models.buyer_view import BuyerView, hidden_summary, shown_rows
-from gpuvalue.models.perf.label import evidence_label
+from gpuvalue.models.speed_evidence import evidence_label
 from gpuvalue.models.price_age import age_words, price_date_words, ranking_day_note
 from gpuvalue.models.recommend import USE_CASES
 from gpuvalue.models.rent_vs_buy import Assumptions

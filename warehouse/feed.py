@@ -20,7 +20,7 @@ from gpuvalue.models.text_safety import json_controls_escaped
 from gpuvalue.models.buyer_view import BuyerView, hidden_because, shown_rows, without_flags
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.models.price_age import dated_price_basis
-from gpuvalue.models.perf.label import evidence_label
+from gpuvalue.models.speed_evidence import evidence_label
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import ExportError, write_text_atomic
 from gpuvalue.warehouse.source_dates import replayed_days, sources_from_db

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gpuvalue.models.budget_answers import _setup_json
-from gpuvalue.models.perf.label import MEASURED_MAJORITY, evidence_label, speed_evidence, weighted_shares
+from gpuvalue.models.speed_evidence import MEASURED_MAJORITY, evidence_label, speed_evidence, weighted_shares
 from gpuvalue.models.perf.weighted import Evidence, Weighted, describe
 from gpuvalue.models.recommend import perf_provenance
 from gpuvalue.models.unpriced import Unpriced
