@@ -151,7 +151,7 @@ def daily_item(day: date, rows: list[dict[str, Any]], *, home_page_url: str | No
     reference = top[0]["reference_gpu"] if top else "the reference GPU"
     lines = [
         f"{position}. {row['model']}: {format_usd(row['price_usd'])} ({describe_price(row)}), "
-        f"{row['perf_per_dollar']:.2f} perf per $1k, perf {row['relative_perf']:.2f}x ({evidence_label(row)})"
+        f"{row['perf_per_dollar']:.2f} perf per $1k, perf {row['relative_perf']:.2f}x; {evidence_label(row)}"
         for position, row in enumerate(top, start=1)
     ]
     note = hidden_note(rows, top, view)
@@ -162,7 +162,7 @@ def daily_item(day: date, rows: list[dict[str, Any]], *, home_page_url: str | No
     html_rows = "".join(
         f"<li><strong>{escape(row['model'])}</strong>: {escape(format_usd(row['price_usd']))} "
         f"({escape(describe_price(row))}), {row['perf_per_dollar']:.2f} perf per $1k, "
-        f"perf {row['relative_perf']:.2f}&times; ({escape(evidence_label(row))})</li>"
+        f"perf {row['relative_perf']:.2f}&times;; {escape(evidence_label(row))}</li>"
         for row in top
     )
     html = (
