@@ -308,3 +308,19 @@ def test_the_rented_card_holds_at_least_the_memory_of_the_card_bought():
     r = rent_or_buy([twelve], [small, *RENTED], budget_usd=1000, assumptions=DEFAULT, min_memory_gb=8)
     assert r.rent.model == "GeForce RTX 3060"
     assert "both sides meet 8 GB a card" in format_rent_or_buy(r, "GeForce RTX 3090")
+
+
+@given(budget=st.floats(50, 30_000), machine=st.one_of(st.none(), st.floats(0, 5_000)),
+       floor=st.one_of(st.none(), st.sampled_from([8.0, 12.0, 24.0, 48.0])), hours=st.floats(1, 168))
+def test_the_budget_bounds_the_buy_side_and_both_sides_meet_the_floor(budget, machine, floor, hours):
+    small = [used("GeForce RTX 3060", 250, 0.45, memory=12), rented("GeForce RTX 3060", 0.05, 0.45, memory=12)]
+    bought = Machine() if machine is None else Machine(bought_usd=machine)
+    r = rent_or_buy([*USED, small[0]], [*RENTED, small[1]], budget_usd=budget, assumptions=DEFAULT.with_hours(hours),
+                    min_memory_gb=floor, machine=bought)
+    if r.buy is not None:
+        assert r.buy.price + bought.spent_usd <= budget + 1e-6
+        assert floor is None or r.buy.memory_gb >= floor
+    if r.rent is not None:
+        assert r.rent.price * DEFAULT.with_hours(hours).hours_used <= budget + 1e-6
+        assert floor is None or r.rent.memory_gb >= floor
+        assert r.buy is None or r.rent.memory_gb >= r.buy.memory_gb
