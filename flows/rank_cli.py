@@ -13,7 +13,8 @@ from gpuvalue.flows.cli_app import (
     NOTHING_RANKED, DbOpt, app, check_vendor, fail, memory_format, open_reader, out, parse_date, print_table, reader_settings,
     write_json_lines,
 )
-from gpuvalue.models.perf.label import is_low_confidence, is_rocm
+from gpuvalue.models.perf.label import is_low_confidence
+from gpuvalue.models.speed_evidence import speed_evidence
 
 
 RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price as of", "age", "stale", "rel. perf",
@@ -44,8 +45,8 @@ def print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
         return r["model"] + support_mark(r) + (" (passive)" if is_passive(r) else "") + (" (module)" if is_not_desktop(r) else "")
 
     def source(r: dict) -> str:
-        label = f"{r['perf_source']} (ROCm)" if is_rocm(r) else r["perf_source"]
-        return f"{label} *" if is_low_confidence(r) else label
+        evidence = speed_evidence(r)
+        return (evidence.short() if evidence else str(r["perf_source"])) + (" *" if is_low_confidence(r) else "")
 
     def table_rows(part: list[dict]) -> list[tuple]:
         return [(r.get("rank_shown", r["rank"]), name(r), r["memory_gb"], r["price_usd"], r["price_kind"], r["price_n"],
@@ -69,6 +70,11 @@ def print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     if any(is_not_desktop(r) for r in rows):
         out.print("(module): not a desktop card: an SXM/OAM module, laptop or integrated part, which a desktop's "
                   "PCIe slot cannot take.")
+    shown = [e for r in rows if (e := speed_evidence(r)) is not None]
+    if any(not e.measured and e.benchmarks for e in shown) or any(e.measured and e.benchmark_share < 1 for e in shown):
+        out.print("perf source: the benchmark behind a figure; 'measured 68%': benchmarks carry that share of its "
+                  "weight, the spec estimate the rest; 'estimate (1 bench)': the estimate carries most of it, checked "
+                  "against that many benchmarks (`gpuvalue perf MODEL` shows each piece).")
     if any(is_low_confidence(r) for r in rows):
         out.print("* low-confidence estimate (AMD, a family with no measured card, or one the model misses); "
                   "`gpuvalue perf --json` says why.")
@@ -156,8 +162,8 @@ def rank(
     if not rows and as_of is not None and as_of not in days:
         fail(f"no ranking for {as_of.isoformat()}: the ranked days run from {days[0].isoformat()} to "
               f"{days[-1].isoformat()} ({len(days)} day{'' if len(days) == 1 else 's'})")
-    if as_json:
-        write_json_lines(rows)
+    if as_json:  # each figure says whether benchmarks carry most of it (models/perf/label.py)
+        write_json_lines([{**r, **(e.as_dict() if (e := speed_evidence(r)) is not None else {})} for r in rows])
         return
     if not rows:
         out.print("No ranked GPUs match those filters." + (f" ({hidden})" if hidden else "") + unknown,

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from gpuvalue.models.budget_answers import AnswerOptions, BudgetAnswers
+    from gpuvalue.models.finetune_memory import FinetuneMemory
 
 
 @app.command()
@@ -42,6 +43,8 @@ def recommend(
     include_legacy: Annotated[bool, typer.Option("--include-legacy", help="Also consider cards only the legacy PyTorch builds (CUDA 12.6) run.")] = False,
     include_passive: Annotated[bool, typer.Option("--include-passive", help="Also consider passive server cards (they need a fan kit).")] = False,
     hours_per_week: Annotated[Optional[float], typer.Option("--hours-per-week", help="Training hours a week: answers rent or buy instead, with the break-even hours.")] = None,
+    model_params: Annotated[Optional[str], typer.Option("--model-params", help="Size of a model to fine-tune, such as 8B, 70b, 1.5B or 350M: its memory need is a floor (with --method).")] = None,
+    method: Annotated[Optional[str], typer.Option("--method", help="How it is fine-tuned: full, lora or qlora (with --model-params).")] = None,
     vendor: Annotated[Optional[str], typer.Option("--vendor", help="NVIDIA, AMD or Intel: picks of that vendor only (the beginner use case otherwise prefers current CUDA cards).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object: fastest, best_value and cheapest, each with model, gpus, cost_usd, throughput, money_left_usd, assumptions and why.")] = False,
     db: DbOpt = None,
@@ -72,6 +75,12 @@ def recommend(
     if gpus is not None and gpus < 1:
         fail("--gpus must be at least 1")
     check_vendor(vendor)
+    from gpuvalue.models.finetune_memory import finetune_floor
+
+    try:
+        finetune = finetune_floor(model_params, method)
+    except ValueError as exc:
+        fail(str(exc))
     if max_gpus is not None and not 1 <= max_gpus <= 16:
         fail(f"--max-gpus must be between 1 and 16, not {max_gpus}")
     if gpus is not None and max_gpus is not None:
@@ -84,16 +93,18 @@ def recommend(
             fail("--vendor chooses among cards to buy; leave it out with --hours-per-week")
         if hours_per_day is not None or (gpus is not None and gpus != 1) or max_gpus is not None:
             fail("--hours-per-week answers rent or buy for one card; leave out --hours-per-day, --gpus and --max-gpus")
-        if platform_cost is not None or extra_gpu_cost is not None:
-            fail("--hours-per-week answers rent or buy for one card; leave out --platform-cost and --extra-gpu-cost")
+        if extra_gpu_cost is not None:
+            fail("--hours-per-week answers rent or buy for one card; leave out --extra-gpu-cost")
         from gpuvalue.flows.rent_cli import rent_or_buy_command
 
         # The memory floor `recommend` uses: --min-memory, else GPUVALUE_MIN_MEMORY_GB; a use case's minimum on top.
         preset = USE_CASES[use_case] if use_case else None
         floor = preset.min_memory_gb if preset else None
         base = min_memory if min_memory is not None else reader_settings(db).min_memory_gb
+        tuning = finetune.floor_gb if finetune is not None else None
         rent_or_buy_command(budget=budget, hours_per_week=hours_per_week, kwh_price=kwh_price,
-                            min_memory=max((m for m in (base, floor) if m is not None), default=None),
+                            min_memory=max((m for m in (base, floor, tuning) if m is not None), default=None),
+                            finetune=finetune, platform_cost=platform_cost,
                             include_modules=include_modules, include_passive=include_passive,
                             include_legacy=include_legacy, db=db,
                             use_case=use_case, as_json=as_json)
@@ -106,14 +117,15 @@ def recommend(
                            hours_per_day=hours_per_day, gpus=gpus, max_gpus=max_gpus, platform_cost=platform_cost,
                            extra_gpu_cost=extra_gpu_cost, include_modules=include_modules,
                            include_legacy=include_legacy, include_passive=include_passive, as_json=as_json, vendor=vendor,
-                           today=cli_app.utc_today(), db=db)
+                           finetune=finetune, today=cli_app.utc_today(), db=db)
 
 
 def answer_options(settings, *, budget: float, use_case: str | None = None, min_memory: float | None = None,
                    kwh_price: float | None = None, hours_per_day: float | None = None, gpus: int | None = None,
                    max_gpus: int | None = None, platform_cost: float | None = None,
                    extra_gpu_cost: float | None = None, include_modules: bool = False, include_legacy: bool = False,
-                   include_passive: bool = False, vendor: str | None = None) -> AnswerOptions:
+                   include_passive: bool = False, vendor: str | None = None,
+                   finetune: FinetuneMemory | None = None) -> AnswerOptions:
     """The options of an answer: what was asked, and the settings for the rest. Raises ValueError."""
     from gpuvalue.models.budget_answers import AnswerOptions
     from gpuvalue.models.buyer_view import BuyerView
@@ -126,7 +138,7 @@ def answer_options(settings, *, budget: float, use_case: str | None = None, min_
         platform_cost_usd=settings.platform_cost_usd if platform_cost is None else platform_cost,
         extra_gpu_cost_usd=settings.extra_gpu_cost_usd if extra_gpu_cost is None else extra_gpu_cost,
         kwh_price=kwh_price, hours_per_day=hours_per_day, ownership_months=settings.holding_months,
-        vendor=vendor.strip() if vendor else None,
+        vendor=vendor.strip() if vendor else None, finetune=finetune,
     )
 
 

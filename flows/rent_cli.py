@@ -10,7 +10,7 @@ import json
 import math
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -18,6 +18,9 @@ from gpuvalue.flows import cli_app
 from gpuvalue.flows.cli_app import (
     DbOpt, fail, jsonable, print_table, open_reader, write_json_lines, app, out, reader_settings,
 )
+
+if TYPE_CHECKING:
+    from gpuvalue.models.finetune_memory import FinetuneMemory
 
 RENT_HEADERS = ["#", "model", "GB", "$/GPU-h", "provider", "rel. perf", "vast score", "ref-h per $", "$ per ref-h",
                 "median $/GPU-h", "spot $/GPU-h", "spot provider", "providers", "price as of", "age"]
@@ -165,7 +168,8 @@ def _name(row: dict) -> str:
 
 def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: float | None, kwh_price: float | None,
                         include_modules: bool, include_passive: bool = False, include_legacy: bool = False,
-                        use_case: str | None = None, db: Path | None, as_json: bool = False) -> None:
+                        use_case: str | None = None, db: Path | None, as_json: bool = False,
+                        finetune: FinetuneMemory | None = None, platform_cost: float | None = None) -> None:
     """`recommend --budget B --hours-per-week H`: buy the best used card or rent the best cloud card.
 
     The used cards are those `recommend` considers (the buyer view: at least ``min_memory`` GB, run by
@@ -196,11 +200,16 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
         fail("no rental prices in the warehouse: a run with the rental sources loads them (`gpuvalue sources` "
              "lists them)", code=1)
     from gpuvalue.models.answers import rent_or_buy_for
+    from gpuvalue.models.rent_vs_buy import Machine
 
+    # --platform-cost, else GPUVALUE_PLATFORM_COST_USD where set, else the platform rule for one card.
+    machine = Machine.for_one_card(platform_cost if platform_cost is not None else settings.platform_cost_usd or None)
     answer = rent_or_buy_for(used, rental, budget=budget, min_memory=min_memory, assumptions=assumptions,
                              price_window_days=settings.price_window_days, use_case=use_case,
                              include_legacy=include_legacy, include_passive=include_passive,
-                             include_modules=include_modules)
+                             include_modules=include_modules, machine=machine)
+    if finetune is not None:  # the floor it set, with its parts, as `recommend` says it
+        answer.notes.insert(0, finetune.words())
     if as_json:
         from gpuvalue.models.answers import rent_or_buy_json
 

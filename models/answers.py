@@ -21,7 +21,7 @@ from gpuvalue.models.budget_answers import ANSWERS, AnswerOptions, answers_json,
 from gpuvalue.models.multi_gpu import ScalingFacts
 from gpuvalue.models.framework_support import card_caveat
 from gpuvalue.models.recommend import USE_CASES, use_case_floor_words, use_case_precision_words
-from gpuvalue.models.rent_vs_buy import Assumptions, RentOrBuy, rent_or_buy
+from gpuvalue.models.rent_vs_buy import Assumptions, Machine, RentOrBuy, assumption_words, rent_or_buy
 
 VENDORS = ("NVIDIA", "AMD", "Intel")
 
@@ -118,10 +118,11 @@ def memory_floor(min_memory: float | None, use_case: str | None, base: float | N
 def rent_or_buy_for(used: list[Mapping[str, Any]], rental: list[Mapping[str, Any]], *, budget: float,
                     min_memory: float | None, assumptions: Assumptions, price_window_days: int,
                     use_case: str | None = None, include_legacy: bool = False, include_passive: bool = False,
-                    include_modules: bool = False) -> RentOrBuy:
+                    include_modules: bool = False, machine: Machine | None = None) -> RentOrBuy:
     """``recommend --hours-per-week``: buy the best used card or rent the best cloud card, among the
     used cards recommend considers (the buyer view at ``min_memory``, see ``memory_floor``), saying
-    how many it left out and why."""
+    how many it left out and why. ``machine``: the machine around the bought card (default: the
+    buyer's desktop, ``Machine.for_one_card``)."""
     view = BuyerView(min_memory_gb=min_memory, include_legacy=include_legacy, include_passive=include_passive,
                      include_modules=include_modules)
     shown = [row for row in used if hidden_because(row, view) is None]
@@ -129,7 +130,8 @@ def rent_or_buy_for(used: list[Mapping[str, Any]], rental: list[Mapping[str, Any
     day = used[0]["as_of"]
     answer = rent_or_buy(shown, list(rental), budget_usd=budget, assumptions=assumptions, min_memory_gb=min_memory,
                          desktop_only=not include_modules, include_legacy=include_legacy,
-                         rent_stale_on_or_before=day - timedelta(days=price_window_days))
+                         rent_stale_on_or_before=day - timedelta(days=price_window_days),
+                         machine=Machine.for_one_card() if machine is None else machine)
     if use_case:  # its memory floor and, where the figures are of another, its precision, as `recommend` says them
         precision = use_case_precision_words(use_case, [r.get("perf_precision") for r in (*used, *rental)])
         answer.notes[:0] = [use_case_floor_words(use_case), *([precision] if precision else [])]
@@ -154,7 +156,11 @@ def rent_or_buy_json(answer: RentOrBuy) -> dict[str, Any]:
             "rent_over_budget": option(answer.rent_over_budget),
             "break_even_hours_per_week": None if be is None or not math.isfinite(be) else round(be, 2),
             "same_card_break_even": answer.same_card_break_even and round(answer.same_card_break_even, 2),
-            "assumptions": answer.assumptions.describe(), "notes": list(answer.notes)}
+            "assumptions": assumption_words(answer), "notes": list(answer.notes),
+            "min_memory_gb": answer.min_memory_gb,
+            "machine": {"bought_usd": answer.machine.bought_usd, "existing_usd": answer.machine.existing_usd,
+                        "power_w": answer.machine.power_w,
+                        "usd_per_hour": round(answer.machine.usd_per_hour(answer.assumptions), 4)}}
 
 
 # The inputs the page offers: every combination is answered by the run that writes the page.

@@ -26,8 +26,10 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
+from gpuvalue.models.finetune_memory import FinetuneMemory
 from gpuvalue.models.framework_support import card_caveat, of_vendor, prefer_cuda_rows
 from gpuvalue.models.buyer_view import BuyerView, hidden_because, left_out_summary, row_notes
+from gpuvalue.models.speed_evidence import speed_evidence
 from gpuvalue.models.multi_gpu import DEFAULT_MAX_GPUS, Scaling, ScalingFacts, assumption_words, setup_scaling
 from gpuvalue.models.price_age import age_words, tiers_note
 from gpuvalue.models.recommend import (
@@ -60,6 +62,7 @@ class AnswerOptions:
     ownership_months: float = DEFAULT_OWNERSHIP_MONTHS
     new_price_margin: float = NEW_PRICE_MARGIN
     vendor: str | None = None  # NVIDIA, AMD or Intel: that vendor's cards only (models/framework_support.py)
+    finetune: FinetuneMemory | None = None  # --model-params/--method: a memory floor (models/finetune_memory.py)
 
     def __post_init__(self) -> None:
         if not self.budget_usd > 0:
@@ -165,11 +168,15 @@ class BudgetAnswers:
 
 
 def memory_floor(options: AnswerOptions) -> tuple[float | None, str]:
-    """The memory minimum and whose it is (the use case's where it binds)."""
+    """The memory minimum and whose it is (the fine-tuning need's or the use case's where it binds):
+    the highest of --min-memory (else the view's), the use case's and the fine-tuning need's."""
     preset = USE_CASES.get(options.use_case) if options.use_case else None
     base = options.min_memory_gb if options.min_memory_gb is not None else options.view.min_memory_gb
-    floors = [m for m in (base, preset.min_memory_gb if preset else None) if m is not None]
+    tuning = options.finetune.floor_gb if options.finetune is not None else None
+    floors = [m for m in (base, preset.min_memory_gb if preset else None, tuning) if m is not None]
     minimum = max(floors) if floors else None
+    if tuning is not None and tuning == minimum:
+        return minimum, "the fine-tuning need"
     binding = preset is not None and preset.min_memory_gb == minimum
     return minimum, f"the {options.use_case} minimum" if binding else "the minimum"
 
@@ -357,8 +364,11 @@ def budget_answers(
             rows = [row for row in rows if row.get("perf_precision") == wanted]
         elif (words := use_case_precision_words(options.use_case, precisions)) is not None:
             shared.append(words)
-    elif minimum is not None:
+    elif minimum is not None and basis != "the fine-tuning need":
         shared.append(f"at least {minimum:g} GB a card (--min-memory, GPUVALUE_MIN_MEMORY_GB)")
+    if options.finetune is not None:
+        shared.append(options.finetune.words() + (
+            "" if basis == "the fine-tuning need" else f"; the floor of {minimum:g} GB is higher"))
     shared.append(_gpu_limit_words(options))
     if options.gpu_limit > 1:
         shared.append(f"multi-GPU speed: {assumption_words(scaling)}")
@@ -473,6 +483,7 @@ def _setup_json(setup: Setup) -> dict[str, Any]:
         "relative_perf": round(setup.relative_perf, 4), "perf_per_1000_usd": round(setup.value, 4),
         "scaling_efficiency": round(setup.scaling.efficiency, 4), "scaling_measured": setup.scaling.measured,
         "memory_gb": setup.memory_gb, "perf_source": row.get("perf_source"), "speed": perf_provenance(row) or None,
+        **(evidence.as_dict() if (evidence := speed_evidence(row)) is not None else {}),
         "price_kind": row.get("price_kind"), "price_n": row.get("price_n"), "price_as_of": row.get("price_as_of"),
         "price_age_days": row.get("price_age_days"), "price_tier": setup.price_tier, "stale": row.get("stale"),
         "price_confidence": level, "price_basis": price_words,
@@ -515,6 +526,7 @@ def answers_json(result: BudgetAnswers) -> dict[str, Any]:
         "max_gpus": result.max_gpus, "gpus": o.gpus,
         "platform_cost_usd": o.platform_cost_usd, "extra_gpu_cost_usd": o.extra_gpu_cost_usd,
         "ownership_months": o.ownership_months,
+        "finetune": None if o.finetune is None else o.finetune.as_dict(),
         **{kind: answer_json(getattr(result, kind)) for kind in ANSWERS},
         "stretch": _setup_json(result.stretch) if result.stretch else None,
         "single": _setup_json(result.single) if result.single else None,

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from gpuvalue.models.perf.label import is_low_confidence, perf_source_label
+from gpuvalue.models.perf.label import is_low_confidence
+from gpuvalue.models.speed_evidence import speed_evidence
 from gpuvalue.models.price_age import index_price_words, is_index_price
 
 
@@ -76,14 +77,15 @@ def price_confidence(row: dict[str, Any]) -> tuple[str, str]:
 
 def perf_provenance(row: dict[str, Any]) -> str:
     """Where a card's speed figure comes from, in a few words: a recommendation must not
-    present an estimate (let alone a low-confidence one) as if it were measured."""
-    source, method = row.get("perf_source"), str(row.get("perf_method") or "")
-    if not source:
+    present an estimate (let alone a low-confidence one) as if it were measured. "Measured" only
+    where benchmarks carry most of the figure's weight (``models/perf/label.py``, ``speed_evidence``);
+    a weighted figure mostly of the estimate is an estimate checked against its benchmarks."""
+    method = str(row.get("perf_method") or "")
+    evidence = speed_evidence(row)
+    if evidence is None:
         return ""
-    if source == "local":
-        return "speed measured on this machine"
-    if source != "estimate":
-        return f"speed measured ({perf_source_label(row)})"
+    if evidence.measured or evidence.benchmarks:
+        return f"speed {evidence.label()}"
     if not is_low_confidence(row):
         return "speed estimated from specs"
     if "likely low" in method:

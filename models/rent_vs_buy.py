@@ -10,9 +10,16 @@ hour's work in half an hour, so every cost below is divided by the card's relati
   ``((price - resale value) / hours used + TDP kW x kWh price) / relative_perf``, where the resale
   value is ``resale_fraction x price`` and the hours used are hours a week x the weeks held.
 
+The rented hour includes the machine around the card, so the bought one counts it too (``Machine``,
+the platform rule of ``models/platform.py``): a machine bought for the card (``--platform-cost``) is
+spent from the budget and loses value like the card; otherwise the card goes in the buyer's existing
+desktop, which adds the value it loses per hour of its life and its own power draw for each hour it
+trains. Both sides meet one memory floor, and the rented card holds at least the bought one's memory.
+
 Buying's cost per hour falls as the card is used more; renting's does not. So there is one number of
 hours a week at which they cost the same (the break-even): above it buying is cheaper. When the
-card's electricity alone costs as much per reference hour as renting, buying never wins.
+card's electricity and the machine's hourly costs alone cost as much per reference hour as renting,
+buying never wins.
 
 Pure: plain numbers and dicts in, numbers and dataclasses out; the warehouse supplies the rows.
 """
@@ -25,6 +32,7 @@ from datetime import date
 from typing import Any
 
 from gpuvalue.models.ownership import DEFAULT_OWNERSHIP_MONTHS
+from gpuvalue.models.platform import EXISTING_DESKTOP_USD, PLATFORM_POWER_W, platform_usd
 from gpuvalue.models.price_age import is_index_price, price_basis
 from gpuvalue.models.recommend import perf_provenance
 
@@ -89,6 +97,63 @@ class Assumptions:
                 f"{self.hours_per_week:g} h of training a week")
 
 
+@dataclass(frozen=True)
+class Machine:
+    """The machine around a bought card, counted as a rented hour counts the host it runs on.
+
+    ``bought_usd``: a machine bought for the card (``--platform-cost``, or the platform rule's price for
+    one card where above zero), spent from the budget, resold at the resale fraction and spread over
+    the hours used like the card. Otherwise the buyer's existing desktop, worth ``existing_usd``: each
+    hour it trains costs the value it loses per hour of its life (over the holding period, at the
+    resale fraction), whatever else it is used for. Either way it draws ``power_w`` while training."""
+
+    bought_usd: float | None = None
+    existing_usd: float = EXISTING_DESKTOP_USD
+    power_w: float = PLATFORM_POWER_W
+
+    def __post_init__(self) -> None:
+        for name in ("bought_usd", "existing_usd", "power_w"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} must be 0 or more, not {value!r}")
+
+    @classmethod
+    def for_one_card(cls, platform_cost_usd: float | None = None) -> Machine:
+        """``--platform-cost`` where given, else the platform rule for one card: bought where it
+        prices one, the existing desktop where it says 0."""
+        bought = platform_usd(1) if platform_cost_usd is None else platform_cost_usd
+        return cls(bought_usd=bought) if bought > 0 or platform_cost_usd is not None else cls()
+
+    @property
+    def spent_usd(self) -> float:
+        """What the buyer pays for the machine: counted against the budget."""
+        return self.bought_usd or 0.0
+
+    def fixed_usd_per_hour(self, a: Assumptions) -> float:
+        """Its cost per training hour that does not fall with more hours: the existing desktop's share
+        of its own value lost, and its power."""
+        power = self.power_w / 1000.0 * a.kwh_price_usd
+        if self.bought_usd is not None:
+            return power
+        return self.existing_usd * (1.0 - a.resale_fraction) / (HOURS_PER_WEEK * a.weeks_held) + power
+
+    def usd_per_hour(self, a: Assumptions) -> float:
+        """Everything the machine adds to an hour of training at ``a``'s hours."""
+        return self.spent_usd * (1.0 - a.resale_fraction) / a.hours_used + self.fixed_usd_per_hour(a)
+
+    def describe(self, a: Assumptions) -> str:
+        power = f"and draws {self.power_w:g} W while training"
+        if self.bought_usd is not None:
+            return (f"the machine around the card costs ${self.bought_usd:,.0f} (--platform-cost), counted in the budget "
+                    f"and resold like the card, {power}")
+        return (f"the card goes in the buyer's desktop (worth ${self.existing_usd:,.0f}; --platform-cost prices a "
+                f"machine bought for it instead), which adds ${self.fixed_usd_per_hour(a):.3f} an hour of training: "
+                f"its value lost per hour of its life, {power}")
+
+
+CARD_ONLY = Machine(existing_usd=0.0, power_w=0.0)  # the card alone: no machine counted
+
+
 def electricity_usd_per_hour(tdp_w: float | None, kwh_price_usd: float) -> float | None:
     """A card's electricity per hour at full board power; None when its board power is unknown."""
     if tdp_w is None or not tdp_w > 0:
@@ -110,31 +175,33 @@ def depreciation_usd_per_hour(used_price_usd: float, a: Assumptions) -> float:
 
 
 def buy_cost_per_reference_hour(used_price_usd: float, relative_perf: float, tdp_w: float | None,
-                                a: Assumptions) -> float:
-    """What an hour of reference-card training costs on this card bought used (electricity left out
-    when its board power is unknown)."""
+                                a: Assumptions, machine: Machine = CARD_ONLY) -> float:
+    """What an hour of reference-card training costs on this card bought used, with the machine
+    around it (electricity left out when its board power is unknown)."""
     _positive(relative_perf, "relative_perf")
     power = electricity_usd_per_hour(tdp_w, a.kwh_price_usd) or 0.0
-    return (depreciation_usd_per_hour(used_price_usd, a) + power) / relative_perf
+    return (depreciation_usd_per_hour(used_price_usd, a) + power + machine.usd_per_hour(a)) / relative_perf
 
 
 def break_even_hours_per_week(used_price_usd: float, relative_perf: float, tdp_w: float | None,
-                              rent_usd_per_reference_hour: float, a: Assumptions) -> float | None:
+                              rent_usd_per_reference_hour: float, a: Assumptions,
+                              machine: Machine = CARD_ONLY) -> float | None:
     """Hours a week from which buying this card costs less per reference-card hour than renting at
     ``rent_usd_per_reference_hour`` (the same card or another); None when it never does, because the
     card's electricity alone costs as much. Independent of ``a.hours_per_week``.
 
     Solves (P (1 - r) / (H W) + e) / p = c for H: H = P (1 - r) / (W (c p - e)), with P the price,
     r the resale fraction, W the weeks held, e the electricity per hour, p the relative performance
-    and c the rent per reference hour. May exceed 168: then no week is long enough."""
+    and c the rent per reference hour; a machine bought adds to P, the machine's hourly costs to e.
+    May exceed 168: then no week is long enough."""
     _positive(used_price_usd, "used_price_usd")
     _positive(relative_perf, "relative_perf")
     _positive(rent_usd_per_reference_hour, "rent_usd_per_reference_hour")
-    power = electricity_usd_per_hour(tdp_w, a.kwh_price_usd) or 0.0
+    power = (electricity_usd_per_hour(tdp_w, a.kwh_price_usd) or 0.0) + machine.fixed_usd_per_hour(a)
     margin = rent_usd_per_reference_hour * relative_perf - power
     if margin <= 0:
         return None
-    return used_price_usd * (1.0 - a.resale_fraction) / (a.weeks_held * margin)
+    return (used_price_usd + machine.spent_usd) * (1.0 - a.resale_fraction) / (a.weeks_held * margin)
 
 
 def _positive(value: float | None, name: str) -> None:
@@ -205,6 +272,8 @@ class RentOrBuy:
     same_card_break_even: float | None = None  # buying `buy` against renting that same model
     notes: list[str] = field(default_factory=list)
     rent_over_budget: Option | None = None  # the best rent when none fits the budget: the break-even is against it
+    machine: Machine = CARD_ONLY  # the machine around the bought card, counted on the buy side
+    min_memory_gb: float | None = None  # the one floor both sides meet
 
 
 def _usable(row: dict[str, Any], min_memory_gb: float | None, *, legacy_ok: bool = False) -> bool:
@@ -224,20 +293,22 @@ def _when(day: Any) -> str:
 
 def buy_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *,
                 min_memory_gb: float | None = None, desktop_only: bool = True,
-                include_legacy: bool = False) -> list[Option]:
-    """Used cards (ranking rows) within budget: recently priced cards first, then those with older
-    prices (the ranking's tiers, ``warehouse/sql/ranking.sql``), each cheapest reference hour first.
+                include_legacy: bool = False, machine: Machine = CARD_ONLY) -> list[Option]:
+    """Used cards (ranking rows) that, with the machine bought for them, fit the budget: recently
+    priced cards first, then those with older prices (the ranking's tiers,
+    ``warehouse/sql/ranking.sql``), each cheapest reference hour (machine included) first.
 
     As in the ranking, a card whose price is years old never goes before a recently priced one because
     its old price makes it look cheap: that price says little about what the card costs today."""
     found = []
     for row in rows:
         price = row.get("price_usd")
-        if not _usable(row, min_memory_gb, legacy_ok=include_legacy) or not price or price <= 0 or price > budget_usd:
+        if (not _usable(row, min_memory_gb, legacy_ok=include_legacy) or not price or price <= 0
+                or price + machine.spent_usd > budget_usd + 1e-9):
             continue
         if desktop_only and row.get("desktop_usable") is False:
             continue
-        cost = buy_cost_per_reference_hour(price, row["relative_perf"], row.get("tdp_w"), a)
+        cost = buy_cost_per_reference_hour(price, row["relative_perf"], row.get("tdp_w"), a, machine)
         stale = ", stale" if row.get("stale") else ""
         if is_index_price(row):  # somebody else's monthly average: its words name its month and source
             basis = f"{price_basis(row)}{stale}"
@@ -275,39 +346,56 @@ def rent_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, 
 
 def rent_or_buy(used_rows: list[dict[str, Any]], rental_rows: list[dict[str, Any]], *, budget_usd: float,
                 assumptions: Assumptions, min_memory_gb: float | None = None, desktop_only: bool = True,
-                include_legacy: bool = False, rent_stale_on_or_before: date | None = None) -> RentOrBuy:
+                include_legacy: bool = False, rent_stale_on_or_before: date | None = None,
+                machine: Machine | None = None) -> RentOrBuy:
     """Buy the used card with the cheapest reference hour within budget (among the recently priced ones
     when any fits, see ``buy_options``), or rent the card with the cheapest reference hour whose cost over
     the holding period fits the same budget: whichever costs less per reference-card hour at the assumed
-    hours a week; with the break-even hours between them."""
+    hours a week; with the break-even hours between them.
+
+    Like with like: the buy side counts ``machine`` (default ``Machine()``: the buyer's desktop), as a
+    rented hour includes its host; both sides meet ``min_memory_gb``, and the rented card holds at least
+    the memory of the card bought, so renting is never the smaller card."""
     if not (math.isfinite(budget_usd) and budget_usd > 0):
         raise ValueError("budget_usd must be positive")
     a = assumptions
+    machine = Machine() if machine is None else machine
     buys = buy_options(used_rows, budget_usd, a, min_memory_gb=min_memory_gb, desktop_only=desktop_only,
-                       include_legacy=include_legacy)
-    rents = rent_options(rental_rows, budget_usd, a, min_memory_gb=min_memory_gb,
-                         stale_on_or_before=rent_stale_on_or_before)
+                       include_legacy=include_legacy, machine=machine)
     buy = buys[0] if buys else None
+    rent_floor = max((m for m in (min_memory_gb, buy.memory_gb if buy else None) if m is not None), default=None)
+    rents = rent_options(rental_rows, budget_usd, a, min_memory_gb=rent_floor,
+                         stale_on_or_before=rent_stale_on_or_before)
     rent = rents[0] if rents else None
     notes = []
     if buy is None:
-        notes.append(f"no used card within ${budget_usd:,.0f}" + (f" with at least {min_memory_gb:g} GB" if min_memory_gb else ""))
+        spent = f" (${machine.spent_usd:,.0f} of it for the machine)" if machine.spent_usd else ""
+        notes.append(f"no used card within ${budget_usd:,.0f}{spent}"
+                     + (f" with at least {min_memory_gb:g} GB" if min_memory_gb else ""))
     if rent is None:
-        notes.append(f"no rental card costs ${budget_usd:,.0f} or less over {a.holding_months:g} months at "
+        held = f" with at least {rent_floor:g} GB" if rent_floor else ""
+        notes.append(f"no rental card{held} costs ${budget_usd:,.0f} or less over {a.holding_months:g} months at "
                      f"{a.hours_per_week:g} h a week ({a.hours_used:,.0f} h)")
+    elif buy is not None and rent.memory_gb is not None and buy.memory_gb is not None \
+            and rent.memory_gb > buy.memory_gb:
+        notes.append(f"the {rent.model} rented has {rent.memory_gb:g} GB, the {buy.model} bought {buy.memory_gb:g} GB: "
+                     f"both meet the floor{f' of {min_memory_gb:g} GB' if min_memory_gb else ''}; the rented card "
+                     "holds larger models or batches")
     verdict = even = same = None
     over = None
     if buy and rent:
         verdict = "buy" if buy.usd_per_reference_hour <= rent.usd_per_reference_hour else "rent"
-        even = break_even_hours_per_week(buy.price, buy.relative_perf, buy.tdp_w, rent.usd_per_reference_hour, a)
+        even = break_even_hours_per_week(buy.price, buy.relative_perf, buy.tdp_w, rent.usd_per_reference_hour, a,
+                                         machine)
     elif buy or rent:
         verdict = "buy" if buy else "rent"
         if buy:  # renting is over budget at these hours; still say from when buying beats the best rental
-            beyond = rent_options(rental_rows, math.inf, a, min_memory_gb=min_memory_gb,
+            beyond = rent_options(rental_rows, math.inf, a, min_memory_gb=rent_floor,
                                   stale_on_or_before=rent_stale_on_or_before)
             over = beyond[0] if beyond else None
             if over is not None:
-                even = break_even_hours_per_week(buy.price, buy.relative_perf, buy.tdp_w, over.usd_per_reference_hour, a)
+                even = break_even_hours_per_week(buy.price, buy.relative_perf, buy.tdp_w, over.usd_per_reference_hour,
+                                                 a, machine)
     if buy is not None and not buy.older:
         cheaper = next((o for o in buys if o.older and o.usd_per_reference_hour < buy.usd_per_reference_hour), None)
         if cheaper is not None:
@@ -318,14 +406,16 @@ def rent_or_buy(used_rows: list[dict[str, Any]], rental_rows: list[dict[str, Any
         twin = next((r for r in rental_rows if r.get("model") == buy.model and r.get("usd_per_gpu_hour")), None)
         if twin is not None:
             same = break_even_hours_per_week(buy.price, buy.relative_perf, buy.tdp_w,
-                                             rent_cost_per_reference_hour(twin["usd_per_gpu_hour"], buy.relative_perf), a)
+                                             rent_cost_per_reference_hour(twin["usd_per_gpu_hour"], buy.relative_perf), a,
+                                             machine)
         if buy.tdp_w is None:
             notes.append(f"{buy.model}'s board power is unknown: its electricity is not counted")
     return RentOrBuy(budget_usd=budget_usd, assumptions=a, verdict=verdict, buy=buy, rent=rent,
-                     break_even_hours_per_week=even, same_card_break_even=same, notes=notes, rent_over_budget=over)
+                     break_even_hours_per_week=even, same_card_break_even=same, notes=notes, rent_over_budget=over,
+                     machine=machine, min_memory_gb=min_memory_gb)
 
 
-_NEVER = "its electricity alone costs as much as renting"
+_NEVER = "its running costs alone (electricity, and the machine's hourly share) cost as much as renting"
 
 
 def _cheaper(than: str, hours: float | None) -> str:
@@ -359,8 +449,10 @@ def format_rent_or_buy(r: RentOrBuy, reference_gpu: str) -> str:
     if r.buy:
         b = r.buy
         power = electricity_usd_per_hour(b.tdp_w, a.kwh_price_usd)
+        host = r.machine.usd_per_hour(a)
         parts = f"${depreciation_usd_per_hour(b.price, a):.3f} value lost" + (
-            f" + ${power:.3f} electricity" if power is not None else "") + " per hour of use"
+            f" + ${power:.3f} electricity" if power is not None else "") + (
+            f" + ${host:.3f} machine" if host else "") + " per hour of use"
         lines.append(f"Buy:  {b.model} at ${b.price:,.0f} ({b.basis}), speed {b.relative_perf:.2f}x{_source(b)}: "
                      f"${b.usd_per_reference_hour:.3f} {unit} ({parts})")
     if r.rent:
@@ -381,6 +473,17 @@ def format_rent_or_buy(r: RentOrBuy, reference_gpu: str) -> str:
         lines.append(f"Against renting the {r.buy.model} itself, buying it {_cheaper('', r.same_card_break_even)}.")
     for note in r.notes:
         lines.append(f"Note: {note}")
-    lines.append(f"Assumptions: {a.describe()}; renting counts cards whose on-demand cost over the holding period "
-                 f"({a.hours_used:,.0f} h) fits the budget.")
+    lines.append(f"Assumptions: {assumption_words(r)}.")
     return "\n".join(lines)
+
+
+def assumption_words(r: RentOrBuy) -> str:
+    """Everything a rent-or-buy answer assumed, in one line: the ownership terms, the machine, the
+    memory floor and the budget rule."""
+    a = r.assumptions
+    floor = (f"both sides meet {r.min_memory_gb:g} GB a card, and the rented card holds at least the bought one's "
+             "memory; ") if r.min_memory_gb else "the rented card holds at least the bought one's memory; "
+    machine = r.machine.describe(a) if r.machine != CARD_ONLY else "the card alone: no machine counted"
+    return (f"{a.describe()}; {machine}; {floor}the card{' and the machine' if r.machine.spent_usd else ''} fit the "
+            f"budget, and renting counts cards whose on-demand cost over the holding period ({a.hours_used:,.0f} h) "
+            "fits it")

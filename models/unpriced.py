@@ -44,6 +44,7 @@ class Unpriced:
     why: str
     new_price_usd: float | None = None
     price_hint_usd: float = 0.0  # its launch price, else the price of the cheapest priced card as fast
+    perf_method: str | None = None  # how its figure was made: whether benchmarks carry most of it
 
     def as_dict(self) -> dict[str, Any]:
         return {"model": self.model, "memory_gb": self.memory_gb, "relative_perf": round(self.relative_perf, 4),
@@ -52,7 +53,10 @@ class Unpriced:
                 "price_hint_usd": self.price_hint_usd, "why": self.why}
 
     def words(self) -> str:
-        source = "estimated" if self.perf_source == "estimate" else "measured"
+        from gpuvalue.models.speed_evidence import speed_evidence
+
+        evidence = speed_evidence({"perf_source": self.perf_source, "perf_method": self.perf_method})
+        source = "measured" if evidence is not None and evidence.measured else "estimated"
         memory = f"{self.memory_gb:g} GB, " if self.memory_gb is not None else ""
         launch = f", launched at ${self.launch_price_usd:,.0f}" if self.launch_price_usd else ""
         new = f", new ${self.new_price_usd:,.0f}" if self.new_price_usd else ""
@@ -121,7 +125,7 @@ def likely_unpriced(
         found.append(Unpriced(
             model=model, memory_gb=row.get("memory_gb"), relative_perf=float(perf),
             perf_source=row.get("perf_source"), launch_price_usd=launch, release_date=row.get("release_date"),
-            why=why, new_price_usd=new_price, price_hint_usd=hint,
+            why=why, new_price_usd=new_price, price_hint_usd=hint, perf_method=row.get("perf_method"),
         ))
     # The newest first: the cards a buyer expects to find, and the likeliest to lack a used price.
     return sorted(found, key=lambda u: (-(u.release_date or date.min).toordinal(), -u.relative_perf, u.model))

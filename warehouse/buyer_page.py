@@ -26,6 +26,7 @@ from gpuvalue.models.answers import (
     BUDGETS, HOURS_PER_WEEK, MIN_MEMORIES, Inputs, memory_floor, page_answers, rent_or_buy_for, rent_or_buy_json,
 )
 from gpuvalue.models.buyer_view import BuyerView, hidden_summary, shown_rows
+from gpuvalue.models.speed_evidence import evidence_label
 from gpuvalue.models.price_age import age_words, price_date_words, ranking_day_note
 from gpuvalue.models.recommend import USE_CASES
 from gpuvalue.models.rent_vs_buy import Assumptions
@@ -213,7 +214,7 @@ def ranking_table(rows: list[dict[str, Any]]) -> str:
         # Not CUDA: what the buyer gives up, in the card's own cell.
         + (f'<br><span class="small stack">{escape(caveat)}</span>' if (caveat := card_caveat(r)) else "") + "</td>"
         + _price_cell(r)
-        + f'<td class="num">{r["relative_perf"]:.2f}x<span class="small"> {escape(str(r.get("perf_source") or ""))}</span></td>'
+        + f'<td class="num">{r["relative_perf"]:.2f}x<span class="small"> {escape(evidence_label(r))}</span></td>'
         f'<td class="num"><strong>{r["perf_per_dollar"]:.2f}</strong></td></tr>'
         for r in rows)
     return ('<table class="ranking"><thead><tr><th>#</th><th>card</th><th>price, as of, source</th><th>speed</th>'

@@ -20,7 +20,7 @@ from gpuvalue.models.text_safety import json_controls_escaped
 from gpuvalue.models.buyer_view import BuyerView, hidden_because, shown_rows, without_flags
 from gpuvalue.models.memory_class import MEMORY_CLASS_LABELS, memory_class
 from gpuvalue.models.price_age import dated_price_basis
-from gpuvalue.models.perf.label import perf_source_label
+from gpuvalue.models.speed_evidence import evidence_label
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import ExportError, write_text_atomic
 from gpuvalue.warehouse.source_dates import replayed_days, sources_from_db
@@ -151,7 +151,7 @@ def daily_item(day: date, rows: list[dict[str, Any]], *, home_page_url: str | No
     reference = top[0]["reference_gpu"] if top else "the reference GPU"
     lines = [
         f"{position}. {row['model']}: {format_usd(row['price_usd'])} ({describe_price(row)}), "
-        f"{row['perf_per_dollar']:.2f} perf per $1k, perf {row['relative_perf']:.2f}x ({perf_source_label(row)})"
+        f"{row['perf_per_dollar']:.2f} perf per $1k, perf {row['relative_perf']:.2f}x; {evidence_label(row)}"
         for position, row in enumerate(top, start=1)
     ]
     note = hidden_note(rows, top, view)
@@ -162,7 +162,7 @@ def daily_item(day: date, rows: list[dict[str, Any]], *, home_page_url: str | No
     html_rows = "".join(
         f"<li><strong>{escape(row['model'])}</strong>: {escape(format_usd(row['price_usd']))} "
         f"({escape(describe_price(row))}), {row['perf_per_dollar']:.2f} perf per $1k, "
-        f"perf {row['relative_perf']:.2f}&times; ({escape(perf_source_label(row))})</li>"
+        f"perf {row['relative_perf']:.2f}&times;; {escape(evidence_label(row))}</li>"
         for row in top
     )
     html = (

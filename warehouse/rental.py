@@ -160,12 +160,30 @@ def rent_ranking_rows(con: duckdb.DuckDBPyConnection, *, spot: bool = False, pro
         name = "rent_ranking"
     rows = sql_files.dicts(con, name, params)
     scores = vendor_scores(con) if rows else {}
+    ranked = sql_files.scalar(con, "ranking_latest_day") if rows else None
     for row in rows:
+        ages_from_ranking_day(row, ranked)
         score = scores.get(row["model"])
         row["vast_dlperf"] = None if score is None else score["score"]
         row["vast_dlperf_relative"] = None if score is None else score["score_relative"]
         row["vast_dlperf_as_of"] = None if score is None else score["score_as_of"]
     return rows
+
+
+def ages_from_ranking_day(row: dict[str, Any], ranked: date | None) -> None:
+    """A rental price's age (``price_age_days``, ``spot_age_days``) counted from the used ranking's day,
+    the day every other price in an answer is aged from, and named (``ages_as_of``); the rental date
+    (the newest rental price's own) would call a price of that date 0 days old however long ago it was.
+    Without a ranking, or with one older than the rental date, the rental date is the day counted from:
+    no price is younger than 0 days."""
+    rental_day = row.get("as_of")
+    day = max((d for d in (ranked, rental_day) if isinstance(d, date)), default=None)
+    row["ages_as_of"] = day
+    if not isinstance(day, date):
+        return
+    for dated, age in (("price_as_of", "price_age_days"), ("spot_as_of", "spot_age_days")):
+        if isinstance(row.get(dated), date):
+            row[age] = (day - row[dated]).days
 
 
 # The provider whose own speed score for an offer is stored (rental_offers.vendor_score): vast.ai's DLPerf.

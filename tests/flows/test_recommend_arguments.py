@@ -30,7 +30,14 @@ runner = CliRunner()
         (["--budget", "800", "--platform-cost", "-5"], "--platform-cost must be 0 or more USD, not -5"),
         (["--budget", "800", "--extra-gpu-cost", "nan"], "--extra-gpu-cost must be 0 or more USD"),
         (["--budget", "800", "--hours-per-week", "10", "--max-gpus", "2"], "--hours-per-week answers rent or buy for one card"),
-        (["--budget", "800", "--hours-per-week", "10", "--platform-cost", "100"], "leave out --platform-cost"),
+        (["--budget", "800", "--hours-per-week", "10", "--extra-gpu-cost", "100"], "leave out --extra-gpu-cost"),
+        (["--budget", "600", "--model-params", "8X", "--method", "qlora"], "--model-params must be a parameter count such as 8B"),
+        (["--budget", "600", "--model-params", "-8B", "--method", "qlora"], "--model-params must be a parameter count"),
+        (["--budget", "600", "--model-params", "0B", "--method", "lora"], "--model-params must be above 0"),
+        (["--budget", "600", "--model-params", "8", "--method", "lora"], "--model-params must be a parameter count"),
+        (["--budget", "600", "--model-params", "8B"], "--model-params needs --method: one of full, lora, qlora"),
+        (["--budget", "600", "--method", "lora"], "--method needs --model-params"),
+        (["--budget", "600", "--model-params", "8B", "--method", "half"], "--method must be one of full, lora, qlora"),
     ],
 )
 def test_bad_numbers_are_one_line_errors(tmp_path, args, message):

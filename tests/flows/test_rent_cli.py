@@ -205,16 +205,29 @@ def test_recommend_with_hours_per_week_answers_rent_or_buy_with_the_break_even(d
     assert light.exit_code == 0, light.output
     assert "Answer: rent GeForce RTX 3090 on vast." in light.stdout
     assert "Buy:  GeForce RTX 2080 Ti at $300 (median of 18 sold, 2024-05-08)" in light.stdout
-    assert "Break-even: buying the GeForce RTX 2080 Ti costs less than renting the GeForce RTX 3090 from 14.6 h a week." \
+    # The card goes in the buyer's desktop, which adds $0.044 an hour: its value lost by the hour and its 100 W.
+    assert "Break-even: buying the GeForce RTX 2080 Ti costs less than renting the GeForce RTX 3090 from 26.1 h a week." \
         in light.stdout
     assert "kept 24 months" in light.stdout and "$0.15/kWh" in light.stdout and "5 h of training a week" in light.stdout
-    middle = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "20", "--db", str(db)])
-    assert "Answer: buy GeForce RTX 2080 Ti used." in middle.stdout and "from 14.6 h a week." in middle.stdout
+    assert "+ $0.044 machine per hour of use" in light.stdout and "the card goes in the buyer's desktop" in light.stdout
+    middle = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "30", "--db", str(db)])
+    assert "Answer: buy Tesla V100 PCIe 16 GB used." in middle.stdout and "from 24.2 h a week." in middle.stdout
+    # --platform-cost with --hours-per-week: a machine that cost nothing leaves only its power on the buy side.
+    free = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "20", "--platform-cost", "0",
+                               "--db", str(db)])
+    assert free.exit_code == 0, free.output
+    assert "Answer: buy GeForce RTX 2080 Ti used." in free.stdout and "from 17.2 h a week." in free.stdout
+    # A machine bought for the card is spent from the budget: $700 leaves $200 for a card.
+    machine = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "20", "--platform-cost", "700",
+                                  "--json", "--db", str(db)])
+    doc = json.loads(machine.stdout)
+    assert doc["buy"] is None or doc["buy"]["price"] <= 200
+    assert doc["machine"]["bought_usd"] == 700 and "costs $700 (--platform-cost)" in doc["assumptions"]
     # 60 h a week: renting the 3090 for two years ($1,252) is over the budget; the break-even is still given.
     heavy = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "60", "--db", str(db)])
     assert "Answer: buy Tesla V100 PCIe 16 GB used." in heavy.stdout
     assert "Break-even: against renting the GeForce RTX 3090 at $0.200/GPU-hour on vast" in heavy.stdout
-    assert "no rental card costs $900 or less over 24 months at 60 h a week (6,261 h)" in heavy.stdout
+    assert "no rental card with at least 16 GB costs $900 or less over 24 months at 60 h a week (6,261 h)" in heavy.stdout
 
 
 def test_recommend_settings_and_flags_feed_the_assumptions(db, monkeypatch):
@@ -264,7 +277,8 @@ def test_rent_or_buy_considers_the_used_cards_recommend_does_and_says_what_it_le
     import duckdb
 
     def bought(*flags: str) -> str:
-        res = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "20", *flags, "--db", str(db)])
+        res = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "20", "--platform-cost", "0", *flags,
+                                  "--db", str(db)])
         assert res.exit_code == 0, res.output
         return res.stdout
 

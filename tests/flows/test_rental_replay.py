@@ -163,3 +163,21 @@ def test_the_rental_cost_bench_measures_every_piece_on_the_replay(replay_db, tmp
     costs = rental_costs(replay_db, tmp_path)
     assert costs["offers"] > 5000
     assert costs["total"] > 0 and all(seconds >= 0 for seconds in costs.values()), costs
+
+
+def test_rent_json_counts_each_price_age_from_the_ranking_day(replay_db):
+    """RunPod's prices of 2025-06-21 are the rental date's own: counted from it they read 0 days old.
+    `rent --json` counts from the used ranking's day (2026-11-30), as every other price in an answer."""
+    from typer.testing import CliRunner
+
+    from gpuvalue.flows.cli import app
+
+    res = CliRunner().invoke(app, ["rent", "--json", "--top", "1000", "--db", str(replay_db)])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in res.stdout.splitlines()]
+    runpod = [r for r in rows if r["price_as_of"] == "2025-06-21"]
+    assert runpod and all(r["price_age_days"] == 527 and r["ages_as_of"] == "2026-11-30" for r in runpod)
+    for r in rows:
+        assert r["price_age_days"] == (date(2026, 11, 30) - date.fromisoformat(r["price_as_of"])).days
+        if r.get("spot_as_of"):
+            assert r["spot_age_days"] == (date(2026, 11, 30) - date.fromisoformat(r["spot_as_of"])).days

@@ -77,7 +77,8 @@ def test_a_vendor_recommend_does_not_know_is_one_line(tmp_path):
 
 
 def test_a_non_cuda_rent_or_buy_answer_says_what_it_costs(tmp_path):
-    """The 2080 Ti bought at 20 h a week, turned into an AMD card: the answer gets the caveat line."""
+    """The 2080 Ti bought at 20 h a week (in a machine that cost nothing), turned into an AMD card: the
+    answer gets the caveat line."""
     import duckdb
     from rental_fixtures import make_rental_database
     from typer.testing import CliRunner
@@ -86,7 +87,7 @@ def test_a_non_cuda_rent_or_buy_answer_says_what_it_costs(tmp_path):
 
     path = tmp_path / "g.duckdb"
     make_rental_database(str(path)).close()
-    args = ["recommend", "--budget", "900", "--hours-per-week", "20", "--db", str(path)]
+    args = ["recommend", "--budget", "900", "--hours-per-week", "20", "--platform-cost", "0", "--db", str(path)]
     cuda = CliRunner().invoke(app, args)
     assert "Answer: buy GeForce RTX 2080 Ti used." in cuda.stdout and "not CUDA" not in cuda.stdout
     con = duckdb.connect(str(path))

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpuvalue.models.rent_vs_buy import (
-    WEEKS_PER_MONTH, Assumptions, break_even_hours_per_week, buy_cost_per_reference_hour, buy_options, compare,
+    CARD_ONLY, WEEKS_PER_MONTH, Assumptions, Machine, break_even_hours_per_week, buy_cost_per_reference_hour, buy_options, compare,
     depreciation_usd_per_hour, electricity_usd_per_hour, format_rent_or_buy, rent_cost_per_reference_hour, rent_options,
     rent_or_buy,
 )
@@ -140,8 +140,8 @@ RENTED = [rented("GeForce RTX 3090", 0.20, 1.0), rented("A100 SXM4 80 GB", 1.40,
 
 def test_few_hours_a_week_rent_many_hours_buy_with_the_same_break_even():
     # $2,000: renting the 3090 for 80 h a week costs $0.20 x 8,349 h = $1,670 over the two years, so it still fits.
-    light = rent_or_buy(USED, RENTED, budget_usd=2000, assumptions=DEFAULT.with_hours(5))
-    heavy = rent_or_buy(USED, RENTED, budget_usd=2000, assumptions=DEFAULT.with_hours(80))
+    light = rent_or_buy(USED, RENTED, budget_usd=2000, assumptions=DEFAULT.with_hours(5), machine=CARD_ONLY)
+    heavy = rent_or_buy(USED, RENTED, budget_usd=2000, assumptions=DEFAULT.with_hours(80), machine=CARD_ONLY)
     assert (light.verdict, light.rent.model, light.rent.provider) == ("rent", "GeForce RTX 3090", "vast")
     assert (heavy.verdict, heavy.buy.model) == ("buy", "GeForce RTX 3090")
     # $350 lost over 104.4 weeks against $0.20 - $0.0525 an hour: 22.7 h a week
@@ -160,7 +160,7 @@ def test_budget_memory_desktop_and_framework_rules():
     assert big.buy is None and big.rent.model == "A100 SXM4 80 GB" and big.verdict == "rent"
     assert any("no used card within $1,500 with at least 48 GB" in n for n in big.notes)
     too_little = rent_or_buy(USED, RENTED, budget_usd=1400, assumptions=DEFAULT, min_memory_gb=48)
-    assert too_little.verdict is None and any("no rental card costs $1,400" in n for n in too_little.notes)
+    assert too_little.verdict is None and any("no rental card with at least 48 GB costs $1,400" in n for n in too_little.notes)
     servers = rent_or_buy(USED, RENTED, budget_usd=25000, assumptions=DEFAULT.with_hours(168), min_memory_gb=48,
                           desktop_only=False)
     assert servers.buy.model == "H100 SXM5 80 GB"
@@ -227,7 +227,8 @@ def test_unknown_board_power_is_said_not_hidden():
 
 
 def test_the_printed_answer_names_both_options_the_break_even_and_the_assumptions():
-    text = format_rent_or_buy(rent_or_buy(USED, RENTED, budget_usd=1000, assumptions=DEFAULT), "GeForce RTX 3090")
+    text = format_rent_or_buy(rent_or_buy(USED, RENTED, budget_usd=1000, assumptions=DEFAULT, machine=CARD_ONLY),
+                              "GeForce RTX 3090")
     assert "Answer: rent GeForce RTX 3090 on vast." in text
     assert "Buy:  GeForce RTX 3090 at $700 (median of 12 sold, 2026-11-20)" in text
     assert "Rent: GeForce RTX 3090 at $0.200/GPU-hour on vast" in text and "measured (lambda-pytorch-2024)" in text
@@ -247,7 +248,8 @@ def test_the_printed_answer_names_both_options_the_break_even_and_the_assumption
                                             "GeForce RTX 3090")
     never = format_rent_or_buy(rent_or_buy([used("Hot", 100, 1.0, tdp=2000)], RENTED, budget_usd=300,
                                            assumptions=DEFAULT), "GeForce RTX 3090")
-    assert "never costs less than renting the GeForce RTX 3090: its electricity alone costs as much as renting" in never
+    assert ("never costs less than renting the GeForce RTX 3090: its running costs alone (electricity, and the "
+            "machine's hourly share) cost as much as renting") in never
     assert "from never" not in never
     cheap = format_rent_or_buy(rent_or_buy([used("Hot", 100, 1.0, tdp=2000)], RENTED, budget_usd=110,
                                            assumptions=DEFAULT), "GeForce RTX 3090")
@@ -258,3 +260,67 @@ def test_the_printed_answer_names_both_options_the_break_even_and_the_assumption
 def test_a_budget_must_be_positive():
     with pytest.raises(ValueError):
         rent_or_buy(USED, RENTED, budget_usd=0, assumptions=DEFAULT)
+
+
+# --- like with like: the machine, the memory, the budget ---------------------------------------------
+
+
+def test_the_bought_card_counts_the_desktop_it_goes_in_as_a_rented_hour_counts_its_host():
+    """Default: the buyer's desktop ($1,000) loses value by the hour whatever it does, and draws 100 W
+    while training; each training hour bears both, so the buy side costs more than the card alone and
+    buying wins later."""
+    desk = Machine()
+    hourly = 1000 * 0.5 / (168 * 24 * WEEKS_PER_MONTH) + 0.1 * 0.15
+    assert desk.fixed_usd_per_hour(DEFAULT) == pytest.approx(hourly) and desk.spent_usd == 0
+    alone = rent_or_buy(USED, RENTED, budget_usd=2000, assumptions=DEFAULT.with_hours(5), machine=CARD_ONLY)
+    counted = rent_or_buy(USED, RENTED, budget_usd=2000, assumptions=DEFAULT.with_hours(5))
+    assert counted.machine == desk
+    assert counted.buy.usd_per_reference_hour == pytest.approx(alone.buy.usd_per_reference_hour + hourly)
+    assert counted.break_even_hours_per_week == pytest.approx(350 / (24 * WEEKS_PER_MONTH * (0.20 - 0.0525 - hourly)))
+    # At the break-even both sides cost the same, machine included.
+    even = counted.break_even_hours_per_week
+    assert buy_cost_per_reference_hour(700, 1.0, 350, DEFAULT.with_hours(even), desk) == pytest.approx(0.20)
+    text = format_rent_or_buy(counted, "GeForce RTX 3090")
+    assert "the card goes in the buyer's desktop (worth $1,000" in text and "machine per hour of use" in text
+
+
+def test_a_machine_bought_for_the_card_is_spent_from_the_budget_and_resold_like_it():
+    bought = Machine(bought_usd=800)
+    # $1,400 buys the 3090 ($700) and the $800 machine? No: $1,500 does.
+    assert rent_or_buy(USED, RENTED, budget_usd=1400, assumptions=DEFAULT, machine=bought).buy is None
+    fits = rent_or_buy(USED, RENTED, budget_usd=1500, assumptions=DEFAULT, machine=bought)
+    assert fits.buy.model == "GeForce RTX 3090"
+    power = 0.1 * 0.15
+    assert fits.break_even_hours_per_week == pytest.approx(
+        (700 + 800) * 0.5 / (24 * WEEKS_PER_MONTH * (0.20 - 0.0525 - power)))
+    assert "the machine around the card costs $800 (--platform-cost)" in format_rent_or_buy(fits, "GeForce RTX 3090")
+    assert Machine.for_one_card(0.0) == Machine(bought_usd=0.0)  # --platform-cost 0: a machine that cost nothing
+    assert Machine.for_one_card() == Machine()  # the platform rule: one card goes in the buyer's desktop
+
+
+def test_the_rented_card_holds_at_least_the_memory_of_the_card_bought():
+    """A 24 GB card bought is never set against a 12 GB one rented, however cheap: it could not do the work."""
+    small = rented("GeForce RTX 3060", 0.01, 0.4, memory=12)
+    r = rent_or_buy(USED, [small, *RENTED], budget_usd=1000, assumptions=DEFAULT, min_memory_gb=8)
+    assert r.buy.memory_gb == 24 and r.rent.model == "GeForce RTX 3090"
+    # A bought card with less memory than the rented one: said, with the one floor both meet.
+    twelve = used("GeForce RTX 3080 Ti", 500, 0.9, memory=12)
+    r = rent_or_buy([twelve], [small, *RENTED], budget_usd=1000, assumptions=DEFAULT, min_memory_gb=8)
+    assert r.rent.model == "GeForce RTX 3060"
+    assert "both sides meet 8 GB a card" in format_rent_or_buy(r, "GeForce RTX 3090")
+
+
+@given(budget=st.floats(50, 30_000), machine=st.one_of(st.none(), st.floats(0, 5_000)),
+       floor=st.one_of(st.none(), st.sampled_from([8.0, 12.0, 24.0, 48.0])), hours=st.floats(1, 168))
+def test_the_budget_bounds_the_buy_side_and_both_sides_meet_the_floor(budget, machine, floor, hours):
+    small = [used("GeForce RTX 3060", 250, 0.45, memory=12), rented("GeForce RTX 3060", 0.05, 0.45, memory=12)]
+    bought = Machine() if machine is None else Machine(bought_usd=machine)
+    r = rent_or_buy([*USED, small[0]], [*RENTED, small[1]], budget_usd=budget, assumptions=DEFAULT.with_hours(hours),
+                    min_memory_gb=floor, machine=bought)
+    if r.buy is not None:
+        assert r.buy.price + bought.spent_usd <= budget + 1e-6
+        assert floor is None or r.buy.memory_gb >= floor
+    if r.rent is not None:
+        assert r.rent.price * DEFAULT.with_hours(hours).hours_used <= budget + 1e-6
+        assert floor is None or r.rent.memory_gb >= floor
+        assert r.buy is None or r.rent.memory_gb >= r.buy.memory_gb

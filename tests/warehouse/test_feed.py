@@ -42,7 +42,7 @@ def test_one_item_per_ranking_day_with_the_top_ten_and_their_price_dates(feed):
     # Ranked #1, the Tesla K80 is left out like `rank` leaves it out: current frameworks no longer run it;
     # the numbers are places among the shown cards, as `rank` numbers them.
     assert latest[1] == (
-        "1. GeForce RTX 2080 Ti: $300 (median of 18 sold, 2024-05-08), 2.27 perf per $1k, perf 0.68x (lambda-tf-2021)"
+        "1. GeForce RTX 2080 Ti: $300 (median of 18 sold, 2024-05-08), 2.27 perf per $1k, perf 0.68x; measured (lambda-tf-2021)"
     )
     assert latest[-1] == ("Not shown, and not counted in the numbers above: 1 card of the full ranking: "
                           "Tesla K80 (#1, no PyTorch build runs it). The full ranking (ranking.json) lists them.")
@@ -121,8 +121,8 @@ def test_a_low_confidence_estimate_says_so_in_the_daily_item():
     amd["perf_method"] = "estimate: roofline v3 per-workload (...); low confidence: AMD"
     item = daily_item(LATEST_DAY, rows)
     line = next(x for x in item["content_text"].splitlines() if amd["model"] in x)
-    assert line.endswith("(estimate, low confidence)")
-    assert "(estimate, low confidence)</li>" in item["content_html"]
+    assert line.endswith("; estimate, low confidence")
+    assert "; estimate, low confidence</li>" in item["content_html"]
     measured = next(x for x in item["content_text"].splitlines() if "(lambda-" in x)
     assert "low confidence" not in measured
 

@@ -105,7 +105,7 @@
       slot.querySelector(".decides").textContent = deciding(name, card, entry);
       slot.querySelector(".price").innerHTML = usd(card.price_usd) + " " + esc(card.price_kind) + " (" + card.price_n +
         " listings), as of " + esc(card.price_as_of) + " · " + esc(card.price_source || "source unknown") + ageFlag(card) +
-        "<br><span class=\"small\">speed " + entry[5].toFixed(2) + "x, " + esc(card.perf_source) + " (" +
+        "<br><span class=\"small\">speed " + entry[5].toFixed(2) + "x, " + esc(card.speed_evidence || card.perf_source) + " (" +
         esc(card.perf_precision) + "); " + (card.memory_gb == null ? "memory unknown" : card.memory_gb + " GB") + "</span>";
       // The CLI's own figure ("$100 left"), never recomputed here: 100.50 rounds to 100 there, half to even.
       slot.querySelector(".left").textContent = entry[6] + " of the budget left";
