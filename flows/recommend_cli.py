@@ -118,15 +118,18 @@ def answer_options(settings, *, budget: float, use_case: str | None = None, min_
     from gpuvalue.models.budget_answers import AnswerOptions
     from gpuvalue.models.buyer_view import BuyerView
 
+    from gpuvalue.models.answers import build_settings
+
     view = BuyerView(min_memory_gb=settings.min_memory_gb, include_legacy=include_legacy,
                      include_passive=include_passive, include_modules=include_modules)
+    builds = build_settings(settings)
+    if platform_cost is not None or extra_gpu_cost is not None:  # the buyer's own machine, as asked
+        builds["platform_cost_usd"] = platform_cost if platform_cost is not None else builds["platform_cost_usd"] or 0.0
+        builds["extra_gpu_cost_usd"] = extra_gpu_cost if extra_gpu_cost is not None else builds["extra_gpu_cost_usd"]
     return AnswerOptions(
         budget_usd=budget, use_case=use_case, min_memory_gb=min_memory, view=view, max_gpus=max_gpus,
-        workstation_gpus=settings.max_gpus, gpus=gpus,
-        platform_cost_usd=settings.platform_cost_usd if platform_cost is None else platform_cost,
-        extra_gpu_cost_usd=settings.extra_gpu_cost_usd if extra_gpu_cost is None else extra_gpu_cost,
-        kwh_price=kwh_price, hours_per_day=hours_per_day, ownership_months=settings.holding_months,
-        vendor=vendor.strip() if vendor else None,
+        workstation_gpus=settings.max_gpus, gpus=gpus, kwh_price=kwh_price, hours_per_day=hours_per_day,
+        ownership_months=settings.holding_months, vendor=vendor.strip() if vendor else None, **builds,
     )
 
 
@@ -135,20 +138,17 @@ def read_answers(con: duckdb.DuckDBPyConnection, settings, options: AnswerOption
     from gpuvalue.flows.shopping import coverage as shopping
     from gpuvalue.models.budget_answers import budget_answers, memory_floor
     from gpuvalue.models.framework_support import of_vendor
-    from gpuvalue.models.multi_gpu import DATA_PARALLEL_SOURCES, ScalingFacts
     from gpuvalue.models.unpriced import likely_unpriced
-    from gpuvalue.warehouse.queries import ranking_rows, scaling_efficiency
-    from gpuvalue.warehouse.recommend_inputs import new_card_prices, unpriced_catalog
+    from gpuvalue.warehouse.recommend_inputs import candidate_rows, new_card_prices, scaling_facts, unpriced_catalog
 
-    rows = ranking_rows(con, top=None, desktop_only=False)
+    rows = candidate_rows(con)
     if not rows:
         return None
     precision, reference, day = rows[0]["perf_precision"], rows[0]["reference_gpu"], rows[0]["as_of"]
-    measured = scaling_efficiency(con, precision, exclude_sources=DATA_PARALLEL_SOURCES)
     new_prices = new_card_prices(con)
     searches = {m.model: m.query for m in shopping(con, settings).models}
     catalog = unpriced_catalog(con, searches, as_of=day, precision=precision, reference=reference)
-    facts = ScalingFacts(measured=measured, assumed_efficiency=settings.multi_gpu_efficiency, precision=precision)
+    facts = scaling_facts(con, precision, settings.multi_gpu_efficiency)
     floor, _ = memory_floor(options)  # the unpriced cards meet the answers' floor
     catalog = of_vendor(catalog, options.vendor)  # --vendor AMD names no unpriced NVIDIA card
     unpriced = likely_unpriced(catalog, rows, searches=searches, view=replace(options.view, min_memory_gb=floor),

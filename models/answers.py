@@ -71,12 +71,21 @@ def _entry(answer: Mapping[str, Any], row: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def build_settings(settings: Any) -> dict[str, Any]:
+    """The settings of the machine around the cards, as ``AnswerOptions`` takes them: a platform cost of 0
+    (the default) leaves the machine to the default by card count."""
+    custom = bool(settings.platform_cost_usd or settings.extra_gpu_cost_usd)
+    return {"platform_cost_usd": settings.platform_cost_usd if custom else None,
+            "extra_gpu_cost_usd": settings.extra_gpu_cost_usd if custom else None,
+            "platform_two_gpus_usd": settings.platform_two_gpus_usd,
+            "platform_workstation_usd": settings.platform_workstation_usd, "power_limit_w": settings.power_limit_w}
+
+
 def recommend_settings(settings: Any) -> dict[str, Any]:
-    """The settings recommend's answers read beyond their inputs (GPUVALUE_MAX_GPUS, the platform costs,
-    the ownership horizon, the assumed multi-GPU efficiency), as ``page_data`` takes them."""
-    return {"workstation_gpus": settings.max_gpus, "platform_cost_usd": settings.platform_cost_usd,
-            "extra_gpu_cost_usd": settings.extra_gpu_cost_usd, "ownership_months": settings.holding_months,
-            "multi_gpu_efficiency": settings.multi_gpu_efficiency}
+    """The settings recommend's answers read beyond their inputs (GPUVALUE_MAX_GPUS, the machine and power
+    rules, the ownership horizon, the assumed multi-GPU efficiency), as ``page_data`` takes them."""
+    return {"workstation_gpus": settings.max_gpus, **build_settings(settings),
+            "ownership_months": settings.holding_months, "multi_gpu_efficiency": settings.multi_gpu_efficiency}
 
 
 def answer_options(inputs: Inputs, *, view: BuyerView | None = None, **settings: Any) -> AnswerOptions:

@@ -171,3 +171,8 @@ def listings_imported_elsewhere(con: duckdb.DuckDBPyConnection, source: str, lis
     """Which of ``listing_ids`` another import than ``source`` already holds, and which one."""
     rows = sql_files.rows(con, "listings_imported_elsewhere", {"source": source, "listing_ids": list(listing_ids)})
     return {listing_id: other for listing_id, other in rows}
+
+
+def card_build_facts(con: duckdb.DuckDBPyConnection, models: list[str]) -> dict[str, dict]:
+    """Model -> its catalog ``segment``, ``slot_width`` and ``compute_capability`` (recommend's builds)."""
+    return {row["model"]: row for row in sql_files.dicts(con, "card_build_facts", {"models": sorted(set(models))})}
