@@ -113,8 +113,9 @@ class Build:
             out.append(f"power: {self.gpus} x {self.card_power_w:,.0f} W and {self.system_power_w - self.gpus * (self.card_power_w or 0):,.0f} W "
                        f"for the machine = {self.system_power_w:,.0f} W, within {self.power_limit_w:,.0f} W")
         if self.riser:
-            width = f"{self.slot_width}-slot" if self.slot_width else "cards of unknown width"
-            out.append(f"slots: {self.gpus} {width} cards do not fit side by side: a riser build (open frame, one "
+            names = {v: k for k, v in SLOTS.items()}
+            width = f"{names[self.slot_width]} cards" if self.slot_width in names else "cards of unknown width"
+            out.append(f"slots: {self.gpus} {width} do not fit side by side: a riser build (open frame, one "
                        f"riser cable a card, ${self.riser_usd:,.0f} counted), or blower versions of the card")
         elif self.gpus >= 3:
             out.append(f"slots: {self.gpus} dual-slot cards side by side on the workstation board")
