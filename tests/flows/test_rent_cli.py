@@ -287,12 +287,13 @@ def test_rent_or_buy_for_a_use_case_says_why_it_asks_for_that_memory(db):
     res = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "20", "--use-case", "nlp",
                               "--db", str(db)])
     assert res.exit_code == 0, res.output
-    assert "Note: nlp: at least 16 GB because fine-tuning BERT-large" in res.stdout
-    assert "under 16 GB (--min-memory)" in " ".join(res.stdout.split())
+    assert "Note: nlp: at least 12 GB because fine-tuning BERT-base" in res.stdout
+    assert "under 12 GB (--min-memory)" in " ".join(res.stdout.split())
 
 
 def test_rent_or_buy_for_a_use_case_says_when_its_precision_is_not_the_rankings(db):
-    """As `recommend` says it: research prefers fp32, and the figures here are fp16 (both sides')."""
+    """As `recommend` says it: every use case trains in 16-bit (bf16) mixed precision, as the figures here are
+    (both sides'), so no answer says it is using another precision's figures."""
     def notes(use_case: str) -> list[str]:
         res = runner.invoke(app, ["recommend", "--budget", "2000", "--hours-per-week", "20", "--use-case", use_case,
                                   "--db", str(db)])
@@ -300,10 +301,8 @@ def test_rent_or_buy_for_a_use_case_says_when_its_precision_is_not_the_rankings(
         return [line for line in res.stdout.splitlines() if line.startswith("Note: ")]
 
     research = notes("research")
-    assert research[:2] == ["Note: research: at least 12 GB because reproducing papers often needs full or TF32 "
-                            "precision and 12 GB for reference batch sizes",
-                            "Note: research prefers fp32 performance, but the ranking has fp16; using that"]
-    assert not any("prefers" in note for note in notes("nlp"))  # nlp prefers fp16, as the figures are
+    assert research[0].startswith("Note: research: at least 24 GB because research today trains transformers in bf16")
+    assert not any("prefers" in note for use_case in ("research", "nlp") for note in notes(use_case))
 
 
 def test_rent_marks_framework_support_as_rank_does(db):
