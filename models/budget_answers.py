@@ -258,8 +258,8 @@ def price_interval(row: Mapping[str, Any]) -> tuple[float, float, float]:
     low = min(price, float(q1)) if isinstance(q1, (int, float)) else price
     high = max(price, float(q3)) if isinstance(q3, (int, float)) else price
     age = row.get("price_age_days")
-    old = (row.get("stale") or row.get("price_tier") == "older") and isinstance(age, (int, float))
-    drift = min(PRICE_DRIFT_MAX, PRICE_DRIFT_PER_YEAR * float(age) / 365.25) if old else 0.0
+    old = bool(row.get("stale") or row.get("price_tier") == "older")
+    drift = min(PRICE_DRIFT_MAX, PRICE_DRIFT_PER_YEAR * age / 365.25) if old and isinstance(age, (int, float)) else 0.0
     return low * (1 - drift), high * (1 + drift), drift
 
 
@@ -417,7 +417,8 @@ def _new_price(setup: Setup, new_prices: Mapping[str, Mapping[str, Any]], margin
 
 def _within(a: Setup, b: Setup) -> bool:
     """Each setup's throughput lies in the other's interval: the evidence does not tell them apart."""
-    if None in (a.throughput_low, a.throughput_high, b.throughput_low, b.throughput_high):
+    if (a.throughput_low is None or a.throughput_high is None or b.throughput_low is None
+            or b.throughput_high is None):
         return False
     return a.throughput_low <= b.throughput <= a.throughput_high and b.throughput_low <= a.throughput <= b.throughput_high
 
@@ -571,7 +572,7 @@ def _versus_single(many: Setup, single: Setup) -> str:
 
 
 def _setup_json(setup: Setup) -> dict[str, Any]:
-    row = setup.row
+    row = dict(setup.row)
     level, price_words = price_confidence(row)
     made = setup.build
     return {
@@ -603,7 +604,7 @@ def _round(value: float | None, digits: int = 4) -> float | None:
     return round(value, digits) if value is not None else None
 
 
-EMPTY_SETUP = {"model": None, "gpus": None, "cost_usd": None, "throughput": None, "platform_usd": None,
+EMPTY_SETUP: dict[str, Any] = {"model": None, "gpus": None, "cost_usd": None, "throughput": None, "platform_usd": None,
                "system_power_w": None, "power_limit_w": None}
 
 
@@ -611,7 +612,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     """One answer: ``model``, ``gpus``, ``cost_usd``, ``throughput``, ``platform_usd``, ``system_power_w``,
     ``power_limit_w``, ``money_left_usd``, ``assumptions`` and ``why`` always; the setup's fields null where
     no setup qualifies."""
-    body = _setup_json(answer.setup) if answer.setup is not None else dict(EMPTY_SETUP)
+    body: dict[str, Any] = _setup_json(answer.setup) if answer.setup is not None else dict(EMPTY_SETUP)
     body["money_left_usd"] = round(answer.money_left_usd, 2) if answer.money_left_usd is not None else None
     body["new_price"] = None if answer.new_price is None else {
         "price_usd": answer.new_price.price_usd, "price_kind": answer.new_price.price_kind,
