@@ -9,7 +9,8 @@ PCIe), whose quartiles widen the setup's interval. The shipped benchmarks give d
 of 0.80 (they have no NVLink and often share PCIe lanes), workstation and datacenter cards 0.93 to
 0.95. Where a class has no measurement, ``GPUVALUE_MULTI_GPU_EFFICIENCY`` (0.90) stands in, said so.
 Measured scaling of other counts is never stretched to this one: a 3090 measured at 2 and 8 cards is
-not thereby known at 4. Each card still holds only its own memory.
+not thereby known at 4; where several sources measured a card and count, their lowest and highest widen
+the interval. Each card still holds only its own memory.
 
 Pure: numbers in, numbers and words out.
 """
@@ -71,6 +72,7 @@ class ScalingFacts:
     assumed_efficiency: float = DEFAULT_MULTI_GPU_EFFICIENCY
     precision: str | None = None  # the precision the measured figures are of
     classes: Mapping[str, ClassScaling] = field(default_factory=dict)  # class_scaling of the measured
+    spread: Mapping[str, Mapping[int, tuple[float, float]]] = field(default_factory=dict)  # the sources' lowest, highest
 
     def __post_init__(self) -> None:
         if not 0 < self.assumed_efficiency <= 1:
@@ -96,8 +98,10 @@ def setup_scaling(model: str, gpus: int, facts: ScalingFacts, segment: object = 
     value = counts.get(gpus, counts.get(str(gpus)))  # type: ignore[call-overload]
     if value is not None:
         precision = f", {facts.precision}" if facts.precision else ""
-        return Scaling(float(value), True, f"measured: benchmarks ran {gpus} of these cards{precision}",
-                       float(value), float(value))
+        low, high = (facts.spread.get(model) or {}).get(gpus, (float(value), float(value)))
+        spread = f" ({low:.0%}-{high:.0%} over the sources)" if high - low >= 0.005 else ""
+        return Scaling(float(value), True, f"measured: benchmarks ran {gpus} of these cards{precision}{spread}",
+                       min(low, float(value)), max(high, float(value)))
     name = scaling_class(segment)
     known = facts.classes.get(name)
     if known is not None:

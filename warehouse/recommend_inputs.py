@@ -10,7 +10,7 @@ import duckdb
 
 from gpuvalue.models.multi_gpu import DATA_PARALLEL_SOURCES, DEFAULT_MULTI_GPU_EFFICIENCY, ScalingFacts, class_scaling
 from gpuvalue.warehouse import sql_files
-from gpuvalue.warehouse.queries import card_build_facts, ranking_rows, scaling_efficiency
+from gpuvalue.warehouse.queries import card_build_facts, ranking_rows, scaling_efficiency, scaling_spread
 
 
 def candidate_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
@@ -27,11 +27,13 @@ def candidate_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
 
 def scaling_facts(con: duckdb.DuckDBPyConnection, precision: str | None,
                   assumed: float = DEFAULT_MULTI_GPU_EFFICIENCY) -> ScalingFacts:
-    """The measured multi-GPU scaling of ``precision`` and each class's median and quartiles of it."""
+    """The measured multi-GPU scaling of ``precision``, its spread over the sources, and each class's median
+    and quartiles of it."""
     measured = scaling_efficiency(con, precision, exclude_sources=DATA_PARALLEL_SOURCES)
     segments = {m: f.get("segment") for m, f in card_build_facts(con, list(measured)).items()}
     return ScalingFacts(measured=measured, assumed_efficiency=assumed, precision=precision,
-                        classes=class_scaling(measured, segments))
+                        classes=class_scaling(measured, segments),
+                        spread=scaling_spread(con, precision, exclude_sources=DATA_PARALLEL_SOURCES))
 
 
 def new_card_prices(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:

@@ -84,6 +84,10 @@ def test_one_scaling_rule_measured_else_the_class_median_with_its_spread():
     assert four.throughput_low < four.throughput < four.throughput_high
     assert "the median of 4 measured setups of desktop cards on PCIe" in four.scaling.words
     assert setup_scaling("x", 2, facts, "workstation").efficiency == pytest.approx(0.98)
+    spread = ScalingFacts(measured=measured, spread={"GeForce RTX 3090": {2: (0.82, 0.97)}})
+    measured_two = setup_scaling("GeForce RTX 3090", 2, spread)  # several sources: their range widens it
+    assert (measured_two.low, measured_two.efficiency, measured_two.high) == (0.82, 0.95, 0.97)
+    assert "(82%-97% over the sources)" in measured_two.words
     assert setup_scaling("x", 2, ScalingFacts()).efficiency == 0.9  # no class known: the setting
     assert setup_scaling("x", 1, facts).efficiency == 1.0
     with pytest.raises(ValueError, match="efficiency"):
