@@ -192,3 +192,13 @@ def test_an_old_price_named_outside_the_answers_says_its_date_and_age(replay_db)
         assert (setup["price_as_of"], setup["price_age"]) == ("2023-10-01", "3 y 2 mo") and setup["price_age_days"] > 1100
         assert setup["stale"] and setup["price_words"] == index
     assert _answers(replay_db, "--budget", "300")["cheapest_over_budget"] is None  # something fits
+
+
+def test_the_machine_and_power_rules_are_settings(replay_db, monkeypatch):
+    monkeypatch.setenv("GPUVALUE_POWER_LIMIT_W", "3000")
+    monkeypatch.setenv("GPUVALUE_PLATFORM_WORKSTATION_USD", "1500")
+    doc = _answers(replay_db, "--budget", "10000", "--use-case", "research")
+    assert doc["power_limit_w"] == 3000 and doc["fastest"]["power_limit_w"] == 3000
+    assert doc["fastest"]["system_power_w"] <= 3000
+    words = " ".join(doc["fastest"]["assumptions"])
+    assert "three or four on a workstation platform ($1,500)" in words and "GPUVALUE_POWER_LIMIT_W" in words
