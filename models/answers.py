@@ -1,23 +1,23 @@
-"""The three answers a buyer asks for, from one set of inputs: the fastest setup, the best value and
-the cheapest, each within the budget. ``recommend --json`` prints them and the buyer's page looks
-them up, so the terminal and the page never disagree: both come from ``budget_answers``.
+"""What the buyer's page and ``recommend`` share beyond the answers themselves: the inputs a buyer sets
+(``Inputs``), the settings the answers read, the candidate table packed for the page (``page_table``:
+the page's script applies ``models/choose.py``'s rule to it, so the page and ``recommend --json`` never
+disagree) and rent or buy for the page's steps.
 
-Pure: ranking rows in (``ranking_daily`` columns), plain JSON-ready dicts out. The picks are
-``models/budget_answers.py``'s; this module packs them for the page and says where each number
-comes from.
+Pure: ranking rows in (``ranking_daily`` columns), plain JSON-ready dicts out.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields
 from datetime import timedelta
 from typing import Any
 
 from gpuvalue.models.buyer_view import BuyerView, hidden_because, left_out_summary
 from gpuvalue.models.price_age import age_words
-from gpuvalue.models.budget_answers import ANSWERS, AnswerOptions, answers_json, budget_answers
+from gpuvalue.models.budget_answers import SINGLE_CARD_USE_CASES, AnswerOptions, candidate_table, setup_own_words
+from gpuvalue.models.choose import BEGINNER_ARCHITECTURE
 from gpuvalue.models.multi_gpu import ScalingFacts
 from gpuvalue.models.framework_support import card_caveat
 from gpuvalue.models.recommend import USE_CASES, use_case_floor_words, use_case_precision_words
@@ -57,20 +57,6 @@ class Inputs:
         return out
 
 
-def _entry(answer: Mapping[str, Any], row: Mapping[str, Any]) -> dict[str, Any]:
-    """One answer as the page shows it: ``answers_json``'s answer (``models/budget_answers.py``) with
-    where each number comes from."""
-    age = answer.get("price_age_days")
-    return {
-        **answer,
-        "reason": answer.get("why"),
-        "perf_per_1k_usd": answer.get("perf_per_1000_usd"),
-        "price_age": age_words(age) if age is not None else None,
-        "price_source": row.get("price_source_label") or row.get("price_source"),
-        "perf_precision": row.get("perf_precision"),
-    }
-
-
 def build_settings(settings: Any) -> dict[str, Any]:
     """The settings of the machine around the cards, as ``AnswerOptions`` takes them: a platform cost of 0
     (the default) leaves the machine to the default by card count."""
@@ -86,34 +72,6 @@ def recommend_settings(settings: Any) -> dict[str, Any]:
     rules, the ownership horizon, the assumed multi-GPU efficiency), as ``page_data`` takes them."""
     return {"workstation_gpus": settings.max_gpus, **build_settings(settings),
             "ownership_months": settings.holding_months, "multi_gpu_efficiency": settings.multi_gpu_efficiency}
-
-
-def answer_options(inputs: Inputs, *, view: BuyerView | None = None, **settings: Any) -> AnswerOptions:
-    """``recommend``'s options for ``inputs``; ``settings``: the rest of ``AnswerOptions`` (the card
-    limit, platform costs, ownership months) as the settings give them."""
-    view = replace(view or BuyerView(), include_legacy=inputs.include_legacy)
-    return AnswerOptions(budget_usd=inputs.budget, use_case=inputs.use_case, min_memory_gb=inputs.min_memory,
-                         view=view, vendor=inputs.vendor, **settings)
-
-
-def answers_for(rows: list[Mapping[str, Any]], inputs: Inputs, *, scaling: ScalingFacts | None = None,
-                view: BuyerView | None = None, new_prices: Mapping[str, Mapping[str, Any]] | None = None,
-                **settings: Any) -> dict[str, Any]:
-    """The fastest setup, the best value and the cheapest within ``inputs.budget``: exactly
-    ``budget_answers``, the function whose ``answers_json`` ``recommend --json`` prints. Where nothing
-    fits, each answer is None and ``why`` says so."""
-    result = budget_answers(list(rows), scaling or ScalingFacts(), answer_options(inputs, view=view, **settings),
-                            new_prices=new_prices)
-    found = answers_json(result)
-    by_model = {r["model"]: r for r in rows}
-    out: dict[str, Any] = {"inputs": inputs.query(), "min_memory_gb": result.min_memory_gb,
-                           "assumptions": list(result.assumptions), "why": None}
-    for name in ANSWERS:
-        answer = found[name]
-        out[name] = None if answer["model"] is None else _entry(answer, by_model.get(answer["model"], {}))
-    if all(out[name] is None for name in ANSWERS):
-        out["why"] = found["fastest"]["why"] or "No ranked card fits these inputs."
-    return out
 
 
 def memory_floor(min_memory: float | None, use_case: str | None, base: float | None) -> float | None:
@@ -187,9 +145,6 @@ def page_table(rows: list[Mapping[str, Any]], *, scaling: ScalingFacts | None, v
     """The candidate table ``recommend`` chooses from (``candidate_table``), packed for the page with what
     its script needs to apply the same rule (``models/choose.py``) to any input: each setup's fields, its
     own assumptions and its card's price facts; the use cases' floors and words; the shared assumptions."""
-    from gpuvalue.models.budget_answers import candidate_table, setup_own_words
-    from gpuvalue.models.choose import BEGINNER_ARCHITECTURE
-
     options = AnswerOptions(budget_usd=1.0, view=view, **settings)
     facts = scaling or ScalingFacts()
     precisions = {r.get("perf_precision") for r in rows}
@@ -209,8 +164,6 @@ def page_table(rows: list[Mapping[str, Any]], *, scaling: ScalingFacts | None, v
         entry["price_age"] = age_words(row.get("price_age_days")) if row.get("price_age_days") is not None else None
         entry["own"] = [text(words) for words in setup_own_words(setup)]
         table.append(entry)
-    from gpuvalue.models.budget_answers import SINGLE_CARD_USE_CASES
-
     return {
         "table": table, "texts": sorted(texts, key=texts.__getitem__),
         "use_cases": {name: {"min_memory_gb": u.min_memory_gb, "words": use_case_floor_words(name),

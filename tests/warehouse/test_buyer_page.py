@@ -22,7 +22,8 @@ from bs4 import BeautifulSoup
 from typer.testing import CliRunner
 
 from gpuvalue.flows.cli import app
-from gpuvalue.models.answers import ANSWERS, Inputs
+from gpuvalue.models.answers import Inputs
+from gpuvalue.models.budget_answers import ANSWERS
 from gpuvalue.models.choose import Query, choose
 from gpuvalue.models.recommend import USE_CASES
 from gpuvalue.warehouse.buyer_page import page_data, render_page, write_page
