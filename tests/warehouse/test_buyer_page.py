@@ -39,7 +39,8 @@ CHECKED = [
     Inputs(budget=1500, min_memory=24, use_case="llm"),
     Inputs(budget=800, vendor="AMD"),
     Inputs(budget=2000, include_legacy=True, use_case="kaggle"),
-    Inputs(budget=600, min_memory=12, use_case="research"),  # $100.50 left: "$100" as Python rounds it
+    Inputs(budget=600, min_memory=12, use_case="research"),  # nothing with 24 GB fits: three empty answers
+    Inputs(budget=599.5, use_case="kaggle"),  # $18.50 and $136.50 left: "$18" and "$136", as Python rounds them
 ]
 # Read in Chromium: the first three, and the one whose money left rounds half to even.
 IN_CHROMIUM = [*CHECKED[:3], CHECKED[-1]]
