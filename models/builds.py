@@ -40,7 +40,7 @@ DEFAULT_TWO_CARDS_USD = 350.0  # a 1,200 W power supply and a board with two x8 
 DEFAULT_WORKSTATION_USD = 2000.0  # used workstation board, CPU, 128 GB memory, 1,600 W supply, case
 
 SLOTS = {"single-slot": 1, "dual-slot": 2, "triple-slot": 3, "quad-slot": 4}
-SIDE_BY_SIDE = {1: 4, 2: 3}  # the widest card that fits N side by side; 3 and more: dual-slot
+SIDE_BY_SIDE = {1: 4, 2: 3, 3: 2, 4: 2}  # the widest card that fits N side by side; more than 4: single-slot
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,9 @@ class Build:
             out.append(f"slots: {self.gpus} {width} do not fit side by side: a riser build (open frame, one "
                        f"riser cable a card, ${self.riser_usd:,.0f} counted), or blower versions of the card")
         elif self.gpus >= 3:
-            out.append(f"slots: {self.gpus} dual-slot cards side by side on the workstation board")
+            names = {v: k for k, v in SLOTS.items()}
+            out.append(f"slots: {self.gpus} {names.get(self.slot_width or 2, 'dual-slot')} cards side by side on the "
+                       "workstation board")
         return out
 
 
@@ -153,7 +155,7 @@ def build(gpus: int, *, board_w: float | None, width: int | None, costs: Platfor
             limited, speed = True, POWER_LIMITED_SPEED
             if system > power_limit_w + 1e-9:
                 return None
-    widest = SIDE_BY_SIDE.get(gpus, 2)
+    widest = SIDE_BY_SIDE.get(gpus, 1)
     riser = gpus > 1 and (width is None or width > widest)
     riser_usd = RISER_USD * gpus if riser else 0.0
     return Build(gpus=gpus, platform_usd=costs.usd(gpus), riser_usd=riser_usd, card_power_w=card_w,

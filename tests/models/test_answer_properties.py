@@ -106,7 +106,7 @@ def test_no_answer_breaks_the_power_slot_or_framework_rules(rows, budget, power,
         assert s.cost_usd <= budget + 1e-6
         assert s.system_power_w is None or s.system_power_w <= power + 1e-6
         width = slot_width(s.row.get("slot_width"))
-        if s.gpus > 1 and (width is None or width > SIDE_BY_SIDE.get(s.gpus, 2)):
+        if s.gpus > 1 and (width is None or width > SIDE_BY_SIDE.get(s.gpus, 1)):
             assert s.build.riser and any(a.startswith("slots: ") and "riser build" in a for a in answer.own)
         support = stack_support(s.row)
         if vendor is None:
