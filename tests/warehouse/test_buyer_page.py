@@ -322,7 +322,7 @@ def test_in_chromium_a_few_hundred_random_urls_give_recommends_three_answers(rep
     binary = chromium()
     probed = tmp_path / "probed.html"
     probed.write_text(page.read_text(encoding="utf-8").replace("</body>", ANSWER_PROBE + "</body>"), encoding="utf-8")
-    many = random_inputs(300)
+    many = random_inputs(200)
     expected = recommend_json(replay_db, many)
     shown: dict[str, dict] = {}
     for start in range(0, len(many), 100):
