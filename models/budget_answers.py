@@ -384,7 +384,7 @@ def setup_own_words(setup: Setup) -> list[str]:
     if setup.build is not None:
         if setup.gpus > 1 or setup.build.platform_usd:
             own.append(f"machine: {setup.build.platform} (${setup.build.platform_usd:,.0f} counted)")
-        own.extend(setup.build.words(setup.row.get("tdp_w")))
+        own.extend(setup.build.words(setup.row.get("tdp_w"), setup.vendor))
     if (caveat := card_caveat(setup.row)) is not None:
         own.append(caveat)
     if setup.price_drift > 0 and setup.price_low_usd is not None and setup.price_high_usd is not None:

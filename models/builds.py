@@ -39,6 +39,7 @@ DEFAULT_ONE_CARD_USD = 0.0  # the buyer's existing desktop
 DEFAULT_TWO_CARDS_USD = 350.0  # a 1,200 W power supply and a board with two x8 slots, over a mainstream desktop
 DEFAULT_WORKSTATION_USD = 2000.0  # used workstation board, CPU, 128 GB memory, 1,600 W supply, case
 
+POWER_TOOLS = {"nvidia": "nvidia-smi -pl", "amd": "amd-smi set --power-cap", "intel": "xpu-smi config --powerlimit"}
 SLOTS = {"single-slot": 1, "dual-slot": 2, "triple-slot": 3, "quad-slot": 4}
 SIDE_BY_SIDE = {1: 4, 2: 3, 3: 2, 4: 2}  # the widest card that fits N side by side; more than 4: single-slot
 
@@ -99,15 +100,16 @@ class Build:
     speed: float  # 1.0, or POWER_LIMITED_SPEED when the cards are power-limited
     platform: str
 
-    def words(self, board_w: float | None) -> list[str]:
-        """What the answer says about the build: its power and, where needed, its power limit and risers."""
+    def words(self, board_w: float | None, vendor: object = None) -> list[str]:
+        """What the answer says about the build: its power and, where needed, its power limit (with the
+        vendor's tool that sets it) and risers."""
         out = []
         if self.system_power_w is None:
             out.append(f"board power unknown: check that {self.gpus} card(s) and the machine stay within "
                        f"{self.power_limit_w:,.0f} W")
         elif self.power_limited and board_w:
             out.append(f"power: each card limited to {self.card_power_w:,.0f} W of its {board_w:,.0f} W "
-                       f"(nvidia-smi -pl; about {1 - self.speed:.0%} slower, Puget Systems 2020) so that the system "
+                       f"({POWER_TOOLS.get(str(vendor or '').lower(), POWER_TOOLS['nvidia'])}; about {1 - self.speed:.0%} slower, as Puget Systems measured on RTX 3090s, 2020) so that the system "
                        f"draws {self.system_power_w:,.0f} W, within {self.power_limit_w:,.0f} W")
         elif self.gpus > 1:
             out.append(f"power: {self.gpus} x {self.card_power_w:,.0f} W and {self.system_power_w - self.gpus * (self.card_power_w or 0):,.0f} W "
