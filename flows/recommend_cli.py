@@ -37,23 +37,23 @@ def recommend(
     hours_per_day: Annotated[Optional[float], typer.Option("--hours-per-day", help="Training hours a day, with --kwh-price.")] = None,
     gpus: Annotated[Optional[int], typer.Option("--gpus", help="Exactly N identical cards a setup (compared with the fastest single card).")] = None,
     max_gpus: Annotated[Optional[int], typer.Option("--max-gpus", help="Setups of 1 to N identical cards (default GPUVALUE_MAX_GPUS, 4; 1 for beginner and kaggle).")] = None,
-    platform_cost: Annotated[Optional[float], typer.Option("--platform-cost", help="USD for the machine around the cards (board, CPU, power supply, case), counted once a setup (GPUVALUE_PLATFORM_COST_USD, 0).")] = None,
-    extra_gpu_cost: Annotated[Optional[float], typer.Option("--extra-gpu-cost", help="USD each card beyond the first adds to the machine (GPUVALUE_EXTRA_GPU_COST_USD, 0).")] = None,
+    platform_cost: Annotated[Optional[float], typer.Option("--platform-cost", help="Your own USD for the machine around the cards (board, CPU, power supply, case), once a setup, instead of the default by card count (GPUVALUE_PLATFORM_COST_USD).")] = None,
+    extra_gpu_cost: Annotated[Optional[float], typer.Option("--extra-gpu-cost", help="With your own machine cost: USD each card beyond the first adds to it (GPUVALUE_EXTRA_GPU_COST_USD).")] = None,
     include_modules: Annotated[bool, typer.Option("--include-modules", help="Also consider cards a desktop cannot take (SXM/OAM modules).")] = False,
     include_legacy: Annotated[bool, typer.Option("--include-legacy", help="Also consider cards only the legacy PyTorch builds (CUDA 12.6) run.")] = False,
     include_passive: Annotated[bool, typer.Option("--include-passive", help="Also consider passive server cards (they need a fan kit).")] = False,
     hours_per_week: Annotated[Optional[float], typer.Option("--hours-per-week", help="Training hours a week: answers rent or buy instead, with the break-even hours.")] = None,
     model_params: Annotated[Optional[str], typer.Option("--model-params", help="Size of a model to fine-tune, such as 8B, 70b, 1.5B or 350M: its memory need is a floor (with --method).")] = None,
     method: Annotated[Optional[str], typer.Option("--method", help="How it is fine-tuned: full, lora or qlora (with --model-params).")] = None,
-    vendor: Annotated[Optional[str], typer.Option("--vendor", help="NVIDIA, AMD or Intel: picks of that vendor only (the beginner use case otherwise prefers current CUDA cards).")] = None,
+    vendor: Annotated[Optional[str], typer.Option("--vendor", help="NVIDIA, AMD or Intel: picks of that vendor only, including cards its stack runs unofficially (with their caveat).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object: fastest, best_value and cheapest, each with model, gpus, cost_usd, throughput, money_left_usd, assumptions and why.")] = False,
     db: DbOpt = None,
 ) -> None:
     """What a budget buys for a use case: the fastest setup, the best value and the cheapest setup that meets the need, from the latest ranking.
 
-    A setup is 1 to --max-gpus identical cards (4 by default, GPUVALUE_MAX_GPUS; one for beginner and kaggle), or exactly --gpus N. Its throughput is its training speed relative to the reference card: N cards run at measured scaling where a benchmark measured that card at that count, else at GPUVALUE_MULTI_GPU_EFFICIENCY (90%) per card. Its cost is the cards', plus --platform-cost and --extra-gpu-cost where given. Each answer says what is left of the budget and what it assumed, names the likely cards it could not price, and shows a new card's price beside a used one where new costs at most 15% more.
+    A setup is 1 to --max-gpus identical cards (4 by default, GPUVALUE_MAX_GPUS; one for beginner and kaggle), or exactly --gpus N, and a build: the machine around them counted by card count (one card in your desktop, $0; two: GPUVALUE_PLATFORM_TWO_GPUS_USD; three or four: a workstation, GPUVALUE_PLATFORM_WORKSTATION_USD; or --platform-cost and --extra-gpu-cost), its power (cards and machine) within GPUVALUE_POWER_LIMIT_W (one 1,600 W supply on one 120 V 15 A circuit, 1,440 W; cards power-limited where needed, said), its cards fitting the slots (or a riser build, said). Its throughput is its training speed relative to the reference card: N cards run at measured scaling where a benchmark measured that card at that count, else at the median of its class of card. Each answer says what is left of the budget and what it assumed, names the likely cards it could not price, and shows a new card's price beside a used one where new costs at most 15% more.
 
-    Considers the cards `gpuvalue rank` shows by default: run by the default PyTorch wheels, at least 6 GB (--min-memory, GPUVALUE_MIN_MEMORY_GB; a use case's minimum is a floor), fit for a desktop without a fan kit. Recently priced cards are compared with each other; older prices only when none of them fits, with their age.
+    Considers the cards `gpuvalue rank` shows by default whose stack is supported on Linux (--vendor: that vendor's cards that run): at least 6 GB (--min-memory, GPUVALUE_MIN_MEMORY_GB; a use case's minimum is a floor: 24 GB for research and llm, 12 GB for kaggle, cv and nlp, 8 GB and an Ampere or newer NVIDIA card for beginner), fit for a desktop without a fan kit. Every priced card competes whatever its price's age; an old price says to verify it.
 
     With --hours-per-week: whether to buy a used card or rent a cloud one for that much training, and from how many hours a week buying is cheaper.
     """
@@ -130,15 +130,19 @@ def answer_options(settings, *, budget: float, use_case: str | None = None, min_
     from gpuvalue.models.budget_answers import AnswerOptions
     from gpuvalue.models.buyer_view import BuyerView
 
+    from gpuvalue.models.answers import build_settings
+
     view = BuyerView(min_memory_gb=settings.min_memory_gb, include_legacy=include_legacy,
                      include_passive=include_passive, include_modules=include_modules)
+    builds = build_settings(settings)
+    if platform_cost is not None or extra_gpu_cost is not None:  # the buyer's own machine, as asked
+        builds["platform_cost_usd"] = platform_cost if platform_cost is not None else builds["platform_cost_usd"] or 0.0
+        builds["extra_gpu_cost_usd"] = extra_gpu_cost if extra_gpu_cost is not None else builds["extra_gpu_cost_usd"]
     return AnswerOptions(
         budget_usd=budget, use_case=use_case, min_memory_gb=min_memory, view=view, max_gpus=max_gpus,
-        workstation_gpus=settings.max_gpus, gpus=gpus,
-        platform_cost_usd=settings.platform_cost_usd if platform_cost is None else platform_cost,
-        extra_gpu_cost_usd=settings.extra_gpu_cost_usd if extra_gpu_cost is None else extra_gpu_cost,
-        kwh_price=kwh_price, hours_per_day=hours_per_day, ownership_months=settings.holding_months,
-        vendor=vendor.strip() if vendor else None, finetune=finetune,
+        workstation_gpus=settings.max_gpus, gpus=gpus, kwh_price=kwh_price, hours_per_day=hours_per_day,
+        ownership_months=settings.holding_months, vendor=vendor.strip() if vendor else None, finetune=finetune,
+        **builds,
     )
 
 
@@ -147,20 +151,17 @@ def read_answers(con: duckdb.DuckDBPyConnection, settings, options: AnswerOption
     from gpuvalue.flows.shopping import coverage as shopping
     from gpuvalue.models.budget_answers import budget_answers, memory_floor
     from gpuvalue.models.framework_support import of_vendor
-    from gpuvalue.models.multi_gpu import DATA_PARALLEL_SOURCES, ScalingFacts
     from gpuvalue.models.unpriced import likely_unpriced
-    from gpuvalue.warehouse.queries import ranking_rows, scaling_efficiency
-    from gpuvalue.warehouse.recommend_inputs import new_card_prices, unpriced_catalog
+    from gpuvalue.warehouse.recommend_inputs import candidate_rows, new_card_prices, scaling_facts, unpriced_catalog
 
-    rows = ranking_rows(con, top=None, desktop_only=False)
+    rows = candidate_rows(con)
     if not rows:
         return None
     precision, reference, day = rows[0]["perf_precision"], rows[0]["reference_gpu"], rows[0]["as_of"]
-    measured = scaling_efficiency(con, precision, exclude_sources=DATA_PARALLEL_SOURCES)
     new_prices = new_card_prices(con)
     searches = {m.model: m.query for m in shopping(con, settings).models}
     catalog = unpriced_catalog(con, searches, as_of=day, precision=precision, reference=reference)
-    facts = ScalingFacts(measured=measured, assumed_efficiency=settings.multi_gpu_efficiency, precision=precision)
+    facts = scaling_facts(con, precision, settings.multi_gpu_efficiency)
     floor, _ = memory_floor(options)  # the unpriced cards meet the answers' floor
     catalog = of_vendor(catalog, options.vendor)  # --vendor AMD names no unpriced NVIDIA card
     unpriced = likely_unpriced(catalog, rows, searches=searches, view=replace(options.view, min_memory_gb=floor),

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
+from gpuvalue.models.builds import DEFAULT_POWER_LIMIT_W, DEFAULT_TWO_CARDS_USD, DEFAULT_WORKSTATION_USD
 from gpuvalue.models.buyer_view import DEFAULT_MIN_MEMORY_GB
 from gpuvalue.models.coverage import DEFAULT_COVERAGE_MIN_MEMORY_GB
 from gpuvalue.models.multi_gpu import DEFAULT_MAX_GPUS, DEFAULT_MULTI_GPU_EFFICIENCY
@@ -117,8 +118,15 @@ FIELDS: dict[str, Setting] = {
                         ge=1, le=16),
     "multi_gpu_efficiency": Setting(float, DEFAULT_MULTI_GPU_EFFICIENCY,
                                     "per-card speed of a multi-GPU setup no benchmark measured", gt=0, le=1),
-    "platform_cost_usd": Setting(float, 0.0, "the machine around the cards, once per setup", ge=0),
-    "extra_gpu_cost_usd": Setting(float, 0.0, "what each card beyond the first adds to the machine", ge=0),
+    "platform_cost_usd": Setting(float, 0.0, "your own machine cost a setup (0: the default machine by card count)", ge=0),
+    "extra_gpu_cost_usd": Setting(float, 0.0, "with it, what each card beyond the first adds to the machine", ge=0),
+    "platform_two_gpus_usd": Setting(float, DEFAULT_TWO_CARDS_USD,
+                                     "the machine for two cards: a larger power supply and two x8 slots", ge=0),
+    "platform_workstation_usd": Setting(float, DEFAULT_WORKSTATION_USD,
+                                        "the machine for three or four cards: a workstation platform", ge=0),
+    "power_limit_w": Setting(float, DEFAULT_POWER_LIMIT_W,
+                             "the most a setup draws, cards and machine: one supply on one household circuit",
+                             gt=0, le=20000),
 }
 
 

@@ -1,23 +1,23 @@
-"""The three answers a buyer asks for, from one set of inputs: the fastest setup, the best value and
-the cheapest, each within the budget. ``recommend --json`` prints them and the buyer's page looks
-them up, so the terminal and the page never disagree: both come from ``budget_answers``.
+"""What the buyer's page and ``recommend`` share beyond the answers themselves: the inputs a buyer sets
+(``Inputs``), the settings the answers read, the candidate table packed for the page (``page_table``:
+the page's script applies ``models/choose.py``'s rule to it, so the page and ``recommend --json`` never
+disagree) and rent or buy for the page's steps.
 
-Pure: ranking rows in (``ranking_daily`` columns), plain JSON-ready dicts out. The picks are
-``models/budget_answers.py``'s; this module packs them for the page and says where each number
-comes from.
+Pure: ranking rows in (``ranking_daily`` columns), plain JSON-ready dicts out.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields
 from datetime import timedelta
 from typing import Any
 
 from gpuvalue.models.buyer_view import BuyerView, hidden_because, left_out_summary
 from gpuvalue.models.price_age import age_words
-from gpuvalue.models.budget_answers import ANSWERS, AnswerOptions, answers_json, budget_answers
+from gpuvalue.models.budget_answers import SINGLE_CARD_USE_CASES, AnswerOptions, candidate_table, setup_own_words
+from gpuvalue.models.choose import BEGINNER_ARCHITECTURE
 from gpuvalue.models.multi_gpu import ScalingFacts
 from gpuvalue.models.framework_support import card_caveat
 from gpuvalue.models.recommend import USE_CASES, use_case_floor_words, use_case_precision_words
@@ -57,54 +57,21 @@ class Inputs:
         return out
 
 
-def _entry(answer: Mapping[str, Any], row: Mapping[str, Any]) -> dict[str, Any]:
-    """One answer as the page shows it: ``answers_json``'s answer (``models/budget_answers.py``) with
-    where each number comes from."""
-    age = answer.get("price_age_days")
-    return {
-        **answer,
-        "reason": answer.get("why"),
-        "perf_per_1k_usd": answer.get("perf_per_1000_usd"),
-        "price_age": age_words(age) if age is not None else None,
-        "price_source": row.get("price_source_label") or row.get("price_source"),
-        "perf_precision": row.get("perf_precision"),
-    }
+def build_settings(settings: Any) -> dict[str, Any]:
+    """The settings of the machine around the cards, as ``AnswerOptions`` takes them: a platform cost of 0
+    (the default) leaves the machine to the default by card count."""
+    custom = bool(settings.platform_cost_usd or settings.extra_gpu_cost_usd)
+    return {"platform_cost_usd": settings.platform_cost_usd if custom else None,
+            "extra_gpu_cost_usd": settings.extra_gpu_cost_usd if custom else None,
+            "platform_two_gpus_usd": settings.platform_two_gpus_usd,
+            "platform_workstation_usd": settings.platform_workstation_usd, "power_limit_w": settings.power_limit_w}
 
 
 def recommend_settings(settings: Any) -> dict[str, Any]:
-    """The settings recommend's answers read beyond their inputs (GPUVALUE_MAX_GPUS, the platform costs,
-    the ownership horizon, the assumed multi-GPU efficiency), as ``page_data`` takes them."""
-    return {"workstation_gpus": settings.max_gpus, "platform_cost_usd": settings.platform_cost_usd,
-            "extra_gpu_cost_usd": settings.extra_gpu_cost_usd, "ownership_months": settings.holding_months,
-            "multi_gpu_efficiency": settings.multi_gpu_efficiency}
-
-
-def answer_options(inputs: Inputs, *, view: BuyerView | None = None, **settings: Any) -> AnswerOptions:
-    """``recommend``'s options for ``inputs``; ``settings``: the rest of ``AnswerOptions`` (the card
-    limit, platform costs, ownership months) as the settings give them."""
-    view = replace(view or BuyerView(), include_legacy=inputs.include_legacy)
-    return AnswerOptions(budget_usd=inputs.budget, use_case=inputs.use_case, min_memory_gb=inputs.min_memory,
-                         view=view, vendor=inputs.vendor, **settings)
-
-
-def answers_for(rows: list[Mapping[str, Any]], inputs: Inputs, *, scaling: ScalingFacts | None = None,
-                view: BuyerView | None = None, new_prices: Mapping[str, Mapping[str, Any]] | None = None,
-                **settings: Any) -> dict[str, Any]:
-    """The fastest setup, the best value and the cheapest within ``inputs.budget``: exactly
-    ``budget_answers``, the function whose ``answers_json`` ``recommend --json`` prints. Where nothing
-    fits, each answer is None and ``why`` says so."""
-    result = budget_answers(list(rows), scaling or ScalingFacts(), answer_options(inputs, view=view, **settings),
-                            new_prices=new_prices)
-    found = answers_json(result)
-    by_model = {r["model"]: r for r in rows}
-    out: dict[str, Any] = {"inputs": inputs.query(), "min_memory_gb": result.min_memory_gb,
-                           "assumptions": list(result.assumptions), "why": None}
-    for name in ANSWERS:
-        answer = found[name]
-        out[name] = None if answer["model"] is None else _entry(answer, by_model.get(answer["model"], {}))
-    if all(out[name] is None for name in ANSWERS):
-        out["why"] = found["fastest"]["why"] or "No ranked card fits these inputs."
-    return out
+    """The settings recommend's answers read beyond their inputs (GPUVALUE_MAX_GPUS, the machine and power
+    rules, the ownership horizon, the assumed multi-GPU efficiency), as ``page_data`` takes them."""
+    return {"workstation_gpus": settings.max_gpus, **build_settings(settings),
+            "ownership_months": settings.holding_months, "multi_gpu_efficiency": settings.multi_gpu_efficiency}
 
 
 def memory_floor(min_memory: float | None, use_case: str | None, base: float | None) -> float | None:
@@ -163,7 +130,7 @@ def rent_or_buy_json(answer: RentOrBuy) -> dict[str, Any]:
                         "usd_per_hour": round(answer.machine.usd_per_hour(answer.assumptions), 4)}}
 
 
-# The inputs the page offers: every combination is answered by the run that writes the page.
+# The steps the page's rent-or-buy answers are computed at (its budget and memory at or below the asked).
 BUDGETS = (300, 400, 500, 600, 800, 1000, 1500, 2000, 3000, 5000, 10000)
 MIN_MEMORIES = (None, 8, 12, 16, 24, 48)
 HOURS_PER_WEEK = (2, 5, 10, 20, 40, 80)
@@ -174,63 +141,39 @@ def vendors_of(rows: Iterable[Mapping[str, Any]]) -> tuple[str | None, ...]:
     return (None, *[v for v in VENDORS if v in held])
 
 
-def grid(rows: list[Mapping[str, Any]]) -> list[Inputs]:
-    """Every combination of budget, memory floor, use case, vendor and framework support the page offers."""
-    return [Inputs(budget=float(b), min_memory=None if m is None else float(m), use_case=u, vendor=v, include_legacy=legacy)
-            for b in BUDGETS for m in MIN_MEMORIES for u in (None, *USE_CASES) for v in vendors_of(rows)
-            for legacy in (False, True)]
+# A candidate's fields the page shows beside what ``choose`` reads: its price with date and source, its speed.
+_CARD_FIELDS = ("price_usd", "price_kind", "price_n", "price_as_of", "price_age_days", "price_tier", "stale",
+                "perf_source", "perf_precision")
 
 
-def same_answers(inputs: Inputs, base_min_memory: float | None) -> tuple:
-    """Inputs that recommend answers alike share this key: a memory floor below the use case's
-    minimum (or the default) is that minimum. The page stores each answer once under its key;
-    tests/flows/test_buyer_page.py checks the key against ``answers_for`` on the whole grid."""
-    floor = memory_floor(inputs.min_memory, inputs.use_case, base_min_memory) or 0.0
-    return (inputs.budget, floor, inputs.use_case, inputs.vendor, inputs.include_legacy)
-
-
-# An answer's fields that belong to its setup, not to its card: left out of the page's ``cards``.
-_PER_SETUP = frozenset({"money_left_usd", "assumptions", "reason", "why", "gpus", "cost_usd", "cards_usd",
-                        "platform_usd", "throughput", "throughput_low", "throughput_high", "new_price",
-                        "yearly_electricity_usd", "scaling_efficiency", "scaling_measured",
-                        "money_left_text", "setup_assumptions"})
-
-
-def page_answers(rows: list[Mapping[str, Any]], *, scaling: ScalingFacts | None, view: BuyerView,
-                 base_min_memory: float | None, new_prices: Mapping[str, Mapping[str, Any]] | None = None,
-                 **settings: Any) -> dict[str, Any]:
-    """``answers_for`` over the whole grid, packed for the page: each distinct answer once, the cards'
-    facts once (``cards``), the long texts once (``texts``), and for every combination of inputs, in
-    grid order, the index of its answer (``index``). The page's script only looks these up."""
-    dims = {"budget": list(BUDGETS), "min_memory": list(MIN_MEMORIES), "use_case": [None, *USE_CASES],
-            "vendor": list(vendors_of(rows)), "include_legacy": [False, True]}
+def page_table(rows: list[Mapping[str, Any]], *, scaling: ScalingFacts | None, view: BuyerView,
+               base_min_memory: float | None, **settings: Any) -> dict[str, Any]:
+    """The candidate table ``recommend`` chooses from (``candidate_table``), packed for the page with what
+    its script needs to apply the same rule (``models/choose.py``) to any input: each setup's fields, its
+    own assumptions and its card's price facts; the use cases' floors and words; the shared assumptions."""
+    options = AnswerOptions(budget_usd=1.0, view=view, **settings)
+    facts = scaling or ScalingFacts()
+    precisions = {r.get("perf_precision") for r in rows}
+    wanted = USE_CASES[next(iter(USE_CASES))].precision
+    rows = [r for r in rows if r.get("perf_precision") == wanted] if wanted in precisions else list(rows)
     texts: dict[str, int] = {}
-    cards: dict[str, dict[str, Any]] = {}
-    answers: list[list] = []
-    by_key: dict[tuple, int] = {}
-    index: list[int] = []
 
-    def text(value: str | None) -> int | None:
-        return None if value is None else texts.setdefault(value, len(texts))
+    def text(value: str) -> int:
+        return texts.setdefault(value, len(texts))
 
-    for inputs in grid(rows):
-        key = same_answers(inputs, base_min_memory)
-        if key not in by_key:
-            found = answers_for(rows, inputs, scaling=scaling, view=view, new_prices=new_prices, **settings)
-            packed: list = []
-            for name in ANSWERS:
-                entry = found[name]
-                if entry is None:
-                    packed.append(None)
-                    continue
-                card = {k: v for k, v in entry.items() if k not in _PER_SETUP}
-                cards.setdefault(entry["model"], card)
-                packed.append([entry["model"], entry["money_left_usd"], text(entry["reason"]), entry["gpus"],
-                               entry["cost_usd"], entry["throughput"], entry["money_left_text"],
-                               [text(a) for a in entry["setup_assumptions"]]])
-            answers.append([*packed, [text(a) for a in found["assumptions"]], text(found["why"]),
-                            found["min_memory_gb"]])
-            by_key[key] = len(answers) - 1
-        index.append(by_key[key])
-    return {"dims": dims, "answers": answers, "index": index, "cards": cards,
-            "texts": sorted(texts, key=texts.__getitem__)}
+    table = []
+    for setup in candidate_table(rows, facts, options):
+        row = setup.row
+        entry = setup.candidate()
+        entry.update({k: row.get(k) for k in _CARD_FIELDS})
+        entry["price_source"] = row.get("price_source_label") or row.get("price_source")
+        entry["price_age"] = age_words(row.get("price_age_days")) if row.get("price_age_days") is not None else None
+        entry["own"] = [text(words) for words in setup_own_words(setup)]
+        table.append(entry)
+    return {
+        "table": table, "texts": sorted(texts, key=texts.__getitem__),
+        "use_cases": {name: {"min_memory_gb": u.min_memory_gb, "words": use_case_floor_words(name),
+                             "single_card": name in SINGLE_CARD_USE_CASES} for name, u in USE_CASES.items()},
+        "vendors": [v for v in vendors_of(rows) if v], "base_min_memory": base_min_memory,
+        "workstation_gpus": options.workstation_gpus, "beginner_architecture": BEGINNER_ARCHITECTURE,
+    }

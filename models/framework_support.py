@@ -21,7 +21,7 @@ words out.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal
@@ -203,21 +203,3 @@ def of_vendor(rows: Iterable[Mapping[str, Any]], vendor: str | None) -> list[Map
         return rows
     wanted = vendor.strip().lower()
     return [r for r in rows if str(r.get("vendor") or "").strip().lower() == wanted]
-
-
-def prefer_cuda_rows(rows: Iterable[Mapping[str, Any]], use_case: str | None, vendor: str | None,
-                     fits: Callable[[Mapping[str, Any]], bool]) -> tuple[list[Mapping[str, Any]], str | None]:
-    """The rows a recommendation picks from, and the line that says what was done.
-
-    Where the use case prefers CUDA (``prefers_cuda``), only cards with current CUDA support are kept
-    when one of them ``fits`` (the budget); otherwise all rows stay, and the line says that no CUDA card
-    fits, so the non-CUDA pick's own caveat is what the buyer reads next."""
-    rows = list(rows)
-    if not prefers_cuda(use_case, vendor):
-        return rows, None
-    cuda = [r for r in rows if has_current_cuda(r)]
-    if any(fits(r) for r in cuda):
-        dropped = len(rows) - len(cuda)
-        left = f"; {dropped} AMD/Intel card(s) left out (--vendor AMD or Intel shows them)" if dropped else ""
-        return cuda, f"{use_case}: cards with current CUDA support only, since tutorials and libraries assume CUDA{left}"
-    return rows, f"{use_case}: no card with current CUDA support fits the budget, so non-CUDA cards are offered"

@@ -8,7 +8,7 @@ Pure: ranking rows (dicts with the ``ranking_daily`` columns) in, words out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -25,15 +25,23 @@ class UseCase:
     why: str
 
 
-# Memory minimums are where common work stops running out of memory, not where it is
-# comfortable; they exist so that a cheap 3-4 GB card never comes out on top.
+# Memory minimums are where the work a use case names stops running out of memory at useful batch
+# sizes in bf16 mixed precision (what modern training uses), each with its source; they exist so that a
+# card that cannot hold the work never comes out on top. ``--min-memory`` raises them.
+DETTMERS_2023 = "Dettmers, \"Which GPU(s) to Get for Deep Learning\" (2023)"
 USE_CASES: dict[str, UseCase] = {
-    "beginner": UseCase(8, "fp16", "course notebooks and small CNNs fit in 8 GB with mixed precision; 3-6 GB cards run out of memory on common tutorials"),
-    "kaggle": UseCase(12, "fp16", "competition baselines (EfficientNet, DeBERTa-base) need 12 GB at useful batch sizes"),
-    "research": UseCase(12, "fp32", "reproducing papers often needs full or TF32 precision and 12 GB for reference batch sizes"),
-    "cv": UseCase(12, "fp16", "detection and segmentation models at 512-1024 px need 12 GB for batches larger than a few images"),
-    "nlp": UseCase(16, "fp16", "fine-tuning BERT-large or 1B-parameter transformers at 512 tokens needs 16 GB"),
-    "llm": UseCase(24, "fp16", "LoRA fine-tuning of 7B models in 16-bit, or QLoRA of 13B models, needs 24 GB"),
+    "beginner": UseCase(8, "fp16", "course notebooks and small CNNs fit in 8 GB with mixed precision; "
+                        "3-6 GB cards run out of memory on common tutorials"),
+    "kaggle": UseCase(12, "fp16", "competition baselines (EfficientNet, DeBERTa-base) need 12 GB at useful batch "
+                      "sizes; 8 GB cards must shrink batches or models below the public notebooks'"),
+    "research": UseCase(24, "fp16", "research today trains transformers in bf16 and is bound by memory: "
+                        f"{DETTMERS_2023} advises 24 GB or more for work with transformers"),
+    "cv": UseCase(12, "fp16", "detection and segmentation models at 512-1024 px need 12 GB for batches larger "
+                  f"than a few images; {DETTMERS_2023} advises 12 GB or more for image generation"),
+    "nlp": UseCase(12, "fp16", "fine-tuning BERT-base or DeBERTa-base at 512 tokens in bf16 fits 12 GB at a useful "
+                   "batch; larger transformers want the llm or research floor of 24 GB"),
+    "llm": UseCase(24, "fp16", "LoRA fine-tuning of 7-8B models in 16-bit, or QLoRA of models up to 33B, needs "
+                   "24 GB (Dettmers et al., \"QLoRA\", 2023: a 33B model on one 24 GB card)"),
 }
 
 
@@ -56,7 +64,7 @@ STRETCH_BUDGET = 1.25  # "a bit more money": up to 25% over budget
 MEANINGFULLY_FASTER = 1.15  # at least 15% more throughput, or it is not worth mentioning
 
 
-def price_confidence(row: dict[str, Any]) -> tuple[str, str]:
+def price_confidence(row: Mapping[str, Any]) -> tuple[str, str]:
     """(level, words): how far a price can be trusted, from its kind, sample size and age."""
     kind, n, dated = row.get("price_kind"), int(row.get("price_n") or 0), row.get("price_as_of")
     when = f" as of {dated.isoformat()}" if isinstance(dated, date) else ""
@@ -75,7 +83,7 @@ def price_confidence(row: dict[str, Any]) -> tuple[str, str]:
     return "low", f"{n} {kind} price{'s' if n != 1 else ''}{when}"
 
 
-def perf_provenance(row: dict[str, Any]) -> str:
+def perf_provenance(row: Mapping[str, Any]) -> str:
     """Where a card's speed figure comes from, in a few words: a recommendation must not
     present an estimate (let alone a low-confidence one) as if it were measured. "Measured" only
     where benchmarks carry most of the figure's weight (``models/perf/label.py``, ``speed_evidence``);

@@ -11,7 +11,7 @@ hour's work in half an hour, so every cost below is divided by the card's relati
   value is ``resale_fraction x price`` and the hours used are hours a week x the weeks held.
 
 The rented hour includes the machine around the card, so the bought one counts it too (``Machine``,
-the platform rule of ``models/platform.py``): a machine bought for the card (``--platform-cost``) is
+the platform rule of ``models/builds.py``): a machine bought for the card (``--platform-cost``) is
 spent from the budget and loses value like the card; otherwise the card goes in the buyer's existing
 desktop, which adds the value it loses per hour of its life and its own power draw for each hour it
 trains. Both sides meet one memory floor, and the rented card holds at least the bought one's memory.
@@ -32,7 +32,7 @@ from datetime import date
 from typing import Any
 
 from gpuvalue.models.ownership import DEFAULT_OWNERSHIP_MONTHS
-from gpuvalue.models.platform import EXISTING_DESKTOP_USD, PLATFORM_POWER_W, platform_usd
+from gpuvalue.models.builds import DESKTOP_W, EXISTING_DESKTOP_USD, PlatformCosts
 from gpuvalue.models.price_age import is_index_price, price_basis
 from gpuvalue.models.recommend import perf_provenance
 
@@ -109,7 +109,7 @@ class Machine:
 
     bought_usd: float | None = None
     existing_usd: float = EXISTING_DESKTOP_USD
-    power_w: float = PLATFORM_POWER_W
+    power_w: float = DESKTOP_W
 
     def __post_init__(self) -> None:
         for name in ("bought_usd", "existing_usd", "power_w"):
@@ -121,7 +121,7 @@ class Machine:
     def for_one_card(cls, platform_cost_usd: float | None = None) -> Machine:
         """``--platform-cost`` where given, else the platform rule for one card: bought where it
         prices one, the existing desktop where it says 0."""
-        bought = platform_usd(1) if platform_cost_usd is None else platform_cost_usd
+        bought = PlatformCosts().usd(1) if platform_cost_usd is None else platform_cost_usd
         return cls(bought_usd=bought) if bought > 0 or platform_cost_usd is not None else cls()
 
     @property

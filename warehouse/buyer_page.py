@@ -3,10 +3,12 @@ a use case, a vendor, framework support, hours a week and an electricity price, 
 recommend's three answers, the price-versus-speed frontier with them marked, their price histories
 and rent or buy.
 
-One logic, two faces: the run answers every combination of inputs the page offers with the very
-function ``recommend --json`` prints (``models/answers.py``) and embeds the answers as JSON; the
-page's script only looks them up and shows them. The inputs live in the URL's query under the
-CLI's flag names (``?budget=600&min_memory=12``), so a shared link shows the same answers. No
+One logic, two faces: the run embeds the table of candidate setups ``recommend`` chooses from
+(``models/budget_answers.py``, ``candidate_table``), computed once, and the page's script applies
+to it the same few-line rule (``models/choose.py``; ``choose`` in ``page_assets/page.js``), so any
+budget, memory floor, vendor or use case gives ``recommend --json``'s three answers. The inputs live
+in the URL's query under the CLI's flag names (``?budget=600&min_memory=12``), so a shared link shows
+the same answers; an input the page does not know is named on it. No
 network: the CSS, the script and the charts (SVG, scaled by their viewBox on any screen) are inline.
 """
 
@@ -23,7 +25,7 @@ from typing import Any
 import duckdb
 
 from gpuvalue.models.answers import (
-    BUDGETS, HOURS_PER_WEEK, MIN_MEMORIES, Inputs, memory_floor, page_answers, rent_or_buy_for, rent_or_buy_json,
+    BUDGETS, HOURS_PER_WEEK, MIN_MEMORIES, Inputs, memory_floor, page_table, rent_or_buy_for, rent_or_buy_json,
 )
 from gpuvalue.models.buyer_view import BuyerView, hidden_summary, shown_rows
 from gpuvalue.models.speed_evidence import evidence_label
@@ -34,9 +36,8 @@ from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import ExportError, prepare_export_dir, write_text_atomic
 from gpuvalue.warehouse.page_charts import frontier_chart, history_chart
 from gpuvalue.models.framework_support import card_caveat
-from gpuvalue.models.multi_gpu import DATA_PARALLEL_SOURCES, DEFAULT_MULTI_GPU_EFFICIENCY, ScalingFacts
-from gpuvalue.warehouse.queries import ranking_rows, scaling_efficiency
-from gpuvalue.warehouse.recommend_inputs import new_card_prices
+from gpuvalue.models.multi_gpu import DEFAULT_MULTI_GPU_EFFICIENCY
+from gpuvalue.warehouse.recommend_inputs import candidate_rows, scaling_facts
 from gpuvalue.warehouse.source_dates import attribution_lines, ranking_is_replay, sources_from_db
 
 ASSETS = Path(__file__).parent / "page_assets"
@@ -50,7 +51,7 @@ class PageData:
     as_of: date
     reference_gpu: str
     shown: list[dict[str, Any]]  # the cards rank shows (legacy ones too, marked): chart and table
-    answers: dict[str, Any]  # models.answers.page_answers
+    answers: dict[str, Any]  # models.answers.page_table: the candidate setups and what the rule needs
     rent: dict[str, Any]  # the rent-or-buy answers, packed as the answers are
     history: dict[str, list[dict[str, Any]]]  # model -> its prices on their own dates
     rental: list[dict[str, Any]]
@@ -117,27 +118,24 @@ def page_data(con: duckdb.DuckDBPyConnection, *, view: BuyerView | None = None, 
 
     view = view or BuyerView()
     assumptions = assumptions or Assumptions()
-    every = ranking_rows(con, top=None, desktop_only=False)
+    every = candidate_rows(con)
     if not every:
         raise ExportError("nothing to show: the ranking is empty (`gpuvalue run` ranks today)")
     shown = shown_rows(every, replace(view, include_legacy=True))  # legacy cards too: an answer may be one
     if not shown:
         raise ExportError(f"nothing to show: none of the {len(every)} cards ranked on {every[0]['as_of']} passes the "
                           "default filter of `gpuvalue rank`; `gpuvalue rank --all` lists them")
-    precision = every[0].get("perf_precision")
-    facts = ScalingFacts(measured=scaling_efficiency(con, precision, exclude_sources=DATA_PARALLEL_SOURCES),
-                         assumed_efficiency=multi_gpu_efficiency, precision=precision)
-    answers = page_answers(every, scaling=facts, view=view, base_min_memory=view.min_memory_gb,
-                           new_prices=new_card_prices(con), **answer_settings)
+    facts = scaling_facts(con, every[0].get("perf_precision"), multi_gpu_efficiency)
+    answers = page_table(every, scaling=facts, view=view, base_min_memory=view.min_memory_gb, **answer_settings)
     sources = sources_from_db(con)
     # An own price is a median or quartile of the listings the run read: they are its source.
     listings = ", ".join(s["name"] for s in sources if s.get("kind") == "listings" and s.get("status") == "ok")
-    for card in answers["cards"].values():
+    for card in answers["table"]:
         if not card.get("price_source") and card.get("price_kind") != "index":
             card["price_source"] = f"listings: {listings}" if listings else "own listings"
     rental = rent_ranking_rows(con)
     rent = _rent_grid(every, rental, assumptions, price_window_days, view.min_memory_gb)
-    wanted = set(answers["cards"])
+    wanted = {card["model"] for card in answers["table"]}
     history: dict[str, list[dict[str, Any]]] = {}
     for point in sql_files.dicts(con, "report_price_history"):
         if point["model"] in wanted:
@@ -166,16 +164,20 @@ def _select(name: str, label: str, options: list[tuple[Any, str]]) -> str:
             + "".join(_option(v, text) for v, text in options) + "</select></label>")
 
 
+def _number(name: str, label: str, value: str, placeholder: str, step: str) -> str:
+    return (f'<label class="field"><span>{escape(label)}</span><input type="number" name="{name}" id="in-{name}" '
+            f'min="0" step="{step}" value="{escape(value)}" placeholder="{escape(placeholder)}"></label>')
+
+
 def inputs_form(data: PageData) -> str:
     """The inputs, named as recommend's flags; the script reads them from and writes them to the URL."""
-    dims = data.answers["dims"]
     default_floor = data.defaults["min_memory_gb"]
     fields = [
-        _select("budget", "Budget", [(b, f"${b:,}") for b in dims["budget"]]),
-        _select("min_memory", "Memory at least", [(m, f"{m:g} GB" if m is not None else f"{default_floor:g} GB (default)")
-                                                  for m in dims["min_memory"]]),
-        _select("use_case", "Use case", [(u, u if u else "any") for u in dims["use_case"]]),
-        _select("vendor", "Vendor", [(v, v if v else "any") for v in dims["vendor"]]),
+        _number("budget", "Budget, USD", "600", "600", "any"),
+        _number("min_memory", "Memory at least, GB", "",
+                f"{default_floor:g} (default)" if default_floor is not None else "any", "any"),
+        _select("use_case", "Use case", [(None, "any"), *[(u, u) for u in USE_CASES]]),
+        _select("vendor", "Vendor", [(None, "any"), *[(v, v) for v in data.answers["vendors"]]]),
         _select("include_legacy", "Framework support", [(None, "default PyTorch wheels"),
                                                         (1, "also legacy builds (CUDA 12.6)")]),
         _select("hours_per_week", "Training hours a week", [(h, f"{h:g} h") for h in data.rent["dims"]["hours_per_week"]]),
@@ -207,8 +209,12 @@ def _price_cell(row: dict[str, Any]) -> str:
 
 
 def ranking_table(rows: list[dict[str, Any]]) -> str:
+    """Every card rank shows, each row carrying what the filters read (memory, vendor, builds): the script
+    shows the first rows that pass the page's inputs, so the table follows them."""
     body = "".join(
-        f'<tr data-model="{escape(r["model"])}"><td class="num">{r.get("rank_shown", r["rank"])}</td>'
+        f'<tr data-model="{escape(r["model"])}" data-memory="{r["memory_gb"]:g}" '
+        f'data-vendor="{escape(str(r.get("vendor") or ""))}" '
+        f'data-legacy="{1 if r.get("framework_support") == "legacy" else 0}"><td class="num">{r.get("rank_shown", r["rank"])}</td>'
         f'<td>{escape(r["model"])}<span class="small"> {r["memory_gb"]:g} GB'
         + (" · legacy builds only" if r.get("framework_support") == "legacy" else "") + "</span>"
         # Not CUDA: what the buyer gives up, in the card's own cell.
@@ -286,7 +292,8 @@ def render_page(data: PageData) -> str:
         ("rent", "Rent or buy", '<div class="rent-answer"></div>'),
         ("ranking", f"Ranking of {data.as_of.isoformat()}",
          '<p class="sub small">Speed per $1,000; a faded row is an older or stale price, its age beside it.</p>'
-         f'<div class="table-wrap">{ranking_table(data.shown[:data.table_rows])}</div>'
+         f'<div class="table-wrap" data-rows="{data.table_rows}">{ranking_table(data.shown)}</div>'
+         '<p class="small ranking-filter"></p>'
          + (f'<p class="small">{escape(data.hidden)}.</p>' if data.hidden else "")),
         ("rental", "Cloud prices",
          f'<p class="sub small">Each provider\'s newest published price and its age today ({today.isoformat()}).</p>'

@@ -143,6 +143,16 @@ def scaling_efficiency(con: duckdb.DuckDBPyConnection, precision: str | None = N
     return scaling
 
 
+def scaling_spread(con: duckdb.DuckDBPyConnection, precision: str | None = None,
+                   exclude_sources: tuple[str, ...] = ()) -> dict[str, dict[int, tuple[float, float]]]:
+    """The lowest and highest measured per-card efficiency, per card and GPU count (``scaling_efficiency``'s rows)."""
+    spread: dict[str, dict[int, tuple[float, float]]] = {}
+    params = {"precision": precision, "exclude": list(exclude_sources)}
+    for model, n, low, high in sql_files.rows(con, "scaling_spread", params):
+        spread.setdefault(model, {})[int(n)] = (float(low), float(high))
+    return spread
+
+
 def perf_card_sources(con: duckdb.DuckDBPyConnection, model: str, precision: str, reference: str) -> list[dict]:
     """Every source's figure of one card relative to ``reference``, the ranked one first (`gpuvalue perf MODEL`)."""
     return sql_files.dicts(con, "perf_card_sources", {"model": model, "precision": precision, "reference": reference})
@@ -171,3 +181,8 @@ def listings_imported_elsewhere(con: duckdb.DuckDBPyConnection, source: str, lis
     """Which of ``listing_ids`` another import than ``source`` already holds, and which one."""
     rows = sql_files.rows(con, "listings_imported_elsewhere", {"source": source, "listing_ids": list(listing_ids)})
     return {listing_id: other for listing_id, other in rows}
+
+
+def card_build_facts(con: duckdb.DuckDBPyConnection, models: list[str]) -> dict[str, dict]:
+    """Model -> its catalog ``segment``, ``slot_width`` and ``compute_capability`` (recommend's builds)."""
+    return {row["model"]: row for row in sql_files.dicts(con, "card_build_facts", {"models": sorted(set(models))})}

@@ -29,35 +29,57 @@ def _singles(replay_db, budget: float, floor: float) -> list[dict]:
     return [r for r in rows if r["price_usd"] <= budget and r["price_tier"] == "recent"]
 
 
-def test_a_research_budget_of_10000_buys_a_setup_faster_than_any_single_card_within_it(replay_db):
+def test_a_research_budget_of_10000_buys_a_buildable_setup_faster_than_any_single_card_within_it(replay_db):
+    """The issue: 3x RTX 5090 drew 1,725 W and the machine around them cost $0."""
     doc = _answers(replay_db, "--budget", "10000", "--use-case", "research")
     fastest = doc["fastest"]
-    assert fastest["cost_usd"] >= 10000 / 2 and fastest["money_left_usd"] == round(10000 - fastest["cost_usd"], 2)
-    singles = _singles(replay_db, 10000, 12)
-    assert singles and fastest["throughput"] > max(r["relative_perf"] for r in singles)
-    assert (fastest["model"], fastest["gpus"]) == ("GeForce RTX 5090", 3)  # pinned on the replay
-    assert (doc["best_value"]["model"], doc["best_value"]["gpus"]) == ("GeForce RTX 4070", 1)
-    assert (doc["cheapest"]["model"], doc["cheapest"]["gpus"]) == ("Radeon RX 7600 XT", 1)
+    assert fastest["money_left_usd"] == round(10000 - fastest["cost_usd"], 2)
+    assert fastest["gpus"] > 1 and fastest["memory_gb"] >= 24
+    assert fastest["system_power_w"] <= fastest["power_limit_w"] == doc["power_limit_w"] == 1440
+    assert fastest["platform_usd"] >= 2000 if fastest["gpus"] >= 3 else fastest["platform_usd"] >= 350
+    assert fastest["cost_usd"] == round(fastest["cards_usd"] + fastest["platform_usd"], 2)
+    singles = [r for r in _singles(replay_db, 10000, 24) if r["vendor"] == "NVIDIA"]
+    assert fastest["throughput"] > max(r["relative_perf"] for r in singles)
     assert doc["max_gpus"] == 4
-    # Each says what it assumed: the use case's floor, the scaling rule it used, the machine left out.
     for kind in ("fastest", "best_value", "cheapest"):
         words = " ".join(doc[kind]["assumptions"])
-        assert "research: at least 12 GB" in words and "cards only: the machine around them" in words, kind
-    assert any(a.startswith("scaling 90% per card, assumed") for a in fastest["assumptions"])
-    assert any("1,725 W of board power" in a for a in fastest["assumptions"])
-    # New costs 14% more than used: said beside it.
-    assert fastest["new_price"]["price_usd"] == 2999.0 and 0.14 < fastest["new_price"]["premium"] < 0.15
+        assert "research: at least 24 GB because" in words and "Dettmers" in words, kind
+        assert "the machine: one card in the buyer's existing desktop ($0)" in words, kind
+        assert "power: the cards and the machine" in words, kind
+    own = fastest["setup_assumptions"]
+    assert any(a.startswith("scaling ") for a in own) and any(a.startswith("machine: ") for a in own)
+    assert any(a.startswith(("power: ", "slots: ")) for a in own)
+
+
+def _singles_all(replay_db) -> list[dict]:
+    res = runner.invoke(app, ["rank", "--json", "--all", "--db", str(replay_db)])
+    return [json.loads(line) for line in res.stdout.splitlines()]
+
+
+def test_a_300_kaggle_budget_picks_a_cuda_card_and_more_money_never_a_slower_one(replay_db):
+    """The issue: `--budget 300 --use-case kaggle` answered a Radeon RX 7600 XT its own output called unsupported;
+    $280 got an RTX 3060 12 GB and $300 the Radeon."""
+    cards = {r["model"]: r for r in _singles_all(replay_db)}
+    for budget in ("280", "300"):
+        doc = _answers(replay_db, "--budget", budget, "--use-case", "kaggle")
+        for kind in ("fastest", "best_value", "cheapest"):
+            assert cards[doc[kind]["model"]]["vendor"] == "NVIDIA", (budget, kind)
+    cheapest = {_answers(replay_db, "--budget", str(b), "--use-case", "llm")["cheapest"]["model"] for b in (2000, 10000)}
+    assert len(cheapest) == 1  # the cheapest LLM setup is the same at every budget that affords it
+    fastest = [_answers(replay_db, "--budget", str(b), "--use-case", "llm")["fastest"]["throughput"]
+               for b in (2621, 2700, 5000, 10000)]
+    assert fastest == sorted(fastest)
 
 
 def test_a_2000_research_budget_and_a_600_kaggle_budget_get_different_answers(replay_db):
     research = _answers(replay_db, "--budget", "2000", "--use-case", "research")
     kaggle = _answers(replay_db, "--budget", "600", "--use-case", "kaggle")
-    assert (research["fastest"]["model"], research["fastest"]["gpus"]) == ("GeForce RTX 4070 SUPER", 4)
-    assert (kaggle["fastest"]["model"], kaggle["fastest"]["gpus"]) == ("GeForce RTX 4070 SUPER", 1)
-    assert (research["fastest"]["gpus"], research["fastest"]["cost_usd"]) != (kaggle["fastest"]["gpus"],
-                                                                             kaggle["fastest"]["cost_usd"])
+    assert research["fastest"]["memory_gb"] >= 24 and kaggle["fastest"]["memory_gb"] >= 12
+    assert (research["fastest"]["model"], research["fastest"]["gpus"]) != (kaggle["fastest"]["model"],
+                                                                           kaggle["fastest"]["gpus"])
     assert kaggle["max_gpus"] == 1 and all(kaggle[k]["gpus"] == 1 for k in ("fastest", "best_value", "cheapest"))
     assert any("one card for kaggle" in a for a in kaggle["fastest"]["assumptions"])
+    assert research["fastest"]["money_left_usd"] >= 0
 
 
 def test_the_likely_cards_without_a_price_are_named(replay_db):
@@ -71,28 +93,27 @@ def test_the_likely_cards_without_a_price_are_named(replay_db):
     assert "RTX A6000" in {u["model"] for u in lab["unpriced"]}  # launched at $4,649: within $10,000
 
 
-def test_the_text_answers_say_money_left_and_what_they_assumed(replay_db):
+def test_the_text_answers_say_money_left_the_machine_and_what_they_assumed(replay_db):
+    doc = _answers(replay_db, "--budget", "10000", "--use-case", "research")
     res = runner.invoke(app, ["recommend", "--budget", "10000", "--use-case", "research", "--db", str(replay_db)])
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
-    assert "Fastest: 3x GeForce RTX 5090, $7,864, throughput 6.02x (5.38-6.73); $2,136 left" in lines
-    assert any(line.startswith("Best value: GeForce RTX 4070, $429") for line in lines)
-    assert any(line.startswith("For $485 more: 4x GeForce RTX 5090 at $10,485") for line in lines)
-    assert any(line.startswith("Assumed: research: at least 12 GB") for line in lines)
+    f = doc["fastest"]
+    assert any(line.startswith(f"Fastest: {f['gpus']}x {f['model']}, ${f['cost_usd']:,.0f} (cards ${f['cards_usd']:,.0f} + "
+                               f"machine ${f['platform_usd']:,.0f}), throughput {f['throughput']:.2f}x") for line in lines)
+    assert any(line.startswith("Assumed: research: at least 24 GB") for line in lines)
 
 
 def test_a_fixed_count_and_a_platform_cost_still_answer(replay_db):
     four = _answers(replay_db, "--budget", "10000", "--gpus", "4", "--use-case", "research")
-    assert all(four[k]["gpus"] == 4 for k in ("fastest", "best_value", "cheapest"))
-    assert (four["fastest"]["model"], four["fastest"]["cost_usd"]) == ("GeForce RTX 5080", 4398.96)  # 4 5090s: $10,485
-    assert four["single"]["model"] == "GeForce RTX 5090"
-    assert any(n.startswith("4x GeForce RTX 5080 gives 1.85x the throughput of one GeForce RTX 5090")
-               for n in four["notes"])
+    assert all(four[k]["gpus"] in (4, None) for k in ("fastest", "best_value", "cheapest"))
+    assert four["single"] is not None and four["single"]["gpus"] == 1
     boxed = _answers(replay_db, "--budget", "10000", "--use-case", "research", "--platform-cost", "2000",
                      "--extra-gpu-cost", "300")
     fastest = boxed["fastest"]
-    assert fastest["platform_usd"] == 2000 + 300 * (fastest["gpus"] - 1) and fastest["cost_usd"] <= 10000
-    assert any("$2,000 for the machine around the cards" in a for a in fastest["assumptions"])
+    risers = 60 * fastest["gpus"] if fastest["riser"] else 0
+    assert fastest["platform_usd"] == 2000 + 300 * (fastest["gpus"] - 1) + risers and fastest["cost_usd"] <= 10000
+    assert any("the machine: $2,000 a setup and $300 for each card beyond the first" in a for a in fastest["assumptions"])
 
 
 def test_rent_or_buy_still_answers_beside_the_new_picks(replay_db):
@@ -136,7 +157,8 @@ def test_measured_scaling_leaves_out_single_process_data_parallel_runs(replay_db
 
 
 def test_the_beginner_with_300_gets_a_current_cuda_card_or_is_told_what_the_other_costs(replay_db):
-    """The issue: `--budget 300 --use-case beginner` led with a Radeon RX 7600 XT and said nothing of ROCm."""
+    """The issue: `--budget 300 --use-case beginner` led with a Radeon RX 7600 XT and said nothing of ROCm,
+    then with an 8 GB Turing card (no bf16, no FlashAttention-2)."""
     doc = _answers(replay_db, "--budget", "300", "--use-case", "beginner")
     rank = {json.loads(line)["model"]: json.loads(line) for line in
             runner.invoke(app, ["rank", "--json", "--all", "--db", str(replay_db)]).stdout.splitlines()}
@@ -148,6 +170,8 @@ def test_the_beginner_with_300_gets_a_current_cuda_card_or_is_told_what_the_othe
         caveats = [a for a in answer["assumptions"] if "not CUDA" in a]
         assert cuda or (len(caveats) == 1 and "\n" not in caveats[0]), (kind, answer["model"])
     assert doc["fastest"]["model"].startswith("GeForce")  # on the replay a CUDA card fits $300
+    ampere = {"Ampere", "Ada Lovelace", "Hopper", "Blackwell 2.0"}
+    assert all(rank[doc[k]["model"]]["architecture"] in ampere for k in ("fastest", "best_value", "cheapest"))
 
 
 def test_an_old_price_named_outside_the_answers_says_its_date_and_age(replay_db):
@@ -196,3 +220,13 @@ def test_a_model_to_fine_tune_sets_the_memory_floor_and_says_why(replay_db):
     doc = json.loads(rent.stdout)
     assert doc["min_memory_gb"] == 19.7 and doc["notes"][0].startswith("fine-tuning a model of 8B parameters by LoRA")
     assert all(doc[side]["memory_gb"] >= 19.7 for side in ("buy", "rent") if doc[side] is not None)
+
+
+def test_the_machine_and_power_rules_are_settings(replay_db, monkeypatch):
+    monkeypatch.setenv("GPUVALUE_POWER_LIMIT_W", "3000")
+    monkeypatch.setenv("GPUVALUE_PLATFORM_WORKSTATION_USD", "1500")
+    doc = _answers(replay_db, "--budget", "10000", "--use-case", "research")
+    assert doc["power_limit_w"] == 3000 and doc["fastest"]["power_limit_w"] == 3000
+    assert doc["fastest"]["system_power_w"] <= 3000
+    words = " ".join(doc["fastest"]["assumptions"])
+    assert "three or four on a workstation platform ($1,500)" in words and "GPUVALUE_POWER_LIMIT_W" in words

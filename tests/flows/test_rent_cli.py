@@ -205,18 +205,18 @@ def test_recommend_with_hours_per_week_answers_rent_or_buy_with_the_break_even(d
     assert light.exit_code == 0, light.output
     assert "Answer: rent GeForce RTX 3090 on vast." in light.stdout
     assert "Buy:  GeForce RTX 2080 Ti at $300 (median of 18 sold, 2024-05-08)" in light.stdout
-    # The card goes in the buyer's desktop, which adds $0.044 an hour: its value lost by the hour and its 100 W.
-    assert "Break-even: buying the GeForce RTX 2080 Ti costs less than renting the GeForce RTX 3090 from 26.1 h a week." \
+    # The card goes in the buyer's desktop, which adds $0.051 an hour: its value lost by the hour and its 150 W.
+    assert "Break-even: buying the GeForce RTX 2080 Ti costs less than renting the GeForce RTX 3090 from 30.3 h a week." \
         in light.stdout
     assert "kept 24 months" in light.stdout and "$0.15/kWh" in light.stdout and "5 h of training a week" in light.stdout
-    assert "+ $0.044 machine per hour of use" in light.stdout and "the card goes in the buyer's desktop" in light.stdout
+    assert "+ $0.051 machine per hour of use" in light.stdout and "the card goes in the buyer's desktop" in light.stdout
     middle = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "30", "--db", str(db)])
-    assert "Answer: buy Tesla V100 PCIe 16 GB used." in middle.stdout and "from 24.2 h a week." in middle.stdout
+    assert "Answer: buy Tesla V100 PCIe 16 GB used." in middle.stdout and "from 26.5 h a week." in middle.stdout
     # --platform-cost with --hours-per-week: a machine that cost nothing leaves only its power on the buy side.
     free = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "20", "--platform-cost", "0",
                                "--db", str(db)])
     assert free.exit_code == 0, free.output
-    assert "Answer: buy GeForce RTX 2080 Ti used." in free.stdout and "from 17.2 h a week." in free.stdout
+    assert "Answer: buy GeForce RTX 2080 Ti used." in free.stdout and "from 18.9 h a week." in free.stdout
     # A machine bought for the card is spent from the budget: $700 leaves $200 for a card.
     machine = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "20", "--platform-cost", "700",
                                   "--json", "--db", str(db)])
@@ -301,12 +301,13 @@ def test_rent_or_buy_for_a_use_case_says_why_it_asks_for_that_memory(db):
     res = runner.invoke(app, ["recommend", "--budget", "900", "--hours-per-week", "20", "--use-case", "nlp",
                               "--db", str(db)])
     assert res.exit_code == 0, res.output
-    assert "Note: nlp: at least 16 GB because fine-tuning BERT-large" in res.stdout
-    assert "under 16 GB (--min-memory)" in " ".join(res.stdout.split())
+    assert "Note: nlp: at least 12 GB because fine-tuning BERT-base" in res.stdout
+    assert "under 12 GB (--min-memory)" in " ".join(res.stdout.split())
 
 
 def test_rent_or_buy_for_a_use_case_says_when_its_precision_is_not_the_rankings(db):
-    """As `recommend` says it: research prefers fp32, and the figures here are fp16 (both sides')."""
+    """As `recommend` says it: every use case trains in 16-bit (bf16) mixed precision, as the figures here are
+    (both sides'), so no answer says it is using another precision's figures."""
     def notes(use_case: str) -> list[str]:
         res = runner.invoke(app, ["recommend", "--budget", "2000", "--hours-per-week", "20", "--use-case", use_case,
                                   "--db", str(db)])
@@ -314,10 +315,8 @@ def test_rent_or_buy_for_a_use_case_says_when_its_precision_is_not_the_rankings(
         return [line for line in res.stdout.splitlines() if line.startswith("Note: ")]
 
     research = notes("research")
-    assert research[:2] == ["Note: research: at least 12 GB because reproducing papers often needs full or TF32 "
-                            "precision and 12 GB for reference batch sizes",
-                            "Note: research prefers fp32 performance, but the ranking has fp16; using that"]
-    assert not any("prefers" in note for note in notes("nlp"))  # nlp prefers fp16, as the figures are
+    assert research[0].startswith("Note: research: at least 24 GB because research today trains transformers in bf16")
+    assert not any("prefers" in note for use_case in ("research", "nlp") for note in notes(use_case))
 
 
 def test_rent_marks_framework_support_as_rank_does(db):

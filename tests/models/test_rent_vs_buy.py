@@ -266,11 +266,11 @@ def test_a_budget_must_be_positive():
 
 
 def test_the_bought_card_counts_the_desktop_it_goes_in_as_a_rented_hour_counts_its_host():
-    """Default: the buyer's desktop ($1,000) loses value by the hour whatever it does, and draws 100 W
+    """Default: the buyer's desktop ($1,000) loses value by the hour whatever it does, and draws 150 W
     while training; each training hour bears both, so the buy side costs more than the card alone and
     buying wins later."""
     desk = Machine()
-    hourly = 1000 * 0.5 / (168 * 24 * WEEKS_PER_MONTH) + 0.1 * 0.15
+    hourly = 1000 * 0.5 / (168 * 24 * WEEKS_PER_MONTH) + 0.15 * 0.15
     assert desk.fixed_usd_per_hour(DEFAULT) == pytest.approx(hourly) and desk.spent_usd == 0
     alone = rent_or_buy(USED, RENTED, budget_usd=2000, assumptions=DEFAULT.with_hours(5), machine=CARD_ONLY)
     counted = rent_or_buy(USED, RENTED, budget_usd=2000, assumptions=DEFAULT.with_hours(5))
@@ -290,7 +290,7 @@ def test_a_machine_bought_for_the_card_is_spent_from_the_budget_and_resold_like_
     assert rent_or_buy(USED, RENTED, budget_usd=1400, assumptions=DEFAULT, machine=bought).buy is None
     fits = rent_or_buy(USED, RENTED, budget_usd=1500, assumptions=DEFAULT, machine=bought)
     assert fits.buy.model == "GeForce RTX 3090"
-    power = 0.1 * 0.15
+    power = 0.15 * 0.15
     assert fits.break_even_hours_per_week == pytest.approx(
         (700 + 800) * 0.5 / (24 * WEEKS_PER_MONTH * (0.20 - 0.0525 - power)))
     assert "the machine around the card costs $800 (--platform-cost)" in format_rent_or_buy(fits, "GeForce RTX 3090")

@@ -1,7 +1,7 @@
-"""The buyer's page: recommend's answers for every input it offers, looked up in the page as the CLI
-prints them (``recommend --json``), and the page read in a real headless Chromium.
+"""The buyer's page: it embeds the candidate table recommend chooses from and applies the same rule to any
+input in its URL, so in a real headless Chromium it shows the three answers ``recommend --json`` gives.
 
-The comparisons go through ``models.answers.answers_for`` and the CLI's ``recommend --json`` only,
+The comparisons go through the CLI's ``recommend --json`` and the function it prints (``read_answers``),
 so they hold whatever rules recommend follows.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import random
 import re
 import shutil
 import subprocess
@@ -21,12 +22,12 @@ from bs4 import BeautifulSoup
 from typer.testing import CliRunner
 
 from gpuvalue.flows.cli import app
-from gpuvalue.models.answers import ANSWERS, Inputs, answers_for, grid, page_answers, same_answers
-from gpuvalue.models.buyer_view import BuyerView
-from gpuvalue.models.multi_gpu import DATA_PARALLEL_SOURCES, ScalingFacts
+from gpuvalue.models.answers import Inputs
+from gpuvalue.models.budget_answers import ANSWERS
+from gpuvalue.models.choose import Query, choose
+from gpuvalue.models.recommend import USE_CASES
 from gpuvalue.warehouse.buyer_page import page_data, render_page, write_page
 from gpuvalue.warehouse.page_charts import date_ticks, history_chart, value_frontier
-from gpuvalue.warehouse.queries import ranking_rows, scaling_efficiency
 
 runner = CliRunner()
 GENERATED = datetime(2026, 12, 1, 6, 0, tzinfo=timezone.utc)
@@ -38,7 +39,8 @@ CHECKED = [
     Inputs(budget=1500, min_memory=24, use_case="llm"),
     Inputs(budget=800, vendor="AMD"),
     Inputs(budget=2000, include_legacy=True, use_case="kaggle"),
-    Inputs(budget=600, min_memory=12, use_case="research"),  # $100.50 left: "$100" as Python rounds it
+    Inputs(budget=600, min_memory=12, use_case="research"),  # nothing with 24 GB fits: three empty answers
+    Inputs(budget=599.5, use_case="kaggle"),  # $18.50 and $136.50 left: "$18" and "$136", as Python rounds them
 ]
 # Read in Chromium: the first three, and the one whose money left rounds half to even.
 IN_CHROMIUM = [*CHECKED[:3], CHECKED[-1]]
@@ -60,22 +62,20 @@ def embedded(page) -> dict:
 
 
 def lookup(embedded: dict, inputs: Inputs) -> dict:
-    """What the page's script shows for ``inputs``: the same flat index into the packed answers."""
+    """What the page's script picks for ``inputs``: the rule over the embedded table, with its floor and card limit."""
     a = embedded["answers"]
-    dims = a["dims"]
-    at = 0
-    for name, value in (("budget", inputs.budget), ("min_memory", inputs.min_memory), ("use_case", inputs.use_case),
-                        ("vendor", inputs.vendor), ("include_legacy", inputs.include_legacy)):
-        at = at * len(dims[name]) + dims[name].index(value)
-    packed = a["answers"][a["index"][at]]
-    out = {name: None if entry is None else {"model": entry[0], "money_left_usd": entry[1],
-                                             "reason": a["texts"][entry[2]], "gpus": entry[3], "cost_usd": entry[4],
-                                             "money_left_text": entry[6],
-                                             "setup_assumptions": [a["texts"][i] for i in entry[7]]}
-           for name, entry in zip(ANSWERS, packed)}
-    out["assumptions"] = [a["texts"][i] for i in packed[3]]
-    out["why"] = None if packed[4] is None else a["texts"][packed[4]]
-    return out
+    floors = [inputs.min_memory if inputs.min_memory is not None else a["base_min_memory"]]
+    if inputs.use_case:
+        floors.append(a["use_cases"][inputs.use_case]["min_memory_gb"])
+    floors = [f for f in floors if f is not None]
+    single = bool(inputs.use_case and a["use_cases"][inputs.use_case]["single_card"])
+    found = choose(a["table"], Query(budget_usd=inputs.budget, min_memory_gb=max(floors) if floors else None,
+                                     vendor=inputs.vendor, use_case=inputs.use_case,
+                                     max_gpus=1 if single else a["workstation_gpus"],
+                                     include_legacy=inputs.include_legacy))
+    return {name: None if c is None else {"model": c["model"], "gpus": c["gpus"], "cost_usd": round(c["cost_usd"], 2),
+                                          "setup_assumptions": [a["texts"][i] for i in c["own"]]}
+            for name, c in found.items()}
 
 
 def cli_answers(db: Path, inputs: Inputs) -> dict:
@@ -90,54 +90,13 @@ def _models(found: dict) -> dict:
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("inputs", CHECKED, ids=lambda i: "&".join(f"{k}={v}" for k, v in i.query().items()))
-def test_the_page_answers_as_recommend_json_does(replay_db, embedded, inputs):
+def test_the_pages_table_and_rule_answer_as_recommend_json_does(replay_db, embedded, inputs):
     cli, shown = cli_answers(replay_db, inputs), lookup(embedded, inputs)
     assert _models(shown) == _models(cli)
     for name in ANSWERS:
         if cli[name]["model"] is not None:
-            assert shown[name]["money_left_usd"] == cli[name]["money_left_usd"]
-            assert shown[name]["money_left_text"] == cli[name]["money_left_text"]
             assert shown[name]["setup_assumptions"] == cli[name]["setup_assumptions"]
-            assert shown[name]["reason"] == cli[name]["why"]
             assert shown[name]["gpus"] == cli[name]["gpus"] and shown[name]["cost_usd"] == cli[name]["cost_usd"]
-            assert embedded["answers"]["cards"][cli[name]["model"]]["price_as_of"] == cli[name]["price_as_of"]
-    none = all(cli[name]["model"] is None for name in ANSWERS)
-    assert shown["assumptions"] == cli["assumptions"] and shown["why"] == (cli["fastest"]["why"] if none else None)
-
-
-@pytest.mark.e2e
-def test_every_input_the_page_offers_is_answered_as_answers_for_answers_it(replay_db):
-    """The page stores alike inputs once (``same_answers``); on the whole grid that sharing loses nothing."""
-    con = duckdb.connect(str(replay_db), read_only=True)
-    try:
-        rows = ranking_rows(con, top=None, desktop_only=False)
-        precision = rows[0]["perf_precision"]
-        scaling = ScalingFacts(measured=scaling_efficiency(con, precision, exclude_sources=DATA_PARALLEL_SOURCES),
-                               precision=precision)
-    finally:
-        con.close()
-    view = BuyerView()
-    packed = page_answers(rows, scaling=scaling, view=view, base_min_memory=view.min_memory_gb)
-    first: dict[tuple, dict] = {}
-    for inputs in grid(rows):
-        found = answers_for(rows, inputs, scaling=scaling, view=view)
-        found.pop("inputs")
-        key = same_answers(inputs, view.min_memory_gb)
-        assert first.setdefault(key, found) == found, inputs
-        assert lookup({"answers": packed}, inputs)["why"] == found["why"]
-    assert len(packed["index"]) == len(grid(rows))
-
-
-@pytest.mark.e2e
-def test_recommend_json_names_its_three_answers_or_says_why_not(replay_db):
-    db = replay_db
-    res = runner.invoke(app, ["recommend", "--budget", "1", "--json", "--db", str(db)])
-    assert res.exit_code == 0, res.output
-    found = json.loads(res.stdout)
-    assert [found[name]["model"] for name in ANSWERS] == [None, None, None]
-    assert all(found[name]["why"] for name in ANSWERS)
-    wrong = runner.invoke(app, ["recommend", "--budget", "600", "--vendor", "nvdia", "--json", "--db", str(db)])
-    assert wrong.exit_code == 2 and "--vendor must be NVIDIA, AMD or Intel" in wrong.output
 
 
 def test_the_page_is_one_file_without_network(page):
@@ -148,7 +107,7 @@ def test_the_page_is_one_file_without_network(page):
         assert not re.match(r"(https?:)?//", tag.get("src") or tag.get("href")), tag
     assert "@import" not in text and "url(" not in text
     assert [a["data-answer"] for a in soup.select("[data-answer]")] == list(ANSWERS)
-    names = [s["name"] for s in soup.select("#inputs select")]
+    names = [s["name"] for s in soup.select("#inputs [name]")]
     assert names == ["budget", "min_memory", "use_case", "vendor", "include_legacy", "hours_per_week", "kwh_price"]
     assert soup.find("svg", id="frontier") is not None and soup.select("figure.history-of svg.chart")
 
@@ -160,7 +119,7 @@ def test_every_price_on_the_page_says_its_date_age_and_source(page, embedded):
         assert re.search(r"\d{4}-\d\d", words) and " old" in words and ("listings" in words or "index" in words), words
     for row in soup.select("table.rental tbody tr"):
         assert re.search(r"\d{4}-\d\d-\d\d .* old", row.get_text(" ")), row.get_text(" ")
-    for card in embedded["answers"]["cards"].values():
+    for card in embedded["answers"]["table"]:
         assert card["price_as_of"] and card["price_source"] and card["price_age"] is not None
 
 
@@ -225,9 +184,10 @@ def test_in_chromium_the_url_sets_the_inputs_and_the_page_shows_the_clis_answers
     assert dumped.returncode == 0, dumped.stderr[-2000:]
     dom = BeautifulSoup(dumped.stdout, "lxml")
     assert dom.body.get("data-ready") == "1"
-    shown = {a["data-answer"]: a["data-model"] or None for a in dom.select("[data-answer]")}
+    shown = {a["data-answer"]: (a["data-model"] or None, int(a["data-gpus"]) if a.get("data-gpus") else None)
+             for a in dom.select("[data-answer]")}
     cli = cli_answers(replay_db, inputs)
-    assert shown == _models(cli)
+    assert shown == _setups(cli)
     text = runner.invoke(app, ["recommend", *inputs.flags(), "--db", str(replay_db)]).stdout
     for slot in dom.select("[data-answer]"):
         answer = cli[slot["data-answer"]]
@@ -244,7 +204,7 @@ def test_in_chromium_the_url_sets_the_inputs_and_the_page_shows_the_clis_answers
             assert any(c.startswith("AMD card, not CUDA") and "not on AMD's ROCm list (unsupported)" in c
                        for c in caveats), caveats
     picked = {m["data-model"] for m in dom.select("#frontier .mark.picked")}
-    assert picked == {m for m in shown.values() if m}
+    assert picked == {m for m, _ in shown.values() if m}
     assert {f["data-model"] for f in dom.select("figure.history-of:not([hidden])")} == picked
 
 
@@ -297,3 +257,109 @@ def test_in_chromium_every_answer_fits_a_phone_and_a_desktop(page, tmp_path, wid
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(png[16:20], "big") == width
     assert shot.stat().st_size > 50_000  # a blank page compresses to a few KB
+
+
+# --- a few hundred random inputs, in the browser, against recommend ------------------------------------
+
+# Appended to a copy of the page: after the page's own script has answered, tell the frame around it
+# what it shows and what it names as unknown.
+ANSWER_PROBE = """<script>
+parent.postMessage(JSON.stringify({query: window.location.search, notes: document.querySelector("#answers .notes").textContent,
+  answers: Array.prototype.map.call(document.querySelectorAll("[data-answer]"), function (a) {
+    return [a.getAttribute("data-answer"), a.getAttribute("data-model") || null, a.getAttribute("data-gpus") || null];
+  })}), "*");
+</script>"""
+COLLECTOR = """<!DOCTYPE html><html><body><script>
+var got = [];
+window.addEventListener("message", function (e) { got.push(JSON.parse(e.data));
+  document.body.setAttribute("data-got", JSON.stringify(got)); });
+</script>%s</body></html>"""
+
+
+def random_inputs(n: int, seed: int = 41) -> list[Inputs]:
+    """Budgets from $250 to $20,000 (off any grid), floors, every use case and vendor, legacy builds now and then."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        budget = round(rng.uniform(250, 20000), rng.choice([0, 0, 2]))
+        memory = rng.choice([None, None, float(rng.choice([0, 6, 8, 10, 12, 16, 20, 24, 32, 48])),
+                             round(rng.uniform(0, 50), 1)])
+        out.append(Inputs(budget=float(budget), min_memory=memory, use_case=rng.choice([None, *USE_CASES]),
+                          vendor=rng.choice([None, None, "NVIDIA", "AMD", "Intel"]),
+                          include_legacy=rng.random() < 0.2))
+    return out
+
+
+def recommend_json(db: Path, many: list[Inputs]) -> list[dict]:
+    """``recommend --json`` of each input: the CLI itself for a few, its printing function for the rest."""
+    from gpuvalue.flows.cli_app import reader_settings
+    from gpuvalue.flows.recommend_cli import answer_options, read_answers
+    from gpuvalue.models.budget_answers import answers_json
+
+    settings = reader_settings(db)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        out = []
+        for i, inputs in enumerate(many):
+            if i < 5:
+                out.append(cli_answers(db, inputs))
+                continue
+            options = answer_options(settings, budget=inputs.budget, use_case=inputs.use_case,
+                                     min_memory=inputs.min_memory, vendor=inputs.vendor,
+                                     include_legacy=inputs.include_legacy)
+            out.append(json.loads(json.dumps(answers_json(read_answers(con, settings, options)), default=str)))
+        return out
+    finally:
+        con.close()
+
+
+def _setups(found: dict) -> dict:
+    return {name: (found[name]["model"], found[name]["gpus"]) for name in ANSWERS}
+
+
+@pytest.mark.e2e
+def test_in_chromium_a_few_hundred_random_urls_give_recommends_three_answers(replay_db, page, tmp_path):
+    binary = chromium()
+    probed = tmp_path / "probed.html"
+    probed.write_text(page.read_text(encoding="utf-8").replace("</body>", ANSWER_PROBE + "</body>"), encoding="utf-8")
+    many = random_inputs(200)
+    expected = recommend_json(replay_db, many)
+    shown: dict[str, dict] = {}
+    for start in range(0, len(many), 100):
+        frames = "".join(f'<iframe src="{html.escape(probed.resolve().as_uri() + "?" + "&".join(f"{k}={v}" for k, v in i.query().items()), quote=True)}"></iframe>'
+                         for i in many[start:start + 100])
+        harness = tmp_path / f"harness-{start}.html"
+        harness.write_text(COLLECTOR % frames, encoding="utf-8")
+        dumped = run_chromium(binary, tmp_path / f"profile-{start}", "--virtual-time-budget=60000", "--dump-dom",
+                              harness.as_uri())
+        assert dumped.returncode == 0, dumped.stderr[-2000:]
+        for got in json.loads(BeautifulSoup(dumped.stdout, "lxml").body["data-got"]):
+            shown[got["query"]] = {name: (model, int(gpus) if gpus else None) for name, model, gpus in got["answers"]}
+    assert len(shown) == len({tuple(sorted(i.query().items())) for i in many})
+    for inputs, cli in zip(many, expected):
+        query = "?" + "&".join(f"{k}={v}" for k, v in inputs.query().items())
+        assert shown[query] == _setups(cli), (query, shown[query], _setups(cli))
+
+
+@pytest.mark.e2e
+def test_in_chromium_an_unknown_input_is_named_on_the_page(page, tmp_path):
+    binary = chromium()
+    url = page.resolve().as_uri() + "?budget=280&use_case=gaming&vendor=nvdia&colour=red"
+    dumped = run_chromium(binary, tmp_path / "profile", "--dump-dom", url)
+    assert dumped.returncode == 0, dumped.stderr[-2000:]
+    dom = BeautifulSoup(dumped.stdout, "lxml")
+    notes = dom.select_one("#answers .notes").get_text()
+    assert "use_case=gaming is unknown" in notes and "vendor=nvdia is unknown" in notes
+    assert "colour is not an input this page knows" in notes
+    assert all(a["data-model"] for a in dom.select("[data-answer]"))  # answered for $280, any use case
+
+
+@pytest.mark.e2e
+def test_in_chromium_the_ranking_table_follows_the_memory_floor(page, tmp_path):
+    binary = chromium()
+    dumped = run_chromium(binary, tmp_path / "profile", "--dump-dom", page.resolve().as_uri() + "?min_memory=24")
+    assert dumped.returncode == 0, dumped.stderr[-2000:]
+    rows = BeautifulSoup(dumped.stdout, "lxml").select("table.ranking tbody tr")
+    shown = [r for r in rows if not r.has_attr("hidden")]
+    assert shown and all(float(r["data-memory"]) >= 24 for r in shown)
+    assert any(float(r["data-memory"]) < 24 for r in rows)  # the others are on the page, hidden

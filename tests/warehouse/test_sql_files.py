@@ -350,10 +350,17 @@ def _perf_relative(db: Path) -> object:
         return rows if any(present) else []
 
 
-@runs("scaling_efficiency")
+@runs("scaling_efficiency", "scaling_spread")
 def _scaling(db: Path) -> object:
     with closing(open_database(db)) as con:
-        return [queries.scaling_efficiency(con), queries.scaling_efficiency(con, "fp16")]
+        return [queries.scaling_efficiency(con), queries.scaling_efficiency(con, "fp16"),
+                queries.scaling_spread(con, "fp16")]
+
+
+@runs("card_build_facts")
+def _card_build_facts(db: Path) -> object:
+    with closing(open_database(db)) as con:
+        return queries.card_build_facts(con, [r["model"] for r in queries.gpu_rows(con)] + ["Card Z"])
 
 
 @runs("new_card_prices_by_model", "recommend_unpriced")
@@ -660,7 +667,8 @@ def _estimate_cv(db: Path) -> object:
 # per-workload ratios or multi-GPU rows; these runs still fail on a syntax error or a column that is gone.
 QUIET_WHEN_SEEDED_EXTRA = {"quality_price_index_alarms", "rental_prices_daily", "rent_ranking", "rent_ranking_provider",
                            "rent_ranking_hosts", "rent_vendor_scores", "rental_host_providers", "fx_rates_all",
-                           "rent_vs_buy", "catalog_features", "perf_workload_ratios", "scaling_efficiency"}
+                           "rent_vs_buy", "catalog_features", "perf_workload_ratios", "scaling_efficiency",
+                           "scaling_spread"}
 
 
 # The seeded runs are a normal day: no quality alarm (tests/flows/test_quality_alarms.py raises them).

@@ -1,68 +1,116 @@
-// The buyer's page: read the inputs from the URL's query (names as recommend's flags), look the
-// answers up in the data the run embedded, show them. Nothing is computed here that recommend
-// decides: the run answered every combination of inputs the page offers (models/answers.py).
+// The buyer's page: read the inputs from the URL's query (names as recommend's flags), apply recommend's
+// one rule (models/choose.py) to the candidate setups the run embedded, show the three answers. The rule
+// below is the same few lines as the Python one; the table it reads is the one recommend reads.
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("page-data").textContent);
   var A = data.answers, R = data.rent;
   var form = document.getElementById("inputs");
   var names = ["budget", "min_memory", "use_case", "vendor", "include_legacy", "hours_per_week", "kwh_price"];
+  var TOLERANCE = 1e-9;
 
-  function usd(v) { return "$" + Math.round(v).toLocaleString("en-US"); }
+  // Dollars as Python's f"{v:,.0f}" writes them: rounded half to even.
+  function usd(v) {
+    var r = Math.round(v);
+    if (Math.abs(v % 1) === 0.5 && r % 2 !== 0) { r -= 1; }
+    return (r < 0 ? "-$" : "$") + Math.abs(r).toLocaleString("en-US");
+  }
   function key(v) { return v === null || v === false ? "" : (v === true ? "1" : String(v)); }
-  function position(list, value) {
-    for (var i = 0; i < list.length; i++) { if (key(list[i]) === value) { return i; } }
-    return -1;
+  function esc(text) { var d = document.createElement("div"); d.textContent = text == null ? "" : String(text); return d.innerHTML; }
+
+  // --- the rule: models/choose.py, line for line --------------------------------------------------
+  function eligible(c, q) {
+    if (q.min_memory_gb !== null && (c.memory_gb === null || c.memory_gb < q.min_memory_gb - TOLERANCE)) { return false; }
+    if (q.gpus !== null ? c.gpus !== q.gpus : c.gpus > q.max_gpus) { return false; }
+    if (c.legacy && !q.include_legacy) { return false; }
+    var vendor = (q.vendor || "").toLowerCase();
+    if (vendor) {
+      if (String(c.vendor).toLowerCase() !== vendor || !c.runs) { return false; }
+    } else if (!c.supported) { return false; }
+    return !(q.use_case === "beginner" && (vendor === "" || vendor === "nvidia") && !c.ampere_cuda);
   }
-  // An off-grid budget or memory is answered as the page's nearest step at or below it, and says so.
-  function snap(list, value) {
-    var exact = position(list, value);
-    if (exact >= 0 || value === "") { return exact < 0 ? 0 : exact; }
-    var wanted = parseFloat(value), best = 0;
-    for (var i = 0; i < list.length; i++) {
-      if (list[i] !== null && list[i] <= wanted) { best = i; }
+  function compare(a, b) {  // tuples of numbers and strings, as Python orders them
+    for (var i = 0; i < a.length; i++) {
+      if (a[i] < b[i]) { return -1; }
+      if (a[i] > b[i]) { return 1; }
     }
-    return best;
+    return 0;
+  }
+  var ORDERS = {
+    fastest: function (c) { return [-c.throughput, c.cost_usd, c.gpus, c.model]; },
+    best_value: function (c) { return [-c.value, -c.throughput, c.cost_usd, c.gpus, c.model]; },
+    cheapest: function (c) { return [c.cost_usd, -c.throughput, c.gpus, c.model]; }
+  };
+  function choose(table, q) {
+    var fits = table.filter(function (c) { return eligible(c, q) && c.cost_usd <= q.budget_usd + TOLERANCE; });
+    var out = {};
+    Object.keys(ORDERS).forEach(function (kind) {
+      var best = null;
+      fits.forEach(function (c) { if (best === null || compare(ORDERS[kind](c), ORDERS[kind](best)) < 0) { best = c; } });
+      out[kind] = best;
+    });
+    return out;
+  }
+  // The memory floor: the asked (else the default), with the use case's minimum under it, and the hook
+  // for a model's own floor (--model-params): floor = max(use case, asked or default, model).
+  function floorOf(inputs) {
+    var floors = [inputs.min_memory !== null ? inputs.min_memory : A.base_min_memory];
+    if (inputs.use_case) { floors.push(A.use_cases[inputs.use_case].min_memory_gb); }
+    if (inputs.model_floor !== null) { floors.push(inputs.model_floor); }
+    floors = floors.filter(function (m) { return m !== null && m !== undefined; });
+    return floors.length ? Math.max.apply(null, floors) : null;
+  }
+  function queryOf(inputs) {
+    var single = inputs.use_case && A.use_cases[inputs.use_case].single_card;
+    return {budget_usd: inputs.budget, min_memory_gb: floorOf(inputs), vendor: inputs.vendor, use_case: inputs.use_case,
+            max_gpus: single ? 1 : A.workstation_gpus, gpus: null, include_legacy: inputs.include_legacy};
   }
 
+  // --- inputs ----------------------------------------------------------------------------------------
+  function number(text) {
+    if (text === null || text.trim() === "") { return null; }
+    var v = Number(text);
+    return isFinite(v) ? v : NaN;
+  }
   function readQuery() {
     var q = new URLSearchParams(window.location.search), notes = [];
-    names.forEach(function (name) {
+    var budget = number(q.get("budget"));
+    if (budget !== null && !(budget > 0)) { notes.push("budget=" + q.get("budget") + " is not a positive number of USD: answered for $600"); budget = null; }
+    form.elements.budget.value = budget === null ? "600" : String(budget);
+    var memory = number(q.get("min_memory"));
+    if (memory !== null && !(memory >= 0)) { notes.push("min_memory=" + q.get("min_memory") + " is not a number of GB: answered with the default"); memory = null; }
+    form.elements.min_memory.value = memory === null ? "" : String(memory);
+    ["use_case", "vendor"].forEach(function (name) {
+      var value = q.get(name), select = form.elements[name];
+      if (value === null || value === "") { select.value = ""; return; }
+      var match = Array.prototype.find.call(select.options, function (o) { return o.value && o.value.toLowerCase() === value.trim().toLowerCase(); });
+      select.value = match ? match.value : "";
+      if (!match) { notes.push(name + "=" + value + " is unknown (one of " + Array.prototype.filter.call(select.options, function (o) { return o.value; }).map(function (o) { return o.value; }).join(", ") + "): answered as any"); }
+    });
+    var legacy = q.get("include_legacy");
+    form.elements.include_legacy.value = legacy && legacy !== "0" ? "1" : "";
+    ["hours_per_week", "kwh_price"].forEach(function (name) {
       var select = form.elements[name], value = q.get(name);
-      if (value === null) {
-        if (name === "hours_per_week" || name === "kwh_price") { value = key(data.defaults[name]); } else { return; }
-      }
-      if (name === "use_case" || name === "vendor") {
-        var match = Array.prototype.find.call(select.options, function (o) { return o.value.toLowerCase() === value.toLowerCase(); });
-        select.value = match ? match.value : "";
-        return;
-      }
-      if (name === "include_legacy") { select.value = value && value !== "0" ? "1" : ""; return; }
-      var dims = name in A.dims ? A.dims[name] : R.dims[name];
-      var at = snap(dims, value);
-      select.value = key(dims[at]);
-      if (q.get(name) !== null && key(dims[at]) !== value) {
-        notes.push(name + "=" + value + " is answered as " + (select.options[select.selectedIndex] || {}).text);
-      }
+      if (value === null) { value = key(data.defaults[name]); }
+      var match = Array.prototype.find.call(select.options, function (o) { return Number(o.value) === Number(value); });
+      select.value = match ? match.value : key(data.defaults[name]);
+      if (!match && q.get(name) !== null) { notes.push(name + "=" + value + " is not one the page offers: answered as " + select.value); }
+    });
+    Array.from(q.keys()).forEach(function (name) {
+      if (names.indexOf(name) < 0) { notes.push(name + " is not an input this page knows (" + names.join(", ") + "): ignored"); }
     });
     return notes;
   }
-
-  function chosen(name) { return form.elements[name].value; }
-  function flat(dims, order) {
-    var index = 0;
-    order.forEach(function (name) {
-      var list = dims[name], value = name === "include_legacy" ? chosen(name) === "1" : chosen(name);
-      var at = name === "include_legacy" ? (value ? 1 : 0) : position(list, value);
-      index = index * list.length + Math.max(at, 0);
-    });
-    return index;
+  function inputs() {
+    var memory = number(form.elements.min_memory.value), budget = number(form.elements.budget.value);
+    return {budget: budget > 0 ? budget : 600, min_memory: memory >= 0 ? memory : null,
+            use_case: form.elements.use_case.value || null, vendor: form.elements.vendor.value || null,
+            include_legacy: form.elements.include_legacy.value === "1", model_floor: null};
   }
-
   function writeQuery() {
     var q = new URLSearchParams();
     names.forEach(function (name) {
-      var value = chosen(name);
+      var value = form.elements[name].value;
       if (value !== "" && !((name === "hours_per_week" || name === "kwh_price") && value === key(data.defaults[name]))) {
         q.set(name, value);
       }
@@ -71,54 +119,54 @@
     try { history.replaceState(null, "", text ? "?" + text : window.location.pathname); } catch (e) { /* a file: URL may refuse */ }
   }
 
+  // --- showing --------------------------------------------------------------------------------------
   function ageFlag(card) {
-    if (card.price_tier === "older") { return " <span class=\"age-flag\">older price, " + card.price_age + " old</span>"; }
-    if (card.stale) { return " <span class=\"age-flag\">stale, " + card.price_age + " old</span>"; }
+    if (card.price_tier === "older" || card.stale) { return " <span class=\"age-flag\">verify: " + esc(card.price_age) + " old</span>"; }
     return "";
   }
-  function deciding(name, card, entry) {
-    if (name === "fastest") { return entry[5].toFixed(2) + "x " + data.reference_gpu.replace(/^GeForce /, ""); }
-    if (name === "best_value") { return (entry[5] / entry[4] * 1000).toFixed(2) + " speed per $1k"; }
-    return usd(entry[4]);
+  function label(c) { return (c.gpus > 1 ? c.gpus + "x " : "") + c.model; }
+  function deciding(name, c) {
+    if (name === "fastest") { return c.throughput.toFixed(2) + "x " + data.reference_gpu.replace(/^GeForce /, ""); }
+    if (name === "best_value") { return c.value.toFixed(2) + " speed per $1k"; }
+    return usd(c.cost_usd);
   }
-  function esc(text) { var d = document.createElement("div"); d.textContent = text == null ? "" : String(text); return d.innerHTML; }
 
   function showAnswers(notes) {
-    var found = A.answers[A.index[flat(A.dims, ["budget", "min_memory", "use_case", "vendor", "include_legacy"])]];
-    var picked = {};
-    ["fastest", "best_value", "cheapest"].forEach(function (name, i) {
-      var slot = document.querySelector('[data-answer="' + name + '"]'), entry = found[i];
+    var given = inputs(), q = queryOf(given), found = choose(A.table, q), picked = {};
+    ["fastest", "best_value", "cheapest"].forEach(function (name) {
+      var slot = document.querySelector('[data-answer="' + name + '"]'), c = found[name];
       slot.classList.remove("stale", "older");
-      if (!entry) {
+      if (!c) {
         slot.setAttribute("data-model", "");
+        slot.setAttribute("data-gpus", "");
         slot.querySelector(".model").textContent = "none";
-        ["decides", "price", "left", "caveats", "reason"].forEach(function (c) { slot.querySelector("." + c).textContent = ""; });
+        ["decides", "price", "left", "caveats", "reason"].forEach(function (k) { slot.querySelector("." + k).textContent = ""; });
         return;
       }
-      var card = A.cards[entry[0]];
-      picked[entry[0]] = true;
-      slot.setAttribute("data-model", entry[0]);
-      if (card.stale) { slot.classList.add("stale"); }
-      if (card.price_tier === "older") { slot.classList.add("older"); }
-      slot.querySelector(".model").textContent = (entry[3] > 1 ? entry[3] + "x " : "") + entry[0];
-      slot.setAttribute("data-gpus", String(entry[3]));
-      slot.querySelector(".decides").textContent = deciding(name, card, entry);
-      slot.querySelector(".price").innerHTML = usd(card.price_usd) + " " + esc(card.price_kind) + " (" + card.price_n +
-        " listings), as of " + esc(card.price_as_of) + " · " + esc(card.price_source || "source unknown") + ageFlag(card) +
-        "<br><span class=\"small\">speed " + entry[5].toFixed(2) + "x, " + esc(card.speed_evidence || card.perf_source) + " (" +
-        esc(card.perf_precision) + "); " + (card.memory_gb == null ? "memory unknown" : card.memory_gb + " GB") + "</span>";
-      // The CLI's own figure ("$100 left"), never recomputed here: 100.50 rounds to 100 there, half to even.
-      slot.querySelector(".left").textContent = entry[6] + " of the budget left";
-      // The setup's own caveats as recommend prints them under it: the framework support, the scaling, the power.
-      slot.querySelector(".caveats").innerHTML = entry[7].map(function (t) { return "<li>" + esc(A.texts[t]) + "</li>"; }).join("");
-      slot.querySelector(".reason").textContent = entry[2] === null ? "" : A.texts[entry[2]];
+      picked[c.model] = true;
+      slot.setAttribute("data-model", c.model);
+      slot.setAttribute("data-gpus", String(c.gpus));
+      if (c.stale) { slot.classList.add("stale"); }
+      if (c.price_tier === "older") { slot.classList.add("older"); }
+      slot.querySelector(".model").textContent = label(c);
+      slot.querySelector(".decides").textContent = deciding(name, c);
+      slot.querySelector(".price").innerHTML = usd(c.cost_usd) + (c.gpus > 1 ? " (" + usd(c.price_usd) + " a card)" : "") +
+        " · " + esc(c.price_kind) + " (" + c.price_n + " listings), as of " + esc(c.price_as_of) + " · " +
+        esc(c.price_source || "source unknown") + ageFlag(c) + "<br><span class=\"small\">speed " + c.throughput.toFixed(2) +
+        "x, " + esc(c.speed_evidence || c.perf_source) + " (" + esc(c.perf_precision) + "); " +
+        (c.memory_gb == null ? "memory unknown" : c.memory_gb + " GB" + (c.gpus > 1 ? " a card" : "")) + "</span>";
+      slot.querySelector(".left").textContent = usd(q.budget_usd - c.cost_usd) + " of the budget left";
+      // The setup's own caveats as recommend prints them under it: scaling, build, power, stack, price's age.
+      slot.querySelector(".caveats").innerHTML = c.own.map(function (t) { return "<li>" + esc(A.texts[t]) + "</li>"; }).join("");
+      slot.querySelector(".reason").textContent = "";
     });
-    var why = document.querySelector("#answers .why");
-    why.hidden = found[4] === null;
-    why.textContent = found[4] === null ? "" : A.texts[found[4]];
-    document.querySelector("#answers .notes").textContent =
-      notes.concat(found[3].map(function (t) { return A.texts[t]; })).join(" · ");
-    var budget = parseFloat(chosen("budget")), floor = found[5] || 0, vendor = chosen("vendor");
+    var why = document.querySelector("#answers .why"), none = !found.fastest;
+    why.hidden = !none;
+    why.textContent = none ? "Nothing that meets these inputs fits " + usd(q.budget_usd) +
+      (q.min_memory_gb !== null ? " with at least " + q.min_memory_gb + " GB a card" : "") + "." : "";
+    var floorWords = given.use_case ? [A.use_cases[given.use_case].words] : [];
+    document.querySelector("#answers .notes").textContent = notes.concat(floorWords).join(" · ");
+    var budget = q.budget_usd, floor = q.min_memory_gb || 0, vendor = given.vendor;
     document.querySelectorAll("#frontier .mark").forEach(function (mark) {
       var model = mark.getAttribute("data-model"), memory = parseFloat(mark.getAttribute("data-memory") || "0");
       var out = parseFloat(mark.getAttribute("data-price")) > budget || memory < floor ||
@@ -127,20 +175,51 @@
       mark.classList.toggle("out", out && !picked[model]);
     });
     document.querySelectorAll(".history-of").forEach(function (fig) { fig.hidden = !picked[fig.getAttribute("data-model")]; });
+    showRanking(q);
   }
 
+  // The ranking table follows the filters: the first rows whose card meets the floor, vendor and builds.
+  function showRanking(q) {
+    var wrap = document.querySelector("#ranking .table-wrap"), limit = parseInt(wrap.getAttribute("data-rows"), 10), shown = 0, hidden = 0;
+    wrap.querySelectorAll("tbody tr").forEach(function (tr) {
+      var ok = !(q.min_memory_gb !== null && parseFloat(tr.getAttribute("data-memory")) < q.min_memory_gb - TOLERANCE) &&
+        !(q.vendor && tr.getAttribute("data-vendor").toLowerCase() !== q.vendor.toLowerCase()) &&
+        !(tr.getAttribute("data-legacy") === "1" && !q.include_legacy);
+      if (!ok) { hidden += 1; }
+      tr.hidden = !ok || shown >= limit;
+      if (ok) { shown += 1; }
+    });
+    document.querySelector("#ranking .ranking-filter").textContent = hidden ?
+      hidden + " card(s) not shown: under " + (q.min_memory_gb || 0) + " GB, of another vendor or legacy builds only." : "";
+  }
+
+  // Rent or buy: answered at the page's steps at or below the asked budget and memory.
+  function step(list, value) {
+    var best = 0;
+    for (var i = 0; i < list.length; i++) { if (list[i] !== null && list[i] <= value) { best = i; } }
+    return best;
+  }
   function showRent() {
     var box = document.querySelector(".rent-answer");
     if (!R.answers.length) { box.innerHTML = "<p class=\"small\">No rental prices in the warehouse: rent or buy needs them.</p>"; return; }
-    var p = R.answers[R.index[flat(R.dims, ["budget", "min_memory", "use_case", "hours_per_week", "kwh_price"])]];
+    var given = inputs(), d = R.dims;
+    var at = [step(d.budget, given.budget), given.min_memory === null ? 0 : step(d.min_memory, given.min_memory),
+              Math.max(0, d.use_case.indexOf(given.use_case)),
+              Math.max(0, d.hours_per_week.map(String).indexOf(form.elements.hours_per_week.value)),
+              Math.max(0, d.kwh_price.map(String).indexOf(form.elements.kwh_price.value))];
+    var sizes = [d.budget.length, d.min_memory.length, d.use_case.length, d.hours_per_week.length, d.kwh_price.length];
+    var index = 0;
+    for (var i = 0; i < at.length; i++) { index = index * sizes[i] + at[i]; }
+    var p = R.answers[R.index[index]];
     function opt(i) { return i === null ? null : R.options[i]; }
     var r = {verdict: p[0], buy: opt(p[1]), rent: opt(p[2]), rent_over_budget: opt(p[3]), break_even_hours_per_week: p[4],
              assumptions: R.texts[p[5]], notes: p[6].map(function (t) { return R.texts[t]; })};
     var lines = [];
     if (r.verdict) {
-      lines.push("<p class=\"verdict\">" + (r.verdict === "buy" ? "Buy" : "Rent") + " for " + chosen("hours_per_week") +
+      lines.push("<p class=\"verdict\">" + (r.verdict === "buy" ? "Buy" : "Rent") + " for " + form.elements.hours_per_week.value +
         " h a week</p>");
     } else { lines.push("<p class=\"verdict\">Neither a used card nor a cloud card fits.</p>"); }
+    lines.push("<p class=\"small\">Rent or buy is answered for a budget of " + usd(d.budget[at[0]]) + (at[1] ? " and " + d.min_memory[at[1]] + " GB" : "") + ".</p>");
     [["buy", r.buy], ["rent", r.rent || r.rent_over_budget]].forEach(function (pair) {
       var o = pair[1];
       if (!o) { return; }
