@@ -38,7 +38,7 @@ from contextlib import contextmanager
 from datetime import date, datetime, timedelta, timezone
 from datetime import time as dt_time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, NoReturn, Optional
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -355,7 +355,7 @@ def check_db_path(path: Path) -> None:
 NOTHING_RANKED = "nothing is ranked yet: `gpuvalue run` ranks today (`gpuvalue run --replay`, the recorded pages)"
 
 
-def fail(message: str, code: int = 2):
+def fail(message: str, code: int = 2) -> NoReturn:
     from rich.markup import escape
 
     # Messages quote user input (titles like "[USA-CA] [H] ..."): never read it as markup.

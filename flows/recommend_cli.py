@@ -10,10 +10,11 @@ reader that calls ``read_answers`` shows the same answers.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -147,7 +148,7 @@ def read_answers(con: duckdb.DuckDBPyConnection, settings, options: AnswerOption
     measured = scaling_efficiency(con, precision, exclude_sources=DATA_PARALLEL_SOURCES)
     new_prices = new_card_prices(con)
     searches = {m.model: m.query for m in shopping(con, settings).models}
-    catalog = unpriced_catalog(con, searches, as_of=day, precision=precision, reference=reference)
+    catalog: Sequence[Mapping[str, Any]] = unpriced_catalog(con, searches, as_of=day, precision=precision, reference=reference)
     facts = ScalingFacts(measured=measured, assumed_efficiency=settings.multi_gpu_efficiency, precision=precision)
     floor, _ = memory_floor(options)  # the unpriced cards meet the answers' floor
     catalog = of_vendor(catalog, options.vendor)  # --vendor AMD names no unpriced NVIDIA card
@@ -176,6 +177,6 @@ def budget_answers_command(*, as_json: bool, today: date, db: Path | None, **ask
     if as_json:
         write_json_lines([answers_json(result)])
         return
-    if note := ranking_day_note(result.as_of, today):
+    if result.as_of is not None and (note := ranking_day_note(result.as_of, today)):
         out.print(note, soft_wrap=True, highlight=False)
     out.print(format_budget_answers(result), highlight=False, soft_wrap=True)

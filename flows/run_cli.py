@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.table import Table
@@ -87,7 +87,7 @@ def run(
                       "(set PREFECT_API_URL to use a running Prefect server instead)", highlight=False)
         try:
             with _prefect_settings(api_url), _fetch_progress():
-                parameters = dict(as_of=as_of, replay=replay, db=str(settings.db),
+                parameters: dict[str, Any] = dict(as_of=as_of, replay=replay, db=str(settings.db),
                                   replay_dir=str(replay_dir) if replay_dir else None)
                 if plain:
                     from gpuvalue.flows.plain_run import run_plain

@@ -80,7 +80,7 @@ def _sql_command(query: str | None, file: Path | None, as_json: bool, db: Path |
     if as_json:
         _, cols, rows = results[0]
         for r in rows if cols is not None else []:
-            out.file.write(json.dumps({c: jsonable(v) for c, v in zip(cols, r)}, default=str, allow_nan=False) + "\n")
+            out.file.write(json.dumps({c: jsonable(v) for c, v in zip(cols or (), r)}, default=str, allow_nan=False) + "\n")
         return
     for number, (statement_text, cols, rows) in enumerate(results, start=1):
         title = None

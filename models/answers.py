@@ -10,7 +10,7 @@ comes from.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from datetime import timedelta
 from typing import Any
@@ -87,7 +87,7 @@ def answer_options(inputs: Inputs, *, view: BuyerView | None = None, **settings:
                          view=view, vendor=inputs.vendor, **settings)
 
 
-def answers_for(rows: list[Mapping[str, Any]], inputs: Inputs, *, scaling: ScalingFacts | None = None,
+def answers_for(rows: Sequence[Mapping[str, Any]], inputs: Inputs, *, scaling: ScalingFacts | None = None,
                 view: BuyerView | None = None, new_prices: Mapping[str, Mapping[str, Any]] | None = None,
                 **settings: Any) -> dict[str, Any]:
     """The fastest setup, the best value and the cheapest within ``inputs.budget``: exactly
@@ -115,7 +115,7 @@ def memory_floor(min_memory: float | None, use_case: str | None, base: float | N
     return max(floors) if floors else None
 
 
-def rent_or_buy_for(used: list[Mapping[str, Any]], rental: list[Mapping[str, Any]], *, budget: float,
+def rent_or_buy_for(used: Sequence[Mapping[str, Any]], rental: Sequence[Mapping[str, Any]], *, budget: float,
                     min_memory: float | None, assumptions: Assumptions, price_window_days: int,
                     use_case: str | None = None, include_legacy: bool = False, include_passive: bool = False,
                     include_modules: bool = False) -> RentOrBuy:
@@ -138,7 +138,7 @@ def rent_or_buy_for(used: list[Mapping[str, Any]], rental: list[Mapping[str, Any
         answer.notes.append(left_out)
     for option, candidates in ((answer.buy, shown), (answer.rent, rental)):  # a non-CUDA answer says its cost
         row = next((r for r in candidates if option is not None and r["model"] == option.model), None)
-        if row is not None and (caveat := card_caveat(row)):
+        if option is not None and row is not None and (caveat := card_caveat(row)):
             answer.notes.append(f"{option.model}: {caveat}")
     return answer
 
@@ -168,7 +168,7 @@ def vendors_of(rows: Iterable[Mapping[str, Any]]) -> tuple[str | None, ...]:
     return (None, *[v for v in VENDORS if v in held])
 
 
-def grid(rows: list[Mapping[str, Any]]) -> list[Inputs]:
+def grid(rows: Sequence[Mapping[str, Any]]) -> list[Inputs]:
     """Every combination of budget, memory floor, use case, vendor and framework support the page offers."""
     return [Inputs(budget=float(b), min_memory=None if m is None else float(m), use_case=u, vendor=v, include_legacy=legacy)
             for b in BUDGETS for m in MIN_MEMORIES for u in (None, *USE_CASES) for v in vendors_of(rows)
@@ -190,7 +190,7 @@ _PER_SETUP = frozenset({"money_left_usd", "assumptions", "reason", "why", "gpus"
                         "money_left_text", "setup_assumptions"})
 
 
-def page_answers(rows: list[Mapping[str, Any]], *, scaling: ScalingFacts | None, view: BuyerView,
+def page_answers(rows: Sequence[Mapping[str, Any]], *, scaling: ScalingFacts | None, view: BuyerView,
                  base_min_memory: float | None, new_prices: Mapping[str, Mapping[str, Any]] | None = None,
                  **settings: Any) -> dict[str, Any]:
     """``answers_for`` over the whole grid, packed for the page: each distinct answer once, the cards'

@@ -324,7 +324,7 @@ def _new_price(setup: Setup, new_prices: Mapping[str, Mapping[str, Any]], margin
 
 def _within(a: Setup, b: Setup) -> bool:
     """Each setup's throughput lies in the other's interval: the evidence does not tell them apart."""
-    if None in (a.throughput_low, a.throughput_high, b.throughput_low, b.throughput_high):
+    if a.throughput_low is None or a.throughput_high is None or b.throughput_low is None or b.throughput_high is None:
         return False
     return a.throughput_low <= b.throughput <= a.throughput_high and b.throughput_low <= a.throughput <= b.throughput_high
 
@@ -486,7 +486,7 @@ def _round(value: float | None, digits: int = 4) -> float | None:
     return round(value, digits) if value is not None else None
 
 
-EMPTY_SETUP = {"model": None, "gpus": None, "cost_usd": None, "throughput": None}
+EMPTY_SETUP: dict[str, Any] = {"model": None, "gpus": None, "cost_usd": None, "throughput": None}
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:

@@ -16,7 +16,7 @@ the index's source declares, which the ranking's read queries join from the ``so
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -104,7 +104,7 @@ def dated_price_basis(row: Mapping[str, Any]) -> str:
     return f"{price_basis(row)}, {dated.isoformat()}"
 
 
-def split_tiers(rows: list[Mapping[str, Any]], key: str = "price_tier") -> list[tuple[str, list[Mapping[str, Any]]]]:
+def split_tiers(rows: Sequence[Mapping[str, Any]], key: str = "price_tier") -> list[tuple[str, list[Mapping[str, Any]]]]:
     """The rows of a shown ranking as its tables: ('recent', rows) then ('older', rows), each only
     where it has rows (``key``: the tier column, ``spot_tier`` for the spot rental ranking)."""
     tiers = [("recent", [r for r in rows if r.get(key) != "older"]), ("older", [r for r in rows if r.get(key) == "older"])]

@@ -8,7 +8,7 @@ Pure: ranking rows (dicts with the ``ranking_daily`` columns) in, words out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -55,7 +55,7 @@ STRETCH_BUDGET = 1.25  # "a bit more money": up to 25% over budget
 MEANINGFULLY_FASTER = 1.15  # at least 15% more throughput, or it is not worth mentioning
 
 
-def price_confidence(row: dict[str, Any]) -> tuple[str, str]:
+def price_confidence(row: Mapping[str, Any]) -> tuple[str, str]:
     """(level, words): how far a price can be trusted, from its kind, sample size and age."""
     kind, n, dated = row.get("price_kind"), int(row.get("price_n") or 0), row.get("price_as_of")
     when = f" as of {dated.isoformat()}" if isinstance(dated, date) else ""
@@ -74,7 +74,7 @@ def price_confidence(row: dict[str, Any]) -> tuple[str, str]:
     return "low", f"{n} {kind} price{'s' if n != 1 else ''}{when}"
 
 
-def perf_provenance(row: dict[str, Any]) -> str:
+def perf_provenance(row: Mapping[str, Any]) -> str:
     """Where a card's speed figure comes from, in a few words: a recommendation must not
     present an estimate (let alone a low-confidence one) as if it were measured."""
     source, method = row.get("perf_source"), str(row.get("perf_method") or "")

@@ -20,6 +20,7 @@ Pure: plain numbers and dicts in, numbers and dataclasses out; the warehouse sup
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from typing import Any
@@ -207,7 +208,7 @@ class RentOrBuy:
     rent_over_budget: Option | None = None  # the best rent when none fits the budget: the break-even is against it
 
 
-def _usable(row: dict[str, Any], min_memory_gb: float | None, *, legacy_ok: bool = False) -> bool:
+def _usable(row: Mapping[str, Any], min_memory_gb: float | None, *, legacy_ok: bool = False) -> bool:
     """``legacy_ok``: a card only the legacy PyTorch builds run counts too (`--include-legacy`)."""
     if row.get("framework_supported") is False and not (legacy_ok and row.get("framework_support") == "legacy"):
         return False
@@ -222,7 +223,7 @@ def _when(day: Any) -> str:
     return day.isoformat() if isinstance(day, date) else "date unknown"
 
 
-def buy_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *,
+def buy_options(rows: Sequence[Mapping[str, Any]], budget_usd: float, a: Assumptions, *,
                 min_memory_gb: float | None = None, desktop_only: bool = True,
                 include_legacy: bool = False) -> list[Option]:
     """Used cards (ranking rows) within budget: recently priced cards first, then those with older
@@ -249,7 +250,7 @@ def buy_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *
     return sorted(found, key=lambda o: (o.older, o.usd_per_reference_hour, o.model))
 
 
-def rent_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *,
+def rent_options(rows: Sequence[Mapping[str, Any]], budget_usd: float, a: Assumptions, *,
                  min_memory_gb: float | None = None, stale_on_or_before: date | None = None) -> list[Option]:
     """Rental cards (rental ranking rows) whose on-demand cost over the holding period at the assumed
     hours fits the budget: recently priced ones first, then those priced only long before the newest
@@ -273,7 +274,7 @@ def rent_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, 
     return sorted(found, key=lambda o: (o.older, o.usd_per_reference_hour, o.model))
 
 
-def rent_or_buy(used_rows: list[dict[str, Any]], rental_rows: list[dict[str, Any]], *, budget_usd: float,
+def rent_or_buy(used_rows: Sequence[Mapping[str, Any]], rental_rows: Sequence[Mapping[str, Any]], *, budget_usd: float,
                 assumptions: Assumptions, min_memory_gb: float | None = None, desktop_only: bool = True,
                 include_legacy: bool = False, rent_stale_on_or_before: date | None = None) -> RentOrBuy:
     """Buy the used card with the cheapest reference hour within budget (among the recently priced ones
@@ -354,6 +355,7 @@ def format_rent_or_buy(r: RentOrBuy, reference_gpu: str) -> str:
         lines.append("Neither buying nor renting has an option here.")
     else:
         chosen = r.buy if r.verdict == "buy" else r.rent
+        assert chosen is not None  # a verdict names the option it chose
         where = f" on {chosen.provider}" if chosen.provider else " used"
         lines.append(f"Answer: {r.verdict} {chosen.model}{where}.")
     if r.buy:

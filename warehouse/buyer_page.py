@@ -67,7 +67,7 @@ def _rent_grid(used: list[dict[str, Any]], rental: list[dict[str, Any]], assumpt
     """Rent or buy for every budget, memory floor, use case, hours a week and electricity price the
     page offers, by the function ``recommend --hours-per-week`` uses; each distinct answer once."""
     kwh = sorted({*KWH_PRICES, assumptions.kwh_price_usd})
-    dims = {"budget": list(BUDGETS), "min_memory": list(MIN_MEMORIES), "use_case": [None, *USE_CASES],
+    dims: dict[str, list[Any]] = {"budget": list(BUDGETS), "min_memory": list(MIN_MEMORIES), "use_case": [None, *USE_CASES],
             "hours_per_week": list(HOURS_PER_WEEK), "kwh_price": kwh}
     answers: list[list] = []
     by_key: dict[tuple, int] = {}

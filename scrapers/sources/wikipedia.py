@@ -402,7 +402,7 @@ def _own_rows(table: Tag):
         if getattr(child, "name", None) == "tr":
             yield child
         elif getattr(child, "name", None) in ("thead", "tbody", "tfoot"):
-            for tr in child.children:
+            for tr in getattr(child, "children", ()):
                 if getattr(tr, "name", None) == "tr":
                     yield tr
 
@@ -484,7 +484,7 @@ def read_extract(path: Path = EXTRACT_PATH) -> list[WikipediaGpuRow]:
     with open(path, newline="", encoding="utf-8") as handle:
         lines = (line for line in handle if not line.startswith("#"))
         return [
-            WikipediaGpuRow(**{k: (v if v != "" else None) for k, v in record.items()})
+            WikipediaGpuRow.model_validate({k: (v if v != "" else None) for k, v in record.items()})
             for record in csv.DictReader(lines)
         ]
 
