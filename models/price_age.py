@@ -2,7 +2,7 @@
 
 The ranking orders cards by speed per dollar only among prices of comparable dates: a card priced
 within ``DEFAULT_COMPARABLE_DAYS`` of the day's newest price is ``recent``; older prices rank after
-all recent ones, among themselves (``warehouse/sql/ranking.sql``). Prices are never aged by a
+all recent ones, among themselves (``warehouse/models/marts/ranking_daily.sql``). Prices are never aged by a
 trend: the one published trend (the monthly eBay index) ends in 2023, so any adjustment beyond it
 would be invented.
 

@@ -227,7 +227,7 @@ def buy_options(rows: Sequence[Mapping[str, Any]], budget_usd: float, a: Assumpt
                 min_memory_gb: float | None = None, desktop_only: bool = True,
                 include_legacy: bool = False) -> list[Option]:
     """Used cards (ranking rows) within budget: recently priced cards first, then those with older
-    prices (the ranking's tiers, ``warehouse/sql/ranking.sql``), each cheapest reference hour first.
+    prices (the ranking's tiers, ``warehouse/models/marts/ranking_daily.sql``), each cheapest reference hour first.
 
     As in the ranking, a card whose price is years old never goes before a recently priced one because
     its old price makes it look cheap: that price says little about what the card costs today."""

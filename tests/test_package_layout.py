@@ -97,6 +97,6 @@ def test_the_built_wheel_holds_the_rooms_under_the_package(tmp_path):
     for layer in LAYERS:
         assert f"gpuvalue/{layer}/__init__.py" in names
         assert not any(n.startswith(f"{layer}/") for n in names), f"{layer}/ installed as a top-level package"
-    assert "gpuvalue/models/records.py" in names and "gpuvalue/flows/cli.py" in names
+    assert "gpuvalue/models/records.py" in names and "gpuvalue/flows/cli/__init__.py" in names
     tops = {n.split("/", 1)[0] for n in names}
     assert tops == {"gpuvalue", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info"}

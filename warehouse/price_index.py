@@ -75,4 +75,4 @@ def price_index_alarms(con: duckdb.DuckDBPyConnection, *, max_rel_diff: float = 
 
 def price_index_latest(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
     """Each model's newest index month (average, quantity, month), by model."""
-    return {row["model"]: row for row in dicts(con, "price_index_latest")}
+    return {row["model"]: row for row in dicts(con, "price_index_latest_by_model")}

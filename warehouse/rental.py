@@ -131,7 +131,7 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
 
 
 def rebuild_rental_prices(con: duckdb.DuckDBPyConnection) -> int:
-    sql_files.run(con, "rental_prices_daily", {"comparable_days": RENT_COMPARABLE_DAYS})
+    sql_files.build(con, "rental_prices_daily", {"comparable_days": RENT_COMPARABLE_DAYS})
     return sql_files.scalar(con, "rental_prices_daily_count")
 
 

@@ -24,8 +24,8 @@ from gpuvalue.flows.cli import app
 from gpuvalue.models.answers import ANSWERS, Inputs, answers_for, grid, page_answers, same_answers
 from gpuvalue.models.buyer_view import BuyerView
 from gpuvalue.models.multi_gpu import DATA_PARALLEL_SOURCES, ScalingFacts
-from gpuvalue.warehouse.buyer_page import page_data, render_page, write_page
-from gpuvalue.warehouse.page_charts import date_ticks, history_chart, value_frontier
+from gpuvalue.warehouse.outputs.buyer_page import page_data, render_page, write_page
+from gpuvalue.warehouse.outputs.page_charts import date_ticks, history_chart, value_frontier
 from gpuvalue.warehouse.queries import ranking_rows, scaling_efficiency
 
 runner = CliRunner()

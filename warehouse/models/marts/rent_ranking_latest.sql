@@ -10,7 +10,7 @@ WITH latest AS (
 ),
 joined AS (
     SELECT l.as_of, l.model, g.vendor, g.architecture, g.segment, g.memory_gb, g.tdp_w,
-           g.framework_supported, g.desktop_usable,
+           g.framework_supported, g.framework_support, g.desktop_usable,
            p.relative_perf, p.perf_source, p.perf_method, p.perf_precision, p.reference_gpu,
            l.cheapest_usd_per_gpu_hour AS usd_per_gpu_hour, l.provider, l.instance_type, l.gpu_count,
            l.median_usd_per_gpu_hour, l.spot_usd_per_gpu_hour, l.spot_provider,

@@ -15,8 +15,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from gpuvalue.flows import cli_app
-from gpuvalue.flows.cli_app import (
+from gpuvalue.flows.cli import cli_app
+from gpuvalue.flows.cli.cli_app import (
     DbOpt, fail, jsonable, print_table, open_reader, write_json_lines, app, out, reader_settings,
 )
 
@@ -191,7 +191,7 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
     finally:
         con.close()
     if not used:  # as `recommend` without --hours-per-week says it
-        from gpuvalue.flows.cli_app import NOTHING_RANKED
+        from gpuvalue.flows.cli.cli_app import NOTHING_RANKED
 
         fail(NOTHING_RANKED)
     if not rental:

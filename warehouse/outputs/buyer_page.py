@@ -31,7 +31,7 @@ from gpuvalue.models.recommend import USE_CASES
 from gpuvalue.models.rent_vs_buy import Assumptions
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import ExportError, prepare_export_dir, write_text_atomic
-from gpuvalue.warehouse.page_charts import frontier_chart, history_chart
+from gpuvalue.warehouse.outputs.page_charts import frontier_chart, history_chart
 from gpuvalue.models.framework_support import card_caveat
 from gpuvalue.models.multi_gpu import DATA_PARALLEL_SOURCES, DEFAULT_MULTI_GPU_EFFICIENCY, ScalingFacts
 from gpuvalue.warehouse.queries import ranking_rows, scaling_efficiency

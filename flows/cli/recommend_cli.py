@@ -1,5 +1,5 @@
 """`gpuvalue recommend`: what a budget buys. With --hours-per-week it answers rent or buy
-(flows/rent_cli.py); without it, the fastest setup, the best value and the cheapest.
+(flows/cli/rent_cli.py); without it, the fastest setup, the best value and the cheapest.
 
 ``read_answers`` reads what the answers need from an open warehouse (the latest ranking, the measured
 multi-GPU scaling, the new-card prices and the covered cards without a price) and returns
@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from gpuvalue.flows import cli_app
-from gpuvalue.flows.cli_app import NOTHING_RANKED, DbOpt, app, check_vendor, fail, open_reader, out, reader_settings, write_json_lines
+from gpuvalue.flows.cli import cli_app
+from gpuvalue.flows.cli.cli_app import NOTHING_RANKED, DbOpt, app, check_vendor, fail, open_reader, out, reader_settings, write_json_lines
 
-# Imported for every command (flows/cli_app.py): what only the answers need is imported where they are made.
+# Imported for every command (flows/cli/cli_app.py): what only the answers need is imported where they are made.
 if TYPE_CHECKING:
     import duckdb
 
@@ -87,7 +87,7 @@ def recommend(
             fail("--hours-per-week answers rent or buy for one card; leave out --hours-per-day, --gpus and --max-gpus")
         if platform_cost is not None or extra_gpu_cost is not None:
             fail("--hours-per-week answers rent or buy for one card; leave out --platform-cost and --extra-gpu-cost")
-        from gpuvalue.flows.rent_cli import rent_or_buy_command
+        from gpuvalue.flows.cli.rent_cli import rent_or_buy_command
 
         # The memory floor `recommend` uses: --min-memory, else GPUVALUE_MIN_MEMORY_GB; a use case's minimum on top.
         preset = USE_CASES[use_case] if use_case else None
@@ -101,7 +101,7 @@ def recommend(
         return
     if (kwh_price is None) != (hours_per_day is None):
         fail("--kwh-price and --hours-per-day go together")
-    from gpuvalue.flows.recommend_cli import budget_answers_command
+    from gpuvalue.flows.cli.recommend_cli import budget_answers_command
 
     budget_answers_command(budget=budget, use_case=use_case, min_memory=min_memory, kwh_price=kwh_price,
                            hours_per_day=hours_per_day, gpus=gpus, max_gpus=max_gpus, platform_cost=platform_cost,

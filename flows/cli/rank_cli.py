@@ -9,8 +9,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from gpuvalue.flows import cli_app
-from gpuvalue.flows.cli_app import (
+from gpuvalue.flows.cli import cli_app
+from gpuvalue.flows.cli.cli_app import (
     NOTHING_RANKED, DbOpt, app, check_vendor, fail, memory_format, open_reader, out, parse_date, print_table, reader_settings,
     write_json_lines,
 )

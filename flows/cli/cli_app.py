@@ -2,7 +2,7 @@
 and the small functions for settings, errors, dates, the read-only connection and output.
 
 The commands register themselves on ``app`` (``@app.command()``) in one module per group of
-commands (flows/cli.py lists them); cli.py imports them all, so that ``gpuvalue.flows.cli.app`` has
+commands (flows/cli/__init__.py lists them); cli.py imports them all, so that ``gpuvalue.flows.cli.app`` has
 every command. Keeping the shared pieces here lets those modules depend on this one instead of on
 cli.py, which depends on them. What a command module takes from here is public (no leading
 underscore): tests/test_architecture.py fails on a private name imported from another module.

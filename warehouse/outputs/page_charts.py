@@ -11,7 +11,7 @@ from datetime import date, timedelta
 from html import escape
 from typing import Any
 
-from gpuvalue.warehouse.report_svg import log_ticks, nice_ticks, short_name
+from gpuvalue.warehouse.outputs.report_svg import log_ticks, nice_ticks, short_name
 
 FRONTIER_W, FRONTIER_H = 360, 300
 HISTORY_W, HISTORY_H = 360, 170

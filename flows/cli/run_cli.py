@@ -12,9 +12,9 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from gpuvalue.flows import cli_app
-from gpuvalue.flows.cli_app import DbOpt, app, check_db_path, err, exc_line, fail, full_settings, open_reader, out, parse_date
-from gpuvalue.flows.rank_cli import print_ranking, ranking_title
+from gpuvalue.flows.cli import cli_app
+from gpuvalue.flows.cli.cli_app import DbOpt, app, check_db_path, err, exc_line, fail, full_settings, open_reader, out, parse_date
+from gpuvalue.flows.cli.rank_cli import print_ranking, ranking_title
 
 
 @app.command()
