@@ -625,6 +625,22 @@ def test_no_model_has_a_second_file():
     assert not writers, "a mart is built by its own file (warehouse/models/marts/), not by another:\n" + "\n".join(writers)
 
 
+def test_a_batch_is_registered_for_its_statements_in_one_place():
+    """Registering an Arrow batch as a table, running the statements that read it and dropping it
+    whatever happens is written once (warehouse/sql_files.py: ``run_on_batch``, ``registered``)."""
+    home = f"{PACKAGE}.warehouse.sql_files"
+    found = []
+    for name, path in project_sources().items():
+        if name == home:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("register", "unregister") and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id.endswith("con")):
+                found.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}")
+    assert not found, "register an Arrow batch through sql_files.run_on_batch or sql_files.registered:\n" + "\n".join(found)
+
+
 def test_the_sql_reader_finds_the_files_and_what_they_read():
     source = 'sql_files.dicts(con, "ranking_day_rows", [day])\nrows(con, "x")\nopen("no.sql")\n'
     assert _sql_files_named(source) == ["ranking_day_rows", "x"]

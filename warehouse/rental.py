@@ -121,11 +121,7 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
         import pyarrow as pa
 
         incoming = pa.Table.from_pylist(rows, schema=_schema())
-        con.register("incoming_rental_offers", incoming)
-        try:
-            sql_files.run(con, "rental_offers_insert")
-        finally:
-            con.unregister("incoming_rental_offers")
+        sql_files.run_on_batch(con, "incoming_rental_offers", incoming, "rental_offers_insert")
     rebuild_rental_prices(con)
     return len(rows), "; ".join([load_warning(unmatched, dropped), *notes])
 

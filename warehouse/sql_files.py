@@ -11,6 +11,8 @@ query in a string; tests/warehouse/test_sql_files.py runs every file.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -69,6 +71,23 @@ def mart_build(name: str) -> tuple[str, ...]:
 def build(con: duckdb.DuckDBPyConnection, name: str, params: Params = None) -> None:
     """Refill the stored mart ``name`` by its file's build statements (``mart_build``)."""
     execute(con, mart_build(name), params)
+
+
+def run_on_batch(con: duckdb.DuckDBPyConnection, batch_name: str, batch: Any, name: str, params: Params = None) -> None:
+    """Run the file ``name`` over an Arrow ``batch`` readable as the table ``batch_name``: how every
+    bulk load writes (the batch is read in place, without a copy, and dropped whatever happens)."""
+    with registered(con, batch_name, batch):
+        run(con, name, params)
+
+
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, batch_name: str, batch: Any) -> Iterator[None]:
+    """An Arrow ``batch`` readable as the table ``batch_name`` inside the block, and only there."""
+    con.register(batch_name, batch)
+    try:
+        yield
+    finally:
+        con.unregister(batch_name)
 
 
 def execute(con: duckdb.DuckDBPyConnection, stmts: tuple[str, ...], params: Params = None) -> None:
