@@ -272,20 +272,13 @@ def _rent_ranking(db: Path) -> object:
         return rent_ranking_rows(con)
 
 
-@runs("rent_ranking_provider")
-def _rent_ranking_provider(db: Path) -> object:
+@runs("rent_ranking_terms")
+def _rent_ranking_terms(db: Path) -> object:
     from gpuvalue.warehouse.rental import rent_ranking_rows
 
     with closing(open_database(db)) as con:
-        return rent_ranking_rows(con, provider="vast")
-
-
-@runs("rent_ranking_hosts")
-def _rent_ranking_hosts(db: Path) -> object:
-    from gpuvalue.warehouse.rental import rent_ranking_rows
-
-    with closing(open_database(db)) as con:
-        return rent_ranking_rows(con, min_reliability=0.99, verified=True)
+        # One provider, and the host terms: both run the one ranking over the offers that meet them.
+        return [*rent_ranking_rows(con, provider="vast"), *rent_ranking_rows(con, min_reliability=0.99, verified=True)]
 
 
 @runs("rent_vendor_scores")
@@ -650,8 +643,7 @@ def _estimate_cv(db: Path) -> object:
 
 # Files whose seeded result is empty: the small seed has no rental offers, price index, bandwidths,
 # per-workload ratios or multi-GPU rows; these runs still fail on a syntax error or a column that is gone.
-QUIET_WHEN_SEEDED_EXTRA = {"quality_price_index_alarms", "rental_prices_daily", "rent_ranking", "rent_ranking_provider",
-                           "rent_ranking_hosts", "rent_vendor_scores", "rental_host_providers", "fx_rates_all",
+QUIET_WHEN_SEEDED_EXTRA = {"quality_price_index_alarms", "rental_prices_daily", "rent_ranking", "rent_ranking_terms", "rent_vendor_scores", "rental_host_providers", "fx_rates_all",
                            "rent_vs_buy", "catalog_features", "perf_workload_ratios", "scaling_efficiency"}
 
 
