@@ -41,7 +41,7 @@ def rental_costs(db: Path, work: Path) -> dict[str, float]:
     from gpuvalue.scrapers import registry
     from gpuvalue.warehouse.checks import check_files
     from gpuvalue.warehouse.db import open_database
-    from gpuvalue.warehouse.rental_export import add_rental_item, export_rental
+    from gpuvalue.warehouse.outputs.rental_export import add_rental_item, export_rental
     from gpuvalue.warehouse.sql_files import split_statements
 
     from gpuvalue.models.cloud_names import match_cloud_gpu

@@ -437,7 +437,7 @@ def _warehouse_stages(con, ctx: S.StageContext, settings: Settings, summary: P.R
 
 def _export(settings: Settings, summary: P.RunSummary, logger) -> None:
     try:
-        from gpuvalue.warehouse.export import export_all
+        from gpuvalue.warehouse.outputs.export import export_all
     except ImportError:
         return
     from gpuvalue.warehouse.db import open_database as _open
@@ -458,7 +458,7 @@ def _export(settings: Settings, summary: P.RunSummary, logger) -> None:
                            view=BuyerView(min_memory_gb=settings.min_memory_gb))
         # The buyer's page beside the downloads: one folder to serve or push to a static host.
         from gpuvalue.models.answers import recommend_settings
-        from gpuvalue.warehouse.buyer_page import write_page
+        from gpuvalue.warehouse.outputs.buyer_page import write_page
 
         files["page"] = write_page(con, out, view=BuyerView(min_memory_gb=settings.min_memory_gb),
                                    assumptions=Assumptions.from_settings(settings),

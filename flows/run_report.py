@@ -7,6 +7,8 @@ them, are read and tested without importing Prefect: the flow publishes what thi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows.settings import Settings
 from gpuvalue.warehouse import queries, sql_files
@@ -63,7 +65,7 @@ def artifact_contents(settings: Settings, summary: P.RunSummary) -> tuple[list[d
     return top, summary_markdown(summary, movers=movers, freshness=freshness)
 
 
-def summary_markdown(summary: P.RunSummary, *, movers: list[tuple] = (), freshness: list[tuple] = ()) -> str:
+def summary_markdown(summary: P.RunSummary, *, movers: Sequence[tuple] = (), freshness: Sequence[tuple] = ()) -> str:
     lines = [f"# gpuvalue run {summary.run_id} for {summary.as_of}" + (" (replay)" if summary.replay else ""), ""]
     if summary.replay:
         lines += [f"**Replay:** {P.replay_sentence(summary.as_of)}", ""]

@@ -7,7 +7,7 @@ run lock and the exports' default folder, so one path moves a whole installation
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -51,7 +51,7 @@ class CoreSettings(BaseSettings, CoreFields):
     def _split_sources(cls, v: object) -> object:
         v = split_models(v)  # a plain comma list, or the JSON list form
         names, unknown = [], []
-        for name in v:  # type: ignore[union-attr]
+        for name in v:  # type: ignore[attr-defined]  # split_models gives a tuple or the value as pydantic passed it
             try:
                 names.append(registry.canonical(name))
             except KeyError:
@@ -63,5 +63,11 @@ class CoreSettings(BaseSettings, CoreFields):
 
 # The settings a run reads: the core fields above plus every source's own (GPUVALUE_<FIELD>), so a
 # new source brings its settings in its module.
-Settings = type("Settings", (CoreSettings, *_source_settings()), {"__module__": __name__,
-                "__doc__": "Core settings plus each source's own."})
+if TYPE_CHECKING:
+    class Settings(CoreSettings):
+        """Each source's fields come in at run time: read through CoreFields' __getattr__, set by keyword."""
+
+        def __init__(self, **values: Any) -> None: ...
+else:
+    Settings = type("Settings", (CoreSettings, *_source_settings()), {"__module__": __name__,
+                    "__doc__": "Core settings plus each source's own."})

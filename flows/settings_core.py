@@ -5,7 +5,7 @@
 pydantic-settings. A command that only reads takes the same fields from the same variables with
 ``read_plainly``, without pydantic: importing it cost a reading command more than its queries. A
 value it does not read at a glance (out of bounds, not a plain number, a JSON list, a pattern's
-value) is left to ``CoreFields`` instead (flows/cli_app.py's ``reader_settings``), so what the reader
+value) is left to ``CoreFields`` instead (flows/cli/cli_app.py's ``reader_settings``), so what the reader
 gets, and the error a bad value gives, are pydantic's (tests/flows/test_cli_startup.py compares them).
 """
 

@@ -6,7 +6,7 @@ leaves a value it does not read at a glance to this model, for pydantic's readin
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, create_model, field_validator
 
@@ -32,8 +32,14 @@ def _field(setting: Setting) -> Any:
     return Field(default=setting.default, **bounds)
 
 
-CoreFields: type[BaseModel] = create_model(
-    "CoreFields", __base__=_Fields, __module__=__name__,
-    __doc__="Every setting but the sources, validated by pydantic alone (no pydantic-settings).",
-    **{name: (setting.kind, _field(setting)) for name, setting in FIELDS.items()},
-)
+if TYPE_CHECKING:
+    class CoreFields(_Fields):
+        """Every setting but the sources (their names and types are FIELDS', made at run time)."""
+
+        def __getattr__(self, name: str) -> Any: ...
+else:
+    CoreFields = create_model(
+        "CoreFields", __base__=_Fields, __module__=__name__,
+        __doc__="Every setting but the sources, validated by pydantic alone (no pydantic-settings).",
+        **{name: (setting.kind, _field(setting)) for name, setting in FIELDS.items()},
+    )

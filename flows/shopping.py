@@ -1,7 +1,7 @@
 """The cards the listing sources shop for: the coverage rule over the stored catalog.
 
 A module of its own, light to import: `rank` and `coverage` read it and only read, and the
-pipeline module it used to live in imports pyarrow and every source (flows/cli_app.py).
+pipeline module it used to live in imports pyarrow and every source (flows/cli/cli_app.py).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Pure: ranking rows in (``ranking_daily`` columns), plain JSON-ready dicts out.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from datetime import timedelta
 from typing import Any
@@ -82,7 +82,7 @@ def memory_floor(min_memory: float | None, use_case: str | None, base: float | N
     return max(floors) if floors else None
 
 
-def rent_or_buy_for(used: list[Mapping[str, Any]], rental: list[Mapping[str, Any]], *, budget: float,
+def rent_or_buy_for(used: Sequence[Mapping[str, Any]], rental: Sequence[Mapping[str, Any]], *, budget: float,
                     min_memory: float | None, assumptions: Assumptions, price_window_days: int,
                     use_case: str | None = None, include_legacy: bool = False, include_passive: bool = False,
                     include_modules: bool = False, machine: Machine | None = None) -> RentOrBuy:
@@ -107,7 +107,7 @@ def rent_or_buy_for(used: list[Mapping[str, Any]], rental: list[Mapping[str, Any
         answer.notes.append(left_out)
     for option, candidates in ((answer.buy, shown), (answer.rent, rental)):  # a non-CUDA answer says its cost
         row = next((r for r in candidates if option is not None and r["model"] == option.model), None)
-        if row is not None and (caveat := card_caveat(row)):
+        if option is not None and row is not None and (caveat := card_caveat(row)):
             answer.notes.append(f"{option.model}: {caveat}")
     return answer
 
@@ -146,7 +146,7 @@ _CARD_FIELDS = ("price_usd", "price_kind", "price_n", "price_as_of", "price_age_
                 "perf_source", "perf_precision")
 
 
-def page_table(rows: list[Mapping[str, Any]], *, scaling: ScalingFacts | None, view: BuyerView,
+def page_table(rows: Sequence[Mapping[str, Any]], *, scaling: ScalingFacts | None, view: BuyerView,
                base_min_memory: float | None, **settings: Any) -> dict[str, Any]:
     """The candidate table ``recommend`` chooses from (``candidate_table``), packed for the page with what
     its script needs to apply the same rule (``models/choose.py``) to any input: each setup's fields, its

@@ -35,7 +35,7 @@ def _answer_lines(answer: Answer, months: float, title: str) -> list[str]:
     interval = (f" ({s.throughput_low:.2f}-{s.throughput_high:.2f})"
                 if s.throughput_low is not None and s.throughput_high is not None else "")
     lines = [f"{title}: {s.label}, ${s.cost_usd:,.0f}{platform}, throughput {s.throughput:.2f}x{interval}; "
-             f"{usd_words(answer.money_left_usd)} left",
+             f"{usd_words(answer.money_left_usd or 0.0)} left",
              f"   {answer.why}"]
     lines.extend(f"   {words}" for words in own_assumptions(answer))  # this setup's own: scaling, memory, power
     if s.yearly_electricity_usd is not None:

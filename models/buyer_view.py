@@ -108,7 +108,7 @@ def _with_flag_of(reason: str, view: BuyerView) -> BuyerView:
     """The view with the flag a reason names turned on (--all: everything)."""
     if reason.endswith("(--all)"):
         return BuyerView.everything()
-    lifted = {"(--include-legacy)": {"include_legacy": True}, "(--include-modules)": {"include_modules": True},
+    lifted: dict[str, dict[str, Any]] = {"(--include-legacy)": {"include_legacy": True}, "(--include-modules)": {"include_modules": True},
               "(--include-passive)": {"include_passive": True}, "(--min-memory)": {"min_memory_gb": None}}
     for flag, change in lifted.items():
         if reason.endswith(flag):

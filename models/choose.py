@@ -13,7 +13,7 @@ a vendor, a use case, a card count):
 * **best value**: the most throughput per dollar within budget;
 * **cheapest**: the eligible setup of least cost, the same at every budget that affords it.
 
-The buyer's page (``warehouse/page_assets/page.js``, ``choose``) holds the same few lines over the same
+The buyer's page (``warehouse/outputs/page_assets/page.js``, ``choose``) holds the same few lines over the same
 table, so the page and ``recommend --json`` answer any input alike. Pure: dicts in, dicts out.
 """
 

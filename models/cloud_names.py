@@ -25,7 +25,7 @@ module is pure: no I/O, no catalog loading.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 MATCHER_VERSION = "1.0.0"
@@ -316,13 +316,13 @@ def _split_words(name: str) -> list[str]:
 @dataclass
 class _Parsed:
     family: str | None = None
-    suffixes: list[str] | None = None
+    suffixes: list[str] = field(default_factory=list)
     form: str | None = None
     memory_gb: float | None = None
     qualifier: str | None = None
     ada: bool = False
     quadro: bool = False
-    unknown: list[str] | None = None
+    unknown: list[str] = field(default_factory=list)
 
 
 def _parse(name: str) -> _Parsed:

@@ -2,7 +2,7 @@
 
 ``ranking.csv``, ``ranking.json``'s rows and ``ranking.parquet`` all write these fields: the CSV its
 columns (every field but the JSON-only ones), the JSON rows and the Parquet file every field, in
-this order (warehouse/export.py reads the lists from here; sql/ranking_day_parquet.sql selects the
+this order (warehouse/outputs/export.py reads the lists from here; sql/ranking_day_parquet.sql selects the
 same). tests/warehouse/test_export_contract.py holds the published JSON Schema's rows, the Parquet
 columns and the warehouse's ``ranking_daily`` columns (types and nullability) to this model, so an
 output column added in one place and not the others fails there.

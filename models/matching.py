@@ -207,11 +207,10 @@ _SMX = re.compile(r"\bsmx(\d?)\b")
 _TITLE_FORM = re.compile(r"\b(sxm\d?|fhhl|dgxs|nvl|cnx)\b")
 _PCIE = re.compile(r"\bpci ?e\b|\bpcie\b|\bpci express\b|\bpci\b")
 _CONVERTER = re.compile(r"\bconver\w*|\badapter\b|\bto pci")
-# Subtitles and conditions read per matcher before the answers are dropped, and the mark of one not
-# yet read. They repeat: the two sold-listing exports in tests/fixtures hold 78 distinct subtitles in
-# 400 rows; the bound keeps a million-row import's answers to a few MB.
+# Subtitles and conditions read per matcher before the answers are dropped. They repeat: the two
+# sold-listing exports in tests/fixtures hold 78 distinct subtitles in 400 rows; the bound keeps a
+# million-row import's answers to a few MB.
 _SIDE_CACHE_SIZE = 1 << 14
-_UNREAD = object()
 
 
 # --------------------------------------------------------------------------- catalog index
@@ -372,13 +371,13 @@ class TitleMatcher:
     def _side_junk(self, raw: str) -> str | None:
         """The junk a subtitle or condition states. They repeat from listing to listing ("Pre-Owned ·
         NVIDIA · 8 GB", "Used"), so each text is read once per matcher (up to a bound)."""
-        junk = self._side_cache.get(raw, _UNREAD)
-        if junk is _UNREAD:
-            text = _clean(raw)
-            junk = self._junk_reason(text, " ".join(_tokens(text))) if text else None
-            if len(self._side_cache) >= _SIDE_CACHE_SIZE:
-                self._side_cache.clear()
-            self._side_cache[raw] = junk
+        if raw in self._side_cache:
+            return self._side_cache[raw]
+        text = _clean(raw)
+        junk = self._junk_reason(text, " ".join(_tokens(text))) if text else None
+        if len(self._side_cache) >= _SIDE_CACHE_SIZE:
+            self._side_cache.clear()
+        self._side_cache[raw] = junk
         return junk
 
     def _junk_reason(self, text: str, spaced: str) -> str | None:
@@ -399,7 +398,7 @@ class TitleMatcher:
                 line.add(tokens[k])
                 k -= 1
             strong_line = bool(line & _LINE_WORDS) or bool(line & _BRAND_WORDS)
-            key = (token,)
+            key: tuple[str, ...] = (token,)
             j = i + 1
             best = key if key in self._families else None
             best_end = i + 1
@@ -522,7 +521,7 @@ class TitleMatcher:
                 picked = [v for v in variants if v.form and any(v.form.startswith(f) for f in title_forms)]
             if picked:
                 if len({v.form for v in picked}) > 1:
-                    lowest = min(v.form for v in picked)
+                    lowest = min(v.form or "" for v in picked)
                     picked = [v for v in picked if v.form == lowest]
                 return picked
             return "not in catalog: " + "/".join(sorted(title_forms))

@@ -2,7 +2,7 @@
 
 The ranking orders cards by speed per dollar only among prices of comparable dates: a card priced
 within ``DEFAULT_COMPARABLE_DAYS`` of the day's newest price is ``recent``; older prices rank after
-all recent ones, among themselves (``warehouse/sql/ranking.sql``). Prices are never aged by a
+all recent ones, among themselves (``warehouse/models/marts/ranking_daily.sql``). Prices are never aged by a
 trend: the one published trend (the monthly eBay index) ends in 2023, so any adjustment beyond it
 would be invented.
 
@@ -16,7 +16,7 @@ the index's source declares, which the ranking's read queries join from the ``so
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -104,7 +104,7 @@ def dated_price_basis(row: Mapping[str, Any]) -> str:
     return f"{price_basis(row)}, {dated.isoformat()}"
 
 
-def split_tiers(rows: list[Mapping[str, Any]], key: str = "price_tier") -> list[tuple[str, list[Mapping[str, Any]]]]:
+def split_tiers(rows: Sequence[Mapping[str, Any]], key: str = "price_tier") -> list[tuple[str, list[Mapping[str, Any]]]]:
     """The rows of a shown ranking as its tables: ('recent', rows) then ('older', rows), each only
     where it has rows (``key``: the tier column, ``spot_tier`` for the spot rental ranking)."""
     tiers = [("recent", [r for r in rows if r.get(key) != "older"]), ("older", [r for r in rows if r.get(key) == "older"])]

@@ -27,6 +27,7 @@ Pure: plain numbers and dicts in, numbers and dataclasses out; the warehouse sup
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from typing import Any
@@ -276,7 +277,7 @@ class RentOrBuy:
     min_memory_gb: float | None = None  # the one floor both sides meet
 
 
-def _usable(row: dict[str, Any], min_memory_gb: float | None, *, legacy_ok: bool = False) -> bool:
+def _usable(row: Mapping[str, Any], min_memory_gb: float | None, *, legacy_ok: bool = False) -> bool:
     """``legacy_ok``: a card only the legacy PyTorch builds run counts too (`--include-legacy`)."""
     if row.get("framework_supported") is False and not (legacy_ok and row.get("framework_support") == "legacy"):
         return False
@@ -291,12 +292,12 @@ def _when(day: Any) -> str:
     return day.isoformat() if isinstance(day, date) else "date unknown"
 
 
-def buy_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *,
+def buy_options(rows: Sequence[Mapping[str, Any]], budget_usd: float, a: Assumptions, *,
                 min_memory_gb: float | None = None, desktop_only: bool = True,
                 include_legacy: bool = False, machine: Machine = CARD_ONLY) -> list[Option]:
     """Used cards (ranking rows) that, with the machine bought for them, fit the budget: recently
     priced cards first, then those with older prices (the ranking's tiers,
-    ``warehouse/sql/ranking.sql``), each cheapest reference hour (machine included) first.
+    ``warehouse/models/marts/ranking_daily.sql``), each cheapest reference hour (machine included) first.
 
     As in the ranking, a card whose price is years old never goes before a recently priced one because
     its old price makes it look cheap: that price says little about what the card costs today."""
@@ -320,7 +321,7 @@ def buy_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *
     return sorted(found, key=lambda o: (o.older, o.usd_per_reference_hour, o.model))
 
 
-def rent_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, *,
+def rent_options(rows: Sequence[Mapping[str, Any]], budget_usd: float, a: Assumptions, *,
                  min_memory_gb: float | None = None, stale_on_or_before: date | None = None) -> list[Option]:
     """Rental cards (rental ranking rows) whose on-demand cost over the holding period at the assumed
     hours fits the budget: recently priced ones first, then those priced only long before the newest
@@ -344,7 +345,7 @@ def rent_options(rows: list[dict[str, Any]], budget_usd: float, a: Assumptions, 
     return sorted(found, key=lambda o: (o.older, o.usd_per_reference_hour, o.model))
 
 
-def rent_or_buy(used_rows: list[dict[str, Any]], rental_rows: list[dict[str, Any]], *, budget_usd: float,
+def rent_or_buy(used_rows: Sequence[Mapping[str, Any]], rental_rows: Sequence[Mapping[str, Any]], *, budget_usd: float,
                 assumptions: Assumptions, min_memory_gb: float | None = None, desktop_only: bool = True,
                 include_legacy: bool = False, rent_stale_on_or_before: date | None = None,
                 machine: Machine | None = None) -> RentOrBuy:
@@ -444,6 +445,7 @@ def format_rent_or_buy(r: RentOrBuy, reference_gpu: str) -> str:
         lines.append("Neither buying nor renting has an option here.")
     else:
         chosen = r.buy if r.verdict == "buy" else r.rent
+        assert chosen is not None  # a verdict names the option it chose
         where = f" on {chosen.provider}" if chosen.provider else " used"
         lines.append(f"Answer: {r.verdict} {chosen.model}{where}.")
     if r.buy:

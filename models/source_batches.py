@@ -27,7 +27,7 @@ class ParsedSource:
     kind: str
     specs: list[GpuSpec] = field(default_factory=list)
     listings: list[Listing] = field(default_factory=list)
-    perf_tables: list[tuple[str, str, list]] = field(default_factory=list)  # (key, precision, rows)
+    perf_tables: list[tuple[str, Any, list]] = field(default_factory=list)  # (key, precision, rows)
     inference: list[InferenceFigure] = field(default_factory=list)
     records: list[Any] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)

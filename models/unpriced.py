@@ -101,7 +101,7 @@ def likely_unpriced(
         if not perf or perf <= 0 or hidden_because(row, view) is not None:
             continue
         launch = row.get("launch_price_usd")
-        hint = launch
+        hint: Any = launch
         if launch:
             if launch > budget_usd:
                 continue

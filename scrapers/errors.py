@@ -81,5 +81,5 @@ def _reduce_fetch(self: FetchError):
 
 
 # Tasks may run on Dask workers in other processes: errors must survive pickling intact.
-ParseError.__reduce__ = _reduce_parse  # type: ignore[method-assign]
-FetchError.__reduce__ = _reduce_fetch  # type: ignore[method-assign]
+ParseError.__reduce__ = _reduce_parse  # type: ignore[method-assign, assignment]
+FetchError.__reduce__ = _reduce_fetch  # type: ignore[method-assign, assignment]

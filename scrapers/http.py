@@ -143,7 +143,7 @@ def redact_headers(headers: Mapping[str, str] | httpx.Headers | None) -> dict[st
 RECORDED_AT_EXTENSION = "gpuvalue_recorded_at"
 
 
-def safe_response_headers(headers: httpx.Headers) -> dict[str, str]:
+def safe_response_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """Response headers fit to keep: lower-case names, anything credential- or cookie-like dropped."""
     return {
         name.lower(): value

@@ -102,7 +102,7 @@ class HttpCache:
                 conditions = {name: state.request.headers[name] for name in state.request.headers
                               if name not in asked and name != NO_CACHE[0]}
                 upstream = send({**headers, **conditions})
-                state = state.next(_internal(upstream, self._keep, self._now()))
+                state = state.next(_internal(upstream, self._keep, self._now()))  # type: ignore[assignment]  # hishel's next states
                 continue
             with self._lock:
                 if isinstance(state, NeedToBeUpdated):
@@ -171,7 +171,7 @@ class HttpCache:
 
     def _store(self, request: Request, response: Response, key: str) -> None:
         entry = self._storage.create_entry(request, response, key)
-        for _ in entry.response.stream or ():  # the body is written as its stream is read
+        for _ in entry.response.stream or ():  # type: ignore[union-attr]  # a sync client's stream; the body is written as its stream is read
             pass
 
 

@@ -236,6 +236,7 @@ def _iter_listing_csv(lines: Iterable[str], source: str, imported_at: datetime,
             stated_currency = (row.get("currency") or "").strip().upper() or None
             price, written = _money_cell(row["price"], "price", row_number, source, required=True,
                                          currency=stated_currency)
+            assert price is not None  # a required cell is a number or the row is refused above
             shipping, shipped_in = _money_cell(_shipping_words(row.get("shipping", "")), "shipping", row_number,
                                                source, required=False, currency=stated_currency or written)
             sold_at = sold_on.get(row["sold_date"])

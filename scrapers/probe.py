@@ -184,9 +184,9 @@ def probe(client: httpx.Client, src: Source, settings: Any, *, user_agent: str =
     except httpx.HTTPError as exc:
         why = "no such host or no network" if is_unreachable(exc) else f"{type(exc).__name__}: {str(exc)[:100]}"
         return ProbeResult(name, False, f"unreachable: {httpx.URL(url).host} ({why})", url)
-    why = classify_answer(response.status_code, str(response.url), body, response.headers.get("retry-after"))
-    if why is not None:
-        return ProbeResult(name, False, why, url, response.status_code)
+    refusal = classify_answer(response.status_code, str(response.url), body, response.headers.get("retry-after"))
+    if refusal is not None:
+        return ProbeResult(name, False, refusal, url, response.status_code)
     if src.parse is not None:
         page = FetchedPage(source=name, url=url, status=response.status_code, fetched_at=datetime.now(timezone.utc),
                            sha256="0" * 64, body=body, content_type=response.headers.get("content-type"))

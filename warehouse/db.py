@@ -158,13 +158,13 @@ def _version_tuple(text: str | None) -> tuple[int, int, int] | None:
     return tuple(int(part) for part in found.groups()) if found else None  # type: ignore[return-value]
 
 
-def storage_config() -> dict[str, str]:
+def storage_config() -> dict[str, str | bool | int | float | list[str]]:
     """The connection settings that make DuckDB write a new file in ``STORAGE_VERSION``.
 
     DuckDB before 1.4 does not know that version, and writes an older format anyway.
     """
-    running = _version_tuple(duckdb.__version__)
-    if running is None or running < _version_tuple(STORAGE_VERSION):
+    running, target = _version_tuple(duckdb.__version__), _version_tuple(STORAGE_VERSION)
+    if running is None or target is None or running < target:
         return {}
     return {"storage_compatibility_version": STORAGE_VERSION}
 
@@ -316,7 +316,7 @@ def _table_counts(con: duckdb.DuckDBPyConnection, database: str) -> dict[str, in
     for schema, table in rows(con, "storage_copy_tables", [database]):
         qualified = f"{_ident(database)}.{_ident(schema)}.{_ident(table)}"
         count = f"SELECT count(*) FROM {qualified}"  # SQL built from identifiers: each table of the copy and original
-        counts[f"{schema}.{table}"] = con.execute(count).fetchone()[0]
+        (counts[f"{schema}.{table}"],) = con.execute(count).fetchone() or (0,)
     return counts
 
 
@@ -333,7 +333,7 @@ def migrate_storage(con: duckdb.DuckDBPyConnection, path: Path, wait_s: float = 
     a failure at any point leaves the original as it was.
     """
     have, target = _version_tuple(storage_version(con)), _version_tuple(STORAGE_VERSION)
-    if have is None or not storage_config() or have <= target:
+    if have is None or target is None or not storage_config() or have <= target:
         return con
     tmp = path.with_name(path.name + ".storage-tmp")
     leftovers = (tmp, Path(str(tmp) + ".wal"))

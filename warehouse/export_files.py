@@ -78,7 +78,7 @@ def prepare_export_dir(out_dir: str | os.PathLike[str]) -> Path:
     return directory
 
 
-def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None]) -> Path:
+def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], object]) -> Path:
     """Write through ``write`` into a temp file beside ``path``, fsync, then rename over it.
 
     The temp file lives in the same directory so that ``os.replace`` is a rename on one

@@ -25,11 +25,7 @@ def load_fx_rates(con: duckdb.DuckDBPyConnection, rates: Iterable[DailyRate], *,
              "source": source} for r in rates]
     if not rows:
         return 0
-    con.register("incoming_fx_rates", pa.Table.from_pylist(rows, schema=_SCHEMA))
-    try:
-        sql_files.run(con, "fx_rates_upsert")
-    finally:
-        con.unregister("incoming_fx_rates")
+    sql_files.run_on_batch(con, "incoming_fx_rates", pa.Table.from_pylist(rows, schema=_SCHEMA), "fx_rates_upsert")
     return len(rows)
 
 

@@ -20,7 +20,7 @@ from gpuvalue.models.perf.combine import COMBINED, CombinedPerf, HarnessInput, c
 from gpuvalue.models.perf.measured import DEFAULT_REFERENCE, WorkloadRatio
 from gpuvalue.models.records import PerfFigure
 from gpuvalue.warehouse import load
-from gpuvalue.warehouse.sql_files import dicts, rows, run
+from gpuvalue.warehouse.sql_files import dicts, rows, run, run_on_batch
 
 NOT_IN_CATALOG = "not in the catalog"
 # Sources whose perf rows are not another measured source's figures.
@@ -71,11 +71,7 @@ def replace_harness_figures(con: duckdb.DuckDBPyConnection, harness: str, figure
         row["loaded_at"] = stamp
         batch.append({c: row[c] for c in _COLUMNS})
     incoming_harness = pa.Table.from_pylist(batch, schema=_SCHEMA)
-    con.register("incoming_harness", incoming_harness)
-    try:
-        run(con, "harness_figures_insert")
-    finally:
-        con.unregister("incoming_harness")
+    run_on_batch(con, "incoming_harness", incoming_harness, "harness_figures_insert")
     return len(batch)
 
 

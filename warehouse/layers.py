@@ -77,24 +77,28 @@ def _files() -> tuple[tuple[str, str, str], ...]:
 def _parsed(layer: str, name: str, text: str) -> tuple[str, str]:
     statements = split_statements(text)
     where = f"warehouse/models/{layer}/{name}.sql"
-    if len(statements) != 1:
-        raise ModelFileError(f"{where}: {len(statements)} statements; a model file holds one CREATE")
-    found = _CREATE.match(statements[0])
+    found = _CREATE.match(statements[0]) if statements else None
     if not found or found["name"].lower() != name:
         raise ModelFileError(f"{where}: does not create {name} (a model file's name is its model's)")
-    return found["kind"].lower(), statements[0]
+    kind = found["kind"].lower()
+    # A stored mart's file also builds it (sql_files.build): its one home, declaration and build.
+    if len(statements) != 1 and not (layer == "marts" and kind == "table"):
+        raise ModelFileError(f"{where}: {len(statements)} statements; a model file holds one CREATE "
+                             "(a stored mart's, its CREATE then the statements that build it)")
+    return kind, statements[0]
 
 
 def _writers(model_names: set[str]) -> dict[str, set[str]]:
-    """Per table, the models the warehouse/sql statements that write it read, through the temp
-    tables and views a file builds on the way (prices_daily.sql's windows)."""
+    """Per table, the models read by the statements that write it (warehouse/sql files and the stored
+    marts' builds), through the temp tables and views a file builds on the way (prices_daily's windows)."""
     folder = resources.files("gpuvalue.warehouse").joinpath("sql")
+    builds = [split_statements(text)[1:] for layer, _, text in _files() if layer == "marts"]
+    files = [split_statements(sql(entry.name.removesuffix(".sql"))) for entry in folder.iterdir()
+             if entry.name.endswith(".sql")]
     reads: dict[str, set[str]] = {}
-    for entry in folder.iterdir():
-        if not entry.name.endswith(".sql"):
-            continue
+    for statements in (*files, *builds):
         local: dict[str, set[str]] = {}
-        for statement in split_statements(sql(entry.name.removesuffix(".sql"))):
+        for statement in statements:
             writes = _WRITES.match(statement) or _TEMP.match(statement)
             if writes:
                 code = _code(statement)

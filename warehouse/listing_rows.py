@@ -108,7 +108,7 @@ def _encode(array: pa.Array) -> tuple[pa.Array, np.ndarray]:
     return encoded.dictionary, encoded.indices.to_numpy().astype(np.int64)
 
 
-def _combine(*codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _combine(*codes: np.ndarray) -> tuple[pa.Array, np.ndarray]:
     """Per row, the index of its distinct combination of codes (each code >= -1), and one row
     holding each combination (any of its rows: they hold the same codes)."""
     key = codes[0]

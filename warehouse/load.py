@@ -59,11 +59,7 @@ def load_gpu_specs(con: duckdb.DuckDBPyConnection, specs: Iterable[GpuSpec]) -> 
              ("spec_hash", pa.string()), ("spec", pa.string())]
         ),
     )
-    con.register("incoming_specs", incoming_specs)
-    try:
-        sql_files.run(con, "upsert_gpu_specs")
-    finally:
-        con.unregister("incoming_specs")
+    sql_files.run_on_batch(con, "incoming_specs", incoming_specs, "upsert_gpu_specs")
     return len(rows)
 
 
@@ -93,22 +89,14 @@ def replace_catalog(con: duckdb.DuckDBPyConnection, rows: Sequence[dict], confli
     incoming_gpus = pa.Table.from_pylist(data) if data else None
     sql_files.run(con, "catalog_clear")
     if incoming_gpus is not None:
-        con.register("incoming_gpus", incoming_gpus)
-        try:
-            sql_files.run(con, "catalog_insert_gpus")
-        finally:
-            con.unregister("incoming_gpus")
+        sql_files.run_on_batch(con, "incoming_gpus", incoming_gpus, "catalog_insert_gpus")
     if conflicts:
         incoming_conflicts = pa.Table.from_pylist(
             [{**c, "kept_value": None if c.get("kept_value") is None else str(c["kept_value"]),
               "other_value": None if c.get("other_value") is None else str(c["other_value"]),
               "detected_at": _naive_utc(c.get("detected_at"))} for c in conflicts]
         )
-        con.register("incoming_conflicts", incoming_conflicts)
-        try:
-            sql_files.run(con, "catalog_insert_conflicts")
-        finally:
-            con.unregister("incoming_conflicts")
+        sql_files.run_on_batch(con, "incoming_conflicts", incoming_conflicts, "catalog_insert_conflicts")
     return len(data)
 
 
@@ -139,8 +127,7 @@ def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict] | pa.Tabl
     table = rows if isinstance(rows, pa.Table) else listing_table(rows)
     if table.num_rows == 0:
         return 0
-    con.register("incoming_raw", table)
-    try:
+    with sql_files.registered(con, "incoming_raw", table):
         duplicates = sql_files.scalar(con, "incoming_listings_duplicates")
         kind = "TABLE" if duplicates else "VIEW"
         if duplicates:  # a page can show a listing twice: keep its newest observation
@@ -158,8 +145,6 @@ def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict] | pa.Tabl
                 con.execute("DROP TABLE touched_listings")
         finally:
             con.execute(f"DROP {kind} incoming_listings")  # one of two constants
-    finally:
-        con.unregister("incoming_raw")
     return table.num_rows
 
 
@@ -183,11 +168,7 @@ def replace_perf(con: duckdb.DuckDBPyConnection, source: str, figures: Sequence[
         for f in {(f.model, f.precision): f for f in figures}.values()
     ]
     incoming_perf = pa.Table.from_pylist(rows)
-    con.register("incoming_perf", incoming_perf)
-    try:
-        sql_files.run(con, "perf_insert_incoming")
-    finally:
-        con.unregister("incoming_perf")
+    sql_files.run_on_batch(con, "incoming_perf", incoming_perf, "perf_insert_incoming")
     return len(rows)
 
 
@@ -204,11 +185,7 @@ def _replace_source_rows(con: duckdb.DuckDBPyConnection, table: str, source: str
     if not rows:
         return 0
     incoming = pa.Table.from_pylist(list(rows))
-    con.register("incoming_source_rows", incoming)
-    try:
-        sql_files.run(con, f"{table}_insert_incoming")
-    finally:
-        con.unregister("incoming_source_rows")
+    sql_files.run_on_batch(con, "incoming_source_rows", incoming, f"{table}_insert_incoming")
     return len(rows)
 
 
@@ -234,11 +211,7 @@ def replace_perf_inference(con: duckdb.DuckDBPyConnection, source: str, figures:
                           ("phase", pa.string()), ("tokens_per_s", pa.float64()), ("gpu_count", pa.int32()),
                           ("as_of", pa.date32()), ("loaded_at", pa.timestamp("us"))]),
     )
-    con.register("incoming_inference", incoming_inference)
-    try:
-        sql_files.run(con, "perf_inference_insert_incoming")
-    finally:
-        con.unregister("incoming_inference")
+    sql_files.run_on_batch(con, "incoming_inference", incoming_inference, "perf_inference_insert_incoming")
     return len(keyed)
 
 

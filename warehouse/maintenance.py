@@ -26,6 +26,7 @@ from gpuvalue.warehouse.db import (
     NO_EXTENSION_DOWNLOADS, DatabaseCorruptError, WarehouseError, open_database, pid_alive, storage_config,
 )
 from gpuvalue.warehouse.environment import corruption_problem, environment_problem, looks_corrupted
+from gpuvalue.warehouse.layers import build_order
 
 
 def _quoted_path(path: Path) -> str:
@@ -48,6 +49,8 @@ def backup_database(db_path: Path, out_dir: Path) -> None:
             con.execute(f"EXPORT DATABASE {_quoted_path(partial)} (FORMAT parquet)")
         finally:
             con.close()
+        schema = partial / "schema.sql"
+        schema.write_text(views_and_macros_in_build_order(schema.read_text(encoding="utf-8")), encoding="utf-8")
         write_manifest(partial)
         if out_dir.exists():
             out_dir.rmdir()  # empty, as checked above: the rename needs the name free
@@ -61,6 +64,22 @@ def backup_database(db_path: Path, out_dir: Path) -> None:
         if isinstance(exc, OSError):
             raise WarehouseError(environment_problem(exc, out_dir)) from None
         raise
+
+
+_STATEMENT = re.compile(r"^CREATE\s+(?:OR\s+REPLACE\s+)?(?P<kind>VIEW|MACRO)\s+(?P<name>\w+)", re.IGNORECASE)
+
+
+def views_and_macros_in_build_order(schema: str) -> str:
+    """EXPORT DATABASE's schema.sql with its views and macros in the order the model files build
+    them, after everything else. DuckDB writes the macros in catalog order, then the views, and
+    IMPORT DATABASE binds each as it creates it: a table macro that reads another macro or a view
+    (the rental price rule) must come after it."""
+    statements = [part for part in re.split(r"(?m)^(?=CREATE\s)", schema) if part.strip()]
+    position = {model.name: i for i, model in enumerate(build_order(("macro", "view")))}
+    derived = [s for s in statements if _STATEMENT.match(s)]
+    others = [s for s in statements if not _STATEMENT.match(s)]
+    ordered = sorted(derived, key=lambda s: position.get(_STATEMENT.match(s)["name"].lower(), len(position)))  # type: ignore[index]
+    return "".join(part if part.endswith("\n") else part + "\n" for part in (*others, *ordered))
 
 
 def _remove_dead_partials(out_dir: Path) -> None:

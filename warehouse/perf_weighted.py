@@ -28,7 +28,7 @@ from gpuvalue.models.perf.weighted import (
 )
 from gpuvalue.models.records import PerfFigure
 from gpuvalue.warehouse import load
-from gpuvalue.warehouse.sql_files import dicts, run
+from gpuvalue.warehouse.sql_files import dicts, run_on_batch
 
 
 def _group(source: str) -> str:
@@ -101,9 +101,5 @@ def weigh_and_store(con: duckdb.DuckDBPyConnection, estimators: Mapping[str, obj
         table = pa.Table.from_pylist(intervals, schema=pa.schema([
             ("model", pa.string()), ("precision", pa.string()), ("source", pa.string()),
             ("perf_low", pa.float64()), ("perf_high", pa.float64())]))
-        con.register("incoming_intervals", table)
-        try:
-            run(con, "perf_set_intervals")
-        finally:
-            con.unregister("incoming_intervals")
+        run_on_batch(con, "incoming_intervals", table, "perf_set_intervals")
     return sigmas_out

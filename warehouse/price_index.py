@@ -13,7 +13,7 @@ import duckdb
 import pyarrow as pa
 
 from gpuvalue.models.price_index import PriceIndexPoint
-from gpuvalue.warehouse.sql_files import dicts, run
+from gpuvalue.warehouse.sql_files import dicts, run, run_on_batch
 
 # Alarm when the own sold median and the index's average differ by more than this, either way.
 ALARM_MAX_REL_DIFF = 0.25
@@ -58,11 +58,7 @@ def load_price_index(con: duckdb.DuckDBPyConnection, points: Iterable[PriceIndex
     stamp = _naive_utc(loaded_at)
     incoming = pa.Table.from_pylist(
         [{**p.model_dump(exclude={"table"}), "loaded_at": stamp} for p in keyed.values()], schema=_SCHEMA)
-    con.register("incoming_price_index", incoming)
-    try:
-        run(con, "price_index_insert")
-    finally:
-        con.unregister("incoming_price_index")
+    run_on_batch(con, "incoming_price_index", incoming, "price_index_insert")
     return len(keyed)
 
 
@@ -75,4 +71,4 @@ def price_index_alarms(con: duckdb.DuckDBPyConnection, *, max_rel_diff: float = 
 
 def price_index_latest(con: duckdb.DuckDBPyConnection) -> dict[str, dict]:
     """Each model's newest index month (average, quantity, month), by model."""
-    return {row["model"]: row for row in dicts(con, "price_index_latest")}
+    return {row["model"]: row for row in dicts(con, "price_index_latest_by_model")}

@@ -95,11 +95,7 @@ def listings_to_rematch(con: duckdb.DuckDBPyConnection) -> list[tuple]:
 
 def apply_rematch(con: duckdb.DuckDBPyConnection, rematched) -> None:
     """``rematched``: an Arrow table (source, listing_id, model, match_reason)."""
-    con.register("rematched", rematched)
-    try:
-        sql_files.run(con, "apply_rematch")
-    finally:
-        con.unregister("rematched")
+    sql_files.run_on_batch(con, "rematched", rematched, "apply_rematch")
 
 
 def upsert_source_catalog(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:

@@ -1,7 +1,8 @@
 """A day's prices and ranking, materialized from the staging layer (``warehouse/models/``).
 
-``prices_daily`` and ``ranking_daily`` are marts: built by ``sql/prices_daily.sql`` and
-``sql/ranking.sql`` from the price observations and the best performance figures, one day at a time.
+``prices_daily`` and ``ranking_daily`` are marts, each declared and built by its one file
+(``warehouse/models/marts/``) from the price observations and the best performance figures, one
+day at a time.
 """
 
 from __future__ import annotations
@@ -46,6 +47,6 @@ def materialize_day(
         "reference": reference,
     }
     with transaction(con):
-        sql_files.run(con, "prices_daily", {**params, "comparable_days": comparable_days})
-        sql_files.run(con, "ranking", {**params, "start": as_of, "end": as_of, "comparable_days": comparable_days})
+        sql_files.build(con, "prices_daily", {**params, "comparable_days": comparable_days})
+        sql_files.build(con, "ranking_daily", {**params, "start": as_of, "end": as_of, "comparable_days": comparable_days})
     return sql_files.scalar(con, "ranking_day_count", [as_of])

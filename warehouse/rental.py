@@ -121,17 +121,13 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
         import pyarrow as pa
 
         incoming = pa.Table.from_pylist(rows, schema=_schema())
-        con.register("incoming_rental_offers", incoming)
-        try:
-            sql_files.run(con, "rental_offers_insert")
-        finally:
-            con.unregister("incoming_rental_offers")
+        sql_files.run_on_batch(con, "incoming_rental_offers", incoming, "rental_offers_insert")
     rebuild_rental_prices(con)
     return len(rows), "; ".join([load_warning(unmatched, dropped), *notes])
 
 
 def rebuild_rental_prices(con: duckdb.DuckDBPyConnection) -> int:
-    sql_files.run(con, "rental_prices_daily", {"comparable_days": RENT_COMPARABLE_DAYS})
+    sql_files.build(con, "rental_prices_daily", {"comparable_days": RENT_COMPARABLE_DAYS})
     return sql_files.scalar(con, "rental_prices_daily_count")
 
 
@@ -146,16 +142,14 @@ def rent_ranking_rows(con: duckdb.DuckDBPyConnection, *, spot: bool = False, pro
     ``spot`` orders by the spot ranking and keeps models with a spot price; ``provider`` ranks that
     provider's prices alone (its cheapest offer per model); ``min_memory`` in GB. ``min_reliability``
     and ``verified`` rank only offers whose host states a reliability at least that high, and is
-    verified (``rent_ranking_hosts.sql``: a provider that states neither is left out). Each row carries
-    the provider's own score for the card where one publishes it (``vendor_scores``)."""
+    verified (a provider that states neither is left out). With any of those terms the ranking is the
+    same rule over the offers that meet them (``rent_ranked``, ``rent_ranking_terms.sql``). Each row
+    carries the provider's own score for the card where one publishes it (``vendor_scores``)."""
     params: dict[str, Any] = {"spot": spot, "min_memory": min_memory, "top": top}
-    if min_reliability is not None or verified:
-        name = "rent_ranking_hosts"
+    if provider is not None or min_reliability is not None or verified:
+        name = "rent_ranking_terms"
         params.update(provider=None if provider is None else provider.casefold(), comparable_days=RENT_COMPARABLE_DAYS,
                       min_reliability=min_reliability, verified=verified)
-    elif provider is not None:
-        name = "rent_ranking_provider"
-        params.update(provider=provider.casefold(), comparable_days=RENT_COMPARABLE_DAYS)
     else:
         name = "rent_ranking"
     rows = sql_files.dicts(con, name, params)

@@ -146,7 +146,7 @@ def sources_from_db(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     for name, loaded_at, day, inference_only in sql_files.rows(con, "source_benchmark_tables"):
         owner = _registered_parent(name, catalog)
         ran = owner is not None and owner != name and owner in merged  # the source that fetched the table
-        if ran:
+        if ran and owner is not None:
             merged[owner]["as_of"] = newer(merged[owner]["as_of"], day)
         if inference_only:
             continue  # inference tables are listed under their source only
@@ -154,7 +154,7 @@ def sources_from_db(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
         # A registered source's fetch time is its last live run's (above; none after a replay, which
         # fetches nothing): the table's load time is not a fetch, nor is the time gpuvalue computed its
         # own figures from others (estimate, combined). A local measurement was taken when it was loaded.
-        fetched = merged[owner]["fetched_at"] if ran else (None if owner == name or name in COMPUTED else loaded_at)
+        fetched = merged[owner]["fetched_at"] if ran and owner is not None else (None if owner == name or name in COMPUTED else loaded_at)
         item["fetched_at"] = newer(item["fetched_at"], fetched)
         item["as_of"] = newer(item["as_of"], day)
 

@@ -11,6 +11,8 @@ query in a string; tests/warehouse/test_sql_files.py runs every file.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -54,7 +56,43 @@ def split_statements(text: str) -> list[str]:
 
 def run(con: duckdb.DuckDBPyConnection, name: str, params: Params = None) -> None:
     """Every statement of a file in order; named parameters go to the statements that use them."""
-    for stmt in statements(name):
+    execute(con, statements(name), params)
+
+
+@cache
+def mart_build(name: str) -> tuple[str, ...]:
+    """How the stored mart ``name`` is built. A mart has one home, warehouse/models/marts/<name>.sql:
+    its first statement declares the table (warehouse/layers.py creates it from there) and the rest
+    refill it (delete the days they rebuild, insert them)."""
+    text = resources.files("gpuvalue.warehouse").joinpath("models", "marts", f"{name}.sql").read_text(encoding="utf-8")
+    return tuple(split_statements(text)[1:])
+
+
+def build(con: duckdb.DuckDBPyConnection, name: str, params: Params = None) -> None:
+    """Refill the stored mart ``name`` by its file's build statements (``mart_build``)."""
+    execute(con, mart_build(name), params)
+
+
+def run_on_batch(con: duckdb.DuckDBPyConnection, batch_name: str, batch: Any, name: str, params: Params = None) -> None:
+    """Run the file ``name`` over an Arrow ``batch`` readable as the table ``batch_name``: how every
+    bulk load writes (the batch is read in place, without a copy, and dropped whatever happens)."""
+    with registered(con, batch_name, batch):
+        run(con, name, params)
+
+
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, batch_name: str, batch: Any) -> Iterator[None]:
+    """An Arrow ``batch`` readable as the table ``batch_name`` inside the block, and only there."""
+    con.register(batch_name, batch)
+    try:
+        yield
+    finally:
+        con.unregister(batch_name)
+
+
+def execute(con: duckdb.DuckDBPyConnection, stmts: tuple[str, ...], params: Params = None) -> None:
+    """Statements in order; named parameters go to the statements that use them."""
+    for stmt in stmts:
         if isinstance(params, dict):
             con.execute(stmt, {k: v for k, v in params.items() if f"${k}" in stmt})
         elif params:

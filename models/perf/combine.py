@@ -229,17 +229,17 @@ def combine_measured(
             compared[(h.name, r.model, r.precision)] = True
             if r.series:
                 series[(h.name, r.anchor, r.model, r.precision)].add(r.series)
-        for fig in h.figures:
-            if fig.model is not None and fig.excluded is None:
-                key = (h.name, fig.model)
-                rocm[key] = rocm.get(key, False) or _is_rocm(fig, vendors)
+        for hfig in h.figures:
+            if hfig.model is not None and hfig.excluded is None:
+                key = (h.name, hfig.model)
+                rocm[key] = rocm.get(key, False) or _is_rocm(hfig, vendors)
         scaling.extend(unit_scaling)
         # Cards whose training runs at a precision give no ratio at all, and why.
         usable: dict[tuple[str, str], set[int | None]] = defaultdict(set)
-        for fig in h.figures:
-            if (fig.model is not None and fig.excluded is None and fig.gpu_count == 1 and fig.mode == "train"
-                    and fig.precision in PRECISIONS):
-                usable[(fig.model, fig.precision)].add(fig.batch_size)
+        for hfig in h.figures:
+            if (hfig.model is not None and hfig.excluded is None and hfig.gpu_count == 1 and hfig.mode == "train"
+                    and hfig.precision in PRECISIONS):
+                usable[(hfig.model, hfig.precision)].add(hfig.batch_size)
         for (model, precision), batches in sorted(usable.items(), key=repr):
             if not compared.get((h.name, model, precision)):
                 shown = ", ".join("unknown" if b is None else str(b) for b in sorted(batches, key=lambda b: b or 0))
@@ -321,9 +321,9 @@ def combine_measured(
                                       workloads=f.workloads, as_of=f.as_of))
             per_workload.extend(WorkloadRatio(model=model, precision=precision, source=f.source, workload=w,  # type: ignore[arg-type]
                                               ratio=r) for w, r in sorted(f.ratios.items()))
-        fig = _combined(model, precision, figs, spread.get(precision), reference)
-        if fig is not None:
-            combined.append(fig)
+        made = _combined(model, precision, figs, spread.get(precision), reference)
+        if made is not None:
+            combined.append(made)
             parts = [f for f in figs if f.direct] or figs
             per_workload.extend(WorkloadRatio(model=model, precision=precision, source=COMBINED,  # type: ignore[arg-type]
                                               workload=f"{f.source}/{w}", ratio=r)
@@ -337,7 +337,7 @@ def usual_spread(sources: Mapping[tuple[str, str], Sequence[SourceFigure]], refe
     reference left out: it is 1.0 in every source by definition); None without any pair."""
     out: dict[str, float | None] = {}
     for precision in PRECISIONS:
-        gaps = []
+        gaps: list[float] = []
         for (model, p), figs in sources.items():
             if p != precision or model == reference:
                 continue

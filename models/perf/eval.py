@@ -20,6 +20,7 @@ every file's workloads.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 from gpuvalue.models.perf.estimate import (
     CANDIDATE_FORMS,
@@ -81,7 +82,7 @@ def evaluate_loocv(
     pairs = training_points(measured, features, precision)
     if len({fig.model for fig, _ in pairs}) < 4:
         raise ValueError(f"need at least 4 measured {precision} cards with specs")
-    first = {}
+    first: dict[str, tuple[PerfFigure, Features]] = {}
     for fig, f in pairs:
         first.setdefault(fig.model, (fig, f))
     reference = pairs[0][0].reference
@@ -220,7 +221,7 @@ def evaluation_report(
     if harnesses:
         from gpuvalue.models.perf.combine import combine_measured, ranking_set
 
-        inputs = list(harnesses)
+        inputs: list[Any] = list(harnesses)  # combine.HarnessInput, read without importing combine here
         if holdout:
             lambda_result = SimpleNamespace(figures=list(measured), per_file=per_file, per_workload=per_workload)
             check = harness_check(inputs, lambda_result, DEFAULT_REFERENCE)

@@ -93,7 +93,8 @@ class HarnessRelative(BaseModel):
             if slots[(r.model, r.precision, label)] > 1:  # the same workload at several batches
                 label = f"{label} bs{r.batch_size}"
             out.append(
-                WorkloadRatio(model=r.model, precision=r.precision, source=self.harness, workload=label, ratio=r.ratio)
+                WorkloadRatio(model=r.model, precision=r.precision,  # type: ignore[arg-type]  # fp16/fp32 only, above
+                              source=self.harness, workload=label, ratio=r.ratio)
             )
         return out
 

@@ -18,6 +18,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 from gpuvalue.models.perf.estimate import Features, as_text
 from gpuvalue.models.perf.measured import WorkloadRatio, relative_perf_from_lambda
@@ -128,7 +129,10 @@ def evaluate_holdout(
         headline.setdefault(fig.model, fig)
     siblings = [(fig.relative_perf, features[m]) for m, fig in headline.items()
                 if m in estimator.trained_models and m in features]
-    shipped, anchored, bandwidth, fp32 = [], [], [], []
+    shipped: list[tuple[str, float, float]] = []
+    anchored: list[tuple[str, float, Any]] = []
+    bandwidth: list[tuple[str, float, float]] = []
+    fp32: list[tuple[str, float, float]] = []
     for fig in holdout_figures(precision, reference, which):
         f = features.get(fig.model)
         if fig.model in seen or fig.model not in which.cards or f is None or as_text(f.get("segment")) == "mobile":

@@ -238,7 +238,7 @@ def _file_figures(
         factor = _geomean(links)
         how = f"vs {reference}, chained via {len(shared)} shared card(s)"
     figures = []
-    workloads = []
+    workloads: list[WorkloadRatio] = []
     for model in sorted(cards):
         ratio = _ratio(cards[model], cards[anchor])
         if ratio is None:
@@ -322,7 +322,7 @@ def relative_perf_from_lambda(
             per_workload.extend(ratios)
             scaling.extend(_scaling(key, precision, rows))
             for fig in figures:
-                slot = (fig.model, precision)
+                slot: tuple[str, str] = (fig.model, precision)
                 if slot in chosen:
                     others[slot].append(fig)
                 else:

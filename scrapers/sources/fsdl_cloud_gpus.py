@@ -334,10 +334,10 @@ def replay_history() -> list[tuple[str, date]]:
         last_of_day[date.fromisoformat(day)] = commit
     newest = date.fromisoformat(HISTORY[-1][1])
     chosen: list[tuple[str, date]] = []
-    for day in sorted(last_of_day):
-        commit = last_of_day[day]
-        if day < newest and (not chosen or position[commit] > position[chosen[-1][0]]):
-            chosen.append((commit, day))
+    for on in sorted(last_of_day):
+        commit = last_of_day[on]
+        if on < newest and (not chosen or position[commit] > position[chosen[-1][0]]):
+            chosen.append((commit, on))
     return chosen
 
 

@@ -200,7 +200,7 @@ def parse_benchmark_data(
             raise ParseError(NAME, url, f"{where}: unexpected model {workload!r}")
         base, gpus = split_device(device)
         model, excluded = resolve_device(base, ALIASES, matcher)
-        upstream = row.get("note") if isinstance(row.get("note"), str) else ""
+        upstream: str = row["note"] if isinstance(row.get("note"), str) else ""
         notes = [n for n in (upstream.strip() and f"upstream note: {upstream.strip()}",
                              _memory_note(row.get("memory"), model, memory_of)) if n]
         for precision in ("fp32", "fp16"):

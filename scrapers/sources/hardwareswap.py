@@ -344,7 +344,7 @@ def parse_hardwareswap_atom(body: bytes, url: str, fetched_at: datetime) -> list
     subreddit = _subreddit_of(url)
     category = root.find(_ATOM + "category")
     if category is not None and category.get("term"):
-        subreddit = category.get("term").lower()
+        subreddit = category.get("term", "").lower()
     listings: list[Listing] = []
     for entry in root.findall(_ATOM + "entry"):
         entry_id, title = _atom_text(entry, "id"), _atom_text(entry, "title")
@@ -397,7 +397,7 @@ class HardwareswapSettings(BaseModel):
             text = value.strip()
             value = json.loads(text) if text.startswith("[") else [p for p in text.split(",") if p.strip()]
         names = []
-        for raw in value:  # type: ignore[union-attr]
+        for raw in value:  # type: ignore[attr-defined]
             name = str(raw).strip().removeprefix("/").removeprefix("r/")
             if not re.fullmatch(r"[A-Za-z0-9_]{2,21}", name):
                 raise ValueError(f"not a subreddit name: {raw!r}")

@@ -39,6 +39,7 @@ import math
 import re
 import statistics
 from collections.abc import Iterable, Iterator
+from typing import Any
 from datetime import date
 from pathlib import Path
 
@@ -166,7 +167,7 @@ _WORKLOAD = re.compile(r"^[a-z][a-z0-9_]*$")
 
 def page_paths() -> list[str]:
     """Every file the source reads, relative to the repository root, side files of a run first."""
-    paths = []
+    paths: list[str] = []
     for folder, prefix, precisions, side in _RUNS:
         name = prefix or folder.split("/", 1)[1]
         paths.extend(f"results/{folder}/{f}" for f in side)
@@ -230,7 +231,7 @@ def parse_benchmark_csv(body: bytes, url: str, matcher: Matcher | None = None) -
     precision = named["precision"]
     run = f"{vendor}/{folder}"
     old = run in _OLD_SCRIPT_RUNS and precision != "float2"  # the float2 files are a later run
-    common = dict(
+    common: dict[str, Any] = dict(
         harness=NAME, device=folder, model=model, excluded=excluded, mode=named["mode"],
         precision=_PRECISIONS[precision], metric="ms_per_iter", gpu_count=gpus, framework="pytorch",
         run=run, baseline_run=f"{vendor}/{base}" if gpus > 1 else None, series=OLD_SCRIPT_SERIES if old else None,
@@ -266,8 +267,8 @@ def parse_config_json(body: bytes, url: str) -> RunMetadata:
         raise ParseError(NAME, url, f"not JSON: {getattr(exc, 'msg', exc)}") from None
     if not isinstance(data, dict):
         raise ParseError(NAME, url, "not a JSON object")
-    batch = data.get("BATCH_SIZE")
-    gpus = data.get("GPU_COUNT", data.get("NUM_GPU", 1))
+    batch: Any = data.get("BATCH_SIZE")
+    gpus: Any = data.get("GPU_COUNT", data.get("NUM_GPU", 1))
     for what, value in (("BATCH_SIZE", batch), ("GPU count", gpus)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ParseError(NAME, url, f"{what} is not a positive whole number: {value!r}")

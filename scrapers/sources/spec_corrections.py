@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from gpuvalue.models.records import GpuSpec
 from gpuvalue.models.source_batches import ParsedSource
@@ -124,7 +125,7 @@ def corrections_to_specs(rows: tuple[SpecCorrection, ...], known_models: set[str
                          fetched_at: datetime = CHECKED) -> tuple[list[GpuSpec], list[str]]:
     """One GpuSpec per corrected model, stating only its corrected fields, and a warning per model
     the catalog does not hold (a correction never creates a catalog row of its own)."""
-    fields: dict[str, dict[str, float | int]] = {}
+    fields: dict[str, dict[str, Any]] = {}
     for row in rows:
         value: float | int = int(round(row.value)) if row.field in _INTEGER_FIELDS else row.value
         fields.setdefault(row.model, {})[row.field] = value

@@ -518,7 +518,7 @@ def read_extract(path: Path = EXTRACT_PATH) -> list[WikipediaGpuRow]:
     with open(path, newline="", encoding="utf-8") as handle:
         lines = (line for line in handle if not line.startswith("#"))
         return [
-            WikipediaGpuRow(**{k: (v if v != "" else None) for k, v in record.items()})
+            WikipediaGpuRow.model_validate({k: (v if v != "" else None) for k, v in record.items()})
             for record in csv.DictReader(lines)
         ]
 

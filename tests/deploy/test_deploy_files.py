@@ -18,7 +18,7 @@ DEPLOY = REPO / "deploy"
 
 @pytest.fixture(scope="module")
 def cli_help() -> dict[str, str]:
-    import gpuvalue.flows.serve  # noqa: F401  (registers `serve`)
+    import gpuvalue.flows.cli.serve  # noqa: F401  (registers `serve`)
     from gpuvalue.flows.cli import app
 
     runner = CliRunner()
@@ -167,7 +167,7 @@ def test_cron_line_parses_and_runs_the_pipeline(cli_help):
 
 @pytest.mark.e2e  # imports Prefect (about 2 s of a test worker): the fast tier imports none
 def test_prefect_yaml_matches_the_served_deployment():
-    from gpuvalue.flows import serve
+    from gpuvalue.flows.cli import serve
     from gpuvalue.flows.daily import daily_flow
     from gpuvalue.flows.settings import Settings
 
@@ -185,7 +185,7 @@ def test_prefect_yaml_matches_the_served_deployment():
 
 @pytest.mark.e2e  # imports Prefect (about 2 s of a test worker): the fast tier imports none
 def test_served_deployment_object_carries_the_schedule():
-    from gpuvalue.flows import serve
+    from gpuvalue.flows.cli import serve
 
     dep = serve.build_deployment("15 4 * * 1-5", "America/New_York", replay=True, db="/srv/g.duckdb")
     assert dep.name == "gpuvalue-daily"

@@ -152,7 +152,7 @@ def faulty_runs(replay_db, tmp_path_factory):
         burst = [httpx.Response(503), _raise(_timeout), _raise(_reset), _truncated, httpx.Response(502)]
         web.faults = {LAMBDA_URLS[0]: burst * 10}
         mp.setenv("GPUVALUE_SOURCES", '["lambda"]')  # JSON: the comma form fails in pydantic-settings
-        mp.setattr("gpuvalue.flows.cli_app.utc_today", lambda: TOMORROW)  # the scenario's day 2 has come
+        mp.setattr("gpuvalue.flows.cli.cli_app.utc_today", lambda: TOMORROW)  # the scenario's day 2 has come
         cli = CliRunner().invoke(app, ["run", "--db", str(db), "--date", TOMORROW.isoformat()])
         day2_requests = list(web.requests)
         after_day2 = _snapshot(db)

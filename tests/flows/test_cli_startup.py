@@ -1,4 +1,4 @@
-"""Reading commands start without importing what they do not use (flows/cli_app.py says the rules).
+"""Reading commands start without importing what they do not use (flows/cli/cli_app.py says the rules).
 
 Not timed (bench/bench_read.py measures the latency): importing Prefect, pydantic-settings, pyarrow
 or the source registry is what made `rank` take seconds, so their absence is what is checked.
@@ -16,13 +16,13 @@ import pytest
 import typer
 
 from gpuvalue.flows.settings import Settings
-from gpuvalue.flows.cli_app import reader_settings
+from gpuvalue.flows.cli.cli_app import reader_settings
 from gpuvalue.flows.settings_model import CoreFields
 
 HEAVY = ("prefect", "pydantic_settings", "pyarrow", "bs4", "gpuvalue.scrapers.registry", "gpuvalue.flows.pipeline",
          "gpuvalue.flows.stages", "gpuvalue.flows.settings")
 # What the commands bench/bench_read.py times leave out besides: pydantic (their settings are read
-# plainly and typer's values converted without it: flows/settings_core.py, flows/cli_app.py) and
+# plainly and typer's values converted without it: flows/settings_core.py, flows/cli/cli_app.py) and
 # numpy (models/perf_weighted.py imports it where it computes).
 LIGHT = (*HEAVY, "pydantic", "pydantic_core", "typer._adapters", "numpy", "gpuvalue.models.records")
 
@@ -125,7 +125,7 @@ def test_the_app_of_one_command_answers_as_the_whole_app(args):
     from typer.testing import CliRunner
 
     from gpuvalue.flows.cli import app
-    from gpuvalue.flows.cli_app import app_for
+    from gpuvalue.flows.cli.cli_app import app_for
 
     runner = CliRunner()
     whole, one = runner.invoke(app, args, terminal_width=120), runner.invoke(app_for(args), args, terminal_width=120)
@@ -184,11 +184,11 @@ def test_settings_read_plainly_are_what_pydantic_reads():
 
 
 def test_typer_values_converted_without_pydantic_are_typers():
-    """flows/cli_app.py converts plain command-line values itself; each value, and each error, is what
+    """flows/cli/cli_app.py converts plain command-line values itself; each value, and each error, is what
     typer's own conversion gives."""
     import typer.main
 
-    from gpuvalue.flows import cli_app
+    from gpuvalue.flows.cli import cli_app
 
     def made(light: bool):
         app = cli_app._App(cls=cli_app._Group, add_completion=False, pretty_exceptions_enable=False)

@@ -200,7 +200,7 @@ def test_every_vendor_option_goes_through_the_shared_check(command):
     # One validator, so the commands cannot drift apart in what they accept or how they refuse.
     import inspect
 
-    from gpuvalue.flows import rank_cli, recommend_cli
+    from gpuvalue.flows.cli import rank_cli, recommend_cli
 
     module = {"rank": rank_cli, "recommend": recommend_cli}[command]
     assert "check_vendor(vendor)" in inspect.getsource(getattr(module, command))
@@ -208,6 +208,6 @@ def test_every_vendor_option_goes_through_the_shared_check(command):
 
 @pytest.mark.parametrize("value", ["NVIDIA", "nvidia", " amd ", "Intel"])
 def test_the_vendor_check_takes_any_case(value):
-    from gpuvalue.flows.cli_app import check_vendor
+    from gpuvalue.flows.cli.cli_app import check_vendor
 
     assert check_vendor(value) is None

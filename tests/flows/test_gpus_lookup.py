@@ -67,7 +67,7 @@ def test_no_match_is_one_line_and_exit_1(db, args):
 
 def test_gpus_knows_the_spec_corrections_source_by_its_name():
     """`gpus` reads the corrections' module only for a row one of its values comes from, found by this name."""
-    from gpuvalue.flows.catalog_cli import CORRECTIONS_SOURCE
+    from gpuvalue.flows.cli.catalog_cli import CORRECTIONS_SOURCE
     from gpuvalue.scrapers.sources.spec_corrections import NAME
 
     assert CORRECTIONS_SOURCE == NAME

@@ -110,7 +110,7 @@ def test_the_import_says_what_it_is_doing_as_it_goes(tmp_path, monkeypatch):
     """Reading and matching a large export takes seconds to minutes: the live line names each step."""
     from contextlib import contextmanager
 
-    from gpuvalue.flows import import_cli
+    from gpuvalue.flows.cli import import_cli
 
     shown: list[str] = []
 
@@ -134,7 +134,7 @@ def test_the_live_line_shows_in_a_terminal_only(monkeypatch):
 
     from rich.console import Console
 
-    from gpuvalue.flows import cli_app
+    from gpuvalue.flows.cli import cli_app
 
     for terminal in (True, False):
         screen = io.StringIO()

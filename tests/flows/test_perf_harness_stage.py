@@ -151,7 +151,7 @@ def test_the_harnesses_are_the_sources_declaring_one_and_default_sources():
 
 
 def test_perf_evaluate_reads_the_harnesses_through_the_replay_archive():
-    from gpuvalue.flows.perf_cli import recorded_harnesses
+    from gpuvalue.flows.cli.perf_cli import recorded_harnesses
     from gpuvalue.flows.pipeline import make_client
 
     client = make_client(Settings(), replay=True)

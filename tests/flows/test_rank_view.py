@@ -139,7 +139,7 @@ def test_an_empty_ranking_prints_no_table_and_no_note_about_older_prices(monkeyp
 
     from rich.console import Console
 
-    from gpuvalue.flows import rank_cli
+    from gpuvalue.flows.cli import rank_cli
 
     screen = io.StringIO()
     monkeypatch.setattr(rank_cli, "out", Console(file=screen, width=200))
@@ -176,7 +176,7 @@ def test_the_latest_ranking_of_long_ago_says_so_before_its_table(tmp_path, monke
     on its own day ("6 d", "no") a year later."""
     from datetime import timedelta
 
-    from gpuvalue.flows import cli_app
+    from gpuvalue.flows.cli import cli_app
 
     path = tmp_path / "g.duckdb"
     make_ranking_database(path).close()

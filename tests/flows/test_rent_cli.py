@@ -63,10 +63,10 @@ def test_rent_says_how_old_the_rental_date_is_today_and_rent_or_buy_calls_an_old
     from datetime import date
 
     # The rental date is 2025-02-01 (aws's RTX 4090), but no row shows that price: the newest shown is of 2025-01-20.
-    monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2025, 1, 20))  # the newest shown price's day
+    monkeypatch.setattr("gpuvalue.flows.cli.cli_app.utc_today", lambda: date(2025, 1, 20))  # the newest shown price's day
     same_day = " ".join(runner.invoke(app, ["rent", "--db", str(db)], terminal_width=250).stdout.split())
     assert "before today" not in same_day and "On-demand rental" in same_day
-    monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2026, 12, 2))
+    monkeypatch.setattr("gpuvalue.flows.cli.cli_app.utc_today", lambda: date(2026, 12, 2))
     later = " ".join(runner.invoke(app, ["rent", "--db", str(db)], terminal_width=250).stdout.split())
     assert "The newest rental prices shown are of 2025-01-20, 22 mo before today (2026-12-02)" in later
     spot = " ".join(runner.invoke(app, ["rent", "--spot", "--db", str(db)], terminal_width=250).stdout.split())
@@ -90,7 +90,7 @@ def test_rent_says_how_old_the_rental_date_is_today_and_rent_or_buy_calls_an_old
 def test_rent_shows_older_prices_apart_with_their_age(db, monkeypatch):
     from datetime import date
 
-    monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2025, 2, 1))  # the rental date
+    monkeypatch.setattr("gpuvalue.flows.cli.cli_app.utc_today", lambda: date(2025, 2, 1))  # the rental date
 
     from gpuvalue.warehouse.db import open_database
     from rental_fixtures import load_offers, offer
@@ -107,7 +107,7 @@ def test_rent_shows_older_prices_apart_with_their_age(db, monkeypatch):
     assert recent < text.index("lambda") < older < text.index("oldcloud")  # the A6000's lambda price, then the XTX's
     assert "8 mo" in text and "Older on-demand prices (a provider's newest published more than 90 days" in text
     # Each price's age is its age today: a year on, the 2025-01-20 price is a year old, not "0 d".
-    monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2026, 1, 20))
+    monkeypatch.setattr("gpuvalue.flows.cli.cli_app.utc_today", lambda: date(2026, 1, 20))
     later = " ".join(runner.invoke(app, ["rent", "--db", str(db)], terminal_width=250).stdout.split())
     assert "│ 2025-01-20 │ 12 mo │" in later and "│ 2024-06-01 │ 20 mo │" in later, later
     rows = lines(runner.invoke(app, ["rent", "--json", "--db", str(db)]).stdout)
@@ -138,7 +138,7 @@ def test_rent_dates_its_title_and_footer_by_the_rows_shown_not_the_whole_warehou
     load_offers(con, [offer("cloud-c", "oldcloud", "RTX A6000", "RTX A6000", date(2024, 6, 1), per_hour=0.40,
                             spot=0.30)], "cloud-c")
     con.close()
-    monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2026, 12, 2))
+    monkeypatch.setattr("gpuvalue.flows.cli.cli_app.utc_today", lambda: date(2026, 12, 2))
     for args in ([], ["--spot"]):
         res = runner.invoke(app, ["rent", "--provider", "oldcloud", *args, "--db", str(db)], terminal_width=250)
         assert res.exit_code == 0, res.output
@@ -160,7 +160,7 @@ def test_rent_dates_its_title_and_footer_by_the_rows_shown_not_the_whole_warehou
 def test_newest_shown_reads_each_shown_price_date():
     from datetime import date
 
-    from gpuvalue.flows.rent_cli import newest_shown
+    from gpuvalue.flows.cli.rent_cli import newest_shown
 
     rows = [{"usd_per_gpu_hour": 1.0, "price_as_of": date(2024, 1, 1), "spot_usd_per_gpu_hour": 0.5,
              "spot_as_of": date(2024, 3, 1)},

@@ -107,7 +107,7 @@ def test_host_terms_date_the_title_by_the_hosts_prices_shown(tmp_path, monkeypat
     con = make_rental_database(str(path))
     load_offers(con, [h.model_copy(update={"as_of": date(2024, 11, 5)}) for h in HOSTS], "hosts")
     con.close()
-    monkeypatch.setattr("gpuvalue.flows.cli_app.utc_today", lambda: date(2026, 12, 3))
+    monkeypatch.setattr("gpuvalue.flows.cli.cli_app.utc_today", lambda: date(2026, 12, 3))
     res = runner.invoke(app, ["rent", "--min-reliability", "0.99", "--verified", "--db", str(path)], terminal_width=250)
     assert res.exit_code == 0, res.output
     text = " ".join(res.stdout.split())

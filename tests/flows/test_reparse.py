@@ -13,10 +13,10 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-import gpuvalue.flows.reparse  # noqa: F401  (registers the command)
+import gpuvalue.flows.cli.reparse  # noqa: F401  (registers the command)
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows.cli import app
-from gpuvalue.flows.reparse import fetch_batches
+from gpuvalue.flows.cli.reparse import fetch_batches
 from gpuvalue.scrapers.archive import ArchiveEntry
 
 runner = CliRunner()
@@ -190,7 +190,7 @@ def test_a_long_cross_validation_shows_on_the_reparse_bar(copied, no_network, mo
     """The estimate's notes (a cross-validation of minutes) become the bar's text, as the stages' progress does
     (one small source reparsed: the estimate runs after any source's rows are rebuilt)."""
     from gpuvalue.flows import stages
-    from gpuvalue.flows.reparse import reparse_database
+    from gpuvalue.flows.cli.reparse import reparse_database
 
     real = stages.estimate_perf
 

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-import gpuvalue.flows.reparse  # noqa: F401  (registers the command)
+import gpuvalue.flows.cli.reparse  # noqa: F401  (registers the command)
 from gpuvalue.flows.cli import app
 from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.archive import Archive

@@ -90,7 +90,7 @@ def _stop(proc: subprocess.Popen | None) -> str:
 
 def _gpuvalue(*args: str) -> list[str]:
     """The CLI with the serve command registered, however the CLI module is wired."""
-    return [sys.executable, "-c", "import gpuvalue.flows.serve; from gpuvalue.flows.cli import app; app()", *args]
+    return [sys.executable, "-c", "import gpuvalue.flows.cli.serve; from gpuvalue.flows.cli import app; app()", *args]
 
 
 async def _deployment(api_url: str):
@@ -135,7 +135,7 @@ def test_serve_without_server_says_so(tmp_path):
 
 @pytest.mark.e2e  # imports Prefect (about 2 s of a test worker): the fast tier imports none
 def test_serve_rejects_a_bad_cron():
-    import gpuvalue.flows.serve  # noqa: F401
+    import gpuvalue.flows.cli.serve  # noqa: F401
     from gpuvalue.flows.cli import app
 
     result = CliRunner().invoke(app, ["serve", "--cron", "61 6 * * *"])

@@ -140,7 +140,7 @@ def test_a_source_that_needs_keys_says_so_instead_of_probing(monkeypatch):
 
 
 def test_sources_check_runs_every_probe_and_exits_1_when_one_fails(db, monkeypatch):
-    from gpuvalue.flows import sources_cli
+    from gpuvalue.flows.cli import sources_cli
 
     body = (__import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures" / runpod.FIXTURE).read_bytes()
 

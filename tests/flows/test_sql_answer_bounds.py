@@ -16,7 +16,7 @@ from conftest_exports import make_ranking_database
 from typer.testing import CliRunner
 
 from gpuvalue.flows.cli import app
-from gpuvalue.flows.sql_cli import CELL_CHARS, TABLE_ROWS
+from gpuvalue.flows.cli.sql_cli import CELL_CHARS, TABLE_ROWS
 
 runner = CliRunner()
 

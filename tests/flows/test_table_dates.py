@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 from rich.console import Console
 
-from gpuvalue.flows import cli_app
+from gpuvalue.flows.cli import cli_app
 
 TITLE = "a seller's long title that has to fold somewhere in a narrow terminal " * 2
 

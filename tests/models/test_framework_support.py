@@ -107,7 +107,7 @@ def test_caveat_of_nothing_that_runs():
 def test_the_report_table_says_it_in_the_card_cell():
     from datetime import date as day
 
-    from gpuvalue.warehouse.buyer_page import ranking_table
+    from gpuvalue.warehouse.outputs.buyer_page import ranking_table
 
     base = {"rank": 1, "memory_gb": 24.0, "price_usd": 900.0, "price_kind": "sold", "price_n": 12, "price_q1": None,
             "price_q3": None, "price_as_of": day(2025, 11, 25), "relative_perf": 1.2, "perf_source": "estimate",

@@ -3,7 +3,7 @@ read as low-confidence estimates."""
 
 from gpuvalue.models.perf.label import perf_source_label
 from gpuvalue.models.recommend import perf_provenance
-from gpuvalue.warehouse.feed import daily_item
+from gpuvalue.warehouse.outputs.feed import daily_item
 
 ROCM_ROW = {"perf_source": "pytorch-gpu-benchmark", "perf_method": "measured: geomean of 31 workloads vs "
             "GeForce RTX 3090 (pytorch-gpu-benchmark); on ROCm"}

@@ -10,7 +10,7 @@ from gpuvalue.models.speed_evidence import MEASURED_MAJORITY, evidence_label, sp
 from gpuvalue.models.perf.weighted import Evidence, Weighted, describe
 from gpuvalue.models.recommend import perf_provenance
 from gpuvalue.models.unpriced import Unpriced
-from gpuvalue.warehouse.feed import daily_item  # noqa: F401  (the feed imports the rule: no other wording)
+from gpuvalue.warehouse.outputs.feed import daily_item  # noqa: F401  (the feed imports the rule: no other wording)
 
 MOSTLY_ESTIMATE = {"perf_source": "weighted", "perf_method": "weighted by each source's agreement with the others: "
                    "gpu-insights 0.834 (32%), estimate (held out) 0.724 (68%); 80% interval 0.677-0.846"}

@@ -53,7 +53,7 @@ def test_every_source_has_a_fixture_and_a_parser_test(name):
 
 
 def test_every_list_that_names_sources_reads_the_registry():
-    from gpuvalue.flows.sources_cli import parsing_sources
+    from gpuvalue.flows.cli.sources_cli import parsing_sources
     from gpuvalue.flows.settings import ALL_SOURCES, Settings
 
     sources = registry.all_sources()

@@ -26,8 +26,8 @@ from gpuvalue.models.answers import Inputs
 from gpuvalue.models.budget_answers import ANSWERS
 from gpuvalue.models.choose import Query, choose
 from gpuvalue.models.recommend import USE_CASES
-from gpuvalue.warehouse.buyer_page import page_data, render_page, write_page
-from gpuvalue.warehouse.page_charts import date_ticks, history_chart, value_frontier
+from gpuvalue.warehouse.outputs.buyer_page import page_data, render_page, write_page
+from gpuvalue.warehouse.outputs.page_charts import date_ticks, history_chart, value_frontier
 
 runner = CliRunner()
 GENERATED = datetime(2026, 12, 1, 6, 0, tzinfo=timezone.utc)
@@ -292,8 +292,8 @@ def random_inputs(n: int, seed: int = 41) -> list[Inputs]:
 
 def recommend_json(db: Path, many: list[Inputs]) -> list[dict]:
     """``recommend --json`` of each input: the CLI itself for a few, its printing function for the rest."""
-    from gpuvalue.flows.cli_app import reader_settings
-    from gpuvalue.flows.recommend_cli import answer_options, read_answers
+    from gpuvalue.flows.cli.cli_app import reader_settings
+    from gpuvalue.flows.cli.recommend_cli import answer_options, read_answers
     from gpuvalue.models.budget_answers import answers_json
 
     settings = reader_settings(db)

@@ -16,8 +16,8 @@ import pytest
 from bs4 import BeautifulSoup
 from conftest_exports import REFERENCE_GPU, insert_dicts, open_test_database, ranking_for
 
-from gpuvalue.warehouse.export import SCHEMA_PATH, export_all, ranking_is_replay, sources_from_db
-from gpuvalue.warehouse.buyer_page import write_page
+from gpuvalue.warehouse.outputs.export import SCHEMA_PATH, export_all, ranking_is_replay, sources_from_db
+from gpuvalue.warehouse.outputs.buyer_page import write_page
 
 RUN_DAY = date(2026, 11, 30)
 RUN_TIME = datetime(2026, 12, 1, 4, 35)  # when the replay ran
@@ -185,7 +185,7 @@ def test_the_price_history_plots_each_price_on_its_observation_date_with_its_kin
     """A stale price ranked on three days is one point, on the day it was observed, never on a run day;
     a two-year gap between an index month and an own price is no line."""
     from gpuvalue.warehouse import sql_files
-    from gpuvalue.warehouse.page_charts import history_chart
+    from gpuvalue.warehouse.outputs.page_charts import history_chart
 
     points = [p for p in sql_files.dicts(con, "report_price_history") if p["model"] == "GeForce RTX 2080 Ti"]
     svg = BeautifulSoup(history_chart("GeForce RTX 2080 Ti", points), "lxml")

@@ -8,8 +8,8 @@ import jsonschema
 import pyarrow.parquet as pq
 import pytest
 from conftest_exports import LATEST_DAY, RANKING_DAYS, REFERENCE_GPU, make_ranking_database, open_test_database
-from gpuvalue.warehouse import export
-from gpuvalue.warehouse.export import (
+from gpuvalue.warehouse.outputs import export
+from gpuvalue.warehouse.outputs.export import (
     RANKING_CSV_COLUMNS,
     RANKING_JSON_FIELDS,
     SCHEMA_PATH,

@@ -13,7 +13,8 @@ import pytest
 from pydantic import Field, create_model
 
 from gpuvalue.models.export_rows import ExportRow, RankingRow, RentalRow, RentVsBuyRow
-from gpuvalue.warehouse import export, rental_export, sql_files
+from gpuvalue.warehouse import sql_files
+from gpuvalue.warehouse.outputs import export, rental_export
 from gpuvalue.warehouse.db import open_database
 
 BOUNDS = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "minLength")

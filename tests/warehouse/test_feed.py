@@ -4,8 +4,8 @@ from datetime import date
 import pytest
 from conftest_exports import LATEST_DAY, RANKING_DAYS, make_ranking_database, ranking_for
 from gpuvalue.models.memory_class import memory_class
-from gpuvalue.warehouse.export import export_feed as reexported_export_feed
-from gpuvalue.warehouse.feed import class_leaders, export_feed, leader_changes, price_drops
+from gpuvalue.warehouse.outputs.export import export_feed as reexported_export_feed
+from gpuvalue.warehouse.outputs.feed import class_leaders, export_feed, leader_changes, price_drops
 
 
 @pytest.fixture
@@ -114,7 +114,7 @@ def test_memory_classes(memory, label):
 
 
 def test_a_low_confidence_estimate_says_so_in_the_daily_item():
-    from gpuvalue.warehouse.feed import daily_item
+    from gpuvalue.warehouse.outputs.feed import daily_item
 
     rows = [dict(r) for r in ranking_for(LATEST_DAY)]
     amd = next(r for r in rows if r["perf_source"] == "estimate" and r["vendor"] == "AMD")
@@ -152,7 +152,7 @@ def test_the_feed_shows_the_cards_the_settings_memory_minimum_shows(tmp_path):
 
 
 def test_each_replayed_days_item_says_so_not_only_the_newest(tmp_path):
-    from gpuvalue.warehouse.feed import build_feed, feed_inputs
+    from gpuvalue.warehouse.outputs.feed import build_feed, feed_inputs
 
     days, history = feed_inputs(make_ranking_database())
     ordered = sorted(days)

@@ -14,7 +14,7 @@ from gpuvalue.models.price_index import PriceIndexPoint
 from gpuvalue.scrapers.sources import tomshardware_ebay_index as index
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import current_version, migrations, open_database
-from gpuvalue.warehouse.feed import describe_price, feed_inputs
+from gpuvalue.warehouse.outputs.feed import describe_price, feed_inputs
 from gpuvalue.warehouse.price_index import load_price_index, price_index_alarms, price_index_latest
 
 SERIES = Path(__file__).resolve().parents[1] / "fixtures" / "prices" / "tomshardware_ebay_monthly" / index.TIME_SERIES
@@ -212,7 +212,8 @@ def test_an_index_price_is_named_by_the_label_its_source_declares(con):
     """A second price index needs no edit of the shared rules to be named: its source's declared label
     reaches every output's words through the sources table (the registry writes it each run)."""
     from gpuvalue.models.price_age import index_price_words
-    from gpuvalue.warehouse import export, queries
+    from gpuvalue.warehouse import queries
+    from gpuvalue.warehouse.outputs import export
     from gpuvalue.models.price_age import dated_price_basis
 
     con.execute("INSERT INTO gpus (model, vendor, released, desktop_usable, framework_supported) "

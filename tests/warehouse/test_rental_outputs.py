@@ -14,10 +14,10 @@ from bs4 import BeautifulSoup
 
 from conftest_exports import insert_dicts, make_ranking_database
 from gpuvalue.models.rent_vs_buy import Assumptions
-from gpuvalue.warehouse.export import export_all
-from gpuvalue.warehouse.feed import export_feed
-from gpuvalue.warehouse.rental_export import RENT_VS_BUY_COLUMNS, RENTAL_COLUMNS, rental_feed_item, rental_rows
-from gpuvalue.warehouse.buyer_page import page_data, render_page
+from gpuvalue.warehouse.outputs.export import export_all
+from gpuvalue.warehouse.outputs.feed import export_feed
+from gpuvalue.warehouse.outputs.rental_export import RENT_VS_BUY_COLUMNS, RENTAL_COLUMNS, rental_feed_item, rental_rows
+from gpuvalue.warehouse.outputs.buyer_page import page_data, render_page
 from rental_fixtures import make_rental_database
 
 GENERATED = datetime(2026, 11, 30, 7, 0, tzinfo=timezone.utc)

@@ -176,7 +176,7 @@ def test_rent_ranking_ranks_perf_per_on_demand_dollar_and_spot_apart(con):
     rows = rent_ranking_rows(con)
     assert [(r["rank"], r["model"]) for r in rows] == [(1, "GeForce RTX 3090"), (2, "GeForce RTX 4090"), (3, "RTX A6000")]
     top = rows[0]
-    # perf_best's figures are stored x2; rescaled by the reference's own figure as ranking.sql does.
+    # perf_best's figures are stored x2; rescaled by the reference's own figure as warehouse/models/marts/ranking_daily.sql does.
     assert top["relative_perf"] == pytest.approx(1.0) and top["perf_precision"] == "fp16"
     assert top["perf_per_usd_hour"] == pytest.approx(5.0) and top["usd_per_reference_hour"] == pytest.approx(0.20)
     assert rows[1]["relative_perf"] == pytest.approx(1.85) and rows[1]["memory_gb"] == 24.0

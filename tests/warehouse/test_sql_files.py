@@ -31,7 +31,9 @@ from gpuvalue.warehouse.db import integrity_check, open_database
 from test_backfill import END, MIN_COUNT, REF, WINDOW, _crafted_history
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "warehouse" / "sql"
-SQL_FILES = sorted(p.stem for p in SQL_DIR.glob("*.sql"))
+# A stored mart's build lives in its one file, warehouse/models/marts/<name>.sql, below its CREATE.
+MART_BUILDS = sorted(p.stem for p in (SQL_DIR.parent / "models" / "marts").glob("*.sql") if sql_files.mart_build(p.stem))
+SQL_FILES = sorted(p.stem for p in SQL_DIR.glob("*.sql")) + MART_BUILDS
 SEEN = datetime(2026, 3, 30, 12, 0)
 
 # name of a warehouse/sql file -> a call of the code that runs it, on the warehouse at that path
@@ -89,7 +91,7 @@ def _rebuild(db: Path) -> object:
         return load.rebuild_price_observations(con)
 
 
-@runs("prices_daily", "ranking", "materialize_day_reference", "ranking_day_count")
+@runs("prices_daily", "ranking_daily", "materialize_day_reference", "ranking_day_count")
 def _day(db: Path) -> object:
     with closing(open_database(db)) as con:
         return load.materialize_day(con, END, precision="fp16", reference=REF, window_days=WINDOW, min_count=MIN_COUNT)
@@ -270,20 +272,13 @@ def _rent_ranking(db: Path) -> object:
         return rent_ranking_rows(con)
 
 
-@runs("rent_ranking_provider")
-def _rent_ranking_provider(db: Path) -> object:
+@runs("rent_ranking_terms")
+def _rent_ranking_terms(db: Path) -> object:
     from gpuvalue.warehouse.rental import rent_ranking_rows
 
     with closing(open_database(db)) as con:
-        return rent_ranking_rows(con, provider="vast")
-
-
-@runs("rent_ranking_hosts")
-def _rent_ranking_hosts(db: Path) -> object:
-    from gpuvalue.warehouse.rental import rent_ranking_rows
-
-    with closing(open_database(db)) as con:
-        return rent_ranking_rows(con, min_reliability=0.99, verified=True)
+        # One provider, and the host terms: both run the one ranking over the offers that meet them.
+        return [*rent_ranking_rows(con, provider="vast"), *rent_ranking_rows(con, min_reliability=0.99, verified=True)]
 
 
 @runs("rent_vendor_scores")
@@ -378,12 +373,12 @@ def _perf_card(db: Path) -> object:
         return queries.perf_card_sources(con, "Card A", "fp16", "Card A") + queries.perf_card_harness_runs(con, "Card A", "fp16")
 
 
-# The downloads, the feed and the buyer's page (warehouse/export.py, feed.py, buyer_page.py, and
+# The downloads, the feed and the buyer's page (warehouse/outputs/export.py, feed.py, buyer_page.py, and
 # source_dates.py behind all three). On the empty warehouse each stops at "nothing to export"
 # (ExportError) after the files it reads first; UNREAD_WHEN_EMPTY names the files it never reaches.
 @runs("ranking_latest_day", "ranking_day_rows", "ranking_day_parquet", "ranking_day_reference_gpus")
 def _export_all(db: Path) -> object:
-    from gpuvalue.warehouse import export
+    from gpuvalue.warehouse.outputs import export
 
     with closing(open_database(db)) as con:
         try:
@@ -394,7 +389,7 @@ def _export_all(db: Path) -> object:
 
 @runs("ranking_day_replay", "ranking_replay_days")
 def _export_day(db: Path) -> object:
-    from gpuvalue.warehouse import export
+    from gpuvalue.warehouse.outputs import export
     from gpuvalue.warehouse.source_dates import replayed_days
 
     with closing(open_database(db)) as con:
@@ -416,7 +411,7 @@ def _sources(db: Path) -> object:
 
 @runs("feed_ranking_days", "feed_price_history")
 def _feed(db: Path) -> object:
-    from gpuvalue.warehouse import feed
+    from gpuvalue.warehouse.outputs import feed
 
     with closing(open_database(db)) as con:
         try:
@@ -428,7 +423,7 @@ def _feed(db: Path) -> object:
 @runs("report_price_history")
 def _report(db: Path) -> object:
     from gpuvalue.models.buyer_view import BuyerView
-    from gpuvalue.warehouse import buyer_page
+    from gpuvalue.warehouse.outputs import buyer_page
 
     with closing(open_database(db)) as con:
         try:  # every card: the default view hides all of the seed's newest day (their support is unknown)
@@ -615,14 +610,14 @@ def _rental_load(db: Path) -> object:
 
 @runs("rental_ranking_export", "rental_prices_daily_count")
 def _rental_export(db: Path) -> object:
-    from gpuvalue.warehouse.rental_export import export_rental
+    from gpuvalue.warehouse.outputs.rental_export import export_rental
 
     with closing(open_database(db)) as con:
         _load_rental_offers(con)
         return export_rental(con, db.parent / "rental-export")
 
 
-@runs("price_index_delete_source", "price_index_insert", "price_index_latest")
+@runs("price_index_delete_source", "price_index_insert", "price_index_latest_by_model")
 def _price_index(db: Path) -> object:
     from gpuvalue.models.price_index import PriceIndexPoint
     from gpuvalue.warehouse.price_index import load_price_index, price_index_latest
@@ -665,8 +660,8 @@ def _estimate_cv(db: Path) -> object:
 
 # Files whose seeded result is empty: the small seed has no rental offers, price index, bandwidths,
 # per-workload ratios or multi-GPU rows; these runs still fail on a syntax error or a column that is gone.
-QUIET_WHEN_SEEDED_EXTRA = {"quality_price_index_alarms", "rental_prices_daily", "rent_ranking", "rent_ranking_provider",
-                           "rent_ranking_hosts", "rent_vendor_scores", "rental_host_providers", "fx_rates_all",
+QUIET_WHEN_SEEDED_EXTRA = {"quality_price_index_alarms", "rental_prices_daily", "rent_ranking", "rent_ranking_terms",
+                           "rent_vendor_scores", "rental_host_providers", "fx_rates_all",
                            "rent_vs_buy", "catalog_features", "perf_workload_ratios", "scaling_efficiency",
                            "scaling_spread"}
 
@@ -698,9 +693,10 @@ def outcomes(warehouses, tmp_path_factory) -> Callable[[Callable, str], tuple[li
             db = tmp_path_factory.mktemp(f"{runner.__name__.strip('_')}-{warehouse}") / "g.duckdb"
             shutil.copy(warehouses[warehouse], db)
             read: list[str] = []
-            original = sql_files.sql
+            original, original_build = sql_files.sql, sql_files.mart_build
             with pytest.MonkeyPatch.context() as monkeypatch:
                 monkeypatch.setattr(sql_files, "sql", lambda file: (read.append(file), original(file))[1])
+                monkeypatch.setattr(sql_files, "mart_build", lambda mart: (read.append(mart), original_build(mart))[1])
                 done[key] = (read, _call(runner, db, monkeypatch))
         return done[key]
 

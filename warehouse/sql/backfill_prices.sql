@@ -1,7 +1,7 @@
 -- Prices for every as_of date from $start to $end at once, step 1 of 4 ($start, $end, $window_days):
 -- the observations and, for each day, the trailing window its price comes from when that counts.
 --
--- The result equals prices_daily.sql run once per day, row for row. prices_daily.sql judges each
+-- The result equals warehouse/models/marts/prices_daily.sql run once per day, row for row. warehouse/models/marts/prices_daily.sql judges each
 -- window afresh (median and MAD of the window, then the kept prices' median and quartiles), so the
 -- backfill does too: step 2 (backfill_prices_windows.sql) gathers each needed window's prices as a
 -- list and applies the same aggregates to it. Only the bookkeeping is shared across days: the

@@ -1,5 +1,5 @@
 -- Prices for every as_of date, step 3 of 4 ($start, $end, $window_days, $min_count): the days whose
--- trailing window does not count fall back, as in prices_daily.sql, to the newest window that
+-- trailing window does not count fall back, as in warehouse/models/marts/prices_daily.sql, to the newest window that
 -- counts among those ending on an observation day before the trailing window.
 --
 -- backfill_fallback_days: each model, kind and day without a trailing window that counts but with

@@ -4,7 +4,7 @@
 --
 -- A RANGE frame over the day groups collects each window's groups as a list of lists; groups whose
 -- listings were seen again before the anchor (last_anchor) drop out. Then, on the window's prices,
--- exactly the aggregates of prices_daily.sql: median of log price, MAD, kept prices, quartiles.
+-- exactly the aggregates of warehouse/models/marts/prices_daily.sql: median of log price, MAD, kept prices, quartiles.
 -- Kept prices form one contiguous price range [kmin, kmax] (log is monotonic), which finds the
 -- newest day with a kept price without recomputing logs.
 INSERT INTO backfill_stats

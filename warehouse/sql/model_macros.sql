@@ -3,5 +3,5 @@
 SELECT function_name, CAST(parameters AS VARCHAR) AS parameters, macro_definition
 FROM duckdb_functions()
 WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal
-  AND function_type = 'macro'
+  AND function_type IN ('macro', 'table_macro')
 ORDER BY ALL;

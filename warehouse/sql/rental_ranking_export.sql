@@ -5,7 +5,6 @@ SELECT rank, spot_rank, model, vendor, segment, memory_gb, relative_perf, perf_s
        reference_gpu, usd_per_gpu_hour, provider, instance_type, gpu_count, median_usd_per_gpu_hour,
        perf_per_usd_hour, usd_per_reference_hour, spot_usd_per_gpu_hour, spot_provider, spot_perf_per_usd_hour,
        spot_usd_per_reference_hour, provider_count, providers, price_as_of, spot_as_of, framework_supported,
-       as_of, price_tier, price_age_days, spot_tier, spot_age_days,
-       (SELECT g.framework_support FROM gpus AS g WHERE g.model = r.model) AS framework_support
+       as_of, price_tier, price_age_days, spot_tier, spot_age_days, framework_support
 FROM rent_ranking_latest AS r
 ORDER BY rank NULLS LAST, spot_rank NULLS LAST, model;

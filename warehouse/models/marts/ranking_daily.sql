@@ -1,4 +1,4 @@
--- The ranking of each day (sql/ranking.sql): every card with a price and a performance figure, by
+-- The ranking of each day (built below): every card with a price and a performance figure, by
 -- performance per dollar.
 --   framework_support  the catalog's support level that day (gpus.framework_support);
 --   passive            a PCIe server card without a fan: it fits a desktop slot but needs a fan kit;
@@ -40,3 +40,94 @@ CREATE TABLE IF NOT EXISTS ranking_daily (
     perf_high           DOUBLE,
     PRIMARY KEY (as_of, model)
 );
+
+-- Its build, run by sql_files.build(con, "ranking_daily", params): the statements below the CREATE.
+-- The performance-per-dollar ranking of every as_of date from $start to $end ($precision,
+-- $reference, $window_days, $comparable_days): the daily step runs it for one day, a backfill for
+-- a range. Performance comes from perf_best (measured beats estimated), rescaled so the reference
+-- card is 1.0. Every released model with a price and a performance is ranked; a price older than
+-- the window is kept but flagged stale.
+--
+-- Prices: the own price of the day (prices_daily: sold or asking), else, for a card the own
+-- observations cannot price, the newest complete month of a published index (price_index_monthly,
+-- as price_index_latest chooses it: most sales, then source and name), kind 'index', dated the
+-- first day of its month, price_n its quantity sold, price_source the index. Never both, never mixed.
+-- An own price more than $comparable_days older than the index's month gives way to it: a card whose
+-- own sales are years old (an opt-in archive's) is priced by the newer published month.
+--
+-- Comparable dates: a card priced within $comparable_days of the day's newest price is 'recent';
+-- the others are 'older' and rank after every recent card, ordered among themselves. So a price
+-- from two years ago is never placed between today's prices, and each row says how old its price is
+-- (price_age_days). Ties are broken by model name, so the order is deterministic.
+DELETE FROM ranking_daily WHERE as_of BETWEEN $start AND $end;
+
+INSERT INTO ranking_daily BY NAME
+WITH best_perf AS (
+    SELECT * FROM perf_best WHERE precision = $precision
+),
+ref AS (
+    SELECT relative_perf AS ref_perf FROM best_perf WHERE model = $reference
+),
+own AS (
+    SELECT as_of, model, price_usd, price_kind, price_n, price_q1, price_q3, price_as_of,
+           CAST(NULL AS VARCHAR) AS price_source
+    FROM prices_daily
+    WHERE as_of BETWEEN $start AND $end AND price_usd > 0
+),
+days AS (
+    SELECT CAST(d AS DATE) AS as_of
+    FROM generate_series(CAST($start AS TIMESTAMP), CAST($end AS TIMESTAMP), INTERVAL 1 DAY) AS t(d)
+),
+index_newest AS (
+    SELECT d.as_of, i.model, i.avg_sold_usd AS price_usd, 'index' AS price_kind,
+           coalesce(i.quantity_sold, 0) AS price_n, CAST(NULL AS DOUBLE) AS price_q1, CAST(NULL AS DOUBLE) AS price_q3,
+           i.month AS price_as_of, i.source AS price_source
+    FROM days AS d
+    JOIN price_index_monthly AS i
+      ON i.model IS NOT NULL AND i.avg_sold_usd > 0 AND i.month + INTERVAL 1 MONTH <= d.as_of
+    QUALIFY row_number() OVER (
+        PARTITION BY d.as_of, i.model ORDER BY i.month DESC, i.quantity_sold DESC NULLS LAST, i.source, i.gpu_name
+    ) = 1
+),
+own_kept AS (
+    SELECT * FROM own AS o
+    WHERE NOT EXISTS (SELECT 1 FROM index_newest AS x
+                      WHERE x.as_of = o.as_of AND x.model = o.model AND o.price_as_of < x.price_as_of - $comparable_days)
+),
+from_index AS (
+    SELECT * FROM index_newest AS x
+    WHERE NOT EXISTS (SELECT 1 FROM own_kept AS o WHERE o.as_of = x.as_of AND o.model = x.model)
+),
+priced AS (
+    SELECT * FROM own_kept
+    UNION ALL
+    SELECT * FROM from_index
+),
+joined AS (
+    SELECT p.as_of, g.model, g.vendor, g.architecture, g.segment, g.memory_gb, g.bandwidth_gb_s,
+           bp.relative_perf / coalesce((SELECT ref_perf FROM ref), 1.0) AS relative_perf,
+           bp.perf_low / coalesce((SELECT ref_perf FROM ref), 1.0) AS perf_low,
+           bp.perf_high / coalesce((SELECT ref_perf FROM ref), 1.0) AS perf_high,
+           bp.source AS perf_source, bp.method AS perf_method, bp.precision AS perf_precision,
+           $reference AS reference_gpu,
+           p.price_usd, p.price_kind, p.price_n, p.price_q1, p.price_q3, p.price_as_of, p.price_source,
+           g.framework_supported, g.framework_support, g.desktop_usable, g.tdp_w,
+           coalesce(g.form_factor = 'PCIe passive', false) AS passive,
+           p.price_as_of <= p.as_of - $window_days AS stale,
+           CAST(p.as_of - p.price_as_of AS INTEGER) AS price_age_days
+    FROM priced AS p
+    JOIN gpus AS g USING (model)
+    JOIN best_perf AS bp ON bp.model = p.model
+    WHERE coalesce(g.released, true)
+),
+tiered AS (
+    SELECT *,
+           CASE WHEN price_as_of >= max(price_as_of) OVER (PARTITION BY as_of) - $comparable_days
+                THEN 'recent' ELSE 'older' END AS price_tier
+    FROM joined
+)
+SELECT *, round(relative_perf / price_usd * 1000, 4) AS perf_per_dollar,
+       CAST(row_number() OVER (
+           PARTITION BY as_of ORDER BY price_tier = 'older', relative_perf / price_usd DESC, model
+       ) AS INTEGER) AS rank
+FROM tiered;

@@ -1,5 +1,5 @@
 -- Relative training performance as the latest ranking measured it: perf_best at the ranking's
--- precision, rescaled so its reference card is 1.0 (as ranking.sql does); before any ranking, fp16
+-- precision, rescaled so its reference card is 1.0 (as warehouse/models/marts/ranking_daily.sql does); before any ranking, fp16
 -- relative to the GeForce RTX 3090 (the settings' defaults).
 CREATE OR REPLACE VIEW rent_perf AS
 WITH ranked AS (

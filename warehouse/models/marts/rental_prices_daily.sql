@@ -1,5 +1,5 @@
--- Per model and date, across providers (rebuilt from rental_provider_prices after every rental load;
--- sql/rental_prices_daily.sql): the cheapest on-demand price per GPU-hour with its provider, instance
+-- Per model and date, across providers (rental_model_prices with no terms, rebuilt after every rental
+-- load by the statements below): the cheapest on-demand price per GPU-hour with its provider, instance
 -- and date (price_as_of), the median of the providers' cheapest on-demand prices, the cheapest spot
 -- price, and how many providers price the model. The cheapest price within 90 days of the date's
 -- newest price counts (RENT_COMPARABLE_DAYS in warehouse/rental.py), an older one only where no
@@ -24,3 +24,12 @@ CREATE TABLE IF NOT EXISTS rental_prices_daily (
     spot_tier                   VARCHAR,
     PRIMARY KEY (as_of, model)
 );
+
+-- Its build, run by sql_files.build(con, "rental_prices_daily", params): the statements below the CREATE.
+-- Small enough (a few hundred models x dates) to rebuild whole after each rental load, so the history
+-- always follows the offers.
+DELETE FROM rental_prices_daily;
+
+INSERT INTO rental_prices_daily BY NAME
+SELECT * EXCLUDE (host_reliability, host_verified)
+FROM rental_model_prices(NULL, NULL, false, $comparable_days);

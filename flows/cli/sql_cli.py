@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from gpuvalue.flows.cli_app import DbOpt, app, err, exc_line, fail, jsonable, out, print_table, reader_error, reader_settings
+from gpuvalue.flows.cli.cli_app import DbOpt, app, err, exc_line, fail, jsonable, out, print_table, reader_error, reader_settings
 
 
 # A query may begin with a `-- comment` (the README's examples do): click would read that word as an

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from gpuvalue.flows.cli_app import DbOpt, fail, full_settings, app, err
+from gpuvalue.flows.cli.cli_app import DbOpt, fail, full_settings, app, err
 
 DEPLOYMENT_NAME = "gpuvalue-daily"
 FLOW_NAME = "gpuvalue-daily"

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from gpuvalue.flows.cli_app import DbOpt, fail, print_table, open_reader, write_json_lines, app, reader_settings
+from gpuvalue.flows.cli.cli_app import DbOpt, fail, print_table, open_reader, write_json_lines, app, reader_settings
 
 
 @app.command()

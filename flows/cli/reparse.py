@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 from rich.markup import escape
 
-from gpuvalue.flows.cli_app import DbOpt, fail, parse_date, full_settings, app, err, out
+from gpuvalue.flows.cli.cli_app import DbOpt, fail, parse_date, full_settings, app, err, out
 
 # What rebuilding needs (the registry, the stages, the warehouse) is imported where it is used: this
-# module is imported for every command, and those imports cost most of a second (flows/cli_app.py).
+# module is imported for every command, and those imports cost most of a second (flows/cli/cli_app.py).
 if TYPE_CHECKING:
     from gpuvalue.flows.settings import Settings
     from gpuvalue.models.records import FetchedPage

@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from gpuvalue.flows.cli_app import (
+from gpuvalue.flows.cli.cli_app import (
     DbOpt, app, err, fail, open_reader, out, print_table, reader_settings, settings_values, write_json_lines,
 )
 from gpuvalue.models.text_safety import json_controls_escaped

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from gpuvalue.flows.cli_app import DbOpt, app, err, fail, full_settings, import_app, live_status, out
+from gpuvalue.flows.cli.cli_app import DbOpt, app, err, fail, full_settings, import_app, live_status, out
 
 
 @import_app.command("listings")

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from gpuvalue.flows.cli_app import (
+from gpuvalue.flows.cli.cli_app import (
     DbOpt, app, err, fail, full_settings, live_status, open_reader, out, print_table, reader_settings, write_json_lines,
 )
 from gpuvalue.models.perf.label import perf_source_label

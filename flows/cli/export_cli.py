@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from gpuvalue.flows.cli_app import DbOpt, app, fail, live_status, open_reader, out, parse_date, reader_settings
+from gpuvalue.flows.cli.cli_app import DbOpt, app, fail, live_status, open_reader, out, parse_date, reader_settings
 
 
 @app.command()
@@ -19,7 +19,7 @@ def export(
     db: DbOpt = None,
 ) -> None:
     """Export the ranking as CSV, JSON (with its JSON Schema), Parquet or a JSON Feed."""
-    from gpuvalue.warehouse import export as ex
+    from gpuvalue.warehouse.outputs import export as ex
 
     as_of = parse_date(date_)
     if all_ and format_ is not None:
@@ -95,7 +95,7 @@ def report(
     from gpuvalue.models.buyer_view import BuyerView
     from gpuvalue.models.rent_vs_buy import Assumptions
     from gpuvalue.models.answers import recommend_settings
-    from gpuvalue.warehouse import buyer_page
+    from gpuvalue.warehouse.outputs import buyer_page
     from gpuvalue.warehouse.export_files import ExportError
 
     settings = reader_settings(db)

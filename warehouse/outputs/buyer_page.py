@@ -34,7 +34,7 @@ from gpuvalue.models.recommend import USE_CASES
 from gpuvalue.models.rent_vs_buy import Assumptions
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import ExportError, prepare_export_dir, write_text_atomic
-from gpuvalue.warehouse.page_charts import frontier_chart, history_chart
+from gpuvalue.warehouse.outputs.page_charts import frontier_chart, history_chart
 from gpuvalue.models.framework_support import card_caveat
 from gpuvalue.models.multi_gpu import DEFAULT_MULTI_GPU_EFFICIENCY
 from gpuvalue.warehouse.recommend_inputs import candidate_rows, scaling_facts
@@ -69,7 +69,7 @@ def _rent_grid(used: list[dict[str, Any]], rental: list[dict[str, Any]], assumpt
     """Rent or buy for every budget, memory floor, use case, hours a week and electricity price the
     page offers, by the function ``recommend --hours-per-week`` uses; each distinct answer once."""
     kwh = sorted({*KWH_PRICES, assumptions.kwh_price_usd})
-    dims = {"budget": list(BUDGETS), "min_memory": list(MIN_MEMORIES), "use_case": [None, *USE_CASES],
+    dims: dict[str, list[Any]] = {"budget": list(BUDGETS), "min_memory": list(MIN_MEMORIES), "use_case": [None, *USE_CASES],
             "hours_per_week": list(HOURS_PER_WEEK), "kwh_price": kwh}
     answers: list[list] = []
     by_key: dict[tuple, int] = {}

@@ -10,12 +10,13 @@ import json
 import math
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from gpuvalue.flows import cli_app
-from gpuvalue.flows.cli_app import (
+from gpuvalue.flows.cli import cli_app
+from gpuvalue.flows.cli.cli_app import (
     DbOpt, fail, jsonable, print_table, open_reader, write_json_lines, app, out, reader_settings,
 )
 
@@ -96,7 +97,7 @@ def rent(
     reference = rows[0]["reference_gpu"]
     today = cli_app.utc_today()
 
-    def age_today(row: dict) -> str:
+    def age_today(row: Mapping[str, Any]) -> str:
         """A price's age is how old it is now: on the rental date, the newest price read "0 d" at 21 months."""
         day = row.get(dated)
         return age_words((today - day).days) if isinstance(day, date) else age_words(row.get(age))
@@ -114,6 +115,7 @@ def rent(
     only_recent = all(name == "recent" for name, _ in tiers)
     for name, part in tiers:  # older prices say so, even when the filters leave no recent one beside them
         heading = title if only_recent else f"{title}\n{tier_title(name, part, RENT_COMPARABLE_DAYS, dated)}"
+        table: list[tuple[Any, ...]]
         if spot:
             table = [(r["rank_shown"], _name(r), r["memory_gb"], r["spot_usd_per_gpu_hour"], r["spot_provider"],
                       r["relative_perf"], r["vast_dlperf_relative"], r["spot_perf_per_usd_hour"], r["spot_usd_per_reference_hour"],
@@ -160,7 +162,7 @@ def newest_shown(rows: list[dict]) -> date | None:
     return max(days, default=None)
 
 
-def _name(row: dict) -> str:
+def _name(row: Mapping[str, Any]) -> str:
     from gpuvalue.models.buyer_view import support_mark
 
     return row["model"] + support_mark(row)
@@ -193,7 +195,7 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
     finally:
         con.close()
     if not used:  # as `recommend` without --hours-per-week says it
-        from gpuvalue.flows.cli_app import NOTHING_RANKED
+        from gpuvalue.flows.cli.cli_app import NOTHING_RANKED
 
         fail(NOTHING_RANKED)
     if not rental:

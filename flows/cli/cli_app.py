@@ -2,7 +2,7 @@
 and the small functions for settings, errors, dates, the read-only connection and output.
 
 The commands register themselves on ``app`` (``@app.command()``) in one module per group of
-commands (flows/cli.py lists them); cli.py imports them all, so that ``gpuvalue.flows.cli.app`` has
+commands (flows/cli/__init__.py lists them); cli.py imports them all, so that ``gpuvalue.flows.cli.app`` has
 every command. Keeping the shared pieces here lets those modules depend on this one instead of on
 cli.py, which depends on them. What a command module takes from here is public (no leading
 underscore): tests/test_architecture.py fails on a private name imported from another module.
@@ -38,7 +38,7 @@ from contextlib import contextmanager
 from datetime import date, datetime, timedelta, timezone
 from datetime import time as dt_time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, NoReturn, Optional
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -377,7 +377,7 @@ def check_db_path(path: Path) -> None:
 NOTHING_RANKED = "nothing is ranked yet: `gpuvalue run` ranks today (`gpuvalue run --replay`, the recorded pages)"
 
 
-def fail(message: str, code: int = 2):
+def fail(message: str, code: int = 2) -> NoReturn:
     from rich.markup import escape
 
     # Messages quote user input (titles like "[USA-CA] [H] ..."): never read it as markup.

@@ -1,31 +1,30 @@
--- Rebuild rental_prices_daily (warehouse/models/marts/) from every stored offer: per model and date, across
--- providers (rental_provider_prices: each provider at its newest price, each source at its newest
--- capture on or before the date). Small enough (a few hundred models x dates) to rebuild whole after
--- each rental load, so the history always follows the offers. Ties go to the provider name. The
--- chosen on-demand and spot prices are each one arg_min over (older, price, provider), carrying
--- the provider, instance, date and tier that go with them.
+-- The rental price rule, per model: on each date, across the providers of
+-- rental_provider_prices_meeting (with the same terms), the cheapest on-demand and spot prices and
+-- the median of the providers' on-demand ones. rental_prices_daily stores it with no terms; the
+-- rental ranking with host terms or one provider (rent_ranked) computes it with them. Ties go to the
+-- provider name. The chosen on-demand and spot prices are each one arg_min over (older, price,
+-- provider), carrying the provider, instance, date, tier and host terms that go with them.
 --
--- Comparable dates (migration 017, $comparable_days): a provider's newest price may be years older
+-- Comparable dates (migration 017, comparable_days): a provider's newest price may be years older
 -- than another's (a table published once, beside catalogs refreshed daily). A price within
--- $comparable_days of the date's newest price is recent; the cheapest recent price stands for the
+-- comparable_days of the date's newest price is recent; the cheapest recent price stands for the
 -- model, an older one only where no recent price exists, and then its tier says 'older' (the
 -- rental ranking puts such rows after every recent one). The same for spot prices, apart. The median
 -- across providers is of the same prices: the recent ones where any is, else all of them.
-DELETE FROM rental_prices_daily;
-
-INSERT INTO rental_prices_daily BY NAME
+CREATE OR REPLACE MACRO rental_model_prices(provider_only, min_host_reliability, verified_hosts_only, comparable_days) AS TABLE
 WITH dated AS (
     SELECT *,
            price_as_of >= max(price_as_of) FILTER (WHERE usd_per_gpu_hour IS NOT NULL) OVER (PARTITION BY as_of)
-               - $comparable_days AS recent,
+               - comparable_days AS recent,
            spot_as_of >= max(spot_as_of) FILTER (WHERE spot_usd_per_gpu_hour IS NOT NULL) OVER (PARTITION BY as_of)
-               - $comparable_days AS spot_recent
-    FROM rental_provider_prices
+               - comparable_days AS spot_recent
+    FROM rental_provider_prices_meeting(provider_only, min_host_reliability, verified_hosts_only)
 ),
 chosen AS (
     SELECT as_of, model,
            arg_min({'usd': usd_per_gpu_hour, 'provider': provider, 'instance_type': instance_type,
-                    'gpu_count': gpu_count, 'dated': price_as_of, 'recent': recent},
+                    'gpu_count': gpu_count, 'dated': price_as_of, 'recent': recent,
+                    'reliability': host_reliability, 'verified': host_verified},
                    {'older': NOT recent, 'usd': usd_per_gpu_hour, 'provider': provider})
                FILTER (WHERE usd_per_gpu_hour IS NOT NULL) AS price,
            arg_min({'usd': spot_usd_per_gpu_hour, 'provider': provider, 'dated': spot_as_of, 'recent': spot_recent},
@@ -45,5 +44,6 @@ SELECT as_of, model,
        provider_count, providers, offers,
        coalesce(price.dated, spot.dated) AS price_as_of, spot.dated AS spot_as_of,
        CASE WHEN price.recent THEN 'recent' WHEN NOT price.recent THEN 'older' END AS price_tier,
-       CASE WHEN spot.recent THEN 'recent' WHEN NOT spot.recent THEN 'older' END AS spot_tier
+       CASE WHEN spot.recent THEN 'recent' WHEN NOT spot.recent THEN 'older' END AS spot_tier,
+       price.reliability AS host_reliability, price.verified AS host_verified
 FROM chosen;

@@ -208,9 +208,9 @@ def export_feed(
     replay: bool | None = None,
     view: Any = None,
 ) -> int:
-    """JSON Feed of ranking days and notable moves; see ``gpuvalue.warehouse.feed``."""
+    """JSON Feed of ranking days and notable moves; see ``gpuvalue.warehouse.outputs.feed``."""
     # Imported here: the feed module uses this module's atomic writer.
-    from gpuvalue.warehouse.feed import export_feed as write_feed
+    from gpuvalue.warehouse.outputs.feed import export_feed as write_feed
 
     return write_feed(con, path, home_page_url=home_page_url, feed_url=feed_url, replay=replay, view=view)
 
@@ -267,8 +267,8 @@ def export_all(con: duckdb.DuckDBPyConnection, out_dir: str | os.PathLike[str], 
 
 def _export_rental(con: duckdb.DuckDBPyConnection, directory: Path, sources: list[dict[str, Any]],
                    meta: dict[str, Any]) -> dict[str, Path]:
-    """The rental file set beside the ranking (see ``gpuvalue.warehouse.rental_export``); none without rental prices."""
-    from gpuvalue.warehouse.rental_export import export_rental
+    """The rental file set beside the ranking (see ``gpuvalue.warehouse.outputs.rental_export``); none without rental prices."""
+    from gpuvalue.warehouse.outputs.rental_export import export_rental
 
     return export_rental(con, directory, assumptions=meta.get("rent_assumptions"), sources=sources,
                          generated_at=meta.get("generated_at"))

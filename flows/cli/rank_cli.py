@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import math
-from typing import Annotated, Optional
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Optional
 
 import typer
 
-from gpuvalue.flows import cli_app
-from gpuvalue.flows.cli_app import (
+from gpuvalue.flows.cli import cli_app
+from gpuvalue.flows.cli.cli_app import (
     NOTHING_RANKED, DbOpt, app, check_vendor, fail, memory_format, open_reader, out, parse_date, print_table, reader_settings,
     write_json_lines,
 )
@@ -21,7 +22,7 @@ RANK_HEADERS = ["rank", "model", "GB", "price $", "kind", "n", "q1-q3 $", "price
                 "perf source", "perf per $1k"]
 
 
-def _rank_formats(rows: list[dict]) -> dict[str, str]:
+def _rank_formats(rows: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     """Each column of the ranking table one way: GB whole (or one decimal), dollars with cents,
     ratios with three decimals."""
     return {"GB": memory_format([r["memory_gb"] for r in rows]), "price $": ",.2f", "perf per $1k": ".3f"}
@@ -36,19 +37,19 @@ def print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     from gpuvalue.models.perf.weighted import adjacent_within_interval, close_runs_words, perf_with_spread
     from gpuvalue.models.price_age import age_words, index_name, is_index_price, price_date_words, split_tiers, tier_title
 
-    def q(r: dict) -> str:
+    def q(r: Mapping[str, Any]) -> str:
         if r["price_q1"] is None or r["price_q3"] is None:
             return "-"
         return f"{r['price_q1']:,.0f}-{r['price_q3']:,.0f}"
 
-    def name(r: dict) -> str:
+    def name(r: Mapping[str, Any]) -> str:
         return r["model"] + support_mark(r) + (" (passive)" if is_passive(r) else "") + (" (module)" if is_not_desktop(r) else "")
 
-    def source(r: dict) -> str:
+    def source(r: Mapping[str, Any]) -> str:
         evidence = speed_evidence(r)
         return (evidence.short() if evidence else str(r["perf_source"])) + (" *" if is_low_confidence(r) else "")
 
-    def table_rows(part: list[dict]) -> list[tuple]:
+    def table_rows(part: Sequence[Mapping[str, Any]]) -> list[tuple]:
         return [(r.get("rank_shown", r["rank"]), name(r), r["memory_gb"], r["price_usd"], r["price_kind"], r["price_n"],
                  q(r), price_date_words(r), age_words(r.get("price_age_days")), r["stale"], perf_with_spread(r),
                  source(r), r["perf_per_dollar"]) for r in part]
@@ -139,7 +140,7 @@ def rank(
         view = BuyerView(min_memory_gb=settings.min_memory_gb if min_memory is None else min_memory,
                          include_legacy=include_legacy and not supported_only, include_passive=include_passive,
                          include_modules=include_modules)
-    filters = dict(as_of=as_of, max_price=max_price, vendor=vendor, segment=segment, supported_only=supported_only)
+    filters: dict[str, Any] = dict(as_of=as_of, max_price=max_price, vendor=vendor, segment=segment, supported_only=supported_only)
     con = open_reader(settings)
     try:
         # The day's rows the filters keep, shown or hidden: the view's rows and the count of the hidden

@@ -1,5 +1,5 @@
 """`gpuvalue recommend`: what a budget buys. With --hours-per-week it answers rent or buy
-(flows/rent_cli.py); without it, the fastest setup, the best value and the cheapest.
+(flows/cli/rent_cli.py); without it, the fastest setup, the best value and the cheapest.
 
 ``read_answers`` reads what the answers need from an open warehouse (the latest ranking, the measured
 multi-GPU scaling, the new-card prices and the covered cards without a price) and returns
@@ -10,17 +10,18 @@ reader that calls ``read_answers`` shows the same answers.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from gpuvalue.flows import cli_app
-from gpuvalue.flows.cli_app import NOTHING_RANKED, DbOpt, app, check_vendor, fail, open_reader, out, reader_settings, write_json_lines
+from gpuvalue.flows.cli import cli_app
+from gpuvalue.flows.cli.cli_app import NOTHING_RANKED, DbOpt, app, check_vendor, fail, open_reader, out, reader_settings, write_json_lines
 
-# Imported for every command (flows/cli_app.py): what only the answers need is imported where they are made.
+# Imported for every command (flows/cli/cli_app.py): what only the answers need is imported where they are made.
 if TYPE_CHECKING:
     import duckdb
 
@@ -95,7 +96,7 @@ def recommend(
             fail("--hours-per-week answers rent or buy for one card; leave out --hours-per-day, --gpus and --max-gpus")
         if extra_gpu_cost is not None:
             fail("--hours-per-week answers rent or buy for one card; leave out --extra-gpu-cost")
-        from gpuvalue.flows.rent_cli import rent_or_buy_command
+        from gpuvalue.flows.cli.rent_cli import rent_or_buy_command
 
         # The memory floor `recommend` uses: --min-memory, else GPUVALUE_MIN_MEMORY_GB; a use case's minimum on top.
         preset = USE_CASES[use_case] if use_case else None
@@ -111,7 +112,7 @@ def recommend(
         return
     if (kwh_price is None) != (hours_per_day is None):
         fail("--kwh-price and --hours-per-day go together")
-    from gpuvalue.flows.recommend_cli import budget_answers_command
+    from gpuvalue.flows.cli.recommend_cli import budget_answers_command
 
     budget_answers_command(budget=budget, use_case=use_case, min_memory=min_memory, kwh_price=kwh_price,
                            hours_per_day=hours_per_day, gpus=gpus, max_gpus=max_gpus, platform_cost=platform_cost,
@@ -160,7 +161,7 @@ def read_answers(con: duckdb.DuckDBPyConnection, settings, options: AnswerOption
     precision, reference, day = rows[0]["perf_precision"], rows[0]["reference_gpu"], rows[0]["as_of"]
     new_prices = new_card_prices(con)
     searches = {m.model: m.query for m in shopping(con, settings).models}
-    catalog = unpriced_catalog(con, searches, as_of=day, precision=precision, reference=reference)
+    catalog: Sequence[Mapping[str, Any]] = unpriced_catalog(con, searches, as_of=day, precision=precision, reference=reference)
     facts = scaling_facts(con, precision, settings.multi_gpu_efficiency)
     floor, _ = memory_floor(options)  # the unpriced cards meet the answers' floor
     catalog = of_vendor(catalog, options.vendor)  # --vendor AMD names no unpriced NVIDIA card
@@ -189,6 +190,6 @@ def budget_answers_command(*, as_json: bool, today: date, db: Path | None, **ask
     if as_json:
         write_json_lines([answers_json(result)])
         return
-    if note := ranking_day_note(result.as_of, today):
+    if result.as_of is not None and (note := ranking_day_note(result.as_of, today)):
         out.print(note, soft_wrap=True, highlight=False)
     out.print(format_budget_answers(result), highlight=False, soft_wrap=True)

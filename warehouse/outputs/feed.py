@@ -322,7 +322,7 @@ def export_feed(
 
 
 def _with_rental_item(con: duckdb.DuckDBPyConnection, feed: dict[str, Any]) -> dict[str, Any]:
-    """The rental ranking's item, once the warehouse holds rental prices (gpuvalue.warehouse.rental_export)."""
-    from gpuvalue.warehouse.rental_export import add_rental_item
+    """The rental ranking's item, once the warehouse holds rental prices (gpuvalue.warehouse.outputs.rental_export)."""
+    from gpuvalue.warehouse.outputs.rental_export import add_rental_item
 
     return add_rental_item(con, feed)

@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from gpuvalue.flows.cli_app import DbOpt, app, err, fail, full_settings, open_reader, out, reader_settings
+from gpuvalue.flows.cli.cli_app import DbOpt, app, err, fail, full_settings, open_reader, out, reader_settings
 
 
 @app.command()

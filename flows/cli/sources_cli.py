@@ -15,7 +15,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from gpuvalue.flows.cli_app import DbOpt, app, err, fail, full_settings, out, print_table, write_json_lines
+from gpuvalue.flows.cli.cli_app import DbOpt, app, err, fail, full_settings, out, print_table, write_json_lines
 from gpuvalue.models.text_safety import json_controls_escaped
 
 def probe_client() -> Any:
@@ -85,7 +85,7 @@ def sources(
     settings = full_settings(db)
     fetches: dict[str, dict[str, Any]] = {}
     if settings.db.exists():
-        from gpuvalue.flows.cli_app import open_reader
+        from gpuvalue.flows.cli.cli_app import open_reader
         from gpuvalue.warehouse.source_status import source_fetches
 
         con = open_reader(settings)
@@ -95,7 +95,7 @@ def sources(
             con.close()
     probes: dict[str, Any] = {}
     if check:
-        from gpuvalue.flows.cli_app import live_status
+        from gpuvalue.flows.cli.cli_app import live_status
         from gpuvalue.scrapers.probe import probe
 
         listed = registry.all_sources()
@@ -156,7 +156,7 @@ def parse(
     url: Annotated[Optional[str], typer.Option("--url", help="The page's URL (for messages and relative links).")] = None,
 ) -> None:
     """Print the records a parser extracts from a saved page, one JSON object per line."""
-    from gpuvalue.flows.parse_cli import parse_saved_page
+    from gpuvalue.flows.cli.parse_cli import parse_saved_page
     from gpuvalue.scrapers.errors import ParseError
 
     from gpuvalue.scrapers import registry

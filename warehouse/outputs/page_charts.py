@@ -11,7 +11,7 @@ from datetime import date, timedelta
 from html import escape
 from typing import Any
 
-from gpuvalue.warehouse.report_svg import log_ticks, nice_ticks, short_name
+from gpuvalue.warehouse.outputs.report_svg import log_ticks, nice_ticks, short_name
 
 FRONTIER_W, FRONTIER_H = 360, 300
 HISTORY_W, HISTORY_H = 360, 170
@@ -101,7 +101,8 @@ def date_ticks(first: date, last: date) -> list[date]:
     if span < 40:
         return []
     step = max(1, round(span / 30.4 / 4))
-    ticks, month = [], date(first.year, first.month, 1)
+    ticks: list[date] = []
+    month = date(first.year, first.month, 1)
     while True:
         month = date(month.year + (month.month + step - 1) // 12, (month.month + step - 1) % 12 + 1, 1)
         if month >= last:
@@ -139,8 +140,8 @@ def history_chart(model: str, points: list[dict[str, Any]]) -> str:
         y = py(tick)
         parts.append(f'<line class="grid" x1="{PAD_L}" y1="{_n(y)}" x2="{PAD_L + inner_w}" y2="{_n(y)}"/>'
                      f'<text class="tick" x="{PAD_L - 5}" y="{_n(y + 4)}" text-anchor="end">{usd_short(tick)}</text>')
-    for tick in date_ticks(first, last):
-        x = px(tick)
+    for day in date_ticks(first, last):
+        x = px(day)
         parts.append(f'<line class="grid" x1="{_n(x)}" y1="{PAD_T}" x2="{_n(x)}" y2="{PAD_T + inner_h}"/>')
     labels = [(first, "start" if first != last else "middle")] + ([(last, "end")] if last != first else [])
     for day, anchor in labels:

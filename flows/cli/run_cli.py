@@ -6,15 +6,15 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
-from gpuvalue.flows import cli_app
-from gpuvalue.flows.cli_app import DbOpt, app, check_db_path, err, exc_line, fail, full_settings, open_reader, out, parse_date
-from gpuvalue.flows.rank_cli import print_ranking, ranking_title
+from gpuvalue.flows.cli import cli_app
+from gpuvalue.flows.cli.cli_app import DbOpt, app, check_db_path, err, exc_line, fail, full_settings, open_reader, out, parse_date
+from gpuvalue.flows.cli.rank_cli import print_ranking, ranking_title
 
 
 @app.command()
@@ -87,7 +87,7 @@ def run(
                       "(set PREFECT_API_URL to use a running Prefect server instead)", highlight=False)
         try:
             with _prefect_settings(api_url), _fetch_progress():
-                parameters = dict(as_of=as_of, replay=replay, db=str(settings.db),
+                parameters: dict[str, Any] = dict(as_of=as_of, replay=replay, db=str(settings.db),
                                   replay_dir=str(replay_dir) if replay_dir else None)
                 if plain:
                     from gpuvalue.flows.plain_run import run_plain

@@ -1,4 +1,4 @@
-"""Axis arithmetic and labels for the buyer's page's charts (warehouse/page_charts.py)."""
+"""Axis arithmetic and labels for the buyer's page's charts (warehouse/outputs/page_charts.py)."""
 
 from __future__ import annotations
 
