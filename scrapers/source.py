@@ -88,6 +88,10 @@ class Harness:
 
     anchors: tuple[str, ...] = ()
     join_runs: Callable[[list[Any]], Iterable[Any]] | None = None
+    # Its comparisons anchored on a later anchor link through its own figure of that anchor from the
+    # comparisons before, in anchor order (MLPerf's rounds: the H200 of the newer rounds through the
+    # H200 the older ones measured beside the H100), before any other source's card.
+    bridge: bool = False
 
 
 @dataclass(frozen=True)
