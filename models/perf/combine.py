@@ -9,9 +9,9 @@ benchmark harnesses"). In short:
   through the cards it shares with direct sources (geomean of direct figure / unit figure over
   them); only direct figures link, so no chain runs through another chain.
 - A harness that declares a bridge (``HarnessInput.bridge``: MLPerf, whose newer rounds have no H100)
-  links a unit anchored on a later anchor through its own figure of that anchor from the units
-  before (in anchor order), before any other source's card; its links to direct sources use their
-  figures resting on more than one workload where a link card has any.
+  links each unit through its anchor alone: through its own figure of the anchor from the units
+  before (in anchor order) where it has one, else through the anchor's direct figure (those resting
+  on more than one workload where it has any), else through the cards it shares as above.
 - Lambda (any figure passed as ``others``) counts as one direct source.
 - A card with several sources gets a ``combined`` figure: the geometric mean of its direct sources'
   figures, each source weighing one (only chained ones where it has no direct figure). It is the
@@ -291,6 +291,10 @@ def combine_measured(
             continue
         local = {m: _geomean(list(r.values())) for m, r in unit.cards.items()}
         links = sorted(m for m in unit.cards if (m, unit.precision) in known)
+        if unit.harness in bridging and unit.anchor in links:
+            # Every ratio of the unit is against its anchor: another link card would carry how that card
+            # differs between this harness's workloads and the other sources' into every figure.
+            links = [unit.anchor]
         if not links:
             unresolved.append(unit)
             continue

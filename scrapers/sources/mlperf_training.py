@@ -44,13 +44,13 @@ NAME = "mlperf-training"
 TABLE_PATH = Path(__file__).parent.parent / "data" / "mlperf_training_runs.csv"
 FIXTURE_DIR = "perf/harnesses/mlperf-training_mlcommons"
 # Newest round in the table: the date its figures are of.
-AS_OF = date(2026, 1, 12)
+AS_OF = date(2026, 1, 12)  # v5.1's commit
 
 # The cards a comparison anchors on where it has no reference card (none has: MLPerf measures no
 # RTX 3090): cards measured by other sources first, so the ratios chain to the reference through them.
 # The H200 and the B200 anchor the newer rounds, which have no H100: they link through their own
 # figures from the rounds before (``combine_measured``), the H200 first.
-ANCHORS: tuple[str, ...] = ("H100 SXM5 80 GB", "A100 SXM4 80 GB", "H200 SXM 141 GB", "B200")
+ANCHORS: tuple[str, ...] = ("H100 SXM5 80 GB", "A100 SXM4 80 GB", "A100 PCIe 80 GB", "H200 SXM 141 GB", "B200")
 
 # Published accelerator names the listing-title matcher misreads, as titles it reads right (checked by
 # hand against each round's systems/*.json). Others go through the matcher as published.
@@ -69,6 +69,9 @@ ALIASES: dict[str, Resolution] = {
     for k, v in {
         "NVIDIA Blackwell GPU (GB200)": (None, "not one card: a Grace Blackwell superchip module"),
         "NVIDIA Blackwell Ultra GPU (GB300)": (None, "not one card: a Grace Blackwell superchip module"),
+        "Habana Gaudi2": (None, "not a GPU (Intel Gaudi accelerator)"),
+        "Intel Gaudi2": (None, "not a GPU (Intel Gaudi accelerator)"),
+        "Intel(R) Gaudi(R) 2 AI Accelerator": (None, "not a GPU (Intel Gaudi accelerator)"),
     }.items()
 }
 
