@@ -300,7 +300,7 @@ def combine_measured(
             continue
         scale = _geomean([_link_value(sources, m, unit.precision, unit.harness in bridging) / local[m] for m in links])
         for model, ratios in sorted(unit.cards.items()):
-            if links == [model]:  # chained through this card alone: its figure would repeat the one it came from
+            if unit.harness in bridging and links == [model]:  # its figure would repeat the one it came from
                 continue
             add(unit, model, {w: r * scale for w, r in ratios.items()}, False, links, scale)
     for unit in unresolved:

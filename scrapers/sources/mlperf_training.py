@@ -11,7 +11,9 @@ line ``:::MLLOG {json}`` per event. A run's time to train is its ``run_stop`` mi
 The rounds are hundreds of megabytes of logs, fixed once published, so the source ships what it needs
 as one row per system and benchmark (``scrapers/data/mlperf_training_runs.csv``: every run's seconds
 and where its logs are, repository, commit, folder and commit date), extracted from the real files by
-``python -m gpuvalue.scrapers.mlperf_extract`` with the parsers below. Only one-node systems are
+``python -m gpuvalue.scrapers.sources.mlperf_training OUT.csv ROUND=GIT_DIR ...`` (each ``GIT_DIR`` a
+clone of ``mlcommons/training_results_v<ROUND>``, read at its HEAD commit with ``git``) with the parsers
+below. Only one-node systems are
 extracted: scale-out systems (hundreds of accelerators) scale imperfectly and say less about one card.
 
 A figure is one system on one benchmark: minutes to train as MLPerf scores it (the fastest and the
@@ -29,6 +31,9 @@ import io
 import json
 import re
 import statistics
+import subprocess
+import sys
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
@@ -305,6 +310,83 @@ def _embedded() -> ParsedSource:
     return ParsedSource(NAME, "benchmark", records=figures_from_runs(load_runs()))
 
 
+# --- building the shipped table from clones of the results repositories (I/O: git) ---------------
+
+_SYSTEM = re.compile(r"^(?P<submitter>[^/]+)/systems/(?P<system>[^/]+)\.json$")
+_RESULT = re.compile(r"^(?P<submitter>[^/]+)/results/(?P<system>[^/]+)/(?P<benchmark>[^/]+)/result_\d+\.txt$")
+
+HEADER = """MLPerf Training results, one row per one-node system and benchmark (gpuvalue.scrapers.sources.mlperf_training).
+run_seconds: each run's run_stop - run_start (its result_<n>.txt) that reached the target; failed_runs: runs that did not.
+Provenance per row: repository@commit:path (commit date). Data: MLCommons, Apache-2.0."""
+
+
+def _git(repo: Path, *args: str) -> bytes:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=True).stdout
+
+
+def extract_round(round_name: str, repo: Path) -> tuple[list[SystemRuns], list[str]]:
+    """One round's rows and the files it could not read (with why)."""
+    commit = _git(repo, "rev-parse", "HEAD").decode().strip()
+    day = date.fromisoformat(_git(repo, "log", "-1", "--format=%cs", "HEAD").decode().strip())
+    paths = _git(repo, "ls-tree", "-r", "--name-only", "HEAD").decode().splitlines()
+    problems: list[str] = []
+    systems = {}
+    for path in paths:
+        found = _SYSTEM.match(path)
+        if found:
+            try:
+                systems[(found["submitter"], found["system"])] = parse_system(_git(repo, "show", f"HEAD:{path}").decode("utf-8", "replace"))
+            except MlperfError as exc:
+                problems.append(f"{path}: {exc}")
+    logs: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for path in paths:
+        found = _RESULT.match(path)
+        if found:
+            logs[(found["submitter"], found["system"], found["benchmark"])].append(path)
+    rows = []
+    for (submitter, system, benchmark), files in sorted(logs.items()):
+        desc = systems.get((submitter, system))
+        if desc is None or desc.nodes != 1:
+            continue
+        seconds, failed = [], 0
+        for path in sorted(files):
+            try:
+                run = parse_result_log(_git(repo, "show", f"HEAD:{path}").decode("utf-8", "replace"))
+            except MlperfError as exc:
+                problems.append(f"{path}: {exc}")
+                continue
+            if run.success and run.seconds is not None:
+                seconds.append(run.seconds)
+            else:
+                failed += 1
+        rows.append(SystemRuns(
+            round=round_name, submitter=submitter, system=system, benchmark=benchmark, accelerator=desc.accelerator,
+            accelerators_per_node=desc.accelerators_per_node, nodes=desc.nodes, framework=desc.framework,
+            run_seconds=tuple(seconds), failed_runs=failed, repository=f"mlcommons/training_results_v{round_name}",
+            commit=commit, commit_date=day, path=f"{submitter}/results/{system}/{benchmark}/",
+        ))
+    return rows, problems
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2:
+        print("usage: python -m gpuvalue.scrapers.sources.mlperf_training OUT.csv ROUND=GIT_DIR [ROUND=GIT_DIR ...]")
+        return 2
+    out = Path(argv[0])
+    rows: list[SystemRuns] = []
+    for spec in argv[1:]:
+        round_name, _, where = spec.partition("=")
+        got, problems = extract_round(round_name, Path(where))
+        rows.extend(got)
+        for problem in problems:
+            print(f"v{round_name}: skipped {problem}", file=sys.stderr)
+        print(f"v{round_name}: {len(got)} system-benchmark rows", file=sys.stderr)
+    out.write_text(write_runs_table(rows, HEADER), encoding="utf-8")
+    return 0
+
+
+
+
 SOURCE = Source(
     default=True,
     name=NAME,
@@ -319,3 +401,7 @@ SOURCE = Source(
     as_of=AS_OF,
     harness=Harness(anchors=ANCHORS, bridge=True),
 )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
