@@ -241,10 +241,10 @@ def combine_measured(
         scaling.extend(unit_scaling)
         # Cards whose training runs at a precision give no ratio at all, and why.
         usable: dict[tuple[str, str], set[int | None]] = defaultdict(set)
-        for fig in h.figures:
-            if (fig.model is not None and fig.excluded is None and (fig.gpu_count == 1 or fig.metric in SYSTEM_METRICS)
-                    and fig.mode == "train" and fig.precision in PRECISIONS):
-                usable[(fig.model, fig.precision)].add(fig.batch_size)
+        for run in h.figures:
+            if (run.model is not None and run.excluded is None and (run.gpu_count == 1 or run.metric in SYSTEM_METRICS)
+                    and run.mode == "train" and run.precision in PRECISIONS):
+                usable[(run.model, run.precision)].add(run.batch_size)
         for (model, precision), batches in sorted(usable.items(), key=repr):
             if not compared.get((h.name, model, precision)):
                 shown = ", ".join("unknown" if b is None else str(b) for b in sorted(batches, key=lambda b: b or 0))
