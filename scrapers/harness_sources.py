@@ -45,7 +45,8 @@ def harness_inputs(figures: Mapping[str, list[HarnessFigure]]) -> list[HarnessIn
     for name in sorted(figures):
         declared = _declared(name)
         out.append(HarnessInput(name, figures[name], tuple(_harness(name).anchors),
-                                declared.as_of if declared is not None else None, _harness(name).bridge))
+                                declared.as_of if declared is not None else None, _harness(name).bridge,
+                                _harness(name).third_check))
     return out
 
 

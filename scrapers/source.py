@@ -92,6 +92,9 @@ class Harness:
     # comparisons before, in anchor order (MLPerf's rounds: the H200 of the newer rounds through the
     # H200 the older ones measured beside the H100), before any other source's card.
     bridge: bool = False
+    # Whether its cards are in `perf --evaluate`'s third held-out check, fixed over the four harnesses
+    # before MLPerf (docs/performance-log.md, "The next check, applied to these harnesses").
+    third_check: bool = True
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,7 @@ class HarnessInput:
     anchors: tuple[str, ...] = ()
     as_of: date | None = None
     bridge: bool = False  # later anchors link through its own figure of them first (``Harness.bridge``)
+    third_check: bool = True  # its cards are in the third held-out check (``Harness.third_check``)
 
 
 @dataclass(frozen=True)

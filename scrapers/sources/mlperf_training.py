@@ -399,7 +399,7 @@ SOURCE = Source(
     load_embedded=_embedded,
     fixtures=(FIXTURE_DIR,),
     as_of=AS_OF,
-    harness=Harness(anchors=ANCHORS, bridge=True),
+    harness=Harness(anchors=ANCHORS, bridge=True, third_check=False),
 )
 
 
