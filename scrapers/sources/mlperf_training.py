@@ -13,8 +13,11 @@ as one row per system and benchmark (``scrapers/data/mlperf_training_runs.csv``:
 and where its logs are, repository, commit, folder and commit date), extracted from the real files by
 ``python -m gpuvalue.scrapers.sources.mlperf_training OUT.csv ROUND=GIT_DIR ...`` (each ``GIT_DIR`` a
 clone of ``mlcommons/training_results_v<ROUND>``, read at its HEAD commit with ``git``) with the parsers
-below. Only one-node systems are
-extracted: scale-out systems (hundreds of accelerators) scale imperfectly and say less about one card.
+below. Only one-node systems are extracted: scale-out systems (hundreds of accelerators) scale
+imperfectly and say less about one card. tinycorp's tinygrad runs are kept out (``TINYGRAD_EXCLUDED``).
+No round has an RTX 3090 and the newer ones no H100: the harness declares a bridge (``Harness.bridge``,
+``gpuvalue.models.perf.combine``), so the H200 and B200 of the newer rounds link through its own
+figures of them from v4.1, where they ran beside the H100. Its figures are dated by the newest round.
 
 A figure is one system on one benchmark: minutes to train as MLPerf scores it (the fastest and the
 slowest run dropped, the rest averaged), whole system (``metric="minutes_to_train"``, ``gpu_count``
