@@ -16,6 +16,8 @@ What "fp16"/"fp32"/"fp64" mean differs by harness (each source module says so to
 - ``cnn-benchmarks``: FP32 only.
 - ``deep-learning-benchmark``: "16-bit" is the model cast to FP16 (``.half()`` in PyTorch), "32-bit"
   FP32.
+- ``mlperf-training``: "fp16" is whatever mixed precision the submitter trained at to reach the
+  quality target (BF16, FP8 on the LLM benchmarks of recent cards); no fp32.
 """
 
 from __future__ import annotations
@@ -33,15 +35,20 @@ from gpuvalue.models.records import MatchResult, Record
 Mode = Literal["train", "inference"]
 HarnessPrecision = Literal["fp16", "fp32", "fp64"]
 # ms_per_iter: lower is better, one iteration of `batch_size` samples per GPU; samples_per_s and
-# score: higher is better (a score is a throughput times a harness constant).
-Metric = Literal["ms_per_iter", "samples_per_s", "score"]
+# score: higher is better (a score is a throughput times a harness constant); minutes_to_train: lower
+# is better, a whole system of `gpu_count` accelerators training to a fixed quality target (MLPerf).
+Metric = Literal["ms_per_iter", "samples_per_s", "score", "minutes_to_train"]
 # stated: the run's own files or table say the batch. default: they do not, and the harness's
 # documented default is assumed (flagged: a run may have overridden it silently). per-device: the
 # harness lets each device run its own batch (largest that fits, or the submitter's), so figures
 # compare as each device's best throughput, not at equal batch. unknown: not known (yet).
 BatchBasis = Literal["stated", "default", "per-device", "unknown"]
 
-HIGHER_IS_BETTER: dict[str, bool] = {"ms_per_iter": False, "samples_per_s": True, "score": True}
+HIGHER_IS_BETTER: dict[str, bool] = {"ms_per_iter": False, "samples_per_s": True, "score": True,
+                                     "minutes_to_train": False}
+# Metrics of a whole system: figures compare per accelerator with systems of the same accelerator
+# count, never as multi-GPU scaling of a one-GPU run.
+SYSTEM_METRICS = frozenset({"minutes_to_train"})
 
 
 class HarnessFigure(Record):
@@ -96,6 +103,8 @@ class HarnessFigure(Record):
     def throughput(self) -> float:
         """Higher-is-better value for the whole run (all its GPUs): samples/s where the batch is
         known, else the value's inverse (or the value itself), comparable only at equal batch."""
+        if self.metric == "minutes_to_train":
+            return 1.0 / self.value
         if self.metric == "ms_per_iter":
             per_iter = 1000.0 / self.value
             return per_iter * self.batch_size * self.gpu_count if self.batch_size else per_iter * self.gpu_count

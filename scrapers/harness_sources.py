@@ -45,7 +45,8 @@ def harness_inputs(figures: Mapping[str, list[HarnessFigure]]) -> list[HarnessIn
     for name in sorted(figures):
         declared = _declared(name)
         out.append(HarnessInput(name, figures[name], tuple(_harness(name).anchors),
-                                declared.as_of if declared is not None else None))
+                                declared.as_of if declared is not None else None, _harness(name).bridge,
+                                _harness(name).third_check))
     return out
 
 
@@ -59,14 +60,17 @@ def harness_sources() -> tuple[str, ...]:
 
 def fetch_harness_figures(client: object, names: Iterable[str] | None = None) -> dict[str, list[HarnessFigure]]:
     """Every named harness's figures (every harness's by default), its pages fetched through
-    ``client`` (the replay archive's transport for an offline, reproducible read)."""
+    ``client`` (the replay archive's transport for an offline, reproducible read); a harness whose
+    extract ships with gpuvalue (MLPerf Training) is read from it."""
     from gpuvalue.scrapers import registry
     from gpuvalue.scrapers.source import FetchContext
 
     out = {}
     for name in harness_sources() if names is None else names:
         src = registry.get(name)
-        assert src.fetch is not None
+        if src.fetch is None:  # its extract ships with gpuvalue: nothing to fetch
+            out[name] = figures_from_records(name, src.parse_pages(None).records)
+            continue
         fetched = src.fetch(FetchContext(client=client, settings=None, replay=True))
         out[name] = figures_from_records(name, src.parse_pages(fetched.pages).records)
     return out

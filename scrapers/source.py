@@ -88,6 +88,13 @@ class Harness:
 
     anchors: tuple[str, ...] = ()
     join_runs: Callable[[list[Any]], Iterable[Any]] | None = None
+    # Its comparisons anchored on a later anchor link through its own figure of that anchor from the
+    # comparisons before, in anchor order (MLPerf's rounds: the H200 of the newer rounds through the
+    # H200 the older ones measured beside the H100), before any other source's card.
+    bridge: bool = False
+    # Whether its cards are in `perf --evaluate`'s third held-out check, fixed over the four harnesses
+    # before MLPerf (docs/performance-log.md, "The next check, applied to these harnesses").
+    third_check: bool = True
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,10 @@ benchmark harnesses"). In short:
   its workload ratios (broken cells dropped as Lambda's are). A unit anchored elsewhere is scaled
   through the cards it shares with direct sources (geomean of direct figure / unit figure over
   them); only direct figures link, so no chain runs through another chain.
+- A harness that declares a bridge (``HarnessInput.bridge``: MLPerf, whose newer rounds have no H100)
+  links each unit through its anchor alone: through its own figure of the anchor from the units
+  before (in anchor order) where it has one, else through the anchor's direct figure (those resting
+  on more than one workload where it has any), else through the cards it shares as above.
 - Lambda (any figure passed as ``others``) counts as one direct source.
 - A card with several sources gets a ``combined`` figure: the geometric mean of its direct sources'
   figures, each source weighing one (only chained ones where it has no direct figure). It is the
@@ -32,7 +36,7 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict
 
-from gpuvalue.models.harness import HarnessFigure
+from gpuvalue.models.harness import SYSTEM_METRICS, HarnessFigure
 from gpuvalue.models.perf.harness_relative import HarnessRatio, harness_relative
 from gpuvalue.models.perf.label import ON_ROCM  # the phrase outputs mark ROCm figures by
 from gpuvalue.models.perf.measured import (
@@ -59,6 +63,8 @@ class HarnessInput:
     figures: Sequence[HarnessFigure]
     anchors: tuple[str, ...] = ()
     as_of: date | None = None
+    bridge: bool = False  # later anchors link through its own figure of them first (``Harness.bridge``)
+    third_check: bool = True  # its cards are in the third held-out check (``Harness.third_check``)
 
 
 @dataclass(frozen=True)
@@ -236,10 +242,10 @@ def combine_measured(
         scaling.extend(unit_scaling)
         # Cards whose training runs at a precision give no ratio at all, and why.
         usable: dict[tuple[str, str], set[int | None]] = defaultdict(set)
-        for hfig in h.figures:
-            if (hfig.model is not None and hfig.excluded is None and hfig.gpu_count == 1 and hfig.mode == "train"
-                    and hfig.precision in PRECISIONS):
-                usable[(hfig.model, hfig.precision)].add(hfig.batch_size)
+        for run in h.figures:
+            if (run.model is not None and run.excluded is None and (run.gpu_count == 1 or run.metric in SYSTEM_METRICS)
+                    and run.mode == "train" and run.precision in PRECISIONS):
+                usable[(run.model, run.precision)].add(run.batch_size)
         for (model, precision), batches in sorted(usable.items(), key=repr):
             if not compared.get((h.name, model, precision)):
                 shown = ", ".join("unknown" if b is None else str(b) for b in sorted(batches, key=lambda b: b or 0))
@@ -268,17 +274,35 @@ def combine_measured(
         return _geomean(values) if values else None
 
     known = {key: v for key in list(sources) if (v := direct_figure(*key)) is not None}
+    bridging = {h.name for h in harnesses if h.bridge}
+    order = {(h.name, a): i for h in harnesses for i, a in enumerate(h.anchors)}
+    chained = [u for u in all_units if u.anchor != reference]
+    chained.sort(key=lambda u: order.get((u.harness, u.anchor), len(order)) if u.harness in bridging else -1)
     unresolved = []
-    for unit in all_units:
-        if unit.anchor == reference:
+    for unit in chained:
+        own = [s for s in sources.get((unit.anchor, unit.precision), [])
+               if unit.harness in bridging and s.source == unit.harness and not s.direct]
+        if own and unit.anchor in unit.cards:
+            # The harness's own bridge: its figure of this unit's anchor from the comparisons before.
+            scale = _geomean([s.value for s in own]) / _geomean(list(unit.cards[unit.anchor].values()))
+            for model, ratios in sorted(unit.cards.items()):
+                if model != unit.anchor:
+                    add(unit, model, {w: r * scale for w, r in ratios.items()}, False,
+                        (f"its own {unit.anchor}",), scale)
             continue
         local = {m: _geomean(list(r.values())) for m, r in unit.cards.items()}
         links = sorted(m for m in unit.cards if (m, unit.precision) in known)
+        if unit.harness in bridging and unit.anchor in links:
+            # Every ratio of the unit is against its anchor: another link card would carry how that card
+            # differs between this harness's workloads and the other sources' into every figure.
+            links = [unit.anchor]
         if not links:
             unresolved.append(unit)
             continue
-        scale = _geomean([known[(m, unit.precision)] / local[m] for m in links])
+        scale = _geomean([_link_value(sources, m, unit.precision, unit.harness in bridging) / local[m] for m in links])
         for model, ratios in sorted(unit.cards.items()):
+            if unit.harness in bridging and links == [model]:  # its figure would repeat the one it came from
+                continue
             add(unit, model, {w: r * scale for w, r in ratios.items()}, False, links, scale)
     for unit in unresolved:
         for model in sorted(unit.cards):
@@ -330,6 +354,17 @@ def combine_measured(
                                 for f in parts for w, r in sorted(f.ratios.items()))
     return CombinedPerf(figures=figures, combined=combined, per_workload=per_workload, scaling=scaling,
                         spread=spread, no_figure=sorted(set(no_figure)), sources=dict(merged))
+
+
+def _link_value(sources: Mapping[tuple[str, str], Sequence[SourceFigure]], model: str, precision: str,
+                sturdy: bool) -> float:
+    """A link card's direct figure a chain scales through: the geometric mean of its direct sources;
+    for a harness that declares a bridge (few links, each carrying all its figures), of those resting
+    on more than one workload where it has any, a one-workload figure being the weakest a card has."""
+    direct = [s for s in sources.get((model, precision), []) if s.direct]
+    if sturdy and any(s.workloads > 1 for s in direct):
+        direct = [s for s in direct if s.workloads > 1]
+    return _geomean([s.value for s in direct])
 
 
 def usual_spread(sources: Mapping[tuple[str, str], Sequence[SourceFigure]], reference: str) -> dict[str, float | None]:

@@ -16,6 +16,8 @@ Rules:
   first of the harness's own anchors that it has; every ratio names its anchor. Ratios to an
   anchor other than the reference are kept for combining through shared cards, which is decided
   elsewhere: nothing here chains harnesses.
+- A whole-system figure (``SYSTEM_METRICS``: MLPerf's minutes to train) compares per accelerator
+  with systems of the same accelerator count only, and never gives scaling.
 - Multi-GPU figures give ``ScalingFigure`` rows as Lambda's do: throughput with n GPUs over n times
   the same card's single-GPU throughput (1.0 == linear), geometric mean over workloads of the
   per-workload medians, training only, implausible cells (above ``MAX_PLAUSIBLE_EFFICIENCY``)
@@ -31,7 +33,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from gpuvalue.models.harness import HarnessFigure, HarnessPrecision, Metric, Mode
+from gpuvalue.models.harness import SYSTEM_METRICS, HarnessFigure, HarnessPrecision, Metric, Mode
 from gpuvalue.models.perf.measured import (
     DEFAULT_REFERENCE,
     MAX_PLAUSIBLE_EFFICIENCY,
@@ -106,7 +108,15 @@ def _group_key(fig: HarnessFigure) -> tuple | None:
         batch = fig.batch_size
     else:
         return None
+    if fig.metric in SYSTEM_METRICS:  # whole systems compare with systems of as many accelerators
+        batch = f"{batch}, {fig.gpu_count} accelerators"
     return (fig.workload, fig.mode, fig.precision, fig.metric, fig.framework, fig.series, batch)
+
+
+def _compares_as_one(fig: HarnessFigure) -> bool:
+    """Whether a figure makes ratios (one GPU, or a whole system compared per accelerator with
+    systems of its size) rather than multi-GPU scaling."""
+    return fig.gpu_count == 1 or fig.metric in SYSTEM_METRICS
 
 
 def _usable(fig: HarnessFigure) -> bool:
@@ -142,7 +152,7 @@ def harness_relative(
         key = _group_key(fig)
         if key is None:
             continue
-        if fig.gpu_count == 1:
+        if _compares_as_one(fig):
             singles[key][fig.model].append(fig)  # type: ignore[index]
         else:
             multis.append(fig)

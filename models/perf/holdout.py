@@ -200,6 +200,8 @@ def harness_check(harnesses: Sequence[object], lambda_result: object, reference:
     from gpuvalue.models.perf.combine import combine_measured
 
     lambda_models = {f.model for f in [*lambda_result.figures, *lambda_result.per_file]}  # type: ignore[attr-defined]
+    # The check was fixed over the harnesses before it; a harness added since stays out of it.
+    harnesses = [h for h in harnesses if getattr(h, "third_check", True)]
     result = combine_measured(harnesses, lambda_result.figures, lambda_result.per_workload,  # type: ignore[arg-type,attr-defined]
                               reference=reference, cell_factor=BROKEN_CELL_FACTOR)
     figures = {key: fig for key, fig in result.ranking_figures().items() if key[0] not in lambda_models}

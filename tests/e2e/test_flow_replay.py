@@ -131,7 +131,8 @@ def test_rank_table_marks_low_confidence_estimates(replay_db):
         app, ["rank", "--db", str(replay_db), "--json", "--top", "40"]).stdout.splitlines()]
     assert {r["perf_source"] for r in rows} <= {"estimate", "lambda-pytorch-2024", "lambda-pytorch-v1",
                                                 "lambda-pytorch-2021mid", "local", "combined", "weighted", "gpu-insights",
-                                                "pytorch-gpu-benchmark", "cnn-benchmarks", "deep-learning-benchmark"}
+                                                "pytorch-gpu-benchmark", "cnn-benchmarks", "deep-learning-benchmark",
+                                                "mlperf-training"}
     # A figure measured on ROCm is marked in the table, not in the stored source.
     if any("on ROCm" in (r.get("perf_method") or "") for r in rows):
         assert "(ROCm)" in res.output

@@ -56,8 +56,9 @@ def con():
     archive = Archive(packaged_replay_dir())
     batches = {}
     for name in ("lambda", *harness_sources()):
-        pages = [archive.page(e) for e in archive.entries() if e.source == name]
-        batches[name] = [registry.get(name).parse_pages(pages)]
+        src = registry.get(name)
+        pages = None if src.embedded else [archive.page(e) for e in archive.entries() if e.source == name]
+        batches[name] = [src.parse_pages(pages)]
     ctx = S.StageContext(con=c, settings=Settings(), loaded_at=NOW)
     result = S.perf_stage(ctx, batches)
     assert not result.failed, result.failed
@@ -141,7 +142,7 @@ def test_each_harnesss_figures_are_as_old_as_its_declared_data_date(con):
 def test_the_harnesses_are_the_sources_declaring_one_and_default_sources():
     """Found from the registry, so a new harness module needs no edit elsewhere (Lambda's tables
     are a benchmark source, not a harness); only a benchmark source can declare one."""
-    assert set(harness_sources()) == {"pytorch-gpu-benchmark", "gpu-insights", "cnn-benchmarks",
+    assert set(harness_sources()) == {"pytorch-gpu-benchmark", "gpu-insights", "cnn-benchmarks", "mlperf-training",
                                       "deep-learning-benchmark"}
     assert set(harness_sources()) <= set(registry.default_sources())
     from gpuvalue.scrapers.source import Harness, Source

