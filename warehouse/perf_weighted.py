@@ -107,12 +107,12 @@ def weigh_and_store(con: duckdb.DuckDBPyConnection, estimators: Mapping[str, obj
         # Same-chip bounds on the estimates shown for unmeasured cards (models/perf/same_chip.py).
         own = {m: r["relative_perf"] for m, r in estimates.items()}
         moved = bound_estimates(shown, set(measured), catalog, precision, own)  # type: ignore[arg-type]
-        for model, b in moved.items():
-            bounded_estimates[(model, precision)] = b
+        for model, bound in moved.items():
+            bounded_estimates[(model, precision)] = bound
         for row in intervals:
-            b = moved.get(row["model"]) if row["precision"] == precision and row["source"] == ESTIMATE else None
-            if b is not None:
-                row["perf_low"], row["perf_high"] = round(b.low, 4), round(b.high, 4)
+            hit = moved.get(row["model"]) if row["precision"] == precision and row["source"] == ESTIMATE else None
+            if hit is not None:
+                row["perf_low"], row["perf_high"] = round(hit.low, 4), round(hit.high, 4)
     with load.transaction(con):
         if bounded_estimates:
             load.replace_perf(con, ESTIMATE, _estimates_bounded(stored, bounded_estimates, reference), loaded_at)

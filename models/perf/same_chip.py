@@ -15,6 +15,8 @@ published), it is held between the figures of its siblings:
   power-limited board is not above its full-power twin whatever its bandwidth.
 - **From above**, by the measured card of its family that the estimate was flagged against ("likely
   high", ``estimate_coverage``): the sibling that makes it likely high bounds it.
+- **From above**, by a card that public training benchmarks measured faster where the spec sheets say
+  otherwise (``PUBLISHED_ORDERS``: the MI300X and the H100 SXM5), each order citing its source.
 - **From below**, by every card of the same chip that it has at least the compute and bandwidth of.
 
 A bound moves the figure to the sibling's, says so in the method, and the 80 % interval shows it: a
@@ -71,6 +73,26 @@ class _Specs:
     units: int
     tdp: float | None
     memory_type: str
+
+
+@dataclass(frozen=True)
+class PublishedOrder:
+    """A measured training ordering of two cards that a public benchmark states and the spec sheets
+    contradict: the estimate of ``card`` is never shown above ``not_above``'s figure."""
+
+    card: str
+    not_above: str
+    source: str
+
+
+# Across vendors the spec sheets say least: the MI300X has 1.3x the H100 SXM5's dense FP16 matrix rate
+# and 1.6x its bandwidth on paper, and trains slower than it in published measurements.
+PUBLISHED_ORDERS: tuple[PublishedOrder, ...] = (
+    PublishedOrder(
+        "Radeon Instinct MI300X", "H100 SXM5 80 GB",
+        "SemiAnalysis, 'MI300X vs H100 vs H200 Benchmark Part 1: Training' (2024-12-22): GEMM and "
+        "end-to-end training throughput below the H100 SXM5's on the public ROCm release"),
+)
 
 
 def _specs(features: Features, precision: Precision) -> _Specs | None:
@@ -154,6 +176,10 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
         for other in measured_by_family.get(s.family, []):
             if other != model and flagged_above(specs[other], s):
                 up.append((other, "measured, with at least its compute and bandwidth", min(1.0, ratio(model, other))))
+        for order in PUBLISHED_ORDERS:
+            if order.card == model and order.not_above in shown:
+                up.append((order.not_above, f"measured faster in published training results: {order.source}",
+                           min(1.0, ratio(model, order.not_above))))
         if up:
             uppers[model] = up
         if down:
