@@ -154,47 +154,65 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
         if model in specs:
             measured_by_family.setdefault(specs[model].family, []).append(model)
 
-    uppers: dict[str, list[tuple[str, str, float]]] = {}  # sibling, why, factor on its figure
-    lowers: dict[str, list[tuple[str, float]]] = {}
-    for model, s in specs.items():
+    # Each bound: sibling, why, factor on its figure, and its tier. Where bounds disagree the higher tier
+    # wins: a same-chip sibling that is measured, or a published measured order (2), over a same-chip
+    # sibling that is estimated (1), over a power-limited twin or a family sibling within the flag's slack
+    # (0): measured evidence outranks another estimate, and strict dominance a looser rule.
+    uppers: dict[str, list[tuple[str, str, float, int]]] = {}
+    lowers: dict[str, list[tuple[str, float, int]]] = {}
+    for model in sorted(specs):
+        s = specs[model]
         if model in measured:
             continue
-        up: list[tuple[str, str, float]] = []
-        down: list[tuple[str, float]] = []
-        for other in by_chip[s.chip]:
+        up: list[tuple[str, str, float, int]] = []
+        down: list[tuple[str, float, int]] = []
+        for other in sorted(by_chip[s.chip]):
             if other == model:
                 continue
             o = specs[other]
             if dominates(o, s):
                 up.append((other, "same chip with at least its compute and bandwidth",
-                           min(1.0, ratio(model, other))))
+                           min(1.0, ratio(model, other)), 2 if other in measured else 1))
             elif power_twin_above(o, s):
                 up.append((other, "same chip and tensor units at a higher board power",
-                           min(1.0, s.compute / o.compute)))
+                           min(1.0, s.compute / o.compute), 0))
             if dominates(s, o) and not dominates(o, s):
-                down.append((other, max(1.0, ratio(model, other))))
-        for other in measured_by_family.get(s.family, []):
+                down.append((other, max(1.0, ratio(model, other)), 2 if other in measured else 1))
+        for other in sorted(measured_by_family.get(s.family, [])):
             if other != model and flagged_above(specs[other], s):
-                up.append((other, "measured, with at least its compute and bandwidth", min(1.0, ratio(model, other))))
+                up.append((other, "measured, with at least its compute and bandwidth", min(1.0, ratio(model, other)),
+                           0))
         for order in PUBLISHED_ORDERS:
             if order.card == model and order.not_above in shown:
                 up.append((order.not_above, f"measured faster in published training results: {order.source}",
-                           min(1.0, ratio(model, order.not_above))))
+                           min(1.0, ratio(model, order.not_above)), 2))
         if up:
             uppers[model] = up
         if down:
             lowers[model] = down
 
     value = {m: shown[m].value for m in shown}
+    moving = sorted(set(uppers) | set(lowers))
     for _ in range(MAX_PASSES):
         changed = False
-        for model in set(uppers) | set(lowers):
+        for model in moving:
             raw = shown[model].value
-            # A bound binds only where the estimate breaks the order; then the model's own gap between
-            # the two cards places it beside the sibling (it is not anchored to siblings it respects).
-            floor = max((value[o] * f for o, f in lowers.get(model, []) if raw < value[o]), default=raw)
-            cap = min((value[o] * f for o, _, f in uppers.get(model, []) if raw > value[o]), default=math.inf)
-            new = min(max(raw, floor), cap)  # an upper bound wins where siblings' figures disagree
+            new = raw
+            for tier in (0, 1, 2):
+                # A bound binds where the estimate, or the figure the lower tiers left, breaks the order.
+                # The model's own gap between the two cards places the card (``f``), within what the
+                # binding siblings' own figures allow (a power-limited twin's bound is its scaled figure).
+                ups = [(value[o] * f, value[o] if "power" not in why else value[o] * f)
+                       for o, why, f, t in uppers.get(model, []) if t == tier and max(raw, new) > value[o]]
+                tentative = min([new, *(p for p, _ in ups)])  # where this tier's caps alone would put it
+                downs = [(value[o] * f, value[o]) for o, f, t in lowers.get(model, [])
+                         if t == tier and min(raw, new, tentative) < value[o]]
+                if not ups and not downs:
+                    continue
+                preferred = min(max([new, *(p for p, _ in downs)]), min((p for p, _ in ups), default=math.inf))
+                low = max((b for _, b in downs), default=-math.inf)
+                high = min((b for _, b in ups), default=math.inf)
+                new = high if low > high else min(max(preferred, low), high)  # an upper bound wins a conflict
             if abs(new - value[model]) > 1e-12:
                 value[model] = new
                 changed = True
@@ -202,20 +220,20 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
             break
 
     out: dict[str, Bounded] = {}
-    for model in set(uppers) | set(lowers):
+    for model in moving:
         old = shown[model]
         new = value[model]
         if abs(new - old.value) <= 1e-9 * max(1.0, old.value):
             continue
         if new < old.value:
-            by, why, _ = min((p for p in uppers[model] if old.value > value[p[0]]), key=lambda p: value[p[0]] * p[2])
+            by, why, _, _ = min(uppers[model], key=lambda p: (-p[3], abs(value[p[0]] * p[2] - new)))
             note = (f"bounded by the {by} ({value[by]:.3f}; {why}): the estimate {old.value:.3f} would put it "
                     f"above that card")
             # The interval moves with the figure; its upper end is the sibling's figure.
             out[model] = Bounded(value=new, low=old.low * new / old.value, high=max(new, min(old.high, value[by])),
                                  note=note)
         else:
-            by, _f = max((p for p in lowers[model] if old.value < value[p[0]]), key=lambda p: value[p[0]] * p[1])
+            by, _, _ = min(lowers[model], key=lambda p: (-p[2], abs(value[p[0]] * p[1] - new)))
             note = (f"bounded by the {by} ({value[by]:.3f}; same chip, it has at least that card's compute and "
                     f"bandwidth): the estimate {old.value:.3f} would put it below that card")
             out[model] = Bounded(value=new, low=min(new, max(old.low, value[by])), high=old.high * new / old.value,
