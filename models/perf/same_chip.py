@@ -226,16 +226,20 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
         if abs(new - old.value) <= 1e-9 * max(1.0, old.value):
             continue
         if new < old.value:
-            by, why, _, _ = min(uppers[model], key=lambda p: (-p[3], abs(value[p[0]] * p[2] - new)))
+            by, why, f, _ = min(uppers[model], key=lambda p: abs(value[p[0]] * p[2] - new))
+            # The interval's upper end: the tightest bound from above that the figure respects.
+            bound = min((value[o] * g if "power" in w else value[o] for o, w, g, _ in uppers[model]
+                         if (value[o] * g if "power" in w else value[o]) >= new - 1e-12), default=math.inf)
             note = (f"bounded by the {by} ({value[by]:.3f}; {why}): the estimate {old.value:.3f} would put it "
                     f"above that card")
-            # The interval moves with the figure; its upper end is the sibling's figure.
-            out[model] = Bounded(value=new, low=old.low * new / old.value, high=max(new, min(old.high, value[by])),
+            # The interval moves with the figure; its upper end is the bound.
+            out[model] = Bounded(value=new, low=old.low * new / old.value, high=max(new, min(old.high, bound)),
                                  note=note)
         else:
-            by, _, _ = min(lowers[model], key=lambda p: (-p[2], abs(value[p[0]] * p[1] - new)))
+            by, _, _ = min(lowers[model], key=lambda p: abs(value[p[0]] * p[1] - new))
             note = (f"bounded by the {by} ({value[by]:.3f}; same chip, it has at least that card's compute and "
                     f"bandwidth): the estimate {old.value:.3f} would put it below that card")
-            out[model] = Bounded(value=new, low=min(new, max(old.low, value[by])), high=old.high * new / old.value,
+            floor = max((value[o] for o, _, _ in lowers[model] if value[o] <= new + 1e-12), default=-math.inf)
+            out[model] = Bounded(value=new, low=min(new, max(old.low, floor)), high=old.high * new / old.value,
                                  note=note)
     return out
