@@ -15,7 +15,11 @@ import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from gpuvalue.models.perf.estimate import Features, as_text
+Features = Mapping[str, object]  # one card's specs (models/perf/estimate.py's Features)
+
+
+def _text(value: object) -> str:
+    return "" if value is None else str(value)
 
 GEFORCE = "GeForce"
 PROFESSIONAL = "professional"
@@ -28,10 +32,10 @@ def error_group(features: Features) -> str:
     """AMD for every AMD card; else datacenter for the datacenter segment (Tesla, A/H/L-series, P104
     mining boards), professional for workstation boards and the TITANs (full-rate tensor cores like
     the workstation cards), GeForce for the other desktop and laptop cards (Intel Arc among them)."""
-    if as_text(features.get("vendor")).lower() in ("amd", "ati"):
+    if _text(features.get("vendor")).lower() in ("amd", "ati"):
         return AMD
-    segment = as_text(features.get("segment")).lower()
-    model = as_text(features.get("model")).lower()
+    segment = _text(features.get("segment")).lower()
+    model = _text(features.get("model")).lower()
     if segment == "datacenter":
         return DATACENTER
     if segment == "workstation" or model.startswith("titan") or "quadro" in model:

@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from gpuvalue.models.perf.error_groups import error_group, group_error_words
 from gpuvalue.models.perf.arch_tables import fp16_training_tflops, is_gp100, is_geforce, matrix_rate, tensor_fp16_tflops
 from gpuvalue.models.records import PerfFigure, Precision
 
@@ -727,8 +728,6 @@ def estimate_record(
         uncertainty = max(uncertainty, abs(miss.ratio - 1))
     method = f"estimate: {description}"
     if group_errors is not None:
-        from gpuvalue.models.perf.error_groups import error_group, group_error_words
-
         group = error_group(features)
         method += f"; {group_error_words(group, group_errors.get(group))}"
     if low:

@@ -101,3 +101,15 @@ def test_every_never_close_same_chip_ordering_holds(shown, precision):
     wrong = [(big, small, _v(shown, big, precision), _v(shown, small, precision)) for big, small in pairs
              if _v(shown, big, precision) < _v(shown, small, precision)]
     assert not wrong
+
+
+def test_gpus_mi308x_shows_the_corrected_bandwidth_with_its_source(replay_db):
+    from typer.testing import CliRunner
+
+    from gpuvalue.flows.cli import app
+
+    out = CliRunner().invoke(app, ["gpus", "MI308X", "--db", str(replay_db)])
+    assert out.exit_code == 0, out.output
+    flat = " ".join(out.output.split())
+    assert "bandwidth_gb_s 5300 GB/s from spec-corrections: AMD Instinct MI300X data sheet" in flat
+    assert "tensor_fp16_tflops 344 TFLOPS from spec-corrections" in flat
