@@ -36,7 +36,7 @@ def test_a_research_budget_of_10000_buys_a_setup_faster_than_any_single_card_wit
     singles = _singles(replay_db, 10000, 12)
     assert singles and fastest["throughput"] > max(r["relative_perf"] for r in singles)
     assert (fastest["model"], fastest["gpus"]) == ("GeForce RTX 5090", 3)  # pinned on the replay
-    assert (doc["best_value"]["model"], doc["best_value"]["gpus"]) == ("GeForce RTX 4070", 1)
+    assert (doc["best_value"]["model"], doc["best_value"]["gpus"]) == ("GeForce RTX 4070 SUPER", 1)
     assert (doc["cheapest"]["model"], doc["cheapest"]["gpus"]) == ("Radeon RX 7600 XT", 1)
     assert doc["max_gpus"] == 4
     # Each says what it assumed: the use case's floor, the scaling rule it used, the machine left out.
@@ -53,7 +53,7 @@ def test_a_2000_research_budget_and_a_600_kaggle_budget_get_different_answers(re
     research = _answers(replay_db, "--budget", "2000", "--use-case", "research")
     kaggle = _answers(replay_db, "--budget", "600", "--use-case", "kaggle")
     assert (research["fastest"]["model"], research["fastest"]["gpus"]) == ("GeForce RTX 4070 SUPER", 4)
-    assert (kaggle["fastest"]["model"], kaggle["fastest"]["gpus"]) == ("GeForce RTX 4070 SUPER", 1)
+    assert (kaggle["fastest"]["model"], kaggle["fastest"]["gpus"]) == ("GeForce RTX 4070 Ti", 1)
     assert (research["fastest"]["gpus"], research["fastest"]["cost_usd"]) != (kaggle["fastest"]["gpus"],
                                                                              kaggle["fastest"]["cost_usd"])
     assert kaggle["max_gpus"] == 1 and all(kaggle[k]["gpus"] == 1 for k in ("fastest", "best_value", "cheapest"))
@@ -66,7 +66,7 @@ def test_the_likely_cards_without_a_price_are_named(replay_db):
     assert {"GeForce RTX 5070", "Radeon RX 9070 XT", "GeForce RTX 5060 Ti 16 GB", "Arc B580"} <= named
     assert all(u["why"].startswith("no used price") for u in kaggle["unpriced"])
     text = runner.invoke(app, ["recommend", "--budget", "600", "--use-case", "kaggle", "--db", str(replay_db)]).stdout
-    assert "not priced, so not compared: " in text and "GeForce RTX 5070 (12 GB, 0.75x estimated, launched at $549" in text
+    assert "not priced, so not compared: " in text and "GeForce RTX 5070 (12 GB, 0.63x estimated, launched at $549" in text
     lab = _answers(replay_db, "--budget", "10000", "--use-case", "research")
     assert "RTX A6000" in {u["model"] for u in lab["unpriced"]}  # launched at $4,649: within $10,000
 
@@ -75,8 +75,8 @@ def test_the_text_answers_say_money_left_and_what_they_assumed(replay_db):
     res = runner.invoke(app, ["recommend", "--budget", "10000", "--use-case", "research", "--db", str(replay_db)])
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
-    assert "Fastest: 3x GeForce RTX 5090, $7,864, throughput 6.02x (5.38-6.73); $2,136 left" in lines
-    assert any(line.startswith("Best value: GeForce RTX 4070, $429") for line in lines)
+    assert "Fastest: 3x GeForce RTX 5090, $7,864, throughput 6.33x (5.94-6.75); $2,136 left" in lines
+    assert any(line.startswith("Best value: GeForce RTX 4070 SUPER, $500") for line in lines)
     assert any(line.startswith("For $485 more: 4x GeForce RTX 5090 at $10,485") for line in lines)
     assert any(line.startswith("Assumed: research: at least 12 GB") for line in lines)
 
@@ -84,9 +84,9 @@ def test_the_text_answers_say_money_left_and_what_they_assumed(replay_db):
 def test_a_fixed_count_and_a_platform_cost_still_answer(replay_db):
     four = _answers(replay_db, "--budget", "10000", "--gpus", "4", "--use-case", "research")
     assert all(four[k]["gpus"] == 4 for k in ("fastest", "best_value", "cheapest"))
-    assert (four["fastest"]["model"], four["fastest"]["cost_usd"]) == ("GeForce RTX 5080", 4398.96)  # 4 5090s: $10,485
+    assert (four["fastest"]["model"], four["fastest"]["cost_usd"]) == ("GeForce RTX 4080 SUPER", 3439.96)  # 4 5090s: $10,485
     assert four["single"]["model"] == "GeForce RTX 5090"
-    assert any(n.startswith("4x GeForce RTX 5080 gives 1.85x the throughput of one GeForce RTX 5090")
+    assert any(n.startswith("4x GeForce RTX 4080 SUPER gives 1.90x the throughput of one GeForce RTX 5090")
                for n in four["notes"])
     boxed = _answers(replay_db, "--budget", "10000", "--use-case", "research", "--platform-cost", "2000",
                      "--extra-gpu-cost", "300")
@@ -160,7 +160,7 @@ def test_an_old_price_named_outside_the_answers_says_its_date_and_age(replay_db)
             f"setup is GeForce RTX 3090 at $704, price: {index}") in lines
     assert f"For $104 more: GeForce RTX 3090 at $704, throughput 1.00x; price: {index}." in lines
     beginner = runner.invoke(app, ["recommend", "--budget", "300", "--use-case", "beginner", "--db", str(replay_db)])
-    assert any(line.startswith("For $42 more: GeForce RTX 3070 Ti at $342") and "index price of 2023-10" in line
+    assert any(line.startswith("For $9 more: GeForce RTX 2080 Ti at $309") and "index price of 2023-10" in line
                and line.endswith("(3 y 2 mo old).") for line in beginner.stdout.splitlines())
     doc = _answers(replay_db, "--budget", "600", "--use-case", "llm")
     for setup in (doc["cheapest_over_budget"], doc["stretch"]):
