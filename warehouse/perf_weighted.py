@@ -16,6 +16,7 @@ import duckdb
 import pyarrow as pa
 
 from gpuvalue.models.perf.label import ON_ROCM
+from gpuvalue.models.perf.same_chip import Bounded, Shown, bound_estimates
 from gpuvalue.models.perf.weighted import (
     ESTIMATE,
     LAMBDA,
@@ -40,6 +41,9 @@ def weigh_and_store(con: duckdb.DuckDBPyConnection, estimators: Mapping[str, obj
     """Replace the weighted figures and every figure's interval; per precision, each source's log
     error deviation (what the weights were made of)."""
     stored = dicts(con, "perf_weighted_evidence")
+    features = dicts(con, "catalog_features")
+    catalog = {r["model"]: r for r in features}
+    bounded_estimates: dict[tuple[str, str], Bounded] = {}
     figures: list[PerfFigure] = []
     intervals: list[dict] = []
     sigmas_out: dict[str, dict[str, float]] = {}
@@ -71,6 +75,7 @@ def weigh_and_store(con: duckdb.DuckDBPyConnection, estimators: Mapping[str, obj
         for e, _ in (x for p in cards.values() for x in p):
             sigmas.setdefault(e.source, max(sigmas.values(), default=0.1))
         sigmas_out[precision] = sigmas
+        shown: dict[str, Shown] = {}
         for model, pieces in sorted(cards.items()):
             evidence = [e for e, _ in pieces]
             rows = measured.get(model, [])
@@ -79,6 +84,8 @@ def weigh_and_store(con: duckdb.DuckDBPyConnection, estimators: Mapping[str, obj
                 low, high = (1.0, 1.0) if model == reference else interval(r["relative_perf"], sigma)
                 intervals.append({"model": model, "precision": precision, "source": r["source"],
                                   "perf_low": round(low, 4), "perf_high": round(high, 4)})
+                if not rows and r["source"] == ESTIMATE:
+                    shown[model] = Shown(r["relative_perf"], low, high)
             if not rows:
                 continue  # an unmeasured card's shown figure is its estimate, with the interval above
             if model == reference:
@@ -96,10 +103,39 @@ def weigh_and_store(con: duckdb.DuckDBPyConnection, estimators: Mapping[str, obj
                                       as_of=max(dates) if dates else None))
             intervals.append({"model": model, "precision": precision, "source": WEIGHTED,
                               "perf_low": round(low, 4), "perf_high": round(high, 4)})
+            shown[model] = Shown(value, low, high)
+        # Same-chip bounds on the estimates shown for unmeasured cards (models/perf/same_chip.py).
+        own = {m: r["relative_perf"] for m, r in estimates.items()}
+        moved = bound_estimates(shown, set(measured), catalog, precision, own)  # type: ignore[arg-type]
+        for model, bound in moved.items():
+            bounded_estimates[(model, precision)] = bound
+        for row in intervals:
+            hit = moved.get(row["model"]) if row["precision"] == precision and row["source"] == ESTIMATE else None
+            if hit is not None:
+                row["perf_low"], row["perf_high"] = round(hit.low, 4), round(hit.high, 4)
     with load.transaction(con):
+        if bounded_estimates:
+            load.replace_perf(con, ESTIMATE, _estimates_bounded(stored, bounded_estimates, reference), loaded_at)
         load.replace_perf(con, WEIGHTED, figures, loaded_at)
         table = pa.Table.from_pylist(intervals, schema=pa.schema([
             ("model", pa.string()), ("precision", pa.string()), ("source", pa.string()),
             ("perf_low", pa.float64()), ("perf_high", pa.float64())]))
         run_on_batch(con, "incoming_intervals", table, "perf_set_intervals")
     return sigmas_out
+
+
+def _estimates_bounded(stored: list[dict], bounded: Mapping[tuple[str, str], Bounded], reference: str) -> list[PerfFigure]:
+    """Every stored estimate, the bounded ones at their bounded figure with the bound in their method."""
+    out = []
+    for r in stored:
+        if r["source"] != ESTIMATE:
+            continue
+        value, method = r["relative_perf"], r["method"] or ""
+        b = bounded.get((r["model"], r["precision"]))
+        if b is not None:
+            value = b.value
+            method += f"; {b.note}"
+        out.append(PerfFigure(model=r["model"], precision=r["precision"], relative_perf=round(value, 4),
+                              source=ESTIMATE, method=method, reference=reference, measured=bool(r["measured"]),
+                              workloads=r["workloads"] or 0, uncertainty=r["uncertainty"], as_of=r["as_of"]))
+    return out

@@ -48,6 +48,9 @@ def perf(
 
         from gpuvalue.warehouse.perf_eval_cache import cached_evaluation
 
+        from gpuvalue.scrapers.sources.spec_corrections import corrections_by_model
+
+        corrections = corrections_by_model()  # the specs the pipeline fits on: the catalog applies them too
         # The Lambda tables and the harnesses come through the replay archive: reproducible offline.
         settings = full_settings(db)
         client = make_client(settings, replay=True)
@@ -62,10 +65,11 @@ def perf(
             with live_status("cross-validating the spec estimate for perf --evaluate (minutes, once per change of "
                          "its inputs; kept beside the database afterwards)"):
                 return evaluation_report(lambda_perf.figures, per_file=lambda_perf.per_file,
-                                         per_workload=lambda_perf.per_workload, harnesses=harnesses)
+                                         per_workload=lambda_perf.per_workload, harnesses=harnesses,
+                                         corrections=corrections)
 
         text, _ = cached_evaluation(settings.db, [lambda_perf.figures, lambda_perf.per_file, lambda_perf.per_workload,
-                                                  harnesses], compute)
+                                                  harnesses, corrections], compute)
         out.print(text, highlight=False)
         return
     settings = reader_settings(db)

@@ -258,19 +258,61 @@ def is_gp100(model: str, chip: str | None = None) -> bool:
     return bool(_GP100_NAME.search(model))
 
 
-def fp16_training_tflops(vendor: str | None, fp32_tflops: float | None, fp16_tflops: float | None) -> float | None:
+@dataclass(frozen=True)
+class HalfRate:
+    """What one chip without matrix units does with FP16, as a multiple of its FP32 rate, and the rate
+    mixed-precision training runs at on it, with the document each comes from."""
+
+    key: str
+    native_fp16_per_fp32: float  # the FP16 arithmetic rate the vendor states, over the FP32 rate
+    training_per_fp32: float  # the rate mixed-precision training runs at, over the FP32 rate
+    source: str
+
+
+PASCAL_GP100 = HalfRate(
+    "nvidia-pascal-gp100",
+    2.0,
+    2.0,
+    "NVIDIA Tesla P100 whitepaper ('NVIDIA Tesla P100', WP-08019-001), Table 1: Tesla P100 SXM2 "
+    "10.6 TFLOPS FP32, 21.2 TFLOPS FP16; section 'Pascal GP100 architecture': paired FP16 "
+    "instructions at twice the FP32 rate, the rate NVIDIA states for deep-learning training; "
+    "cuDNN runs half-precision convolutions on GP100 at it",
+)
+PASCAL_GP10X = HalfRate(
+    "nvidia-pascal",
+    1 / 64,
+    1.0,
+    "NVIDIA Tesla P40 datasheet and GeForce GTX 1080 whitepaper (GP104): FP16 at 1/64 of FP32 on "
+    "GP102-GP108 (P40: 12 TFLOPS FP32, 0.19 TFLOPS FP16); frameworks compute FP16 GEMMs and "
+    "convolutions there in FP32 (CUBLAS_COMPUTE_32F), so mixed precision trains at the FP32 rate: "
+    "Lambda measured the GTX 1080 Ti at 0.26 of an RTX 3090 at fp16 and 0.33 at fp32, not 1/64",
+)
+TURING_TU11X = HalfRate(
+    "nvidia-turing-tu11x",
+    2.0,
+    1.0,
+    "NVIDIA Turing GPU Architecture whitepaper, 'Turing TU116' (GTX 16 series): no tensor cores, "
+    "dedicated FP16 units at twice the FP32 rate with FP16 accumulation; FP32-accumulate GEMMs run "
+    "at the FP32 rate",
+)
+HALF_RATES: tuple[HalfRate, ...] = (PASCAL_GP100, PASCAL_GP10X, TURING_TU11X)
+
+
+def fp16_training_tflops(vendor: str | None, fp32_tflops: float | None, fp16_tflops: float | None,
+                         *, gp100: bool = False) -> float | None:
     """The rate mixed-precision training runs at on a chip without matrix units.
 
     Automatic mixed precision multiplies FP16 inputs and accumulates in FP32 (PyTorch asks cuBLAS
-    for FP32 compute in its half-precision GEMMs). NVIDIA chips without tensor cores have no faster
-    instruction for that than the FP32 FMA: the paired FP16 FMA of GP100 (Tesla P100) and TU11x
-    (GTX 16 series) runs at twice the FP32 rate but accumulates in FP16, and GP102-GP108 (GTX 10,
-    TITAN X/Xp, Tesla P40/P4) run FP16 at 1/64 of FP32 (NVIDIA Tesla P100 whitepaper; Turing
-    whitepaper, "TU116"). So those train at the FP32 rate whatever the FP16 figure of the spec sheet.
-    AMD chips keep the higher of the two (GCN 5 and RDNA have FP16 dot products that accumulate in
-    FP32); no measured card tells them apart here.
+    for FP32 compute in its half-precision GEMMs). NVIDIA chips without tensor cores run that at the
+    rate of ``HALF_RATES``: GP102-GP108 (GTX 10, TITAN X/Xp, Tesla P40/P4), whose own FP16 runs at
+    1/64, and TU11x (GTX 16), whose doubled FP16 accumulates in FP16, at the FP32 rate; GP100 (Tesla
+    P100, Quadro GP100, ``gp100``) at its doubled FP16 rate. AMD chips keep the higher of the two
+    (GCN 5 and RDNA have FP16 dot products that accumulate in FP32); no measured card tells them
+    apart here.
     """
     if _norm(vendor) == "nvidia":
+        if gp100 and fp32_tflops:
+            return fp32_tflops * PASCAL_GP100.training_per_fp32
         return fp32_tflops
     candidates = [v for v in (fp32_tflops, fp16_tflops) if v]
     return max(candidates) if candidates else None

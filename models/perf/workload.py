@@ -58,6 +58,7 @@ from gpuvalue.models.perf.estimate import (
     training_points,
 )
 from gpuvalue.models.perf.combine import COMBINED
+from gpuvalue.models.perf.error_groups import GroupError, group_errors
 from gpuvalue.models.perf.measured import WorkloadRatio, file_rank
 from gpuvalue.models.records import PerfFigure, Precision
 
@@ -65,6 +66,13 @@ MODEL_VERSION = "roofline v3 per-workload"
 # Family offsets are always on: architectures differ in achieved efficiency (Pascal has
 # no tensor cores at all). Order: simplest first, ties go to the earlier form.
 WORKLOAD_FORMS: tuple[ModelForm, ...] = tuple(f for f in CANDIDATE_FORMS if f.family_offsets)
+# The forms the pipeline chooses among: GeForce tensor rate at NVIDIA's published FP32-accumulate rate
+# (half the FP16-accumulate rate on Turing, Ampere GA10x, Ada and RTX Blackwell GeForce boards), never
+# the doubled one. Mixed-precision training accumulates in FP32 (``arch_tables``), so the doubled rate is
+# not a rate any training run reaches; letting cross-validation pick it fitted the GeForce cards' measured
+# figures by crediting them with tensor throughput they lack, and put every professional and datacenter
+# card of the same chips low (docs/performance-log.md, "Per-SKU tensor rates and same-chip bounds").
+SHIPPED_FORMS: tuple[ModelForm, ...] = tuple(f for f in WORKLOAD_FORMS if not f.full_rate_geforce)
 FIXED_FORM = ModelForm(full_rate_geforce=False, memory_term=False, family_offsets=True)
 MAX_SWEEPS = 50  # alternations of the alpha_w and linear steps; converges in a handful
 
@@ -447,7 +455,12 @@ class _WorkloadFit(FittedTerms):
     def log_predict(self, p: CardPoint, ref: CardPoint, workloads: Sequence[str],
                     weights: Sequence[float] | None = None) -> float:
         """log of the (weighted) geometric mean over ``workloads`` of the predicted ratios."""
-        out = self.log_linear(p, ref) - self.reference_log(ref)
+        # Not divided by the fit's own prediction for the reference card any more: with the GeForce
+        # tensor rate at its published FP32-accumulate rate that prediction carries the reference's
+        # own residual into every estimate (all of them 15-20 % high at fp16). The common scale is
+        # fitted on every measured card, each a ratio to the reference already (docs/performance-log.md,
+        # "Per-SKU tensor rates and same-chip bounds").
+        out = self.log_linear(p, ref)
         b = ref.bandwidth / (p.bandwidth * (p.l2 / ref.l2) ** self.gamma)
         c = ref.compute / p.compute
         dens = [
@@ -581,7 +594,7 @@ def workload_loocv_both(
     features: Mapping[str, Features],
     precision: Precision,
     form: ModelForm | None = None,
-    forms: Sequence[ModelForm] = WORKLOAD_FORMS,
+    forms: Sequence[ModelForm] = SHIPPED_FORMS,
     every_file: bool = False,
     cards: Collection[str] | None = None,
 ) -> tuple[list[HeldOutPrediction], list[HeldOutPrediction]]:
@@ -672,6 +685,8 @@ class WorkloadEstimator(FittedEstimate):
     # estimate's evidence about a measured card, which must not have seen its measurement
     # (models/perf/weighted.py).
     held_out: dict[str, float] = dataclasses.field(default_factory=dict)
+    # Per kind of card (``error_groups``), how far ``held_out`` is from the measured figures.
+    group_errors: dict[str, GroupError] = dataclasses.field(default_factory=dict)
 
     version = MODEL_VERSION
 
@@ -707,6 +722,7 @@ class WorkloadEstimator(FittedEstimate):
             f"over {len(self.workloads)} workloads, gamma={self.fit.gamma:.2f}; "
             f"{len(self.trained_models)} measured cards)",
             self.family_misses,
+            self.group_errors,
         )
 
 
@@ -742,7 +758,7 @@ def fit_workload_estimator(
     per_workload: Sequence[WorkloadRatio],
     features: Mapping[str, Features],
     precision: Precision,
-    forms: Sequence[ModelForm] = WORKLOAD_FORMS,
+    forms: Sequence[ModelForm] = SHIPPED_FORMS,
     *,
     cross_validate: bool = True,
     known_form: str | None = None,
@@ -772,6 +788,8 @@ def fit_workload_estimator(
         family_misses=_family_misses(data, problem, fit, primary),
         held_out=_held_out(data, problem, everything, primary),
     )
+    est.group_errors = group_errors(((m, data.headline[m], est.held_out[m]) for m in data.models), features,
+                                    data.reference)
     if cross_validate:
         # The same problems as the fit above, so the folds reuse its fits of the same card sets.
         est.cv_median_abs_error = scored_median_error(_loocv(data, None, list(forms), progress=progress)[0],

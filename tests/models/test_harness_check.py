@@ -71,9 +71,11 @@ def test_the_figures_reported(check):
     max 447 %; fp32 after the fp32 fix 0.871, 18.6 %, max 321 %; first computed 0.876, 23.4 %)."""
     _, chk, tables = check
     rows = {(t.precision, r.method): r for t in tables for r in t.rows}
-    assert rows[("fp16", SHIPPED_ON_LAMBDA)] == EvalRow(SHIPPED_ON_LAMBDA, "fp16", 22, 0.9161, 0.1682, 4.6551,
+    # Since "Per-SKU tensor rates and same-chip bounds" (no division by the reference's own estimate) the
+    # published figures again; on the reference's scale they were fp16 16.8 %, max 466 %; fp32 16.9 %, 352 %.
+    assert rows[("fp16", SHIPPED_ON_LAMBDA)] == EvalRow(SHIPPED_ON_LAMBDA, "fp16", 22, 0.9161, 0.1952, 4.4717,
                                                         "Radeon Instinct MI50")
-    assert rows[("fp32", SHIPPED_ON_LAMBDA)] == EvalRow(SHIPPED_ON_LAMBDA, "fp32", 24, 0.8711, 0.1693, 3.5177,
+    assert rows[("fp32", SHIPPED_ON_LAMBDA)] == EvalRow(SHIPPED_ON_LAMBDA, "fp32", 24, 0.8711, 0.1858, 3.2122,
                                                         "Radeon Instinct MI50")
     assert (rows[("fp16", V2_ON_LAMBDA)].spearman, rows[("fp16", V2_ON_LAMBDA)].median_abs_pct_error) == (0.8947, 0.2067)
     assert (rows[("fp32", V2_ON_LAMBDA)].spearman, rows[("fp32", V2_ON_LAMBDA)].median_abs_pct_error) == (0.865, 0.2078)

@@ -225,9 +225,11 @@ def test_with_per_workload_ratios_the_pipeline_fits_the_per_workload_model(workl
 def test_per_workload_estimate_record(workload_estimators, data):
     _, features = data
     fig = workload_estimators["fp16"].estimate(features["GeForce RTX 3060 12 GB"])
-    assert fig.relative_perf == pytest.approx(0.3312, abs=0.002)  # on the reference's scale (0.3205 before)
+    # The fit's own scale (0.3312 divided by the fit's estimate of the reference, until "Per-SKU tensor rates and
+    # same-chip bounds").
+    assert fig.relative_perf == pytest.approx(0.3205, abs=0.002)
     assert fig.method.startswith("estimate: roofline v3 per-workload (GeForce half-rate tensor, memory term, family offsets; alpha_w ")
-    assert fig.method.endswith("; 24 measured cards)")
+    assert "; 24 measured cards); typical error for GeForce cards " in fig.method
     assert fig.uncertainty == pytest.approx(WORKLOAD_NESTED_ERRORS["fp16"], abs=1e-4)
     amd = workload_estimators["fp16"].estimate(features["Radeon RX 6800 XT"])
     assert "low confidence: AMD" in amd.method and amd.uncertainty > fig.uncertainty

@@ -88,10 +88,12 @@ def test_the_figures_reported(tables):
     # Recomputed with the estimate on the reference's scale (docs/performance-log.md, "Precision-weighted
     # figures, and estimates on the reference's scale"; before it fp16 4.1 % and 4.9 %, fp32 2.5 % and
     # 8.8 %; published before the fp32 fix: fp32 4.3 % and 15.6 %): back under 4 % at fp16.
-    assert (shipped16.median_abs_pct_error, shipped16.max_abs_pct_error) == (0.0165, 0.0438)
-    assert (shipped32.median_abs_pct_error, shipped32.max_abs_pct_error) == (0.051, 0.0922)
+    # Since "Per-SKU tensor rates and same-chip bounds" (GeForce at its FP32-accumulate rate, the fit's own
+    # scale; before it fp16 1.7 % and 4.4 %, fp32 5.1 % and 9.2 %): worse at fp16, better at fp32.
+    assert (shipped16.median_abs_pct_error, shipped16.max_abs_pct_error) == (0.0749, 0.085)
+    assert (shipped32.median_abs_pct_error, shipped32.max_abs_pct_error) == (0.0253, 0.088)
     # The anchored variant (pre-registered, not adopted; a ratio of predictions, so the scale cancels in it).
-    assert rows[("fp16", ANCHORED)].median_abs_pct_error == 0.0172
+    assert rows[("fp16", ANCHORED)].median_abs_pct_error == 0.0698
     assert rows[("fp32", ANCHORED)].median_abs_pct_error == 0.0394
     assert rows[("fp16", BANDWIDTH_ONLY)].median_abs_pct_error == 0.0443
     assert rows[("fp32", BANDWIDTH_ONLY)].median_abs_pct_error == 0.2783
@@ -145,8 +147,9 @@ def test_second_check_figures_reported(fresh_tables):
     rows = {(t.precision, r.method): r for t in fresh_tables for r in t.rows}
     # Recomputed on the reference's scale (before it: fp16 1.0 and 7.6 %, fp32 0.8 and 7.3 %; published
     # before the fp32 fix: fp32 Spearman 1.0, 7.8 %): worse at both precisions.
-    assert (rows[("fp16", SHIPPED)].spearman, rows[("fp16", SHIPPED)].median_abs_pct_error) == (1.0, 0.1194)
-    assert (rows[("fp32", SHIPPED)].spearman, rows[("fp32", SHIPPED)].median_abs_pct_error) == (0.8, 0.1311)
+    # Since "Per-SKU tensor rates and same-chip bounds" (before it fp16 1.0 and 11.9 %, fp32 0.8 and 13.1 %).
+    assert (rows[("fp16", SHIPPED)].spearman, rows[("fp16", SHIPPED)].median_abs_pct_error) == (0.8, 0.0641)
+    assert (rows[("fp32", SHIPPED)].spearman, rows[("fp32", SHIPPED)].median_abs_pct_error) == (0.8, 0.0735)
     assert rows[("fp16", BANDWIDTH_ONLY)].spearman == rows[("fp32", BANDWIDTH_ONLY)].spearman == 0.7379
     # Above the 6 % target at both precisions: reported, not acted on (docs/performance.md).
     assert all(rows[(p, SHIPPED)].median_abs_pct_error > 0.06 for p in ("fp16", "fp32"))

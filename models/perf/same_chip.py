@@ -1,0 +1,245 @@
+"""Same-chip bounds: an estimate never contradicts what the spec sheets of its own chip's siblings say.
+
+The spec model is fitted across families, and its error on one card is a median's worth of noise: it
+can put an RTX 3060 Ti (a GA104 with fewer SMs and the same memory) above the measured RTX 3070, or an
+RTX 3090 Ti below the RTX 3090 it outclasses in every resource. A practitioner rejects such an order at
+sight, whatever the model's error on average. So before an estimate is shown (ranked, recommended,
+published), it is held between the figures of its siblings:
+
+- **From above**, by every card of the same chip that has at least its compute (at the precision) and
+  at least its memory bandwidth: a cut-down SKU is never above its parent, nor a card above the full
+  version of its chip with the same or a better memory system.
+- **From above**, by a card of the same chip with the same number of tensor (matrix) units, the same
+  memory type, more compute and a higher board power: the power limit sets the clock training
+  sustains (NVIDIA's own tensor figure for the 400 W H100 NVL is 16 % below the 700 W SXM5's), so a
+  power-limited board is not above its full-power twin whatever its bandwidth.
+- **From above**, by the measured card of its family that the estimate was flagged against ("likely
+  high", ``estimate_coverage``): the sibling that makes it likely high bounds it.
+- **From above**, by a card that public training benchmarks measured faster where the spec sheets say
+  otherwise (``PUBLISHED_ORDERS``: the MI300X and the H100 SXM5), each order citing its source.
+- **From below**, by every card of the same chip that it has at least the compute and bandwidth of.
+
+A bound moves the figure to the sibling's, says so in the method, and the 80 % interval shows it: a
+figure held down has its upper end at the bound, one held up its lower end. Measured cards are never
+moved: a bound is a statement about what an estimate may claim, not about a measurement.
+
+Pure: figures and features in, bounded figures out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from gpuvalue.models.perf.estimate import Features, as_text, compute_tflops, family_of, spec_number
+from gpuvalue.models.perf.estimate_coverage import SPEC_SLACK
+from gpuvalue.models.records import Precision
+
+# Two resources within this are "the same" (spec databases round clocks and bandwidths).
+SAME = 1.005
+MAX_PASSES = 20
+# A full-power twin bounds a power-limited board only where its bandwidth is at least this share of the
+# board's: further apart, the memory system can outweigh the clock (an H100 SXM5 64 GB at 2 TB/s says
+# nothing about the 3.9 TB/s H100 NVL).
+TWIN_BANDWIDTH_SHARE = 0.8  # bounds propagate through chains of siblings; they settle in a few passes
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A card's shown figure and its 80 % interval."""
+
+    value: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Bounded:
+    """An estimate after the same-chip bounds: its figure, interval and why it moved."""
+
+    value: float
+    low: float
+    high: float
+    note: str
+
+
+@dataclass(frozen=True)
+class _Specs:
+    chip: str
+    family: str
+    compute: float
+    bandwidth: float
+    units: int
+    tdp: float | None
+    memory_type: str
+
+
+@dataclass(frozen=True)
+class PublishedOrder:
+    """A measured training ordering of two cards that a public benchmark states and the spec sheets
+    contradict: the estimate of ``card`` is never shown above ``not_above``'s figure."""
+
+    card: str
+    not_above: str
+    source: str
+
+
+# Across vendors the spec sheets say least: the MI300X has 1.3x the H100 SXM5's dense FP16 matrix rate
+# and 1.6x its bandwidth on paper, and trains slower than it in published measurements.
+PUBLISHED_ORDERS: tuple[PublishedOrder, ...] = (
+    PublishedOrder(
+        "Radeon Instinct MI300X", "H100 SXM5 80 GB",
+        "SemiAnalysis, 'MI300X vs H100 vs H200 Benchmark Part 1: Training' (2024-12-22): GEMM and "
+        "end-to-end training throughput below the H100 SXM5's on the public ROCm release"),
+)
+
+
+def _specs(features: Features, precision: Precision) -> _Specs | None:
+    chip = as_text(features.get("chip")).strip().lower()
+    compute = compute_tflops(features, precision)
+    bandwidth = spec_number(features, "bandwidth_gb_s")
+    if not chip or compute is None or bandwidth is None:
+        return None
+    units = spec_number(features, "tensor_cores")
+    return _Specs(chip=f"{as_text(features.get('vendor')).lower()}/{chip}", family=family_of(features),
+                  compute=compute, bandwidth=bandwidth, units=int(units or 0), tdp=spec_number(features, "tdp_w"),
+                  memory_type=as_text(features.get("memory_type")).lower())
+
+
+def dominates(big: _Specs, small: _Specs) -> bool:
+    """``big`` has at least ``small``'s compute and bandwidth, on the same chip."""
+    return (big.chip == small.chip and big.family == small.family
+            and big.compute * SAME >= small.compute and big.bandwidth * SAME >= small.bandwidth)
+
+
+def power_twin_above(big: _Specs, small: _Specs) -> bool:
+    """``big`` is ``small``'s full-power twin: same chip, same tensor units and memory type, more compute
+    and a higher board power."""
+    return (big.chip == small.chip and big.family == small.family and big.units > 0 and big.units == small.units
+            and bool(big.memory_type) and big.memory_type == small.memory_type
+            and big.tdp is not None and small.tdp is not None and big.tdp > small.tdp
+            and big.compute > small.compute * SAME and big.bandwidth >= small.bandwidth * TWIN_BANDWIDTH_SHARE)
+
+
+def flagged_above(sibling: _Specs, card: _Specs) -> bool:
+    """``estimate_coverage``'s rule: a measured card of the family with at least the card's compute and
+    bandwidth, each within ``SPEC_SLACK``."""
+    return (sibling.family == card.family and card.compute <= sibling.compute * SPEC_SLACK
+            and card.bandwidth <= sibling.bandwidth * SPEC_SLACK)
+
+
+def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Mapping[str, Features],
+                    precision: Precision, estimates: Mapping[str, float] | None = None) -> dict[str, Bounded]:
+    """The estimated cards (in ``shown``, not in ``measured``) that a sibling's figure moves, each with
+    its bounded figure, interval and the reason. ``shown`` holds every card's shown figure: measured
+    cards' weighted figures and the other cards' estimates. ``estimates`` (every card's own spec
+    estimate, measured cards' too) keep the model's judgement of the pair: a bound from above is the
+    sibling's figure times the smaller of 1 and the ratio of the two cards' estimates (a power-limited
+    twin's, of their compute), from below times the larger, so a card the specs put below its sibling
+    stays below it rather than level."""
+    est = estimates or {}
+
+    def ratio(model: str, other: str) -> float:
+        a, b = est.get(model), est.get(other)
+        return a / b if a and b and a > 0 and b > 0 else 1.0
+    specs = {m: s for m in shown if m in features and (s := _specs(features[m], precision)) is not None}
+    by_chip: dict[str, list[str]] = {}
+    for model, s in specs.items():
+        by_chip.setdefault(s.chip, []).append(model)
+    # Flagged bounds reach across chips of one family (the P40 and the GTX 1080 Ti share GP102, a GTX
+    # 1070 and the 1080 Ti only Pascal): the measured cards of each family, once.
+    measured_by_family: dict[str, list[str]] = {}
+    for model in measured:
+        if model in specs:
+            measured_by_family.setdefault(specs[model].family, []).append(model)
+
+    # Each bound: sibling, why, factor on its figure, and its tier. Where bounds disagree the higher tier
+    # wins: a same-chip sibling that is measured, or a published measured order (2), over a same-chip
+    # sibling that is estimated (1), over a power-limited twin or a family sibling within the flag's slack
+    # (0): measured evidence outranks another estimate, and strict dominance a looser rule.
+    uppers: dict[str, list[tuple[str, str, float, int]]] = {}
+    lowers: dict[str, list[tuple[str, float, int]]] = {}
+    for model in sorted(specs):
+        s = specs[model]
+        if model in measured:
+            continue
+        up: list[tuple[str, str, float, int]] = []
+        down: list[tuple[str, float, int]] = []
+        for other in sorted(by_chip[s.chip]):
+            if other == model:
+                continue
+            o = specs[other]
+            if dominates(o, s):
+                up.append((other, "same chip with at least its compute and bandwidth",
+                           min(1.0, ratio(model, other)), 2 if other in measured else 1))
+            elif power_twin_above(o, s):
+                up.append((other, "same chip and tensor units at a higher board power",
+                           min(1.0, s.compute / o.compute), 0))
+            if dominates(s, o) and not dominates(o, s):
+                down.append((other, max(1.0, ratio(model, other)), 2 if other in measured else 1))
+        for other in sorted(measured_by_family.get(s.family, [])):
+            if other != model and flagged_above(specs[other], s):
+                up.append((other, "measured, with at least its compute and bandwidth", min(1.0, ratio(model, other)),
+                           0))
+        for order in PUBLISHED_ORDERS:
+            if order.card == model and order.not_above in shown:
+                up.append((order.not_above, f"measured faster in published training results: {order.source}",
+                           min(1.0, ratio(model, order.not_above)), 2))
+        if up:
+            uppers[model] = up
+        if down:
+            lowers[model] = down
+
+    value = {m: shown[m].value for m in shown}
+    moving = sorted(set(uppers) | set(lowers))
+    for _ in range(MAX_PASSES):
+        changed = False
+        for model in moving:
+            raw = shown[model].value
+            new = raw
+            for tier in (0, 1, 2):
+                # A bound binds where the estimate, or the figure the lower tiers left, breaks the order.
+                # The model's own gap between the two cards places the card (``f``), within what the
+                # binding siblings' own figures allow (a power-limited twin's bound is its scaled figure).
+                ups = [(value[o] * f, value[o] if "power" not in why else value[o] * f)
+                       for o, why, f, t in uppers.get(model, []) if t == tier and max(raw, new) > value[o]]
+                tentative = min([new, *(p for p, _ in ups)])  # where this tier's caps alone would put it
+                downs = [(value[o] * f, value[o]) for o, f, t in lowers.get(model, [])
+                         if t == tier and min(raw, new, tentative) < value[o]]
+                if not ups and not downs:
+                    continue
+                preferred = min(max([new, *(p for p, _ in downs)]), min((p for p, _ in ups), default=math.inf))
+                low = max((b for _, b in downs), default=-math.inf)
+                high = min((b for _, b in ups), default=math.inf)
+                new = high if low > high else min(max(preferred, low), high)  # an upper bound wins a conflict
+            if abs(new - value[model]) > 1e-12:
+                value[model] = new
+                changed = True
+        if not changed:
+            break
+
+    out: dict[str, Bounded] = {}
+    for model in moving:
+        old = shown[model]
+        new = value[model]
+        if abs(new - old.value) <= 1e-9 * max(1.0, old.value):
+            continue
+        if new < old.value:
+            by, why, f, _ = min(uppers[model], key=lambda p: abs(value[p[0]] * p[2] - new))
+            # The interval's upper end: the tightest bound from above that the figure respects.
+            bound = min((value[o] * g if "power" in w else value[o] for o, w, g, _ in uppers[model]
+                         if (value[o] * g if "power" in w else value[o]) >= new - 1e-12), default=math.inf)
+            note = (f"bounded by the {by} ({value[by]:.3f}; {why}): the estimate {old.value:.3f} would put it "
+                    f"above that card")
+            # The interval moves with the figure; its upper end is the bound.
+            out[model] = Bounded(value=new, low=old.low * new / old.value, high=max(new, min(old.high, bound)),
+                                 note=note)
+        else:
+            by, _, _ = min(lowers[model], key=lambda p: abs(value[p[0]] * p[1] - new))
+            note = (f"bounded by the {by} ({value[by]:.3f}; same chip, it has at least that card's compute and "
+                    f"bandwidth): the estimate {old.value:.3f} would put it below that card")
+            floor = max((value[o] for o, _, _ in lowers[model] if value[o] <= new + 1e-12), default=-math.inf)
+            out[model] = Bounded(value=new, low=min(new, max(old.low, floor)), high=old.high * new / old.value,
+                                 note=note)
+    return out

@@ -1,0 +1,74 @@
+"""Same-chip bounds (models/perf/same_chip.py): an estimate never sits above a sibling of its chip
+that has at least its resources, nor below one it outclasses, and its interval shows the bound."""
+
+from __future__ import annotations
+
+from gpuvalue.models.perf.same_chip import Shown, bound_estimates
+
+
+def _card(model: str, chip: str, tensor: float, bandwidth: float, *, units: int = 100, tdp: float = 300,
+          memory_type: str = "GDDR6") -> dict[str, object]:
+    return {"model": model, "vendor": "NVIDIA", "architecture": "Ampere", "segment": "desktop", "chip": chip,
+            "tensor_fp16_tflops": tensor, "fp32_tflops": tensor / 2, "fp16_tflops": tensor / 2,
+            "bandwidth_gb_s": bandwidth, "l2_cache_mb": 4.0, "memory_gb": 8.0, "tensor_cores": units,
+            "tdp_w": tdp, "memory_type": memory_type}
+
+
+def _shown(value: float) -> Shown:
+    return Shown(value, value * 0.8, value * 1.25)
+
+
+def test_a_cut_down_card_stays_below_its_measured_parent_by_the_models_own_gap():
+    features = {"GeForce Full": _card("GeForce Full", "GA104", 40.6, 448),
+                "GeForce Cut": _card("GeForce Cut", "GA104", 32.4, 448)}
+    shown = {"GeForce Full": _shown(0.40), "GeForce Cut": _shown(0.47)}
+    moved = bound_estimates(shown, {"GeForce Full"}, features, "fp16",
+                            {"GeForce Full": 0.50, "GeForce Cut": 0.45})
+    b = moved["GeForce Cut"]
+    assert b.value < 0.40 and abs(b.value - 0.40 * 0.45 / 0.50) < 1e-9
+    assert b.low <= b.value <= b.high <= 0.40  # the interval's upper end is the parent's figure
+    assert "bounded by the GeForce Full" in b.note
+
+
+def test_a_card_with_more_of_everything_is_not_shown_below_its_sibling():
+    features = {"Big": _card("Big", "GA102", 80.0, 1010), "Small": _card("Small", "GA102", 71.2, 936)}
+    moved = bound_estimates({"Big": _shown(0.96), "Small": _shown(1.0)}, {"Small"}, features, "fp16",
+                            {"Big": 0.96, "Small": 0.87})
+    assert moved["Big"].value >= 1.0 and moved["Big"].low >= 1.0
+
+
+def test_a_power_limited_twin_stays_below_the_full_power_board_whatever_its_bandwidth():
+    features = {"SXM": _card("SXM", "GH100", 989.4, 3360, units=528, tdp=700, memory_type="HBM3"),
+                "NVL": _card("NVL", "GH100", 835.5, 3940, units=528, tdp=400, memory_type="HBM3"),
+                "Slow SXM": _card("Slow SXM", "GH100", 1070, 2020, units=528, tdp=700, memory_type="HBM3")}
+    shown = {"SXM": _shown(4.0), "NVL": _shown(4.5), "Slow SXM": _shown(2.7)}
+    moved = bound_estimates(shown, {"SXM"}, features, "fp16", {"SXM": 4.7, "NVL": 5.2, "Slow SXM": 3.0})
+    assert moved["NVL"].value < 4.0  # not capped by the 2 TB/s board, which has far less bandwidth
+    assert abs(moved["NVL"].value - 4.0 * 835.5 / 989.4) < 1e-9
+
+
+def test_measured_cards_and_cards_ahead_on_paper_are_never_moved():
+    # B has more bandwidth than the measured A (another chip of the family): its estimate above A stands.
+    features = {"A": _card("A", "GA104", 40.0, 300), "B": _card("B", "GA106", 20.0, 360)}
+    moved = bound_estimates({"A": _shown(0.3), "B": _shown(0.5)}, {"A"}, features, "fp16", {"A": 0.5, "B": 0.5})
+    assert moved == {}
+
+
+def test_bounds_propagate_through_a_chain_of_siblings():
+    features = {"Top": _card("Top", "AD104", 80.0, 504), "Mid": _card("Mid", "AD104", 71.0, 504),
+                "Low": _card("Low", "AD104", 60.0, 504)}
+    shown = {"Top": _shown(0.90), "Mid": _shown(0.70), "Low": _shown(0.95)}
+    moved = bound_estimates(shown, {"Top"}, features, "fp16", {"Top": 0.9, "Mid": 0.8, "Low": 0.7})
+    mid = moved["Mid"].value if "Mid" in moved else 0.70
+    assert moved["Low"].value <= mid <= 0.90
+
+
+def test_a_published_measured_order_bounds_an_estimate_across_vendors():
+    amd = {**_card("Radeon Instinct MI300X", "Aqua Vanjaram", 1307.4, 5300), "vendor": "AMD",
+           "architecture": "CDNA 3.0"}
+    features = {"Radeon Instinct MI300X": amd, "H100 SXM5 80 GB": _card("H100 SXM5 80 GB", "GH100", 989.4, 3360)}
+    shown = {"Radeon Instinct MI300X": _shown(5.5), "H100 SXM5 80 GB": _shown(4.05)}
+    moved = bound_estimates(shown, {"H100 SXM5 80 GB"}, features, "fp16",
+                            {"Radeon Instinct MI300X": 5.5, "H100 SXM5 80 GB": 4.14})
+    assert moved["Radeon Instinct MI300X"].value <= 4.05
+    assert "SemiAnalysis" in moved["Radeon Instinct MI300X"].note
