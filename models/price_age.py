@@ -65,9 +65,15 @@ def is_index_price(row: Mapping[str, Any]) -> bool:
 
 
 def index_price_words(row: Mapping[str, Any]) -> str:
-    """``index price of 2023-10 (Tom's Hardware eBay index, average of 765 sold)``."""
+    """``index price of 2023-10 (Tom's Hardware eBay index, average of 765 sold)``; an index of asking
+    prices in its source's words: ``index price of 2026-09 (GPU Poet market report, mean of the 3
+    cheapest asking prices)`` (``price_source_statistic``, the sources table's ``statistic``)."""
     n = row.get("price_n")
-    count = f", average of {n} sold" if n else ", monthly average of sold cards"
+    statistic = row.get("price_source_statistic")
+    if statistic and n:
+        count = ", " + str(statistic).replace("{n}", str(n))
+    else:
+        count = f", average of {n} sold" if n else ", monthly average of sold cards"
     return f"index price of {index_month(row)} ({index_name(row)}{count})"
 
 

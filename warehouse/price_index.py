@@ -23,7 +23,8 @@ ALARM_MIN_OWN = 3
 # The incoming batch of an import; sql/price_index_insert.sql names these columns, in this order.
 _SCHEMA = pa.schema([
     ("source", pa.string()), ("gpu_name", pa.string()), ("model", pa.string()), ("match_reason", pa.string()),
-    ("month", pa.date32()), ("avg_sold_usd", pa.float64()), ("quantity_sold", pa.int32()), ("published", pa.date32()),
+    ("month", pa.date32()), ("avg_sold_usd", pa.float64()), ("quantity_sold", pa.int32()),
+    ("prices_averaged", pa.int32()), ("published", pa.date32()),
     ("loaded_at", pa.timestamp("us")),
 ])
 

@@ -36,7 +36,7 @@ days AS (
 ),
 index_newest AS (
     SELECT d.as_of, i.model, i.avg_sold_usd AS price_usd, 'index' AS price_kind,
-           coalesce(i.quantity_sold, 0) AS price_n, CAST(NULL AS DOUBLE) AS price_q1, CAST(NULL AS DOUBLE) AS price_q3,
+           coalesce(i.quantity_sold, i.prices_averaged, 0) AS price_n, CAST(NULL AS DOUBLE) AS price_q1, CAST(NULL AS DOUBLE) AS price_q3,
            i.month AS price_as_of, i.source AS price_source
     FROM days AS d
     JOIN price_index_monthly AS i
