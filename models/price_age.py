@@ -77,6 +77,22 @@ def index_price_words(row: Mapping[str, Any]) -> str:
     return f"index price of {index_month(row)} ({index_name(row)}{count})"
 
 
+def index_legend(rows: list[Mapping[str, Any]]) -> str | None:
+    """The line under a shown ranking that says what its index prices are, each index with its statistic
+    (an index of sold cards, or of asking prices such as a monthly report's best deal); None without any."""
+    named: dict[str, str] = {}
+    for row in rows:
+        if is_index_price(row):
+            statistic = row.get("price_source_statistic")
+            named[index_name(row)] = (str(statistic).replace("{n}", str(row.get("price_n") or "the"))
+                                      if statistic else "monthly average of sold cards")
+    if not named:
+        return None
+    said = "; ".join(f"{name}: {what}" for name, what in sorted(named.items()))
+    return ("index: no own listing of a comparable date prices the card, so the price is a published monthly "
+            f"figure for the month shown ({said}), never mixed with own prices.")
+
+
 def price_basis(row: Mapping[str, Any]) -> str:
     """What a ranked price is, in the words every output uses: ``median of 12 sold``, ``lower quartile
     of 23 asking``, ``launch price``, or an index price's own words (with its month and source)."""
