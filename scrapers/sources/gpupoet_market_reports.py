@@ -51,7 +51,14 @@ from gpuvalue.models.price_index import PriceIndexPoint
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import FetchError, ParseError
-from gpuvalue.scrapers.github_commits import LastCommit, fetch_last_commit, last_commit_url, raw_url, read_last_commit
+from gpuvalue.scrapers.github_commits import (
+    API_HEADERS,
+    LastCommit,
+    fetch_last_commit,
+    last_commit_url,
+    raw_url,
+    read_last_commit,
+)
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, page_from_file
 
 NAME = "gpupoet-market-reports"
@@ -348,16 +355,39 @@ def stated_corrections(report: str, body: bytes) -> list[Correction]:
 
 # --------------------------------------------------------------------------- URLs and dating
 
+_REPORT_URL = re.compile(r"^https://raw\.githubusercontent\.com/(activescott/gpu-(?:agent|poet))/[^/]+/"
+                         + re.escape(MARKET_REPORTS) + r"/gpu-market-report-([a-z]+-\d{4})/(page\.tsx|metadata\.ts)$")
+_REPORT_FOLDER = re.compile(r"^gpu-market-report-([a-z]+-\d{4})$")
+
+
 def report_of(url: str) -> tuple[Report, str] | None:
-    """The report and file (``page.tsx``, ``metadata.ts``) a raw URL is of."""
-    for report in REPORTS:
-        prefix = f"https://raw.githubusercontent.com/{report.repo}/"
-        if url.startswith(prefix):
-            ref_path = url[len(prefix):]
-            ref, _, path = ref_path.partition("/")
-            if path.startswith(report.folder + "/") and ref:
-                return report, path[len(report.folder) + 1:]
-    return None
+    """The report and file (``page.tsx``, ``metadata.ts``) a raw URL is of, known or newly listed."""
+    found = _REPORT_URL.match(url)
+    return (Report(found.group(1), found.group(2)), found.group(3)) if found else None
+
+
+def listed_reports(body: bytes, repo: str) -> list[Report]:
+    """The report folders GitHub's contents API lists under ``MARKET_REPORTS`` (a JSON list of entries
+    with ``name`` and ``type``); ValueError when the answer is not such a list."""
+    import json
+
+    try:
+        entries = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise ValueError("the answer is not JSON") from None
+    if not isinstance(entries, list):
+        raise ValueError("the answer is not a list of entries")
+    out = []
+    for entry in entries:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        found = _REPORT_FOLDER.match(name) if isinstance(name, str) and entry.get("type") == "dir" else None
+        if found:
+            out.append(Report(repo, found.group(1)))
+    return out
+
+
+def contents_url(repo: str) -> str:
+    return f"https://api.github.com/repos/{repo}/contents/{MARKET_REPORTS}"
 
 
 def _commit_of(pages: list[FetchedPage], report: Report) -> LastCommit | None:
@@ -375,13 +405,15 @@ def read_fetch(pages: list[FetchedPage]) -> tuple[list[PriceIndexPoint], list[st
     commit that last changed it; a month two reports cover priced by the later; corrections last."""
     warnings: list[str] = []
     files: dict[str, dict[str, FetchedPage]] = {}
+    seen: dict[str, Report] = {}  # by name: a report both repositories hold is read from the last fetched
     for page in pages:
         found = report_of(page.url)
         if found is not None:
+            seen[found[0].name] = found[0]
             files.setdefault(found[0].name, {})[found[1]] = page
     chosen: dict[tuple[str, date], tuple[date, PriceIndexPoint]] = {}
     stated: list[tuple[Correction, ReportMeta, str]] = []
-    for report in REPORTS:
+    for report in seen.values():
         got = files.get(report.name, {})
         if "page.tsx" not in got or "metadata.ts" not in got:
             if got:
@@ -420,10 +452,29 @@ def read_fetch(pages: list[FetchedPage]) -> tuple[list[PriceIndexPoint], list[st
 
 # --------------------------------------------------------------------------- source
 
+def _newer_reports(ctx: FetchContext, out: SourceFetch) -> list[Report]:
+    """Reports published since ``REPORTS`` was written, as the current repository's folder lists them;
+    none (said in a warning) when GitHub does not answer. A replay holds no listing: it reads REPORTS."""
+    repo = REPORTS[-1].repo
+    if ctx.replay:
+        return []
+    try:
+        page = ctx.client.get(contents_url(repo), source=NAME, headers=API_HEADERS)
+        listed = listed_reports(page.body, repo)
+    except (FetchError, ValueError) as exc:
+        out.warnings.append(f"{NAME}: newer reports not looked for, GitHub's contents API did not answer "
+                            f"({getattr(exc, 'what', exc)}); the {len(REPORTS)} known reports are read")
+        ctx.report(out.warnings[-1])
+        return []
+    known = {r.name for r in REPORTS}
+    return [r for r in listed if r.name not in known]
+
+
 def _fetch(ctx: FetchContext) -> SourceFetch:
     out = SourceFetch(NAME)
-    for number, report in enumerate(REPORTS, start=1):
-        ctx.step(f"{NAME}: report {number} of {len(REPORTS)} ({report.name})", number, len(REPORTS))
+    reports = [*REPORTS, *_newer_reports(ctx, out)]
+    for number, report in enumerate(reports, start=1):
+        ctx.step(f"{NAME}: report {number} of {len(reports)} ({report.name})", number, len(reports))
         commit = fetch_last_commit(ctx, out, report.repo, report.folder)
         ref = commit.sha if commit else "main"
         try:
@@ -442,7 +493,7 @@ def _parse(page: FetchedPage) -> ParsedSource:
     if found is not None and found[1] == "metadata.ts":
         read_metadata(page.body, page.url)
         return ParsedSource(NAME, "price_index")
-    if page.url.startswith("https://api.github.com/"):
+    if page.url.startswith("https://api.github.com/"):  # a commits answer or a folder's listing: no records
         return ParsedSource(NAME, "price_index")
     _page_markup(_text(page.body, page.url), page.url)
     return ParsedSource(NAME, "price_index", warnings=[

@@ -195,3 +195,14 @@ def test_declared_keyless_with_its_licence_and_statistic() -> None:
     assert source.kind == "price_index" and source.licence == "CC BY-SA 4.0"
     assert "CC BY-SA 4.0" in source.attribution
     assert source.statistic == "mean of the {n} cheapest asking prices"
+
+
+def test_a_report_published_after_the_known_ones_is_found_in_the_folder_listing() -> None:
+    listing = (b'[{"name": "components", "type": "dir"}, {"name": "gpu-market-report-october-2026", "type": "dir"},'
+               b' {"name": "gpu-market-report-november-2026", "type": "dir"}, {"name": "layout.tsx", "type": "file"}]')
+    found = reports.listed_reports(listing, "activescott/gpu-poet")
+    assert [r.name for r in found] == ["october-2026", "november-2026"]
+    assert reports.report_of(raw_url("activescott/gpu-poet", "main", f"{found[1].folder}/page.tsx")) == (
+        found[1], "page.tsx")
+    with pytest.raises(ValueError):
+        reports.listed_reports(b'{"message": "API rate limit exceeded"}', "activescott/gpu-poet")

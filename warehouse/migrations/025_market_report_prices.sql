@@ -5,3 +5,5 @@
 -- asking prices with the own asking prices (own_kind); the alarms stay on indexes of sold prices.
 ALTER TABLE price_index_monthly ADD COLUMN IF NOT EXISTS prices_averaged INTEGER;
 ALTER TABLE sources ADD COLUMN IF NOT EXISTS statistic VARCHAR;
+-- Which published file each row was read from (a report's page, an index's table), kept with the row.
+ALTER TABLE price_index_monthly ADD COLUMN IF NOT EXISTS read_from VARCHAR;

@@ -13,5 +13,6 @@ CREATE TABLE IF NOT EXISTS price_index_monthly (
     published     DATE NOT NULL,               -- first day of the month of the article it was read from
     loaded_at     TIMESTAMP NOT NULL,
     prices_averaged INTEGER,                   -- an index of asking prices: how many its figure is the mean of (025)
+    read_from     VARCHAR,                     -- the published file the row was read from (a report's page.tsx) (025)
     PRIMARY KEY (source, gpu_name, month)
 );
