@@ -73,3 +73,18 @@ def test_coverage_says_which_cards_still_lack_a_2026_price(replay_db):
     shown = " ".join(runner.invoke(app, ["coverage", "--db", str(replay_db)], terminal_width=250).output.split())
     lacking = sum(1 for r in rows.values() if not r["price_of_ranking_year"])
     assert f"{lacking} of the {len(rows)} cards have no price of 2026:" in shown
+
+
+def test_every_export_credits_the_reports_with_their_licence(replay_db):
+    import pyarrow.parquet as pq
+
+    exports = replay_db.parent / "exports"
+    credit = "GPU Poet monthly GPU market reports"
+    feed = json.loads((exports / "feed.json").read_text(encoding="utf-8"))
+    ranking = json.loads((exports / "ranking.json").read_text(encoding="utf-8"))
+    parquet = json.loads(pq.read_schema(exports / "ranking.parquet").metadata[b"gpuvalue.attribution"])
+    page = (exports / "index.html").read_text(encoding="utf-8")
+    for lines in (feed["_gpuvalue"]["attribution"], ranking["attribution"], parquet):
+        [line] = [line for line in lines if line.startswith(credit)]
+        assert "CC BY-SA 4.0" in line
+    assert credit in page and "CC BY-SA 4.0" in page
