@@ -128,11 +128,19 @@ _PRICE_HEADER = re.compile(r"(?i)(?:best deal|used price|best resale deal)(?:\s*
 _AFTER_CARD = (
     re.compile(r"^(?:'s)?\s*\(" + _DOLLARS + r"\s*[,)]"),  # RTX 3080 ($305, 238 TOPS, 10GB)
     re.compile(r"^\s+(?:is\s+|sits\s+|stays\s+)?(?:now\s+)?at\s+" + _DOLLARS + r"(?!\s*(?:to|-)\s*\$)"),  # at $557
-    re.compile(r"^\s+is\s+\d+% (?:below|above|over|under)(?: (?:its )?(?:original )?MSRP)? at " + _DOLLARS),
+    re.compile(r"^\s+(?:is|sits|stays)\s+(?:just\s+)?\d+% (?:below|above|over|under)(?: (?:its )?(?:original )?MSRP)? at "
+               + _DOLLARS),  # is 62% below at $453, is just 3% above at $1,032
+    re.compile(r"^\s+(?:also\s+)?(?:eased|dropped|fell|jumped|climbed|rose|slid)\s+(?:another\s+)?\d+(?:\.\d+)?% to "
+               + _DOLLARS + r"(?!\s*(?:to|-)\s*\$)"),  # fell 13% to $730: the move's end is this month's
+    re.compile(r"^\s+premium\s+[a-z ]*?\d+% (?:above|over) MSRP at " + _DOLLARS),  # premium ... 82% above MSRP at $3,643
+    # the first parenthesis after the card, with no price before it (a cost per unit may be): "remains stuck
+    # at 83% above MSRP ($3,657)", "leads at $1.13/FPS in Counter-Strike 2 @ 1440p ($200 best deal, 177 FPS"
+    re.compile(r"^(?:[^$\x01(]|\$\d+\.\d+\s*/\s*(?:FPS|INT8 TOP|TOP|TFLOP))*?\(" + _DOLLARS
+               + r"(?: best deal\b|\s*[,)])"),
     re.compile(r"^\s+at\s+\$\d+(?:\.\d+)?\s*/\s*(?:FPS|TOP|TFLOP)\s*\(" + _DOLLARS + r"\s*,"),  # at $1.34/FPS ($316,
     re.compile(r"^'s best (?:resale )?deal is " + _DOLLARS),  # RTX 5090's best resale deal is $4,795
 )
-_PRICE_LINK = re.compile(r"^\$(\d{1,3}(?:,\d{3})+|\d{2,6})$")
+_PRICE_LINK = re.compile(r"^\$(\d{1,3}(?:,\d{3})+|\d{2,6})(?: used)?$")
 # A sentence about another time than the report's month: its figures are not this month's.
 _OTHER_TIME = re.compile(r"(?i)\blast month|\bfrom \$|\brather than\b|\bwas \$|\bwere \$|\bprevious|\baverage price"
                          r"|\bmedian\b|\bMoM\b|\ba year ago|\blaunch(?:ed)?\b|\bbefore\b|\bused to\b")

@@ -44,39 +44,43 @@ LABELS = {
     },
     "april-2026": {
         "amd-radeon-rx-6800-xt": 283, "amd-radeon-rx-7600": 183, "amd-radeon-rx-7900-xt": 500,
-        "intel-arc-b580": 238, "nvidia-geforce-rtx-3060-ti": 178, "nvidia-geforce-rtx-4080": 793,
-        "nvidia-t4": 202, "nvidia-tesla-p100": 70, "nvidia-tesla-v100-32gb": 608,
+        "intel-arc-b580": 238, "nvidia-geforce-rtx-3060-ti": 178, "nvidia-geforce-rtx-4060-ti": 240,
+        "nvidia-geforce-rtx-4080": 793, "nvidia-geforce-rtx-4090": 1850, "nvidia-geforce-rtx-5080": 1032,
+        "nvidia-geforce-rtx-5090": 2650, "nvidia-t4": 202, "nvidia-tesla-p100": 70, "nvidia-tesla-v100-32gb": 608,
     },
     "may-2026": {
         "amd-radeon-rx-6800-xt": 332, "amd-radeon-rx-7900-xt": 596, "amd-radeon-rx-9060-xt": 440,
         "amd-radeon-rx-9070": 411, "amd-radeon-rx-9070-xt": 700, "intel-arc-b570": 218, "intel-arc-b580": 244,
-        "nvidia-geforce-rtx-3080": 322, "nvidia-geforce-rtx-4060": 213, "nvidia-geforce-rtx-4070-ti": 500,
-        "nvidia-geforce-rtx-4080": 870, "nvidia-geforce-rtx-5070-ti": 815, "nvidia-tesla-p100": 75,
+        "nvidia-a30": 2150, "nvidia-geforce-rtx-3080": 322, "nvidia-geforce-rtx-3080-ti": 525,
+        "nvidia-geforce-rtx-3090": 1049, "nvidia-geforce-rtx-4060": 213, "nvidia-geforce-rtx-4070-ti": 500,
+        "nvidia-geforce-rtx-4080": 870, "nvidia-geforce-rtx-4090": 2470, "nvidia-geforce-rtx-5070-ti": 815,
+        "nvidia-geforce-rtx-5080": 1139, "nvidia-geforce-rtx-5090": 3643, "nvidia-l40": 4597,
+        "nvidia-tesla-p100": 75,
     },
     "june-2026": {
         "amd-radeon-rx-6800-xt": 316, "amd-radeon-rx-7900-xt": 596, "amd-radeon-rx-7900-xtx": 777,
         "intel-arc-b570": 195, "intel-arc-b580": 247, "nvidia-geforce-rtx-3070": 212,
-        "nvidia-geforce-rtx-3080": 322, "nvidia-geforce-rtx-4060": 207, "nvidia-geforce-rtx-4070-ti": 497,
-        "nvidia-tesla-p100": 75,
+        "nvidia-geforce-rtx-3080": 322, "nvidia-geforce-rtx-4060": 207, "nvidia-geforce-rtx-4070-super": 735,
+        "nvidia-geforce-rtx-4070-ti": 497, "nvidia-geforce-rtx-5090": 3657, "nvidia-tesla-p100": 75,
     },
     "july-2026": {
         "amd-radeon-rx-6800-xt": 272, "amd-radeon-rx-6900-xt": 371, "amd-radeon-rx-7600": 186,
         "amd-radeon-rx-7900-xt": 522, "amd-radeon-rx-7900-xtx": 747, "amd-radeon-rx-9060-xt": 373,
         "amd-radeon-rx-9070-xt": 607, "intel-arc-b570": 215, "intel-arc-b580": 248,
-        "nvidia-geforce-rtx-3070": 200, "nvidia-geforce-rtx-3080": 295, "nvidia-geforce-rtx-3080-ti": 407,
-        "nvidia-geforce-rtx-4070-ti": 532, "nvidia-geforce-rtx-4070-ti-super": 698,
-        "nvidia-geforce-rtx-4080": 837, "nvidia-geforce-rtx-5050": 263, "nvidia-geforce-rtx-5060": 270,
-        "nvidia-geforce-rtx-5060-ti": 441, "nvidia-geforce-rtx-5070": 518, "nvidia-geforce-rtx-5070-ti": 720,
-        "nvidia-geforce-rtx-5080": 933, "nvidia-tesla-p100": 57,
+        "nvidia-geforce-rtx-3060-ti": 200, "nvidia-geforce-rtx-3070": 200, "nvidia-geforce-rtx-3080": 295,
+        "nvidia-geforce-rtx-3080-ti": 407, "nvidia-geforce-rtx-4070-ti": 532,
+        "nvidia-geforce-rtx-4070-ti-super": 698, "nvidia-geforce-rtx-4080": 837, "nvidia-geforce-rtx-5050": 263,
+        "nvidia-geforce-rtx-5060": 270, "nvidia-geforce-rtx-5060-ti": 441, "nvidia-geforce-rtx-5070": 518,
+        "nvidia-geforce-rtx-5070-ti": 720, "nvidia-geforce-rtx-5080": 933, "nvidia-tesla-p100": 57,
     },
     "august-2026": {
         "amd-radeon-rx-6900-xt": 297, "amd-radeon-rx-7600": 189, "amd-radeon-rx-7700-xt": 340,
         "amd-radeon-rx-7900-xt": 542, "amd-radeon-rx-7900-xtx": 781, "intel-arc-b570": 202, "intel-arc-b580": 241,
-        "nvidia-geforce-rtx-3070": 210, "nvidia-geforce-rtx-3080": 305, "nvidia-geforce-rtx-3080-ti": 393,
-        "nvidia-geforce-rtx-4070-ti": 535, "nvidia-geforce-rtx-4080": 730, "nvidia-geforce-rtx-4080-super": 882,
-        "nvidia-geforce-rtx-5050": 250, "nvidia-geforce-rtx-5060": 258, "nvidia-geforce-rtx-5060-ti": 478,
-        "nvidia-geforce-rtx-5070": 507, "nvidia-geforce-rtx-5070-ti": 807, "nvidia-geforce-rtx-5080": 959,
-        "nvidia-geforce-rtx-5090": 2873, "nvidia-tesla-p100": 72,
+        "nvidia-geforce-rtx-3060-ti": 200, "nvidia-geforce-rtx-3070": 210, "nvidia-geforce-rtx-3080": 305,
+        "nvidia-geforce-rtx-3080-ti": 393, "nvidia-geforce-rtx-4070-ti": 535, "nvidia-geforce-rtx-4080": 730,
+        "nvidia-geforce-rtx-4080-super": 882, "nvidia-geforce-rtx-5050": 250, "nvidia-geforce-rtx-5060": 258,
+        "nvidia-geforce-rtx-5060-ti": 478, "nvidia-geforce-rtx-5070": 507, "nvidia-geforce-rtx-5070-ti": 807,
+        "nvidia-geforce-rtx-5080": 959, "nvidia-geforce-rtx-5090": 2873, "nvidia-tesla-p100": 72,
     },
     "october-2026": {
         "amd-radeon-rx-6900-xt": 400, "amd-radeon-rx-6950-xt": 418, "nvidia-geforce-rtx-3080-ti": 453,
@@ -100,6 +104,12 @@ TRAPS = [
     ("june-2026", "amd-radeon-rx-6800-xt", 1.34),  # $1.34/FPS
     ("june-2026", "nvidia-tesla-p100", 7.1),  # $/TFLOP
     ("july-2026", "amd-radeon-rx-9070-xt", 599),  # its MSRP
+    ("april-2026", "nvidia-geforce-rtx-5090", 1999),  # "($2,650 best deal vs. $1,999)": the MSRP after "vs."
+    ("april-2026", "nvidia-geforce-rtx-3090", 691),  # "up 23% ($691 to $849)": the month before
+    ("april-2026", "amd-radeon-rx-9070-xt", 635),  # "($635 vs. $599)": not stated as the best deal
+    ("february-2026", "nvidia-geforce-rtx-3070", 1215),  # "-63.5% ($1,215 → $444)": average prices
+    ("march-2026", "nvidia-geforce-rtx-3080-ti", 400),  # "~$400 best deal": approximate
+    ("august-2026", "nvidia-geforce-rtx-3060-ti", 1.13),  # $/FPS before "($200 best deal"
 ]
 
 
