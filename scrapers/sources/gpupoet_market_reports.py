@@ -50,7 +50,7 @@ from gpuvalue.models.matching import TitleMatcher
 from gpuvalue.models.price_index import PriceIndexPoint
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
-from gpuvalue.scrapers.errors import FetchError, ParseError
+from gpuvalue.scrapers.errors import FetchError, HostUnreachable, ParseError
 from gpuvalue.scrapers.github_commits import (
     API_HEADERS,
     LastCommit,
@@ -59,6 +59,7 @@ from gpuvalue.scrapers.github_commits import (
     raw_url,
     read_last_commit,
 )
+from gpuvalue.scrapers.http import RobotsUnavailable
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, page_from_file
 
 NAME = "gpupoet-market-reports"
@@ -504,8 +505,12 @@ def _newer_reports(ctx: FetchContext, out: SourceFetch) -> list[Report]:
 
 
 def _fetch(ctx: FetchContext) -> SourceFetch:
+    """Each report's commits answer, then its two files pinned to that commit. A report that fails leaves
+    the others; when none is read the source fails with the first error, so a run with no network reads
+    the recorded reports that ship with gpuvalue instead (flows/fallback.py)."""
     out = SourceFetch(NAME)
     reports = [*REPORTS, *_newer_reports(ctx, out)]
+    errors: list[FetchError] = []
     for number, report in enumerate(reports, start=1):
         ctx.step(f"{NAME}: report {number} of {len(reports)} ({report.name})", number, len(reports))
         commit = fetch_last_commit(ctx, out, report.repo, report.folder)
@@ -514,8 +519,13 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
             for file in ("metadata.ts", "page.tsx"):
                 out.pages.append(ctx.client.get(raw_url(report.repo, ref, f"{report.folder}/{file}"), source=NAME))
         except FetchError as exc:
+            errors.append(exc)
             out.warnings.append(f"{NAME}: {report.name} not read: {exc.what}")
             ctx.report(out.warnings[-1])
+            if isinstance(exc, (RobotsUnavailable, HostUnreachable)):  # the site, not the report: all alike
+                break
+    if errors and not any(report_of(p.url) for p in out.pages):
+        raise errors[0]
     return out
 
 
