@@ -287,7 +287,7 @@ def register_sources(con: duckdb.DuckDBPyConnection) -> None:
     """The registry's description of every source, for exports and ad-hoc SQL."""
     queries.upsert_source_catalog(con, [
         {"name": n, "kind": s.kind, "export_kind": s.export_kind or s.kind, "attribution": s.attribution,
-         "licence": s.licence, "label": s.label}
+         "licence": s.licence, "label": s.label, "statistic": s.statistic}
         for n, s in registry.all_sources().items()
     ])
 

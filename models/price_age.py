@@ -65,10 +65,32 @@ def is_index_price(row: Mapping[str, Any]) -> bool:
 
 
 def index_price_words(row: Mapping[str, Any]) -> str:
-    """``index price of 2023-10 (Tom's Hardware eBay index, average of 765 sold)``."""
+    """``index price of 2023-10 (Tom's Hardware eBay index, average of 765 sold)``; an index of asking
+    prices in its source's words: ``index price of 2026-09 (GPU Poet market report, mean of the 3
+    cheapest asking prices)`` (``price_source_statistic``, the sources table's ``statistic``)."""
     n = row.get("price_n")
-    count = f", average of {n} sold" if n else ", monthly average of sold cards"
+    statistic = row.get("price_source_statistic")
+    if statistic and n:
+        count = ", " + str(statistic).replace("{n}", str(n))
+    else:
+        count = f", average of {n} sold" if n else ", monthly average of sold cards"
     return f"index price of {index_month(row)} ({index_name(row)}{count})"
+
+
+def index_legend(rows: list[Mapping[str, Any]]) -> str | None:
+    """The line under a shown ranking that says what its index prices are, each index with its statistic
+    (an index of sold cards, or of asking prices such as a monthly report's best deal); None without any."""
+    named: dict[str, str] = {}
+    for row in rows:
+        if is_index_price(row):
+            statistic = row.get("price_source_statistic")
+            named[index_name(row)] = (str(statistic).replace("{n}", str(row.get("price_n") or "the"))
+                                      if statistic else "monthly average of sold cards")
+    if not named:
+        return None
+    said = "; ".join(f"{name}: {what}" for name, what in sorted(named.items()))
+    return ("index: no own listing of a comparable date prices the card, so the price is a published monthly "
+            f"figure for the month shown ({said}), never mixed with own prices.")
 
 
 def price_basis(row: Mapping[str, Any]) -> str:

@@ -28,6 +28,10 @@ class PriceIndexPoint(Record):
     month: date  # first day of the month the prices are for
     avg_sold_usd: float = Field(gt=0)
     quantity_sold: int | None = Field(default=None, ge=0)  # None when not given (or not a count)
+    # How many asking prices the figure is the mean of, for an index of listings rather than sales (a
+    # monthly report's best deal: the 3 cheapest); None for an index of sales. ``avg_sold_usd`` then
+    # holds that mean, named by the source's declared statistic wherever it is shown.
+    prices_averaged: int | None = Field(default=None, ge=1)
     published: date  # first day of the month of the article or file the row comes from
     table: str  # which published file, e.g. "gpu_time_series.csv" or "data/2023-11/table_0.csv"
 

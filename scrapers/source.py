@@ -124,6 +124,10 @@ class Source:
     # The short name outputs show a user beside a number it supplied ("index price of 2023-10 (<label>,
     # ...)"); None: its name. Stored in the warehouse's sources table, so the shown words need no list here.
     label: str | None = None
+    # A price index's figure, named for what it is, with ``{n}`` for how many prices it averages ("average
+    # of {n} sold", "mean of the {n} cheapest asking prices"); None: an average of sold cards. Stored in the
+    # sources table beside the label, so every output names an index price's statistic from the warehouse.
+    statistic: str | None = None
     live_when: Callable[[Any], bool] | None = None  # with both fetch and load_embedded: settings -> fetch live?
     # The date all of its data is of, where one date holds (a harness read at a pinned commit): the perf
     # stage dates its figures with it, whenever they were fetched. Sources whose pages differ in date

@@ -23,8 +23,9 @@ ALARM_MIN_OWN = 3
 # The incoming batch of an import; sql/price_index_insert.sql names these columns, in this order.
 _SCHEMA = pa.schema([
     ("source", pa.string()), ("gpu_name", pa.string()), ("model", pa.string()), ("match_reason", pa.string()),
-    ("month", pa.date32()), ("avg_sold_usd", pa.float64()), ("quantity_sold", pa.int32()), ("published", pa.date32()),
-    ("loaded_at", pa.timestamp("us")),
+    ("month", pa.date32()), ("avg_sold_usd", pa.float64()), ("quantity_sold", pa.int32()),
+    ("prices_averaged", pa.int32()), ("published", pa.date32()),
+    ("loaded_at", pa.timestamp("us")), ("read_from", pa.string()),
 ])
 
 
@@ -57,7 +58,7 @@ def load_price_index(con: duckdb.DuckDBPyConnection, points: Iterable[PriceIndex
         return 0
     stamp = _naive_utc(loaded_at)
     incoming = pa.Table.from_pylist(
-        [{**p.model_dump(exclude={"table"}), "loaded_at": stamp} for p in keyed.values()], schema=_SCHEMA)
+        [{**p.model_dump(exclude={"table"}), "loaded_at": stamp, "read_from": p.table} for p in keyed.values()], schema=_SCHEMA)
     run_on_batch(con, "incoming_price_index", incoming, "price_index_insert")
     return len(keyed)
 

@@ -101,7 +101,7 @@ def apply_rematch(con: duckdb.DuckDBPyConnection, rematched) -> None:
 def upsert_source_catalog(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
     (stmt,) = sql_files.statements("upsert_source_catalog")
     for r in rows:
-        con.execute(stmt, r)
+        con.execute(stmt, {"label": None, "statistic": None, **r})  # both optional: a source may declare neither
 
 
 def source_catalog(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[str, str, str]]:

@@ -97,6 +97,7 @@ def coverage(
     # A card's place is the one `rank` shows (its place among the cards `rank` shows by default); a card
     # `rank` hides says why, with its place in `rank --all`, the full ranking (`rank` in the JSON).
     from gpuvalue.models.buyer_view import BuyerView, hidden_because, shown_rows
+    from gpuvalue.models.price_age import price_date_words
 
     default_view = BuyerView(min_memory_gb=settings.min_memory_gb)
     rank_of = {r["model"]: r["rank"] for r in ranked}
@@ -107,11 +108,19 @@ def coverage(
               code=1)
     if found.unknown:
         err.print(f"[yellow]warning:[/yellow] not catalog models, ignored: {', '.join(found.unknown)}", highlight=False)
+    row_of = {r["model"]: r for r in ranked}
+    day = ranked[0]["as_of"] if ranked else None
+    # A card a buyer asks about whose price is not of the ranking's year: the market may have moved since.
+    behind = [m.model for m in found.models if day is not None and not _priced_in_year(row_of.get(m.model), day.year)]
     if as_json:
         write_json_lines({"model": m.model, "query": m.query, "why": m.why, "rank": rank_of.get(m.model),
-                           "rank_shown": shown_of.get(m.model)} for m in found.models)
+                           "rank_shown": shown_of.get(m.model),
+                           "price_as_of": _iso(row_of.get(m.model, {}).get("price_as_of")),
+                           "price_kind": row_of.get(m.model, {}).get("price_kind"),
+                           "price_source": row_of.get(m.model, {}).get("price_source"),
+                           "price_of_ranking_year": m.model not in behind if day is not None else None}
+                         for m in found.models)
         return
-    day = ranked[0]["as_of"] if ranked else None
 
     def place(model: str) -> str:
         if model not in rank_of:
@@ -120,16 +129,32 @@ def coverage(
             return f"#{shown_of[model]}"
         return f"#{rank_of[model]} in rank --all; rank hides it: {hidden_of[model]}"
 
-    print_table(["model", "search", "covered by", f"place in rank, {day}" if day else "place in rank"],
-                 [(m.model, m.query, m.why, place(m.model)) for m in found.models])
+    def priced(model: str) -> str:
+        row = row_of.get(model)
+        return "-" if row is None else price_date_words(row)
+
+    print_table(["model", "search", "covered by", f"place in rank, {day}" if day else "place in rank", "price of"],
+                 [(m.model, m.query, m.why, place(m.model), priced(m.model)) for m in found.models])
     unpriced = sum(1 for m in found.models if m.model not in rank_of)
     if unpriced:  # a card a buyer asks about and does not find in `rank`: here is why
         out.print(f"{unpriced} of them have no price in the ranking{f' of {day}' if day else ''}: no listing matched "
                   "them and no price index lists them, so they are not ranked.", highlight=False)
+    if behind and day is not None:
+        named = ", ".join(behind[:12]) + (f" and {len(behind) - 12} more (`coverage --json`)" if len(behind) > 12 else "")
+        out.print(f"{len(behind)} of the {len(found.models)} cards have no price of {day.year}: {named}.", highlight=False)
     calls = browse_calls(len(found.queries), max_pages)
     out.print(f"{len(found.models)} models in {len(found.queries)} searches; a run makes up to {calls} eBay Browse API "
               f"calls (1 token + {len(found.queries)} searches x {max_pages} page(s)), against eBay's "
               f"default limit of {BROWSE_DAILY_CALL_LIMIT:,} Browse API calls a day.", highlight=False)
+
+
+def _priced_in_year(row: dict | None, year: int) -> bool:
+    dated = (row or {}).get("price_as_of")
+    return dated is not None and dated.year >= year
+
+
+def _iso(value: object) -> str | None:
+    return value.isoformat() if hasattr(value, "isoformat") else None
 
 
 def _ebay_max_pages(values: dict[str, str]) -> int:

@@ -35,7 +35,7 @@ def print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     shown cards."""
     from gpuvalue.models.buyer_view import is_not_desktop, is_passive, support_legend, support_mark
     from gpuvalue.models.perf.weighted import adjacent_within_interval, close_runs_words, perf_with_spread
-    from gpuvalue.models.price_age import age_words, index_name, is_index_price, price_date_words, split_tiers, tier_title
+    from gpuvalue.models.price_age import age_words, index_legend, price_date_words, split_tiers, tier_title
 
     def q(r: Mapping[str, Any]) -> str:
         if r["price_q1"] is None or r["price_q3"] is None:
@@ -60,10 +60,9 @@ def print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     for tier, part in tiers:  # older prices say so, even when the filters leave no recent one beside them
         heading = title if only_recent else f"{title}\n{tier_title(tier, part, comparable_days)}"
         print_table(RANK_HEADERS, table_rows(part), title=heading, formats=_rank_formats(part))
-    indexes = sorted({index_name(r) for r in rows if is_index_price(r)})
-    if indexes:
-        out.print("index: no own listings price the card, so the price is a published monthly average of sold cards "
-                  f"({', '.join(indexes)}) for the month shown, never mixed with own prices.")
+    legend = index_legend(rows)
+    if legend:
+        out.print(legend)
     for line in support_legend(rows):
         out.print(line)
     if any(is_passive(r) for r in rows):

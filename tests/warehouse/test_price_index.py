@@ -237,3 +237,20 @@ def test_an_index_price_is_named_by_the_label_its_source_declares(con):
     queries.upsert_source_catalog(con, [{"name": "other-index", "kind": "price_index", "export_kind": "price_index",
                                          "attribution": "Other", "licence": "none", "label": "Other eBay index"}])
     assert shown() == ["index price of 2023-10 (Other eBay index, average of 40 sold)"] * 3
+
+
+def test_an_index_of_asking_prices_is_compared_with_the_own_asking_prices_and_raises_no_sold_alarm(con):
+    """A monthly report's best deal (the mean of the 3 cheapest asking prices) beside the own listings of
+    its month: compared with the own asking prices, so a buyer sees where the two disagree."""
+    report = PriceIndexPoint(source="report-index", gpu_name="RTX 3070", model="GeForce RTX 3070", match_reason="t",
+                             month=OCTOBER, avg_sold_usd=60.0, quantity_sold=None, prices_averaged=3,
+                             published=date(2023, 11, 1), table="page.tsx")
+    load_price_index(con, [report], LOADED)
+    day = date(2023, 10, 14)
+    rows = [_sold(f"f{i}", "GeForce RTX 3070", p, day, sold=False) for i, p in enumerate([100, 100, 100])]
+    rows += [_sold(f"g{i}", "GeForce RTX 3070", p, day) for i, p in enumerate([300, 300, 300])]  # sold: not its kind
+    load.load_listings(con, rows)
+    got = con.execute("SELECT model, own_kind, own_n, own_median_usd, round(rel_diff, 4) FROM price_index_vs_own").fetchall()
+    assert got == [("GeForce RTX 3070", "asking", 3, 100.0, 0.6667)]
+    assert con.execute("SELECT prices_averaged FROM price_index_monthly").fetchone() == (3,)
+    assert price_index_alarms(con) == []  # the alarms watch indexes of sold prices

@@ -196,11 +196,12 @@ def test_the_readme_queries_run_on_a_replayed_warehouse(replay_db):
     c = open_database(replay_db, read_only=True)
     try:
         results = [c.execute(q).fetchall() for q in queries]
-        # Ask the per-card queries about the best-ranked card too, which has an own price.
-        top = c.execute("SELECT model FROM ranking_latest WHERE rank = 1").fetchall()[0][0]
+        # Ask the per-card queries about the best-ranked card with an own price too.
+        top = c.execute("SELECT model FROM ranking_latest WHERE price_kind IN ('sold', 'asking') "
+                        "ORDER BY rank LIMIT 1").fetchall()[0][0]
         history = c.execute(queries[1].replace("'GeForce RTX 3090'", "?"), [top]).fetchall()
         behind = c.execute(queries[5].replace("'GeForce RTX 3090'", "?"), [top, top]).fetchall()
-        price = c.execute("SELECT price_kind, price_n FROM ranking_latest WHERE rank = 1").fetchall()[0]
+        price = c.execute("SELECT price_kind, price_n FROM ranking_latest WHERE model = ?", [top]).fetchall()[0]
     finally:
         c.close()
     assert results[0] and results[3]

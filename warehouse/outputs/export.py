@@ -183,6 +183,10 @@ def export_parquet(con: duckdb.DuckDBPyConnection, path: str | os.PathLike[str],
     import pyarrow.parquet as pq
 
     table = ranking_arrow_table(con, as_of)
+    credits = attribution_lines(normalize_source(source) for source in sources_from_db(con))
+    # whose data the rows are made of, in the file's own metadata (CC BY-SA material requires it)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                           b"gpuvalue.attribution": json.dumps(credits).encode("utf-8")})
     write_atomic(path, lambda handle: pq.write_table(table, handle, compression="zstd"))
     return table.num_rows
 

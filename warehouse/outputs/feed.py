@@ -23,7 +23,7 @@ from gpuvalue.models.price_age import dated_price_basis
 from gpuvalue.models.speed_evidence import evidence_label
 from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import ExportError, write_text_atomic
-from gpuvalue.warehouse.source_dates import replayed_days, sources_from_db
+from gpuvalue.warehouse.source_dates import attribution_lines, normalize_source, replayed_days, sources_from_db
 
 JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1"
 FEED_TITLE = "gpuvalue: GPU deep-learning training value"
@@ -269,6 +269,8 @@ def build_feed(
     if sources is not None:
         extension["sources"] = [{key: source.get(key) for key in ("name", "kind", "status", "as_of")}
                                 for source in sources]
+        # whose data the items are made of, with their licences (CC BY-SA material requires it)
+        extension["attribution"] = attribution_lines(normalize_source(source) for source in sources)
     feed: dict[str, Any] = {
         "version": JSON_FEED_VERSION,
         "title": FEED_TITLE + (" (replay of recorded pages)" if replay else ""),

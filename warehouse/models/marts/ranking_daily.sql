@@ -52,8 +52,10 @@ CREATE TABLE IF NOT EXISTS ranking_daily (
 -- observations cannot price, the newest complete month of a published index (price_index_monthly,
 -- as price_index_latest chooses it: most sales, then source and name), kind 'index', dated the
 -- first day of its month, price_n its quantity sold, price_source the index. Never both, never mixed.
--- An own price more than $comparable_days older than the index's month gives way to it: a card whose
--- own sales are years old (an opt-in archive's) is priced by the newer published month.
+-- The freshest evidence wins: an own price older than the index's month (dated before its first day)
+-- gives way to it, so a card whose own listings end in 2025 is priced by a 2026 month, and one whose own
+-- sales are years old (an opt-in archive's) by the newer published month; an own price of the index's
+-- month or later keeps the card.
 --
 -- Comparable dates: a card priced within $comparable_days of the day's newest price is 'recent';
 -- the others are 'older' and rank after every recent card, ordered among themselves. So a price
@@ -80,7 +82,7 @@ days AS (
 ),
 index_newest AS (
     SELECT d.as_of, i.model, i.avg_sold_usd AS price_usd, 'index' AS price_kind,
-           coalesce(i.quantity_sold, 0) AS price_n, CAST(NULL AS DOUBLE) AS price_q1, CAST(NULL AS DOUBLE) AS price_q3,
+           coalesce(i.quantity_sold, i.prices_averaged, 0) AS price_n, CAST(NULL AS DOUBLE) AS price_q1, CAST(NULL AS DOUBLE) AS price_q3,
            i.month AS price_as_of, i.source AS price_source
     FROM days AS d
     JOIN price_index_monthly AS i
@@ -92,7 +94,7 @@ index_newest AS (
 own_kept AS (
     SELECT * FROM own AS o
     WHERE NOT EXISTS (SELECT 1 FROM index_newest AS x
-                      WHERE x.as_of = o.as_of AND x.model = o.model AND o.price_as_of < x.price_as_of - $comparable_days)
+                      WHERE x.as_of = o.as_of AND x.model = o.model AND o.price_as_of < x.price_as_of)
 ),
 from_index AS (
     SELECT * FROM index_newest AS x

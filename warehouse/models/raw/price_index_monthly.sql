@@ -12,5 +12,7 @@ CREATE TABLE IF NOT EXISTS price_index_monthly (
     quantity_sold INTEGER,                     -- NULL when the index gives no count
     published     DATE NOT NULL,               -- first day of the month of the article it was read from
     loaded_at     TIMESTAMP NOT NULL,
+    prices_averaged INTEGER,                   -- an index of asking prices: how many its figure is the mean of (025)
+    read_from     VARCHAR,                     -- the published file the row was read from (a report's page.tsx) (025)
     PRIMARY KEY (source, gpu_name, month)
 );
