@@ -34,7 +34,7 @@ from gpuvalue.models.framework_support import card_caveat, has_current_cuda, sta
 from gpuvalue.models.speed_evidence import speed_evidence
 from gpuvalue.models.multi_gpu import DEFAULT_MAX_GPUS, Scaling, ScalingFacts, assumption_words, setup_scaling
 from gpuvalue.models.ownership import DEFAULT_OWNERSHIP_MONTHS
-from gpuvalue.models.price_age import age_words
+from gpuvalue.models.price_age import DEFAULT_COMPARABLE_DAYS, age_words
 from gpuvalue.models.recommend import (
     MEANINGFULLY_FASTER, STRETCH_BUDGET, USE_CASES, perf_provenance, price_confidence, use_case_floor_words,
     use_case_precision_words,
@@ -415,11 +415,30 @@ def _new_price(setup: Setup, new_prices: Mapping[str, Mapping[str, Any]], margin
     new = new_prices.get(setup.model)
     if not new or not new.get("price_usd") or new["price_usd"] <= 0:
         return None
+    if not _comparable_dates(new.get("price_as_of"), setup.row.get("price_as_of")):
+        return None  # a new price from before the used one moved (2025's RTX 5090 at MSRP) says nothing of today's
     premium = new["price_usd"] / setup.price_usd - 1.0
     if premium > margin:
         return None
     return NewPrice(price_usd=float(new["price_usd"]), price_kind=str(new.get("price_kind") or "unknown"),
                     price_n=int(new.get("price_n") or 0), price_as_of=new.get("price_as_of"), premium=premium)
+
+
+def _comparable_dates(new_as_of: Any, used_as_of: Any) -> bool:
+    """A new card's price compares with the used one only where it is no older than the comparable window
+    (``DEFAULT_COMPARABLE_DAYS``) before it; an undated one never does."""
+    def day(value: Any) -> date | None:
+        if isinstance(value, date):
+            return value
+        try:
+            return date.fromisoformat(str(value)[:10]) if value else None
+        except ValueError:
+            return None
+
+    new_day, used_day = day(new_as_of), day(used_as_of)
+    if new_day is None or used_day is None:
+        return False
+    return (used_day - new_day).days <= DEFAULT_COMPARABLE_DAYS
 
 
 def _within(a: Setup, b: Setup) -> bool:
