@@ -213,6 +213,10 @@ def test_a_new_card_that_costs_little_more_is_shown_beside_the_used_one():
     dear = {"GeForce RTX 3060 12 GB": dict(new["GeForce RTX 3060 12 GB"], price_usd=300.0)}
     assert budget_answers(ROWS, FACTS, AnswerOptions(budget_usd=300, use_case="kaggle"),
                           new_prices=dear).cheapest.new_price is None
+    # A new price from well before the used one (2025's MSRP beside a 2026 used best deal) is not compared.
+    old = {"GeForce RTX 3060 12 GB": dict(new["GeForce RTX 3060 12 GB"], price_as_of=date(2023, 5, 8))}
+    assert budget_answers(ROWS, FACTS, AnswerOptions(budget_usd=300, use_case="kaggle"),
+                          new_prices=old).cheapest.new_price is None
 
 
 def test_answers_within_each_others_interval_are_said_to_be():
