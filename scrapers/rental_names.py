@@ -1,7 +1,7 @@
 """The cloud GPU name matcher as the rental sources use it, measured against hand labels.
 
-A rental source whose GPU names are its own (SkyPilot's short names for RunPod's GPUs, vast's full
-name in SkyPilot's instance type) declares how they read (``Source.gpu_names``); its parser and the
+A rental source whose GPU names are its own (SkyPilot's short names for RunPod's GPUs, a marketplace's
+full name in SkyPilot's instance type) declares how they read (``Source.gpu_names``); its parser and the
 label figures both read them so. ``readers`` collects them from the registry.
 
 ``python -m gpuvalue.scrapers.rental_names tests/labels/cloud_names.csv`` prints the figures per

@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from gpuvalue.models.records import FetchedPage
+from gpuvalue.models.rental import ProviderScore
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import RobotsDisallowed
 
@@ -147,6 +148,9 @@ class Source:
     # The domains its pages live on (each with its subdomains: "ebay.com" covers "signin.ebay.com"): a
     # redirect may lead into them, besides the host a request asked, and nowhere else (scrapers/redirects.py).
     hosts: tuple[str, ...] = ()
+    # A rental source whose provider scores its own offers (each offer's ``extras[provider_score.extra]``):
+    # the loader stores this declaration beside the offers, and `gpuvalue rent` shows the score as it says.
+    provider_score: ProviderScore | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KNOWN_KINDS:
@@ -159,6 +163,8 @@ class Source:
             raise ValueError(f"source {self.name}: reads its pages together but has no parse for one page")
         if self.gpu_names is not None and self.kind != "rental":
             raise ValueError(f"source {self.name}: only a rental source reads GPU names of its own, not a {self.kind} source")
+        if self.provider_score is not None and self.kind != "rental":
+            raise ValueError(f"source {self.name}: only a rental source declares a provider score, not a {self.kind} source")
         if self.harness is not None and self.kind != "benchmark":
             raise ValueError(f"source {self.name}: only a benchmark source is a harness, not a {self.kind} source")
 

@@ -18,7 +18,7 @@ from datetime import date, datetime, timezone
 import duckdb
 
 from conftest_exports import CARDS, REFERENCE_GPU, from_template, insert_dicts, make_ranking_database
-from gpuvalue.models.rental import RentalOffer
+from gpuvalue.models.rental import ProviderScore, RentalOffer
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.rental import load_rental_offers
 
@@ -80,9 +80,10 @@ def fill_catalog_and_perf(con: duckdb.DuckDBPyConnection) -> None:
     insert_dicts(con, "perf", perf)
 
 
-def load_offers(con: duckdb.DuckDBPyConnection, offers: list[RentalOffer], source: str) -> tuple[int, str]:
+def load_offers(con: duckdb.DuckDBPyConnection, offers: list[RentalOffer], source: str,
+                score: ProviderScore | None = None) -> tuple[int, str]:
     with load.transaction(con):
-        return load_rental_offers(con, offers, LOADED, source=source)
+        return load_rental_offers(con, offers, LOADED, source=source, score=score)
 
 
 def make_rental_database(path: str = ":memory:") -> duckdb.DuckDBPyConnection:

@@ -625,6 +625,54 @@ def test_no_model_has_a_second_file():
     assert not writers, "a mart is built by its own file (warehouse/models/marts/), not by another:\n" + "\n".join(writers)
 
 
+# A provider's name belongs to its source's module: shared code reads what a source declares (its
+# Source: provider score, GPU names, extras) and names no provider. Where a name may still be written:
+# the source modules, the migrations (which move stored data as it was), the recorded pages and their
+# provenance, the tests and the documentation (docs/, and the Markdown files beside the code).
+PROVIDER_NAMES = re.compile(r"\bvast(?:ai)?\b", re.IGNORECASE)
+PROVIDER_NAMES_ALLOWED = ("scrapers/sources/", "scrapers/replay_archive/", "warehouse/migrations/", "tests/", "docs/")
+_SCANNED_TOP = (*LAYERS, "gpuvalue", "deploy", "bench")
+_SKIPPED_PARTS = frozenset({"__pycache__", ".venv", "node_modules"})
+
+
+def files_that_may_not_name_a_provider(root: Path = ROOT) -> list[Path]:
+    """The project's text files outside the places a provider's name may be written (see above)."""
+    found = [p for p in root.iterdir() if p.is_file() and not p.name.startswith(".")]
+    for top in _SCANNED_TOP:
+        if (root / top).is_dir():
+            found.extend(p for p in (root / top).rglob("*") if p.is_file())
+    return sorted(
+        p for p in found
+        if not _SKIPPED_PARTS & set(p.relative_to(root).parts)
+        and not p.relative_to(root).as_posix().startswith(PROVIDER_NAMES_ALLOWED)
+        and p.suffix != ".md" and p.name != "uv.lock"
+    )
+
+
+def provider_names_in(text: str) -> list[tuple[int, str]]:
+    """(line number, line) of each line that names the provider."""
+    return [(n, line.strip()) for n, line in enumerate(text.splitlines(), start=1) if PROVIDER_NAMES.search(line)]
+
+
+def test_the_provider_name_check_reads_every_spelling():
+    text = "SCORING = 'vast'\nVast.ai's DLPerf\nfrom sources import vastai\nVAST score\nvastly better\ncanvas\n"
+    assert [n for n, _ in provider_names_in(text)] == [1, 2, 3, 4]
+
+
+def test_no_shared_file_names_a_provider():
+    """Outside the source modules, migrations, recorded pages, tests and docs, no file names vast.ai: a
+    new rental source of the existing kind needs no edit of shared code (tests/flows/test_rental_source_plugin.py)."""
+    problems = []
+    for path in files_that_may_not_name_a_provider():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue  # a binary asset
+        problems += [f"{path.relative_to(ROOT).as_posix()}:{n}: {line[:120]}" for n, line in provider_names_in(text)]
+    assert not problems, ("a provider's name in shared code (declare it in the source's module, scrapers/sources/, "
+                          "and read the declaration):\n" + "\n".join(problems))
+
+
 def test_a_batch_is_registered_for_its_statements_in_one_place():
     """Registering an Arrow batch as a table, running the statements that read it and dropping it
     whatever happens is written once (warehouse/sql_files.py: ``run_on_batch``, ``registered``)."""

@@ -15,6 +15,7 @@ every listing, the same million records took 34 times as long to load and twice 
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from operator import attrgetter, itemgetter
@@ -97,9 +98,15 @@ def listing_rows(listings: Sequence[Listing], matcher, condition_words: Mapping[
     columns = {
         **c, "total_usd": total_usd, "fx_source": fx_source, "condition_class": condition_class,
         "first_seen": c["seen_at"], "last_seen": c["seen_at"], "status": status, "model": model,
-        "match_reason": reason,
+        "match_reason": reason, "extras": _extras(records),
     }
     return pa.table([columns[f.name] for f in LISTING_SCHEMA], schema=LISTING_SCHEMA)
+
+
+def _extras(records: Sequence[Mapping]) -> pa.Array:
+    """Each listing's source-only fields as JSON text (None where it has none)."""
+    return pa.array([json.dumps(e, sort_keys=True, allow_nan=False) if e else None
+                     for e in map(itemgetter("extras"), records)], pa.string())
 
 
 def _encode(array: pa.Array) -> tuple[pa.Array, np.ndarray]:

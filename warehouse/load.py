@@ -109,6 +109,7 @@ LISTING_SCHEMA = pa.schema(
         ("quantity", pa.int32()), ("sold", pa.bool_()), ("sold_at", pa.timestamp("us")),
         ("first_seen", pa.timestamp("us")), ("last_seen", pa.timestamp("us")), ("status", pa.string()),
         ("url", pa.string()), ("marketplace", pa.string()), ("model", pa.string()), ("match_reason", pa.string()),
+        ("extras", pa.string()),  # JSON text
     ]
 )
 

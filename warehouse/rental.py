@@ -10,6 +10,7 @@ matcher improvement can be judged against them later.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable
 from datetime import date, datetime, timezone
@@ -21,7 +22,7 @@ import duckdb
 from gpuvalue.models.rent_vs_buy import Assumptions, compare
 
 if TYPE_CHECKING:  # the offers' model (pydantic) is what a load needs; `gpuvalue rent` only reads
-    from gpuvalue.models.rental import RentalOffer
+    from gpuvalue.models.rental import ProviderScore, RentalOffer
 from gpuvalue.warehouse import sql_files
 
 # The incoming batch of a load; sql/rental_offers_insert.sql names these columns, in this order.
@@ -33,9 +34,9 @@ _COLUMNS = (
     ("match_reason", "string"), ("gpu_count", "int32"), ("usd_per_hour", "float"),
     ("usd_per_gpu_hour", "float"), ("spot_usd_per_hour", "float"), ("spot_usd_per_gpu_hour", "float"),
     ("gpu_memory_gb", "float"), ("vcpus", "float"), ("memory_gib", "float"),
-    ("loaded_at", "timestamp"), ("reliability", "float"), ("verified", "bool"), ("vendor_score", "float"),
+    ("loaded_at", "timestamp"), ("reliability", "float"), ("verified", "bool"), ("extras", "string"),
 )
-_OFFER_FIELDS = tuple(n for n, _ in _COLUMNS if n not in ("offer_key", "loaded_at"))  # as RentalOffer names them
+_OFFER_FIELDS = tuple(n for n, _ in _COLUMNS if n not in ("offer_key", "loaded_at", "extras"))  # as RentalOffer names them
 
 
 @cache
@@ -79,6 +80,7 @@ def offer_rows(offers: Iterable[RentalOffer], loaded_at: datetime) -> list[dict[
         row = {name: fields.get(name) for name in _OFFER_FIELDS}
         row["offer_key"] = key if n == 1 else f"{key} #{n}"
         row["loaded_at"] = stamp
+        row["extras"] = json.dumps(offer.extras, sort_keys=True, allow_nan=False) if offer.extras else None
         rows.append(row)
     return rows
 
@@ -94,12 +96,13 @@ def load_warning(unmatched: int, dropped: list[tuple[RentalOffer, str]]) -> str:
 
 
 def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOffer], loaded_at: datetime, *,
-                       source: str) -> tuple[int, str]:
+                       source: str, score: ProviderScore | None = None) -> tuple[int, str]:
     """Store one source's offers: (rows written, the warning line for the run summary).
 
     Each date the batch holds replaces that date's rows of ``source``; other dates stay (history). Then
-    ``rental_prices_daily`` is rebuilt. Offers of another source are refused. The caller owns the
-    transaction."""
+    ``rental_prices_daily`` is rebuilt. Offers of another source are refused. ``score``: the source's
+    declaration of its provider's own score, which its offers carry in ``extras`` (stored in
+    ``provider_scores`` for `gpuvalue rent`). The caller owns the transaction."""
     offers = list(offers)
     others = sorted({o.source for o in offers} - {source})
     if others:
@@ -122,6 +125,10 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
 
         incoming = pa.Table.from_pylist(rows, schema=_schema())
         sql_files.run_on_batch(con, "incoming_rental_offers", incoming, "rental_offers_insert")
+    if score is not None:
+        sql_files.run(con, "provider_score_declare", {
+            "provider": score.provider, "extra": score.extra, "field": score.field, "header": score.header,
+            "meaning": score.meaning, "caveat": score.caveat, "source": source})
     rebuild_rental_prices(con)
     return len(rows), "; ".join([load_warning(unmatched, dropped), *notes])
 
@@ -144,7 +151,8 @@ def rent_ranking_rows(con: duckdb.DuckDBPyConnection, *, spot: bool = False, pro
     and ``verified`` rank only offers whose host states a reliability at least that high, and is
     verified (a provider that states neither is left out). With any of those terms the ranking is the
     same rule over the offers that meet them (``rent_ranked``, ``rent_ranking_terms.sql``). Each row
-    carries the provider's own score for the card where one publishes it (``vendor_scores``)."""
+    carries, for every provider score a rental source declared (``provider_scores``), that provider's own
+    score for the card (None where it scores none) under the JSON names the declaration gives."""
     params: dict[str, Any] = {"spot": spot, "min_memory": min_memory, "top": top}
     if provider is not None or min_reliability is not None or verified:
         name = "rent_ranking_terms"
@@ -153,14 +161,17 @@ def rent_ranking_rows(con: duckdb.DuckDBPyConnection, *, spot: bool = False, pro
     else:
         name = "rent_ranking"
     rows = sql_files.dicts(con, name, params)
-    scores = vendor_scores(con) if rows else {}
+    declared = provider_scores(con) if rows else []
+    scores = [(d, vendor_scores(con, d)) for d in declared]
     ranked = sql_files.scalar(con, "ranking_latest_day") if rows else None
     for row in rows:
         ages_from_ranking_day(row, ranked)
-        score = scores.get(row["model"])
-        row["vast_dlperf"] = None if score is None else score["score"]
-        row["vast_dlperf_relative"] = None if score is None else score["score_relative"]
-        row["vast_dlperf_as_of"] = None if score is None else score["score_as_of"]
+        for d, by_model in scores:
+            score = by_model.get(row["model"])
+            value, relative, as_of = score_fields(d)
+            row[value] = None if score is None else score["score"]
+            row[relative] = None if score is None else score["score_relative"]
+            row[as_of] = None if score is None else score["score_as_of"]
     return rows
 
 
@@ -180,14 +191,23 @@ def ages_from_ranking_day(row: dict[str, Any], ranked: date | None) -> None:
             row[age] = (day - row[dated]).days
 
 
-# The provider whose own speed score for an offer is stored (rental_offers.vendor_score): vast.ai's DLPerf.
-SCORING_PROVIDER = "vast"
+def provider_scores(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """The provider scores the rental sources declared (``provider_scores``: provider, extra, field,
+    header, meaning, caveat, source), in the order their columns are shown."""
+    return sql_files.dicts(con, "provider_scores_declared")
 
 
-def vendor_scores(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
-    """Per model, vast.ai's own DLPerf per GPU (the median of its newest offers), relative to its score
-    for the reference card too: shown beside gpuvalue's figure, never used as one."""
-    return {r["model"]: r for r in sql_files.dicts(con, "rent_vendor_scores", {"provider": SCORING_PROVIDER})}
+def score_fields(declared: dict[str, Any]) -> tuple[str, str, str]:
+    """A declared score's JSON names in a rental row: the score, its ratio to the reference card's, its date."""
+    field = declared["field"]
+    return field, f"{field}_relative", f"{field}_as_of"
+
+
+def vendor_scores(con: duckdb.DuckDBPyConnection, declared: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per model, a provider's own score per GPU (the median of its newest offers that score it), relative
+    to its score for the reference card too: shown beside gpuvalue's figure, never used as one."""
+    return {r["model"]: r for r in sql_files.dicts(con, "rent_vendor_scores",
+                                                   {"provider": declared["provider"], "extra": declared["extra"]})}
 
 
 def host_terms_providers(con: duckdb.DuckDBPyConnection) -> tuple[list[str], list[str]]:

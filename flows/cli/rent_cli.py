@@ -23,29 +23,31 @@ from gpuvalue.flows.cli.cli_app import (
 if TYPE_CHECKING:
     from gpuvalue.models.finetune_memory import FinetuneMemory
 
-RENT_HEADERS = ["#", "model", "GB", "$/GPU-h", "provider", "rel. perf", "vast score", "ref-h per $", "$ per ref-h",
+# The columns of each table; a provider's own score, where a rental source declares one, follows "rel. perf".
+RENT_HEADERS = ["#", "model", "GB", "$/GPU-h", "provider", "rel. perf", "ref-h per $", "$ per ref-h",
                 "median $/GPU-h", "spot $/GPU-h", "spot provider", "providers", "price as of", "age"]
-SPOT_HEADERS = ["#", "model", "GB", "spot $/GPU-h", "spot provider", "rel. perf", "vast score", "ref-h per $", "$ per ref-h",
+SPOT_HEADERS = ["#", "model", "GB", "spot $/GPU-h", "spot provider", "rel. perf", "ref-h per $", "$ per ref-h",
                 "on-demand $/GPU-h", "providers", "spot as of", "age"]
+SCORES_AFTER = "rel. perf"
 
 
 @app.command()
 def rent(
     spot: Annotated[bool, typer.Option("--spot", help="Rank by the cheapest spot (interruptible) price instead.")] = False,
-    provider: Annotated[Optional[str], typer.Option("--provider", help="Only this provider's prices, e.g. aws, lambda, runpod, vast.")] = None,
+    provider: Annotated[Optional[str], typer.Option("--provider", help="Only this provider's prices, e.g. aws, lambda, runpod.")] = None,
     min_memory: Annotated[Optional[float], typer.Option("--min-memory", help="Minimum GPU memory, GB.")] = None,
     top: Annotated[int, typer.Option("--top", help="How many rows.")] = 20,
     min_reliability: Annotated[Optional[float], typer.Option(
-        "--min-reliability", help="Only offers whose host states a reliability at least this high (0 to 1; vast.ai's hosts).")] = None,
-    verified: Annotated[bool, typer.Option("--verified", help="Only offers of hosts the marketplace verified (vast.ai's hosts).")] = False,
+        "--min-reliability", help="Only offers whose host states a reliability at least this high (0 to 1; a marketplace's hosts).")] = None,
+    verified: Annotated[bool, typer.Option("--verified", help="Only offers of hosts the marketplace verified (a marketplace's hosts).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="JSON lines instead of a table.")] = False,
     db: DbOpt = None,
 ) -> None:
     """Cloud GPUs ranked by training speed per rented dollar: relative performance per cheapest $/GPU-hour.
 
-    Prices are each provider's newest published ones, as the rental sources publish them (`gpuvalue sources` lists them); "price as of" is the date of the data, not of the run, and "age" its age today; the title and the closing line give the newest date among the prices shown, and say so when the warehouse holds newer ones. A card's cheapest price within 90 days of the newest stands for it; cards priced only longer ago are listed after the others, with their age. ref-h per $: hours of reference-card training a dollar rents. vast score: vast.ai's own DLPerf for the card relative to its score for the reference card, a formula over specs shown for comparison, never a measurement. --min-reliability and --verified keep offers whose host states them (vast.ai's marketplace); providers that state neither are left out, and a line says which.
+    Prices are each provider's newest published ones, as the rental sources publish them (`gpuvalue sources` lists them); "price as of" is the date of the data, not of the run, and "age" its age today; the title and the closing line give the newest date among the prices shown, and say so when the warehouse holds newer ones. A card's cheapest price within 90 days of the newest stands for it; cards priced only longer ago are listed after the others, with their age. ref-h per $: hours of reference-card training a dollar rents. Where a rental source publishes its provider's own speed score, a column headed as the source names it shows it for the card relative to its score for the reference card, for comparison, never as a measurement; a line below the table says what it is. --min-reliability and --verified keep offers whose host states them (a marketplace's hosts); providers that state neither are left out, and a line says which.
     """
-    from gpuvalue.warehouse.rental import host_terms_providers, rent_ranking_rows, rental_providers
+    from gpuvalue.warehouse.rental import host_terms_providers, provider_scores, rent_ranking_rows, rental_providers, score_fields
 
     if top < 1:
         fail("--top must be at least 1")
@@ -65,6 +67,7 @@ def rent(
         # Without rows: whether the provider has any price of that kind at all, which the filters cannot change.
         unfiltered = rows or provider is None or bool(rent_ranking_rows(con, spot=spot, provider=provider, top=1))
         stating, silent = host_terms_providers(con) if host_terms else ([], [])
+        declared = provider_scores(con) if rows else []
     finally:
         con.close()
     # Numbered by their place among the rows shown, as `rank` numbers its cards (--min-memory 24 showed
@@ -106,38 +109,39 @@ def rent(
     where = f" on {provider.casefold()}" if provider else ""
     if host_terms:
         where += " from hosts meeting " + " and ".join(terms)
-    # The dates of the rows shown, not the warehouse's newest: a filter that keeps only vast.ai's
+    # The dates of the rows shown, not the warehouse's newest: a filter that keeps only one marketplace's
     # prices of 2024-11-05 must not read as "prices of 2025-06-21" (another provider's newest).
     shown_newest = newest_shown(rows)
     title = (f"{'Spot' if spot else 'On-demand'} rental: speed per $/GPU-hour{where} (relative to {reference}), "
              f"prices of {shown_newest or rows[0]['as_of']} and before")
     tiers = split_tiers(rows, tier)
+    # A provider's own score gets a column where it scores some card shown: no empty column.
+    shown_scores = [d for d in declared if any(r.get(score_fields(d)[1]) is not None for r in rows)]
     only_recent = all(name == "recent" for name, _ in tiers)
     for name, part in tiers:  # older prices say so, even when the filters leave no recent one beside them
         heading = title if only_recent else f"{title}\n{tier_title(name, part, RENT_COMPARABLE_DAYS, dated)}"
         table: list[tuple[Any, ...]]
         if spot:
             table = [(r["rank_shown"], _name(r), r["memory_gb"], r["spot_usd_per_gpu_hour"], r["spot_provider"],
-                      r["relative_perf"], r["vast_dlperf_relative"], r["spot_perf_per_usd_hour"], r["spot_usd_per_reference_hour"],
+                      r["relative_perf"], r["spot_perf_per_usd_hour"], r["spot_usd_per_reference_hour"],
                       r["usd_per_gpu_hour"], r["providers"], r["spot_as_of"], age_today(r)) for r in part]
         else:
             table = [(r["rank_shown"], _name(r), r["memory_gb"], r["usd_per_gpu_hour"], r["provider"], r["relative_perf"],
-                      r["vast_dlperf_relative"], r["perf_per_usd_hour"], r["usd_per_reference_hour"], r["median_usd_per_gpu_hour"],
+                      r["perf_per_usd_hour"], r["usd_per_reference_hour"], r["median_usd_per_gpu_hour"],
                       r["spot_usd_per_gpu_hour"], r["spot_provider"], r["provider_count"], r["price_as_of"],
                       age_today(r)) for r in part]
         headers = SPOT_HEADERS if spot else RENT_HEADERS
-        if not any(r.get("vast_dlperf_relative") is not None for r in rows):  # no card scored: no empty column
-            cut = headers.index("vast score")
-            headers = headers[:cut] + headers[cut + 1:]
-            table = [row[:cut] + row[cut + 1:] for row in table]
+        cut = headers.index(SCORES_AFTER) + 1
+        headers = [*headers[:cut], *(d["header"] for d in shown_scores), *headers[cut:]]
+        table = [(*row[:cut], *(r[score_fields(d)[1]] for d in shown_scores), *row[cut:]) for row, r in zip(table, part)]
         print_table(headers, table, title=heading)
     for line in support_legend(rows):  # the marks `rank` uses
         out.print(line)
-    scored = [r["vast_dlperf_as_of"] for r in rows if r.get("vast_dlperf_relative") is not None]
-    if scored:
-        out.print(f"vast score: vast.ai's own DLPerf per GPU for the card (the median of its offers of {max(scored)}), "
-                  f"relative to its score for {reference}: a formula over the machine's specs, shown beside "
-                  "gpuvalue's figure, never used as a measurement.")
+    for d in shown_scores:
+        _, relative, as_of = score_fields(d)
+        scored = [r[as_of] for r in rows if r.get(relative) is not None]
+        out.print(f"{d['header']}: {d['meaning']} (the median of its offers of {max(scored)}), relative to its score "
+                  f"for {reference}: {d['caveat']}, shown beside gpuvalue's figure, never used as a measurement.")
     if terms_line:
         out.print(terms_line)
     if not only_recent:

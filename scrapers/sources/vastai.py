@@ -19,8 +19,9 @@ What an offer states, as vast's public search (``/api/v0/bundles/``) answers it:
 - ``gpu_name`` in vast's own words (``RTX 4070S Ti``, ``Q RTX 6000``, ``RTX 6000Ada``), ``gpu_ram``
   in MiB per GPU;
 - ``dlperf``: vast's own "deep learning performance" score for the whole offer, a formula over its
-  specs. It is stored as vast's score (``vendor_score``) and shown beside gpuvalue's figure for the
-  card, never used as a measurement.
+  specs. It travels in the offer's ``extras`` (``dlperf``), and ``SCORE`` declares it, so that
+  ``gpuvalue rent`` shows it beside gpuvalue's figure for the card ("vast score", ``vast_dlperf`` in
+  its JSON rows), never used as a measurement.
 
 The answer is ``{"offers": [...]}``; the output of ``vastai search offers --raw`` (the bare list, as
 the recorded fixture is) is read too. An offer that is not rentable, or already rented, is skipped.
@@ -39,13 +40,16 @@ from urllib.parse import quote
 
 from gpuvalue.models.cloud_names import match_cloud_gpu
 from gpuvalue.models.records import FetchedPage
-from gpuvalue.models.rental import RentalOffer
+from gpuvalue.models.rental import ProviderScore, RentalOffer
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, get_page, page_from_file
 
 NAME = "vastai"
 PROVIDER = "vast"
+# vast.ai's own score of an offer, as `gpuvalue rent` shows it per card (its JSON names are public since v21).
+SCORE = ProviderScore(provider=PROVIDER, extra="dlperf", field="vast_dlperf", header="vast score",
+                      meaning="vast.ai's own DLPerf per GPU for the card", caveat="a formula over the machine's specs")
 
 # Every rentable offer, verified or not (the user's filters choose), on-demand prices, cheapest first.
 # The search caps an answer; 5,000 is above the ~1,400 to ~4,000 offers the marketplace lists.
@@ -135,7 +139,7 @@ def parse_vastai_offers(body: bytes, url: str, as_of: date) -> list[RentalOffer]
                 vcpus=_number(offer, "cpu_cores_effective", url, i),
                 memory_gib=None if (ram := _number(offer, "cpu_ram", url, i)) is None else round(ram / 1024, 1),
                 gpu_memory_gb=memory, as_of=as_of, reliability=reliability, verified=verified,
-                vendor_score=None if score is None or score <= 0 else round(score, 3),
+                extras={} if score is None or score <= 0 else {SCORE.extra: round(score, 3)},
             ))
         except ValueError as exc:  # pydantic's ValidationError is a ValueError
             raise ParseError(NAME, url, f"offer {i}: {exc}") from None
@@ -174,4 +178,5 @@ SOURCE = Source(
     sample_url=SEARCH_URL,
     fixtures=(FIXTURE,),
     hosts=("vast.ai",),
+    provider_score=SCORE,
 )

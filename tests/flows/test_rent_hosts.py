@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from gpuvalue.flows.cli import app
 from gpuvalue.models.rental import RentalOffer
+from gpuvalue.scrapers.sources.vastai import SCORE
 from rental_fixtures import FEB, load_offers, make_rental_database
 
 runner = CliRunner()
@@ -20,7 +21,7 @@ def host(offer_id: int, name: str, model: str, per_hour: float, reliability: flo
     return RentalOffer(source="hosts", provider="vast", instance_type=f"{count}x {name} (offer {offer_id})",
                        gpu_name=name, model=model, match_reason="test", gpu_count=count, usd_per_hour=per_hour,
                        usd_per_gpu_hour=per_hour / count, as_of=FEB, reliability=reliability, verified=verified,
-                       vendor_score=score)
+                       extras={SCORE.extra: score})
 
 
 HOSTS = [
@@ -35,7 +36,7 @@ HOSTS = [
 def db(tmp_path):
     path = tmp_path / "g.duckdb"
     con = make_rental_database(str(path))
-    load_offers(con, HOSTS, "hosts")
+    load_offers(con, HOSTS, "hosts", score=SCORE)
     con.close()
     return path
 

@@ -77,7 +77,7 @@ def test_the_replay_stores_vast_offers_one_by_one_and_runpods_prices(con):
     stored = dict(con.execute("SELECT source, count(*) FROM rental_offers WHERE source IN ('vastai', 'runpod') "
                               "GROUP BY source").fetchall())
     assert stored == {"vastai": 1396, "runpod": 55}
-    hosts = con.execute("SELECT count(*) FILTER (WHERE verified), min(as_of), max(as_of), count(vendor_score) "
+    hosts = con.execute("SELECT count(*) FILTER (WHERE verified), min(as_of), max(as_of), count(extras->>'dlperf') "
                         "FROM rental_offers WHERE source = 'vastai'").fetchone()
     assert hosts == (629, date(2024, 11, 5), date(2024, 11, 5), 1396)
     ranked = con.execute("SELECT count(*) FROM rent_ranking_latest WHERE rank IS NOT NULL").fetchone()[0]

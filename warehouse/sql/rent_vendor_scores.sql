@@ -1,14 +1,19 @@
--- Each card's own score at the provider that publishes one ($provider: vast.ai, whose DLPerf is a
--- formula over the machine's specs, never a measurement): per model, the median score per GPU over the
--- offers of that provider's newest capture that scores the model, with its date and how many offers
--- it is the median of, and the same median relative to the provider's median for the ranking's
--- reference card (NULL where the provider scores no such card), so it reads beside gpuvalue's own
--- relative figure.
-WITH scored AS (
-    SELECT provider, model, as_of, vendor_score / gpu_count AS per_gpu,
-           max(as_of) OVER (PARTITION BY provider, model) AS newest
+-- Each card's own score at a provider that publishes one ($provider, its offers' extras under $extra:
+-- a score its rental source declares in provider_scores, such as a formula over the machine's specs,
+-- never a measurement): per model, the median score per GPU over the offers of that provider's newest
+-- capture that scores the model, with its date and how many offers it is the median of, and the same
+-- median relative to the provider's median for the ranking's reference card (NULL where the provider
+-- scores no such card), so it reads beside gpuvalue's own relative figure.
+WITH offers AS (
+    SELECT provider, model, as_of, gpu_count, TRY_CAST(json_extract_string(extras, $extra) AS DOUBLE) AS score
     FROM rental_offers
-    WHERE provider = $provider AND vendor_score IS NOT NULL AND vendor_score > 0 AND model IS NOT NULL
+    WHERE provider = $provider AND extras IS NOT NULL AND model IS NOT NULL
+),
+scored AS (
+    SELECT provider, model, as_of, score / gpu_count AS per_gpu,
+           max(as_of) OVER (PARTITION BY provider, model) AS newest
+    FROM offers
+    WHERE score IS NOT NULL AND score > 0
 ),
 medians AS (
     SELECT provider, model, any_value(as_of) AS score_as_of, median(per_gpu) AS score, count(*) AS score_offers

@@ -28,7 +28,8 @@ WHEN MATCHED THEN UPDATE SET
     url             = coalesce(i.url, l.url),
     marketplace     = coalesce(i.marketplace, l.marketplace),
     model           = i.model,
-    match_reason    = i.match_reason;
+    match_reason    = i.match_reason,
+    extras          = coalesce(CAST(i.extras AS JSON), l.extras);
 
 INSERT INTO listings BY NAME
 SELECT * FROM incoming_listings ANTI JOIN touched_listings USING (source, listing_id);

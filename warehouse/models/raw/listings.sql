@@ -26,5 +26,6 @@ CREATE TABLE IF NOT EXISTS listings (
     url           VARCHAR,
     marketplace   VARCHAR,
     model         VARCHAR,                     -- matched canonical model, NULL when not one card
-    match_reason  VARCHAR NOT NULL
+    match_reason  VARCHAR NOT NULL,
+    extras        JSON                         -- what only its source states, by its module's names (schema 34)
 );

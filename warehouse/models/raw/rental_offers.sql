@@ -5,7 +5,7 @@
 -- name and count, numbered when one file lists that configuration twice.
 CREATE TABLE IF NOT EXISTS rental_offers (
     source                 VARCHAR NOT NULL,
-    provider               VARCHAR NOT NULL,   -- lower case: aws, lambda, runpod, vast, ...
+    provider               VARCHAR NOT NULL,   -- lower case: aws, lambda, runpod, ...
     offer_key              VARCHAR NOT NULL,
     instance_type          VARCHAR,            -- as published; NULL when the source gives none
     region                 VARCHAR,
@@ -22,8 +22,8 @@ CREATE TABLE IF NOT EXISTS rental_offers (
     vcpus                  DOUBLE,
     memory_gib             DOUBLE,             -- host memory
     loaded_at              TIMESTAMP NOT NULL,
-    reliability            DOUBLE,             -- what a marketplace host states of itself (vast.ai; schema 21)
+    reliability            DOUBLE,             -- what a marketplace host states of itself (schema 21)
     verified               BOOLEAN,
-    vendor_score           DOUBLE,             -- the marketplace's own speed score (vast.ai's DLPerf), never a measurement
+    extras                 JSON,               -- what only this source states, by its module's names (schema 34)
     PRIMARY KEY (source, provider, offer_key, as_of)
 );
