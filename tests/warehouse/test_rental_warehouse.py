@@ -396,7 +396,7 @@ def test_an_offer_in_another_currency_is_converted_at_its_own_days_rate():
 
 
 def test_a_version_21_warehouses_vast_scores_move_into_extras_with_their_declaration(tmp_path):
-    """Schema 34: the stored vendor_score column becomes each offer's extras "dlperf", the declaration
+    """Schema 23: the stored vendor_score column becomes each offer's extras "dlperf", the declaration
     the vast.ai source makes is stored beside it, and `rent` shows the same scores under the same names."""
     from gpuvalue.scrapers.sources.vastai import SCORE
     from gpuvalue.warehouse.rental import provider_scores
@@ -411,7 +411,7 @@ def test_a_version_21_warehouses_vast_scores_move_into_extras_with_their_declara
     c.close()
     c = open_database(path)
     try:
-        assert current_version(c) >= 34
+        assert current_version(c) >= 23
         columns = {name for (name,) in c.execute("SELECT column_name FROM duckdb_columns() "
                                                  "WHERE table_name = 'rental_offers'").fetchall()}
         assert "extras" in columns and "vendor_score" not in columns

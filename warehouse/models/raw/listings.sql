@@ -27,5 +27,5 @@ CREATE TABLE IF NOT EXISTS listings (
     marketplace   VARCHAR,
     model         VARCHAR,                     -- matched canonical model, NULL when not one card
     match_reason  VARCHAR NOT NULL,
-    extras        JSON                         -- what only its source states, by its module's names (schema 34)
+    extras        JSON                         -- what only its source states, by its module's names (schema 23)
 );

@@ -24,6 +24,6 @@ CREATE TABLE IF NOT EXISTS rental_offers (
     loaded_at              TIMESTAMP NOT NULL,
     reliability            DOUBLE,             -- what a marketplace host states of itself (schema 21)
     verified               BOOLEAN,
-    extras                 JSON,               -- what only this source states, by its module's names (schema 34)
+    extras                 JSON,               -- what only this source states, by its module's names (schema 23)
     PRIMARY KEY (source, provider, offer_key, as_of)
 );
