@@ -34,6 +34,7 @@ from typing import Any
 
 from gpuvalue.models.ownership import DEFAULT_OWNERSHIP_MONTHS
 from gpuvalue.models.builds import DESKTOP_W, EXISTING_DESKTOP_USD, PlatformCosts
+from gpuvalue.models.framework_support import stack_support
 from gpuvalue.models.price_age import is_index_price, price_basis
 from gpuvalue.models.recommend import perf_provenance
 
@@ -281,6 +282,8 @@ def _usable(row: Mapping[str, Any], min_memory_gb: float | None, *, legacy_ok: b
     """``legacy_ok``: a card only the legacy PyTorch builds run counts too (`--include-legacy`)."""
     if row.get("framework_supported") is False and not (legacy_ok and row.get("framework_support") == "legacy"):
         return False
+    if row.get("vendor") and stack_support(row).linux != "supported":
+        return False  # recommend's default filter: a stack the tool itself calls unsupported is never bought or rented
     if not row.get("relative_perf") or row["relative_perf"] <= 0:
         return False
     if min_memory_gb is not None:

@@ -324,3 +324,17 @@ def test_the_budget_bounds_the_buy_side_and_both_sides_meet_the_floor(budget, ma
         assert r.rent.price * DEFAULT.with_hours(hours).hours_used <= budget + 1e-6
         assert floor is None or r.rent.memory_gb >= floor
         assert r.buy is None or r.rent.memory_gb >= r.buy.memory_gb
+
+
+def test_the_buy_side_never_picks_a_card_whose_stack_recommend_calls_unsupported():
+    """recommend's default filter holds here too: an RDNA 2 Radeon (not on AMD's ROCm list) cheaper per hour
+    than the 3090 is not bought; a listed one is."""
+    unlisted = dict(used("Radeon RX 6950 XT", 300, 0.9, tdp=335, memory=16), vendor="AMD", architecture="RDNA 2.0",
+                    framework_support="current")
+    listed = dict(used("Radeon RX 7900 XTX", 650, 1.1, tdp=355), vendor="AMD", architecture="RDNA 3.0",
+                  framework_support="current")
+    three = dict(USED[0], vendor="NVIDIA", framework_support="current")
+    picked = rent_or_buy([three, unlisted], RENTED, budget_usd=2000, assumptions=DEFAULT, machine=CARD_ONLY)
+    assert picked.buy is not None and picked.buy.model == "GeForce RTX 3090"
+    assert rent_or_buy([three, listed], RENTED, budget_usd=2000, assumptions=DEFAULT,
+                       machine=CARD_ONLY).buy.model == "Radeon RX 7900 XTX"
