@@ -17,7 +17,8 @@ stays on the card during a training step (docs/recommend.md, "Fine-tuning memory
   FlashAttention never stores), at ``DEFAULT_BATCH`` sequences of ``DEFAULT_SEQUENCE`` tokens.
   The model's shape comes from its size: ``P = 12 L h^2`` with ``L = h / 128`` (Llama's 8B shape).
 - **headroom**: ``HEADROOM`` more for the CUDA context, the allocator and temporary buffers
-  (Transformer Math 101's 20% over the model's memory).
+  (10%: the QLoRA paper fine-tunes a 65B model on one 48 GB card, which Transformer Math 101's
+  20% would rule out).
 
 Plain data parallel keeps every card's copy whole, so the figure is per card whatever the count
 (sharding with FSDP or ZeRO-3 divides it; not counted). Bytes are counted in GiB, the unit in which
@@ -49,7 +50,7 @@ ADAPTER_BYTES_PER_PARAM = ADAPTER_WEIGHT_BYTES + ADAPTER_GRADIENT_BYTES + ADAPTE
 CHECKPOINT_BYTES = 2.0  # per token and hidden unit, each layer: its bf16 input, kept for the backward pass
 LAYER_BYTES = 34.0  # per token and hidden unit: the one layer recomputed at a time (Korthikanti et al. 2022)
 LAYERS_PER_WIDTH = 1 / 128  # layers per hidden unit: Llama 3 8B has 32 layers of 4,096
-HEADROOM = 0.20  # CUDA context, allocator fragmentation, temporary buffers
+HEADROOM = 0.10  # CUDA context, allocator fragmentation, temporary buffers: 10% keeps QLoRA's 65B on one 48 GB card
 DEFAULT_BATCH = 1  # sequences a step
 DEFAULT_SEQUENCE = 2048  # tokens a sequence
 GIB = 1024.0 ** 3
