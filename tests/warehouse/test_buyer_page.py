@@ -363,3 +363,24 @@ def test_in_chromium_the_ranking_table_follows_the_memory_floor(page, tmp_path):
     shown = [r for r in rows if not r.has_attr("hidden")]
     assert shown and all(float(r["data-memory"]) >= 24 for r in shown)
     assert any(float(r["data-memory"]) < 24 for r in rows)  # the others are on the page, hidden
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("method", ["qlora", "full"])
+def test_in_chromium_a_model_to_fine_tune_sets_the_floor_as_recommend_does(replay_db, page, tmp_path, method):
+    """`?model_params=8B&method=qlora` answers as `recommend --model-params 8B --method qlora`, and names the need."""
+    binary = chromium()
+    url = page.resolve().as_uri() + f"?budget=600&model_params=8B&method={method}"
+    dumped = run_chromium(binary, tmp_path / "profile", "--dump-dom", url)
+    assert dumped.returncode == 0, dumped.stderr[-2000:]
+    dom = BeautifulSoup(dumped.stdout, "lxml")
+    shown = {a["data-answer"]: (a["data-model"] or None, int(a["data-gpus"]) if a.get("data-gpus") else None)
+             for a in dom.select("[data-answer]")}
+    result = runner.invoke(app, ["recommend", "--budget", "600", "--model-params", "8B", "--method", method, "--json",
+                                 "--db", str(replay_db)])
+    cli = json.loads(result.stdout)
+    assert shown == {k: (cli[k]["model"], cli[k]["gpus"]) for k in ("fastest", "best_value", "cheapest")}
+    notes = dom.select_one("#answers .notes").get_text()
+    assert f"needs {cli['finetune']['memory_gb']} GB a card" in notes
+    bad = run_chromium(binary, tmp_path / "profile2", "--dump-dom", page.resolve().as_uri() + "?model_params=8X&method=qlora")
+    assert "model_params=8X is not a parameter count" in BeautifulSoup(bad.stdout, "lxml").select_one("#answers .notes").get_text()

@@ -36,6 +36,7 @@ from gpuvalue.warehouse import sql_files
 from gpuvalue.warehouse.export_files import ExportError, prepare_export_dir, write_text_atomic
 from gpuvalue.warehouse.outputs.page_charts import frontier_chart, history_chart
 from gpuvalue.models.framework_support import card_caveat
+from gpuvalue.models.finetune_memory import JS_SOURCE, METHODS
 from gpuvalue.models.multi_gpu import DEFAULT_MULTI_GPU_EFFICIENCY
 from gpuvalue.warehouse.recommend_inputs import candidate_rows, scaling_facts
 from gpuvalue.warehouse.source_dates import attribution_lines, ranking_is_replay, sources_from_db
@@ -169,6 +170,11 @@ def _number(name: str, label: str, value: str, placeholder: str, step: str) -> s
             f'min="0" step="{step}" value="{escape(value)}" placeholder="{escape(placeholder)}"></label>')
 
 
+def _text(name: str, label: str, placeholder: str) -> str:
+    return (f'<label class="field"><span>{escape(label)}</span><input type="text" name="{name}" id="in-{name}" '
+            f'value="" placeholder="{escape(placeholder)}" size="6"></label>')
+
+
 def inputs_form(data: PageData) -> str:
     """The inputs, named as recommend's flags; the script reads them from and writes them to the URL."""
     default_floor = data.defaults["min_memory_gb"]
@@ -178,6 +184,8 @@ def inputs_form(data: PageData) -> str:
                 f"{default_floor:g} (default)" if default_floor is not None else "any", "any"),
         _select("use_case", "Use case", [(None, "any"), *[(u, u) for u in USE_CASES]]),
         _select("vendor", "Vendor", [(None, "any"), *[(v, v) for v in data.answers["vendors"]]]),
+        _text("model_params", "Model to fine-tune, parameters", "e.g. 8B"),
+        _select("method", "Fine-tuning method", [(None, "none"), *[(m, m) for m in METHODS]]),
         _select("include_legacy", "Framework support", [(None, "default PyTorch wheels"),
                                                         (1, "also legacy builds (CUDA 12.6)")]),
         _select("hours_per_week", "Training hours a week", [(h, f"{h:g} h") for h in data.rent["dims"]["hours_per_week"]]),
@@ -269,7 +277,8 @@ def _embedded(data: PageData) -> str:
 def render_page(data: PageData) -> str:
     """The whole page as a string: pure, so it can be checked without a browser."""
     css = (ASSETS / "page.css").read_text(encoding="utf-8")
-    script = (ASSETS / "page.js").read_text(encoding="utf-8")
+    # recommend's fine-tuning memory rule in JavaScript (--model-params/--method), built from the same constants.
+    script = JS_SOURCE + (ASSETS / "page.js").read_text(encoding="utf-8")
     today = data.generated_at.astimezone(timezone.utc).date()
     banners = []
     if data.replay:

@@ -6,7 +6,8 @@
   var data = JSON.parse(document.getElementById("page-data").textContent);
   var A = data.answers, R = data.rent;
   var form = document.getElementById("inputs");
-  var names = ["budget", "min_memory", "use_case", "vendor", "include_legacy", "hours_per_week", "kwh_price"];
+  var names = ["budget", "min_memory", "use_case", "vendor", "include_legacy", "hours_per_week", "kwh_price",
+               "model_params", "method"];
   var TOLERANCE = 1e-9;
 
   // Dollars as Python's f"{v:,.0f}" writes them: rounded half to even.
@@ -87,6 +88,14 @@
       select.value = match ? match.value : "";
       if (!match) { notes.push(name + "=" + value + " is unknown (one of " + Array.prototype.filter.call(select.options, function (o) { return o.value; }).map(function (o) { return o.value; }).join(", ") + "): answered as any"); }
     });
+    // --model-params SIZE --method M: the fine-tuning memory floor (finetuneMemoryGb, recommend's rule).
+    var size = q.get("model_params"), method = (q.get("method") || "").trim().toLowerCase();
+    form.elements.model_params.value = size === null ? "" : size;
+    form.elements.method.value = Array.prototype.some.call(form.elements.method.options, function (o) { return o.value && o.value === method; }) ? method : "";
+    if (method && !form.elements.method.value) { notes.push("method=" + q.get("method") + " is unknown (one of full, lora, qlora): no fine-tuning floor"); }
+    if (size !== null && size.trim() !== "" && paramsOf(size) === null) { notes.push("model_params=" + size + " is not a parameter count such as 8B, 70b, 1.5B or 350M: no fine-tuning floor"); }
+    if ((size && size.trim()) && !form.elements.method.value && !method) { notes.push("model_params needs method (full, lora or qlora): no fine-tuning floor"); }
+    if (form.elements.method.value && !(size && size.trim())) { notes.push("method needs model_params (the model's size, such as 8B): no fine-tuning floor"); }
     var legacy = q.get("include_legacy");
     form.elements.include_legacy.value = legacy && legacy !== "0" ? "1" : "";
     ["hours_per_week", "kwh_price"].forEach(function (name) {
@@ -101,11 +110,21 @@
     });
     return notes;
   }
+  function paramsOf(text) {
+    var found = /^\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmbt])\s*$/i.exec(text || "");
+    if (!found) { return null; }
+    var value = Number(found[1]) * {k: 1e3, m: 1e6, b: 1e9, t: 1e12}[found[2].toLowerCase()];
+    return value > 0 && value <= 1e13 ? value : null;
+  }
+  function modelFloor() {
+    var params = paramsOf(form.elements.model_params.value), method = form.elements.method.value;
+    return params !== null && method ? finetuneMemoryGb(params, method) : null;
+  }
   function inputs() {
     var memory = number(form.elements.min_memory.value), budget = number(form.elements.budget.value);
     return {budget: budget > 0 ? budget : 600, min_memory: memory >= 0 ? memory : null,
             use_case: form.elements.use_case.value || null, vendor: form.elements.vendor.value || null,
-            include_legacy: form.elements.include_legacy.value === "1", model_floor: null};
+            include_legacy: form.elements.include_legacy.value === "1", model_floor: modelFloor()};
   }
   function writeQuery() {
     var q = new URLSearchParams();
@@ -133,6 +152,10 @@
 
   function showAnswers(notes) {
     var given = inputs(), q = queryOf(given), found = choose(A.table, q), picked = {};
+    // The memory field shows the floor that applies when left empty: the use case's minimum where it binds.
+    var applied = floorOf({min_memory: null, use_case: given.use_case, model_floor: given.model_floor});
+    document.getElementById("in-min_memory").placeholder = applied === null ? "any" :
+      applied + (given.use_case && applied === A.use_cases[given.use_case].min_memory_gb ? " (" + given.use_case + " minimum)" : " (default)");
     ["fastest", "best_value", "cheapest"].forEach(function (name) {
       var slot = document.querySelector('[data-answer="' + name + '"]'), c = found[name];
       slot.classList.remove("stale", "older");
@@ -165,6 +188,10 @@
     why.textContent = none ? "Nothing that meets these inputs fits " + usd(q.budget_usd) +
       (q.min_memory_gb !== null ? " with at least " + q.min_memory_gb + " GB a card" : "") + "." : "";
     var floorWords = given.use_case ? [A.use_cases[given.use_case].words] : [];
+    if (given.model_floor !== null) {
+      floorWords.push("fine-tuning a model of " + form.elements.model_params.value.trim() + " parameters by " +
+        form.elements.method.value + " needs " + given.model_floor + " GB a card (recommend --model-params, --method)");
+    }
     document.querySelector("#answers .notes").textContent = notes.concat(floorWords).join(" · ");
     var budget = q.budget_usd, floor = q.min_memory_gb || 0, vendor = given.vendor;
     document.querySelectorAll("#frontier .mark").forEach(function (mark) {
