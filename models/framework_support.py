@@ -62,9 +62,9 @@ FACTS: tuple[SupportFact, ...] = (
 
 # AMD's Linux list (FACTS[0]), as catalog model names.
 ROCM_LINUX_LISTED: frozenset[str] = frozenset({
-    "Radeon Instinct MI355X", "Radeon Instinct MI350X", "Radeon Instinct MI325X", "Radeon Instinct MI300X",
-    "Radeon Instinct MI300A", "Radeon Instinct MI250X", "Radeon Instinct MI250", "Radeon Instinct MI210",
-    "Radeon Instinct MI100",
+    "AMD Instinct MI355X", "AMD Instinct MI350X", "AMD Instinct MI325X", "AMD Instinct MI300X",
+    "AMD Instinct MI300A", "AMD Instinct MI250X", "AMD Instinct MI250", "AMD Instinct MI210",
+    "AMD Instinct MI100",
     "Radeon PRO W7900", "Radeon PRO W7900D", "Radeon PRO W7800", "Radeon PRO W7800 48 GB", "Radeon PRO W7700",
     "Radeon PRO V710", "Radeon PRO W6800", "Radeon PRO V620", "Radeon AI PRO R9700",
     "Radeon RX 9070 XT", "Radeon RX 9070", "Radeon RX 9070 GRE", "Radeon RX 9070 GRE 16 GB",

@@ -152,7 +152,7 @@ def _is_rocm(fig: HarnessFigure, vendors: Mapping[str, str] | None) -> bool:
         return False
     if vendors is not None and fig.model in vendors:
         return str(vendors[fig.model]).upper() == "AMD"
-    return fig.model.startswith("Radeon")
+    return fig.model.startswith(("Radeon", "AMD "))
 
 
 @dataclass

@@ -89,7 +89,7 @@ class PublishedOrder:
 # and 1.6x its bandwidth on paper, and trains slower than it in published measurements.
 PUBLISHED_ORDERS: tuple[PublishedOrder, ...] = (
     PublishedOrder(
-        "Radeon Instinct MI300X", "H100 SXM5 80 GB",
+        "AMD Instinct MI300X", "H100 SXM5 80 GB",
         "SemiAnalysis, 'MI300X vs H100 vs H200 Benchmark Part 1: Training' (2024-12-22): GEMM and "
         "end-to-end training throughput below the H100 SXM5's on the public ROCm release"),
 )

@@ -40,12 +40,16 @@ def test_the_orderings_the_estimate_used_to_get_wrong(shown, precision):
     assert v("GeForce RTX 4070 Ti") > v("GeForce RTX 4070 SUPER")
     assert v("GeForce RTX 3080 12 GB") < 1.2 * v("GeForce RTX 3080")
     assert v("H100 NVL 94 GB") < v("H100 SXM5 80 GB")
-    assert v("Radeon Instinct MI308X") < v("Radeon Instinct MI300X")
-    assert v("Radeon Instinct MI308X") < v("Radeon Instinct MI355X")
+    assert v("AMD Instinct MI308X") < v("AMD Instinct MI300X")
+    assert v("AMD Instinct MI308X") < v("AMD Instinct MI355X")
     assert v("GeForce RTX 3090 Ti") >= v("GeForce RTX 3090")
     if precision == "fp16":  # the case; the measured figure's weighting is combine.py's business
         assert v("Radeon RX 7900 XTX") <= v("GeForce RTX 3090 Ti")
-    assert v("Radeon Instinct MI300X") <= v("H100 SXM5 80 GB")  # a published measured order
+    assert v("AMD Instinct MI300X") <= v("H100 SXM5 80 GB")  # a published measured order
+    # the pre-launch MI300 row carries the MI300A's data-sheet figures, not the MI250X's
+    assert v("AMD Instinct MI300") < v("AMD Instinct MI300X")
+    # the H100 PCIe 96 GB is the H100 NVL board (spec-corrections): never above the measured NVL
+    assert v("H100 PCIe 96 GB") <= v("H100 NVL 94 GB")
 
 
 def test_a_bounded_estimate_says_so_and_its_interval_shows_it(shown):
@@ -113,3 +117,17 @@ def test_gpus_mi308x_shows_the_corrected_bandwidth_with_its_source(replay_db):
     flat = " ".join(out.output.split())
     assert "bandwidth_gb_s 5300 GB/s from spec-corrections: AMD Instinct MI300X data sheet" in flat
     assert "tensor_fp16_tflops 344 TFLOPS from spec-corrections" in flat
+
+
+@pytest.mark.parametrize("command", ["gpus", "perf"])
+def test_amd_instinct_is_the_name_shown(replay_db, command):
+    from typer.testing import CliRunner
+
+    from gpuvalue.flows.cli import app
+
+    for query in ("MI300X", "Radeon Instinct MI300X"):
+        out = CliRunner().invoke(app, [command, query, "--json", "--db", str(replay_db)])
+        assert out.exit_code == 0, out.output
+        assert '"AMD Instinct MI300X"' in out.output
+        if query == "MI300X":
+            assert "Radeon Instinct MI300X" not in out.output

