@@ -23,10 +23,14 @@ MAX_PRICE_USD = 100_000.0
 MIN_PRICE_USD = 1.0
 
 # Around a known launch price (the maker's list price in USD): a used card of ten years sells for a
-# tenth of it or more (a GTX 1080 Ti for about a fifth, a Tesla P40 for a twentieth), and a new
-# card in a shortage for a few times it (an RTX 5090 at 2.4 times its list price in 2026). Below a
-# fiftieth of it or above five times it, the price is not that card's.
+# tenth of it or more (a GTX 1080 Ti for about a fifth, a GTX 960 for a quarter), and a new card in a
+# shortage for a few times it (an RTX 5090 at 2.4 times its list price in 2026). Below a fiftieth of
+# it or above five times it, the price is not that card's. A server or workstation card's list price
+# carries an enterprise margin and falls further (a $5,000 Tesla K80 sells for $30, a Quadro K6000
+# for $100): its floor is a two-hundredth.
 LAUNCH_LOW_SHARE = 0.02
+PRO_LAUNCH_LOW_SHARE = 0.005
+PRO_SEGMENTS = frozenset({"datacenter", "workstation"})
 LAUNCH_HIGH_MULTIPLE = 5.0
 
 # Without a launch price, the card's memory bounds its price: (memory below GB, low USD, high USD).
@@ -65,13 +69,16 @@ class PriceRange:
 ANY_CARD = PriceRange(MIN_PRICE_USD, MAX_PRICE_USD, "")
 
 
-def card_price_range(launch_price_usd: float | None, memory_gb: float | None) -> PriceRange:
-    """A card's plausible price: around its launch price where that is known and itself plausible,
-    else by its memory, else the outer bounds; always within the outer bounds."""
+def card_price_range(launch_price_usd: float | None, memory_gb: float | None,
+                     segment: str | None = None) -> PriceRange:
+    """A card's plausible price: around its launch price where that is known and itself plausible
+    (a lower floor for a datacenter or workstation card), else by its memory, else the outer bounds;
+    always within the outer bounds."""
     if launch_price_usd is not None and MIN_PRICE_USD <= launch_price_usd <= MAX_PRICE_USD:
-        return PriceRange(max(MIN_PRICE_USD, round(LAUNCH_LOW_SHARE * launch_price_usd, 2)),
+        share = PRO_LAUNCH_LOW_SHARE if segment in PRO_SEGMENTS else LAUNCH_LOW_SHARE
+        return PriceRange(max(MIN_PRICE_USD, share * launch_price_usd),
                           min(MAX_PRICE_USD, LAUNCH_HIGH_MULTIPLE * launch_price_usd),
-                          f"{LAUNCH_LOW_SHARE:.0%} to {LAUNCH_HIGH_MULTIPLE:g}x its ${launch_price_usd:,.0f} launch price")
+                          f"{share * 100:g}% to {LAUNCH_HIGH_MULTIPLE:g}x its ${launch_price_usd:,.0f} launch price")
     if memory_gb is not None and math.isfinite(memory_gb) and memory_gb > 0:
         for below, low, high in MEMORY_BOUNDS:
             if memory_gb < below:

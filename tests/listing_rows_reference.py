@@ -32,7 +32,7 @@ def listing_rows_one_by_one(listings: Sequence[Listing], matcher,
             if conv is not None and math.isfinite(conv.usd):
                 amount = li.price + (li.shipping or 0.0)
                 entry = matcher.card(result.model) if result.model else None
-                bounds = ANY_CARD if entry is None else card_price_range(entry.launch_price_usd, entry.memory_gb)
+                bounds = ANY_CARD if entry is None else card_price_range(entry.launch_price_usd, entry.memory_gb, entry.segment)
                 if conv.usd > bounds.high or 0 < conv.usd < bounds.low:  # held out, with its reason
                     fx_source = bounds.held_out_reason(amount, li.currency, conv.usd, conv.source, result.model)
                 else:

@@ -131,7 +131,7 @@ def _price_ranges(matcher) -> Callable[[str | None], PriceRange]:
         entry = card(model) if card is not None and model is not None else None
         if entry is None:
             return ANY_CARD
-        return card_price_range(entry.launch_price_usd, entry.memory_gb)
+        return card_price_range(entry.launch_price_usd, entry.memory_gb, entry.segment)
 
     return price_range
 

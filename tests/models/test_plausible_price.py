@@ -16,20 +16,21 @@ from gpuvalue.models.plausible_price import (
 
 launch_prices = st.floats(MIN_PRICE_USD, MAX_PRICE_USD, allow_nan=False)
 memories = st.none() | st.floats(allow_nan=True, allow_infinity=True)
+segments = st.sampled_from([None, "desktop", "workstation", "datacenter", "mobile", "integrated", "other"])
 
 
 @settings(max_examples=examples(300))
-@given(launch=launch_prices, memory=memories)
-def test_every_cards_range_contains_its_launch_price(launch, memory):
-    bounds = card_price_range(launch, memory)
+@given(launch=launch_prices, memory=memories, segment=segments)
+def test_every_cards_range_contains_its_launch_price(launch, memory, segment):
+    bounds = card_price_range(launch, memory, segment)
     assert bounds.holds(launch)
     assert MIN_PRICE_USD <= bounds.low <= bounds.high <= MAX_PRICE_USD
 
 
 @settings(max_examples=examples(300))
-@given(launch=st.none() | st.floats(allow_nan=True, allow_infinity=True), memory=memories)
-def test_every_range_lies_within_a_single_gpus_outer_bounds(launch, memory):
-    bounds = card_price_range(launch, memory)
+@given(launch=st.none() | st.floats(allow_nan=True, allow_infinity=True), memory=memories, segment=segments)
+def test_every_range_lies_within_a_single_gpus_outer_bounds(launch, memory, segment):
+    bounds = card_price_range(launch, memory, segment)
     assert MIN_PRICE_USD <= bounds.low < bounds.high <= MAX_PRICE_USD
 
 
@@ -39,7 +40,7 @@ def test_every_range_lies_within_a_single_gpus_outer_bounds(launch, memory):
     (1999.0, 32.0, 4800.0, True),          # an RTX 5090 at 2.4 times its list price (2026)
     (699.0, 12.0, 550_000_000.0, False),   # an RTX 3080 12 GB converted at a rate of 0.000001
     (699.0, 11.0, 150.0, True),            # a GTX 1080 Ti, eight years on
-    (5699.0, 24.0, 180.0, True),           # a Tesla P40 at a thirtieth of its list price
+    (749.0, 16.0, 4.0, False),             # an RTX 5070 Ti's empty box
     (None, 24.0, 4.0, False),              # no launch price: a 24 GB card still costs more than $4
     (None, 24.0, 30.0, True),              # a Tesla K80 (24 GB) sells for $30
     (None, 12.0, 550_000_000.0, False),
@@ -48,6 +49,17 @@ def test_every_range_lies_within_a_single_gpus_outer_bounds(launch, memory):
 ])
 def test_a_price_is_plausible_for_its_card_or_not(launch, memory, usd, plausible):
     assert card_price_range(launch, memory).holds(usd) is plausible
+
+
+@pytest.mark.parametrize(("launch", "segment", "usd", "plausible"), [
+    (5000.0, "datacenter", 30.0, True),    # a Tesla K80 sells for $30
+    (5699.0, "datacenter", 180.0, True),   # a Tesla P40 at a thirtieth of its list price
+    (5000.0, "workstation", 100.0, True),  # a Quadro K6000
+    (5000.0, "datacenter", 20.0, False),
+    (1599.0, "desktop", 30.0, False),      # a desktop card's floor is a fiftieth of its launch price
+])
+def test_a_server_or_workstation_cards_floor_is_lower(launch, segment, usd, plausible):
+    assert card_price_range(launch, 24.0, segment).holds(usd) is plausible
 
 
 def test_an_implausible_launch_price_is_not_the_basis():

@@ -120,14 +120,17 @@ def test_the_flows_matcher_reads_the_launch_price_and_nothing_held_out_is_ranked
 RULE_CARDS = [("a", 1599.0, 24.0), ("b", 30.0, None), ("c", None, 4.0), ("d", None, 8.0), ("e", None, 16.0),
               ("f", None, 24.0), ("g", None, 80.0), ("h", None, None), ("i", 500_000.0, 12.0), ("j", 0.5, 11.0),
               ("k", None, float("nan")), ("l", float("nan"), 20.0), ("m", 40_000.0, 80.0)]
+SEGMENTS = [None, "desktop", "workstation", "datacenter"]
 
 
+@pytest.mark.parametrize("segment", SEGMENTS)
 @pytest.mark.parametrize(("model", "launch", "memory"), RULE_CARDS)
-def test_check_states_the_same_range_as_the_rule(tmp_path, model, launch, memory):
-    bounds = card_price_range(launch, memory)
+def test_check_states_the_same_range_as_the_rule(tmp_path, model, launch, memory, segment):
+    bounds = card_price_range(launch, memory, segment)
     con = open_database(tmp_path / "g.duckdb")
     try:
-        con.execute("INSERT INTO gpus (model, memory_gb, launch_price_usd) VALUES (?, ?, ?)", [model, memory, launch])
+        con.execute("INSERT INTO gpus (model, segment, memory_gb, launch_price_usd) VALUES (?, ?, ?, ?)",
+                    [model, segment, memory, launch])
         found = []
         for usd in (bounds.low, bounds.high, bounds.low * 0.999, bounds.high * 1.001):
             con.execute("DELETE FROM price_observations")
