@@ -151,3 +151,26 @@ def test_check_holds_a_model_the_catalog_lacks_to_the_outer_bounds(tmp_path):
         assert con.execute(CHECK).fetchone()[0] == 1
     finally:
         con.close()
+
+
+def test_a_csv_import_holds_a_price_outside_its_cards_range_out_of_every_price(tmp_path):
+    """An import's rows go through the same conversion: a $4 RTX 4090 and a 5,000 EUR RTX 3080 12 GB
+    (both within the outer bounds, so the file keeps them) are stored, held out and never priced."""
+    path = _db(tmp_path)
+    csv = tmp_path / "sold.csv"
+    csv.write_text("title,price,currency,sold_date,condition\n"
+                   "NVIDIA GeForce RTX 4090 24GB,4,USD,2026-07-07,Used\n"
+                   "NVIDIA GeForce RTX 3080 12GB,5000,EUR,2026-07-07,Used\n"
+                   "NVIDIA GeForce RTX 4090 24GB,1500,USD,2026-07-07,Used\n", encoding="utf-8")
+    res = runner.invoke(app, ["import", "listings", str(csv), "--source", "t", "--db", str(path)])
+    assert res.exit_code == 0, res.output
+    con = open_database(path, read_only=True)
+    try:
+        held = con.execute("SELECT model, fx_source FROM listings WHERE total_usd IS NULL ORDER BY model").fetchall()
+        observed = con.execute("SELECT model, usd FROM price_observations").fetchall()
+    finally:
+        con.close()
+    assert [model for model, _ in held] == ["GeForce RTX 3080 12 GB", "GeForce RTX 4090"]
+    assert all(reason.startswith("held out: ") and "plausible price" in reason for _, reason in held)
+    assert observed == [("GeForce RTX 4090", 1500.0)]
+    assert runner.invoke(app, ["check", "--db", str(path)]).exit_code == 0
