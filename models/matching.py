@@ -40,6 +40,7 @@ class CatalogEntry:
     segment: Segment | None = None
     memory_gb: float | None = None
     released: date | None = None
+    launch_price_usd: float | None = None  # bounds the card's plausible price (models/plausible_price.py)
 
 
 # --------------------------------------------------------------------------- tokens
@@ -267,7 +268,9 @@ class TitleMatcher:
         self._suffix_words: set[str] = set()
         self._prefixes: set[tuple[str, ...]] = set()
         self._side_cache: dict[str, str | None] = {}
+        self._cards: dict[str, CatalogEntry] = {}
         for entry in catalog:
+            self._cards[entry.model] = entry
             if entry.segment == "mobile" or (entry.segment == "integrated" and not entry.memory_gb):
                 continue
             parsed = _parse_name(entry.model)
@@ -302,6 +305,10 @@ class TitleMatcher:
         return other
 
     # ------------------------------------------------------------------ public
+
+    def card(self, model: str) -> CatalogEntry | None:
+        """The catalog entry a match names (its memory and launch price bound its plausible price)."""
+        return self._cards.get(model)
 
     def match(self, title: str, subtitle: str | None = None, condition: str | None = None) -> MatchResult:
         try:

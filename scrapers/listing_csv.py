@@ -34,7 +34,8 @@ FIRST_SALE_YEAR = 1995
 _NEW_LISTING_PREFIX = re.compile(r"^\s*(?:New Listing|Neues Angebot)\s*", re.IGNORECASE)
 _INVISIBLE = dict.fromkeys(map(ord, "\u200e\u200f\u200b\ufeff"), None)
 _CURRENCY = re.compile(r"^[A-Z]{3}$")
-# A single GPU's plausible used price (models/plausible_price.py): a row outside it is left out.
+# The outer bounds of every card's plausible price (models/plausible_price.py): a row outside them is left
+# out before it is matched; once matched, its card's own range holds it out of the prices (listing_rows).
 MAX_PRICE_USD, MIN_PRICE_USD = plausible_price.MAX_PRICE_USD, plausible_price.MIN_PRICE_USD
 
 

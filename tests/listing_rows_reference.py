@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from gpuvalue.models.conditions import classify_condition
 from gpuvalue.models.fx import to_usd
-from gpuvalue.models.plausible_price import MAX_PRICE_USD, MIN_PRICE_USD, held_out_reason
+from gpuvalue.models.plausible_price import ANY_CARD, card_price_range
 from gpuvalue.models.records import Listing
 from gpuvalue.models.text_safety import clean_text
 from gpuvalue.warehouse.load import _naive_utc
@@ -31,8 +31,10 @@ def listing_rows_one_by_one(listings: Sequence[Listing], matcher,
             conv = to_usd(li.price + (li.shipping or 0.0), li.currency, on)
             if conv is not None and math.isfinite(conv.usd):
                 amount = li.price + (li.shipping or 0.0)
-                if conv.usd > MAX_PRICE_USD or 0 < conv.usd < MIN_PRICE_USD:  # held out, with its reason
-                    fx_source = held_out_reason(amount, li.currency, conv.usd, conv.source)
+                entry = matcher.card(result.model) if result.model else None
+                bounds = ANY_CARD if entry is None else card_price_range(entry.launch_price_usd, entry.memory_gb, entry.segment)
+                if conv.usd > bounds.high or 0 < conv.usd < bounds.low:  # held out, with its reason
+                    fx_source = bounds.held_out_reason(amount, li.currency, conv.usd, conv.source, result.model)
                 else:
                     total_usd, fx_source = round(conv.usd, 2), conv.source
         seen = _naive_utc(li.seen_at)

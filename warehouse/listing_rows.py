@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter, itemgetter
 
 import numpy as np
@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gpuvalue.models.fx import DailyRates
-from gpuvalue.models.plausible_price import MAX_PRICE_USD, MIN_PRICE_USD, held_out_reason
+from gpuvalue.models.plausible_price import ANY_CARD, PriceRange, card_price_range
 from gpuvalue.models.records import Listing
 from gpuvalue.models.text_safety import ARROW_CONTROL, ARROW_ESCAPE_SEQUENCE, WHITESPACE_CONTROL
 from gpuvalue.warehouse.load import LISTING_SCHEMA
@@ -93,7 +93,8 @@ def listing_rows(listings: Sequence[Listing], matcher, condition_words: Mapping[
     condition_class = pa.array(classes, pa.string()).take(class_of)
 
     # The rate is the day's where the listing was sold, else seen (the stamp's own calendar day).
-    total_usd, fx_source = _usd(c["price"], c["shipping"], c["currency"], pc.coalesce(sold_on, seen_on), rates)
+    total_usd, fx_source = _usd(c["price"], c["shipping"], c["currency"], pc.coalesce(sold_on, seen_on), rates,
+                                model, _price_ranges(matcher))
     status = pc.if_else(c["sold"], "sold", pc.if_else(c["ended"], "ended", "active"))
     columns = {
         **c, "total_usd": total_usd, "fx_source": fx_source, "condition_class": condition_class,
@@ -128,12 +129,27 @@ def _combine(*codes: np.ndarray) -> tuple[pa.Array, np.ndarray]:
     return pa.array(key), one
 
 
+def _price_ranges(matcher) -> Callable[[str | None], PriceRange]:
+    """Each matched model's plausible price (models/plausible_price.py), from the catalog entry the
+    matcher holds; a listing with no model, or a matcher that knows no entries, gets the outer bounds."""
+    card = getattr(matcher, "card", None)
+
+    def price_range(model: str | None) -> PriceRange:
+        entry = card(model) if card is not None and model is not None else None
+        if entry is None:
+            return ANY_CARD
+        return card_price_range(entry.launch_price_usd, entry.memory_gb, entry.segment)
+
+    return price_range
+
+
 def _usd(price: pa.Array, shipping: pa.Array, currency: pa.Array, on: pa.Array,
-         rates: DailyRates | None = None) -> tuple[pa.Array, pa.Array]:
+         rates: DailyRates | None = None, model: pa.Array | None = None,
+         price_range: Callable[[str | None], PriceRange] = lambda model: ANY_CARD) -> tuple[pa.Array, pa.Array]:
     """Price plus shipping in USD at the rate of the day ``on`` (date32), rounded to the cent,
     and where that rate came from; null where there is no price, no currency, no rate for it, or
     the result is not finite, and null, with the reason where the rate's source would be, where it
-    falls outside a single GPU's plausible price (models/plausible_price.py)."""
+    falls outside the plausible price of the row's ``model`` (``price_range``, models/plausible_price.py)."""
     from gpuvalue.models.fx import to_usd
 
     currencies, currency_of = _encode(currency)
@@ -154,18 +170,26 @@ def _usd(price: pa.Array, shipping: pa.Array, currency: pa.Array, on: pa.Array,
     with np.errstate(invalid="ignore", over="ignore"):
         usd = amount * rate[which]
     finite = np.isfinite(usd)
-    # A price converted outside a single GPU's plausible range is no price (a wrong rate or amount):
+    # Each distinct model's range, once, spread over its rows.
+    models, model_of = _encode(pa.nulls(len(price), pa.string()) if model is None else model)
+    ranges = [price_range(m) for m in models.to_pylist()]
+    low = np.array([r.low for r in ranges])[model_of]
+    high = np.array([r.high for r in ranges])[model_of]
+    # A price converted outside its card's plausible range is no price (a wrong rate, amount or match):
     # held out of every price, its reason where the rate's source would be.
     # (Zero and below are no price either way: the price rules never count them.)
-    held = finite & ((usd > MAX_PRICE_USD) | ((usd > 0) & (usd < MIN_PRICE_USD)))
+    held = finite & ((usd > high) | ((usd > 0) & (usd < low)))
     ok = finite & ~held
     total = pa.array(round_cents(np.where(ok, usd, 0.0)), pa.float64(), mask=~ok)
     source = pa.array(sources, pa.string()).take(pa.array(np.where(ok, which, len(one))))
     if held.any():
         reasons = source.to_pylist()
         codes = currency.to_pylist()
+        names = models.to_pylist()
         for row in map(int, np.flatnonzero(held)):
-            reasons[row] = held_out_reason(float(amount[row]), codes[row], float(usd[row]), sources[int(which[row])])
+            name = names[int(model_of[row])]
+            reasons[row] = ranges[int(model_of[row])].held_out_reason(
+                float(amount[row]), codes[row], float(usd[row]), sources[int(which[row])], name)
         source = pa.array(reasons, pa.string())
     return total, source
 

@@ -50,7 +50,7 @@ def ranking_rows(
 
 
 def catalog_entries(con: duckdb.DuckDBPyConnection) -> list[tuple]:
-    """(model, vendor, segment, memory_gb, release_date) per catalog card."""
+    """(model, vendor, segment, memory_gb, release_date, launch_price_usd) per catalog card."""
     return sql_files.rows(con, "catalog_entries")
 
 
