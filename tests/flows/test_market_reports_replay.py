@@ -58,7 +58,8 @@ def test_recommend_prices_rtx_5090_setups_at_their_2026_price(replay_db):
                               "--db", str(replay_db)])
     assert res.exit_code == 0, res.output
     fastest = json.loads(res.stdout)["fastest"]
-    assert (fastest["model"], fastest["gpus"], fastest["cost_usd"]) == ("GeForce RTX 5090", 2, 9590.0)
+    assert (fastest["model"], fastest["gpus"], fastest["cards_usd"]) == ("GeForce RTX 5090", 2, 9590.0)
+    assert fastest["cost_usd"] == 9590.0 + fastest["platform_usd"]  # the two-card machine counted
     shown = runner.invoke(app, ["recommend", "--budget", "10000", "--use-case", "research", "--gpus", "2",
                                 "--db", str(replay_db)], terminal_width=250).output
     assert ("price $4,795 a card" in shown

@@ -166,7 +166,7 @@ def test_sources_check_runs_every_probe_and_exits_1_when_one_fails(db, monkeypat
 def test_the_check_says_per_source_whether_a_keyless_run_gets_data_today(db, monkeypatch):
     """December 2026: eBay's search pages answer with the JavaScript challenge, Reddit's robots.txt
     disallows everything, the rest answer; no keys are set."""
-    from gpuvalue.flows import sources_cli
+    from gpuvalue.flows.cli import sources_cli
 
     for name in ("EBAY_CLIENT_ID", "EBAY_CLIENT_SECRET", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"):
         monkeypatch.delenv(name, raising=False)
