@@ -165,14 +165,18 @@ def test_the_rental_cost_bench_measures_every_piece_on_the_replay(replay_db, tmp
     assert costs["total"] > 0 and all(seconds >= 0 for seconds in costs.values()), costs
 
 
-def test_rent_json_counts_each_price_age_from_the_ranking_day(replay_db):
+def test_rent_json_counts_each_price_age_from_the_ranking_day(replay_db, tmp_path):
     """RunPod's prices of 2025-06-21 are the rental date's own: counted from it they read 0 days old.
     `rent --json` counts from the used ranking's day (2026-11-30), as every other price in an answer."""
+    import shutil
+
     from typer.testing import CliRunner
 
     from gpuvalue.flows.cli import app
 
-    res = CliRunner().invoke(app, ["rent", "--json", "--top", "1000", "--db", str(replay_db)])
+    db = tmp_path / "replay.duckdb"  # a copy: this module's own read-only connection holds the shared file
+    shutil.copyfile(replay_db, db)
+    res = CliRunner().invoke(app, ["rent", "--json", "--top", "1000", "--db", str(db)])
     assert res.exit_code == 0, res.output
     rows = [json.loads(line) for line in res.stdout.splitlines()]
     runpod = [r for r in rows if r["price_as_of"] == "2025-06-21"]

@@ -108,7 +108,8 @@ def test_the_page_is_one_file_without_network(page):
     assert "@import" not in text and "url(" not in text
     assert [a["data-answer"] for a in soup.select("[data-answer]")] == list(ANSWERS)
     names = [s["name"] for s in soup.select("#inputs [name]")]
-    assert names == ["budget", "min_memory", "use_case", "vendor", "include_legacy", "hours_per_week", "kwh_price"]
+    assert names == ["budget", "min_memory", "use_case", "vendor", "model_params", "method", "include_legacy",
+                     "hours_per_week", "kwh_price"]
     assert soup.find("svg", id="frontier") is not None and soup.select("figure.history-of svg.chart")
 
 
@@ -201,8 +202,8 @@ def test_in_chromium_the_url_sets_the_inputs_and_the_page_shows_the_clis_answers
         assert caveats == answer["setup_assumptions"]
         assert all(f"   {c}" in text.splitlines() for c in caveats)
         if answer["model"].startswith("Radeon"):
-            assert any(c.startswith("AMD card, not CUDA") and "not on AMD's ROCm list (unsupported)" in c
-                       for c in caveats), caveats
+            # Without --vendor only a card on AMD's ROCm list is picked, with its one-line caveat.
+            assert any(c.startswith("AMD card, not CUDA") and "; on AMD's ROCm list;" in c for c in caveats), caveats
     picked = {m["data-model"] for m in dom.select("#frontier .mark.picked")}
     assert picked == {m for m, _ in shown.values() if m}
     assert {f["data-model"] for f in dom.select("figure.history-of:not([hidden])")} == picked
@@ -297,13 +298,10 @@ def recommend_json(db: Path, many: list[Inputs]) -> list[dict]:
     from gpuvalue.models.budget_answers import answers_json
 
     settings = reader_settings(db)
+    out = [cli_answers(db, inputs) for inputs in many[:5]]  # before this process holds its own connection
     con = duckdb.connect(str(db), read_only=True)
     try:
-        out = []
-        for i, inputs in enumerate(many):
-            if i < 5:
-                out.append(cli_answers(db, inputs))
-                continue
+        for inputs in many[5:]:
             options = answer_options(settings, budget=inputs.budget, use_case=inputs.use_case,
                                      min_memory=inputs.min_memory, vendor=inputs.vendor,
                                      include_legacy=inputs.include_legacy)
