@@ -77,7 +77,7 @@ def index_price_words(row: Mapping[str, Any]) -> str:
     return f"index price of {index_month(row)} ({index_name(row)}{count})"
 
 
-def index_legend(rows: list[Mapping[str, Any]]) -> str | None:
+def index_legend(rows: Sequence[Mapping[str, Any]]) -> str | None:
     """The line under a shown ranking that says what its index prices are, each index with its statistic
     (an index of sold cards, or of asking prices such as a monthly report's best deal); None without any."""
     named: dict[str, str] = {}
