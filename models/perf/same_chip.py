@@ -155,7 +155,7 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
             measured_by_family.setdefault(specs[model].family, []).append(model)
 
     # Each bound: sibling, why, factor on its figure, and its tier. Where bounds disagree the higher tier
-    # wins: a same-chip sibling that is measured, or a published measured order (2), over a same-chip
+    # wins: a same-chip sibling or full-power twin that is measured, or a published measured order (2), over a same-chip
     # sibling that is estimated (1), over a power-limited twin or a family sibling within the flag's slack
     # (0): measured evidence outranks another estimate, and strict dominance a looser rule.
     uppers: dict[str, list[tuple[str, str, float, int]]] = {}
@@ -174,8 +174,10 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
                 up.append((other, "same chip with at least its compute and bandwidth",
                            min(1.0, ratio(model, other)), 2 if other in measured else 1))
             elif power_twin_above(o, s):
+                # A measured full-power twin is measured evidence (tier 2): a power-limited card (the RTX PRO
+                # 6000 Max-Q at 300 W) never rises above its 600 W twin's measured figure.
                 up.append((other, "same chip and tensor units at a higher board power",
-                           min(1.0, s.compute / o.compute), 0))
+                           min(1.0, s.compute / o.compute), 2 if other in measured else 0))
             if dominates(s, o) and not dominates(o, s):
                 down.append((other, max(1.0, ratio(model, other)), 2 if other in measured else 1))
         for other in sorted(measured_by_family.get(s.family, [])):
@@ -213,6 +215,10 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
                 low = max((b for _, b in downs), default=-math.inf)
                 high = min((b for _, b in ups), default=math.inf)
                 new = high if low > high else min(max(preferred, low), high)  # an upper bound wins a conflict
+                # A bound from below never lifts the card past a sibling of its own tier that bounds it from above.
+                caps = [value[o] * f if "power" in why else value[o]
+                        for o, why, f, t in uppers.get(model, []) if t == tier]
+                new = min([new, *caps])
             if abs(new - value[model]) > 1e-12:
                 value[model] = new
                 changed = True

@@ -72,3 +72,15 @@ def test_a_published_measured_order_bounds_an_estimate_across_vendors():
                             {"AMD Instinct MI300X": 5.5, "H100 SXM5 80 GB": 4.14})
     assert moved["AMD Instinct MI300X"].value <= 4.05
     assert "SemiAnalysis" in moved["AMD Instinct MI300X"].note
+
+
+
+def test_a_power_limited_card_never_rises_above_its_measured_full_power_twin():
+    """The RTX PRO 6000 Blackwell Max-Q (300 W) has more than the measured RTX 5090's compute and its
+    bandwidth, which lifts it; its measured 600 W twin caps it: measured evidence from above wins."""
+    features = {"Full": _card("Full", "GB202", 500.0, 1790, units=752, tdp=600, memory_type="GDDR7"),
+                "Max-Q": _card("Max-Q", "GB202", 440.0, 1790, units=752, tdp=300, memory_type="GDDR7"),
+                "GeForce": _card("GeForce", "GB202", 419.0, 1790, units=680, tdp=575, memory_type="GDDR7")}
+    shown = {"Full": _shown(2.76), "Max-Q": _shown(2.27), "GeForce": _shown(2.34)}
+    moved = bound_estimates(shown, {"Full", "GeForce"}, features, "fp16", {"Full": 2.37, "Max-Q": 2.9, "GeForce": 2.3})
+    assert 2.34 <= moved["Max-Q"].value <= 2.76 + 1e-9  # above the GeForce it outclasses, never above its twin
