@@ -323,7 +323,7 @@ class _Problem:
             cur = alpha[active]
             cur_err = flat[at + cur]
             flat[at_cand] = np.inf
-            runner_up = flat[at + err.argmin(axis=2)]
+            runner_up = err.min(axis=2)  # the least error but the best's
             gap = cur_err - best_err - 1e-15
             tol3 = 3 * tol
             better = gap > tol3
@@ -439,7 +439,8 @@ class _Problem:
         beta, source_offsets, family_offsets = linear_terms(theta, self.form, sources, families)
         return _WorkloadFit(
             form=self.form,
-            alphas={self.workloads[i]: float(_ALPHAS[alpha_idx[i]]) for i in present},
+            alphas=dict(zip([self.workloads[i] for i in present.tolist()], _ALPHAS[alpha_idx[present]].tolist(),
+                            strict=True)),
             default_alpha=float(_ALPHAS[np.bincount(alpha_idx[present]).argmax()]),
             gamma=float(GAMMA_GRID[g]),
             scale=float(theta[0]),
