@@ -462,12 +462,13 @@ def linear_terms(
 ) -> tuple[float, dict[str, float], dict[str, float]]:
     """The memory beta, file offsets and family offsets out of a solved coefficient vector laid
     out as both roofline fits build their design matrix: scale, [beta], files, families."""
+    values = theta.tolist() if isinstance(theta, np.ndarray) else [float(v) for v in theta]  # Python floats, once
     k, beta = 1, 0.0
     if form.memory_term:
-        beta, k = float(theta[1]), 2
-    source_offsets = {s: float(theta[k + j]) for j, s in enumerate(sources)}
+        beta, k = values[1], 2
+    source_offsets = dict(zip(sources, values[k:k + len(sources)], strict=True))
     k += len(sources)
-    family_offsets = {f: float(theta[k + j]) for j, f in enumerate(families)}
+    family_offsets = dict(zip(families, values[k:k + len(families)], strict=True))
     return beta, source_offsets, family_offsets
 
 

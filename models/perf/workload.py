@@ -288,33 +288,48 @@ class _Problem:
         last_r = np.empty((ng, n))  # each gamma's r at its last sweep
         by_workload: tuple[np.ndarray, ...] | None = None
         offsets = np.arange(nw) * n_alpha
+        at_all = (every_g * (nw * n_alpha))[:, None] + offsets  # where each gamma's row of ``err`` starts, per workload
+        # The tables of the active gammas, taken again only when some gamma has converged (``active``
+        # only shrinks, so its length names it): a sweep is a few dozen small array operations, and
+        # each one spared counts thousands of times over an evaluation.
+        taken = -1
+        first_sweep = True
         while len(active):
-            every = len(active) == ng
+            if len(active) != taken:
+                taken = len(active)
+                every = taken == ng
+                lam_active = lam_t if every else lam_t[active]
+                fixed_active = fixed if every else fixed[active]
+                lam_max_active = lam_max[active]
+                point_active = point_base if every else point_base[active]
+                at = at_all[:taken]
             th = theta[active]
             b = th @ x_card.T  # a x F: each card's linear part
             h = np.abs(th) @ ax.T  # bounds |b| and its rounding
-            bound = y2w + (h * h) @ wt4 + lam_max[active]  # a x W: 3x this bounds each workload's terms
+            bound = y2w + (h * h) @ wt4 + lam_max_active  # a x W: 3x this bounds each workload's terms
             tol = 3 * size * bound
-            first = sweeps[active] == 0
-            if first.any():
+            if first_sweep:  # every gamma's first sweep starts from its start's solution
+                first_sweep = False
+                first = sweeps[active] == 0
                 db = d_start[active] @ ax.T  # a x F: how far the start's b can be from the direct fit's
                 spread = (db * db) @ wt
                 tol = tol + np.where(first[:, None], 2 * np.sqrt(3 * bound * spread) + spread, 0.0)
-            err = np.matmul(w_t, (-2 * b)[:, :, None] * (lam_t if every else lam_t[active]))  # a x W x A
-            err += fixed if every else fixed[active]
+            err = np.matmul(w_t, (-2 * b)[:, :, None] * lam_active)  # a x W x A
+            err += fixed_active
             cand = err.argmin(axis=2)
             flat = err.reshape(-1)
-            at = (np.arange(len(active)) * (nw * n_alpha))[:, None] + offsets
-            best_err = flat[at + cand]
+            at_cand = at + cand
+            best_err = flat[at_cand]
             cur = alpha[active]
             cur_err = flat[at + cur]
-            flat[at + cand] = np.inf
-            runner_up = flat[at + err.argmin(axis=2)]
+            flat[at_cand] = np.inf
+            runner_up = err.min(axis=2)  # the least error but the best's
             gap = cur_err - best_err - 1e-15
-            better = gap > 3 * tol
+            tol3 = 3 * tol
+            better = gap > tol3
             # Sure where no other alpha comes that close to the best and the comparison with the
             # current one is clear (or the best is the current one).
-            sure = (runner_up - best_err > 2 * tol) & ((np.abs(gap) > 3 * tol) | (cand == cur))
+            sure = (runner_up - best_err > 2 * tol) & ((np.abs(gap) > tol3) | (cand == cur))
             if not sure.all():
                 if by_workload is None:
                     order = np.argsort(work, kind="stable")
@@ -342,8 +357,7 @@ class _Problem:
             alpha[active] = new
             # The linear terms for the new alphas, as the direct fit computes them (one vector per
             # gamma, each contiguous: BLAS reads a strided vector differently).
-            base = point_base if len(active) == ng else point_base[active]
-            r = y + self.log_den_by_point[base + np.take(new, wk, axis=1)]
+            r = y + np.take(self.log_den_by_point, point_active + np.take(new, wk, axis=1))
             last_r[active] = r
             rw = np.ascontiguousarray(r * w)  # C order already: no copy
             theta[active] = np.matmul(inv, np.matmul(x.T, rw[:, :, None]))[:, :, 0]
@@ -425,7 +439,8 @@ class _Problem:
         beta, source_offsets, family_offsets = linear_terms(theta, self.form, sources, families)
         return _WorkloadFit(
             form=self.form,
-            alphas={self.workloads[i]: float(_ALPHAS[alpha_idx[i]]) for i in present},
+            alphas=dict(zip([self.workloads[i] for i in present.tolist()], _ALPHAS[alpha_idx[present]].tolist(),
+                            strict=True)),
             default_alpha=float(_ALPHAS[np.bincount(alpha_idx[present]).argmax()]),
             gamma=float(GAMMA_GRID[g]),
             scale=float(theta[0]),
