@@ -229,15 +229,16 @@ def perf_range_words(row: Mapping[str, object]) -> str:
 
 
 def perf_with_spread(row: Mapping[str, object]) -> str:
-    """A ranking row's relative performance with its 80% interval's upper half-width, as the ranking
-    table shows it in one narrow cell ("0.685 +-15%"; the interval is even in log terms, so its lower
-    side is the narrower one)."""
-    value, high = row.get("relative_perf"), row.get("perf_high")
+    """A ranking row's relative performance with its 80% interval's wider half-width, as the ranking
+    table shows it in one narrow cell ("0.685 +-15%"; an interval even in log terms is wider above, and
+    a figure held down by a sibling's bound sits at its top, wide below: never "+-0%")."""
+    value, high, low = row.get("relative_perf"), row.get("perf_high"), row.get("perf_low")
     if not isinstance(value, (int, float)):
         return "-"
     if not isinstance(high, (int, float)) or value <= 0:
         return f"{value:.3f}"
-    return f"{value:.3f} ±{high / value - 1:.0%}"
+    below = 1 - low / value if isinstance(low, (int, float)) else 0.0
+    return f"{value:.3f} ±{max(high / value - 1, below):.0%}"
 
 
 def per_dollar_interval(row: Mapping[str, object]) -> tuple[float, float] | None:

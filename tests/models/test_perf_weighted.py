@@ -136,6 +136,8 @@ def test_overlap_and_adjacent_picks_within_each_others_interval():
     assert perf_range_words(rows[0]) == "0.90-1.10" and perf_range_words(rows[3]) == "-"
     assert perf_with_spread({"relative_perf": 0.5, "perf_high": 0.6}) == "0.500 ±20%"
     assert perf_with_spread({"relative_perf": 0.5, "perf_high": None}) == "0.500"
+    # A figure bounded from above by a sibling sits at its interval's top: the wider, lower side is shown.
+    assert perf_with_spread({"relative_perf": 0.359, "perf_high": 0.3595, "perf_low": 0.205}) == "0.359 ±43%"
     r = [{"rank": i} for i in range(1, 8)]
     assert close_runs_words([(r[0], r[1]), (r[1], r[2]), (r[2], r[3]), (r[5], r[6])]) == \
         "#1 to #4 (each with the next), #6 and #7"
