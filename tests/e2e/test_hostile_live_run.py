@@ -17,14 +17,13 @@ from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import duckdb
-import httpx
 import pytest
 
 from gpuvalue.flows import pipeline as P
 from gpuvalue.scrapers.archive import Archive
-from gpuvalue.scrapers.fetch_bounds import install_deadline
 from gpuvalue.scrapers.http import PoliteClient
 from gpuvalue.scrapers.replay import packaged_replay_dir
+from local_web import ToLocalServer
 
 pytestmark = pytest.mark.e2e
 
@@ -75,22 +74,6 @@ class HostileWeb(BaseHTTPRequestHandler):
             return None
 
 
-class ToLocalServer(httpx.BaseTransport):
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.inner = httpx.HTTPTransport()
-        assert install_deadline(self.inner)  # as the live client's own transport has it
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        url = request.url.copy_with(scheme="http", host="127.0.0.1", port=self.port)
-        headers = [(k, v) for k, v in request.headers.raw if k.lower() != b"host"]
-        headers.append((b"Host", request.url.host.encode("ascii")))
-        return self.inner.handle_request(httpx.Request(request.method, url, headers=headers, content=request.content))
-
-    def close(self) -> None:
-        self.inner.close()
-
-
 @pytest.fixture
 def hostile_web(monkeypatch):
     from gpuvalue.scrapers.sources.lambda_bench import LAMBDA_FILES
@@ -105,7 +88,7 @@ def hostile_web(monkeypatch):
     thread.start()
 
     def make_client(settings, replay, replay_dir=None) -> PoliteClient:
-        return PoliteClient(transport=ToLocalServer(server.server_address[1]), min_interval_s=0.0,
+        return PoliteClient(transport=ToLocalServer(server.server_address[1], with_deadline=True), min_interval_s=0.0,
                             sleep=lambda _s: None, request_deadline_s=settings.request_deadline_s,
                             max_body_bytes=int(settings.max_response_mb * 1024 * 1024))
 

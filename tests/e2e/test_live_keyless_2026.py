@@ -6,21 +6,19 @@ recorded. The run names the two refusals in one line each and ranks from the rep
 
 from __future__ import annotations
 
-import io
-import logging
 import shutil
 import threading
 from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import duckdb
-import httpx
 import pytest
 
 from gpuvalue.flows import pipeline as P
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.http import PoliteClient
 from gpuvalue.scrapers.replay import packaged_replay_dir
+from local_web import ToLocalServer, recorded_console
 from gpuvalue.scrapers.sources import gpupoet_market_reports as reports
 
 pytestmark = pytest.mark.e2e
@@ -59,42 +57,10 @@ class Web2026(BaseHTTPRequestHandler):
         return self._send(404, b"not here")
 
 
-class ToLocalServer(httpx.BaseTransport):
-    """Sends every request to the local server, over a socket, naming its real host in Host."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.inner = httpx.HTTPTransport()
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        url = request.url.copy_with(scheme="http", host="127.0.0.1", port=self.port)
-        headers = [(k, v) for k, v in request.headers.raw if k.lower() != b"host"]
-        headers.append((b"Host", request.url.host.encode("ascii")))
-        return self.inner.handle_request(httpx.Request(request.method, url, headers=headers, content=request.content))
-
-    def close(self) -> None:
-        self.inner.close()
-
-
 @pytest.fixture
 def console(monkeypatch):
-    from prefect.logging.handlers import PrefectConsoleHandler
-
-    printed = io.StringIO()
-    emit = PrefectConsoleHandler.emit
-
-    def recording_emit(self, record):
-        printed.write(self.format(record) + "\n")
-        emit(self, record)
-
-    monkeypatch.setattr(PrefectConsoleHandler, "emit", recording_emit)
-    prefect_logger = logging.getLogger("prefect")
-    level = prefect_logger.level
-    prefect_logger.setLevel(logging.INFO)
-    try:
-        yield printed
-    finally:
-        prefect_logger.setLevel(level)
+    """What Prefect's console handlers print, after their filters."""
+    yield from recorded_console(monkeypatch)
 
 
 @pytest.fixture

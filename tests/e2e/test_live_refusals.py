@@ -10,8 +10,6 @@ with their recorded bodies (the replay archive), as a site that still works.
 
 from __future__ import annotations
 
-import io
-import logging
 import shutil
 import threading
 from collections import Counter
@@ -20,7 +18,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import duckdb
-import httpx
 import pytest
 
 from gpuvalue.flows import pipeline as P
@@ -31,6 +28,7 @@ from gpuvalue.models.records import Listing
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.http import PoliteClient
 from gpuvalue.scrapers.replay import packaged_replay_dir
+from local_web import ToLocalServer, recorded_console
 
 pytestmark = pytest.mark.e2e
 
@@ -81,43 +79,10 @@ class LateWeb(BaseHTTPRequestHandler):
         return self._send(404, b"not here")
 
 
-class ToLocalServer(httpx.BaseTransport):
-    """Sends every request to the local server, over a socket, naming its real host in Host."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.inner = httpx.HTTPTransport()
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        url = request.url.copy_with(scheme="http", host="127.0.0.1", port=self.port)
-        headers = [(k, v) for k, v in request.headers.raw if k.lower() != b"host"]
-        headers.append((b"Host", request.url.host.encode("ascii")))
-        return self.inner.handle_request(httpx.Request(request.method, url, headers=headers, content=request.content))
-
-    def close(self) -> None:
-        self.inner.close()
-
-
 @pytest.fixture
 def console(monkeypatch):
     """What Prefect's console handlers print, after their filters."""
-    from prefect.logging.handlers import PrefectConsoleHandler
-
-    printed = io.StringIO()
-    emit = PrefectConsoleHandler.emit
-
-    def recording_emit(self, record):
-        printed.write(self.format(record) + "\n")
-        emit(self, record)
-
-    monkeypatch.setattr(PrefectConsoleHandler, "emit", recording_emit)
-    prefect_logger = logging.getLogger("prefect")
-    level = prefect_logger.level
-    prefect_logger.setLevel(logging.INFO)
-    try:
-        yield printed
-    finally:
-        prefect_logger.setLevel(level)
+    yield from recorded_console(monkeypatch)
 
 
 def _seed_ebay_html_prices(db: Path) -> None:
