@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.money import parse_price
+from gpuvalue.scrapers.page_text import page_text
 
 
 @dataclass(frozen=True)
@@ -93,12 +94,7 @@ def read_csv_table(body: bytes, *, source: str, url: str, required: Sequence[str
     ParseError when it is not UTF-8 CSV, is empty or its header lacks a required column. The whole file
     is read as CSV before the header is judged, unless ``header_first``: then a header lacking a column
     is refused before the rows are read."""
-    try:
-        text = body.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ParseError(source, url, "not UTF-8 text") from None
-    if "\x00" in text:
-        raise ParseError(source, url, "binary content, not a CSV file")
+    text = page_text(body, source, url, kind="a CSV file")
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         first = next(reader, None)

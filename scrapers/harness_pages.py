@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from gpuvalue.models.harness import Matcher
 from gpuvalue.models.source_batches import SourceFetch
 from gpuvalue.scrapers.errors import ParseError
+from gpuvalue.scrapers.page_text import page_text
 from gpuvalue.scrapers.source import FetchContext, Recording, at_midnight_utc, page_from_file
 
 
@@ -71,10 +72,8 @@ def contract_errors_as_parse_errors(source: str) -> Callable:
 
 
 def decode_text(body: bytes, source: str, url: str) -> str:
-    try:
-        return body.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ParseError(source, url, "not UTF-8 text") from None
+    """A harness page's body as text (scrapers/page_text.py)."""
+    return page_text(body, source, url, kind="a benchmark page")
 
 
 def positive_number(text: str, what: str, source: str, url: str) -> float:

@@ -60,6 +60,7 @@ from gpuvalue.scrapers.github_commits import (
     read_last_commit,
 )
 from gpuvalue.scrapers.http import RobotsUnavailable
+from gpuvalue.scrapers.page_text import page_text
 from gpuvalue.scrapers.source import FetchContext, Recording, Source, at_midnight_utc, page_from_file
 
 NAME = "gpupoet-market-reports"
@@ -173,15 +174,7 @@ class ReportPrice:
 # --------------------------------------------------------------------------- parsers (pure)
 
 def _text(body: bytes, url: str) -> str:
-    if not isinstance(body, bytes | bytearray):
-        raise ParseError(NAME, url, "body must be bytes")
-    try:
-        text = bytes(body).decode("utf-8")
-    except UnicodeDecodeError:
-        raise ParseError(NAME, url, "not UTF-8 text") from None
-    if "\x00" in text:
-        raise ParseError(NAME, url, "binary data, not a source file")
-    return text
+    return page_text(body, NAME, url, kind="a source file")
 
 
 def read_metadata(body: bytes, url: str) -> ReportMeta:

@@ -39,6 +39,7 @@ from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.archive import sha256_hex
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.money import parse_price
+from gpuvalue.scrapers.page_text import page_text
 from gpuvalue.scrapers.source import FetchContext, Recording, Source
 
 NAME = "tomshardware-ebay-index"
@@ -107,14 +108,7 @@ def parse_article_table(body: bytes, url: str, *, published: date, table: str) -
 # --------------------------------------------------------------------------- cells
 
 def _csv_rows(body: bytes, url: str) -> list[list[str]]:
-    if not isinstance(body, bytes | bytearray):
-        raise ParseError(NAME, url, "body must be bytes")
-    try:
-        text = bytes(body).decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ParseError(NAME, url, "not UTF-8 text") from None
-    if "\x00" in text:
-        raise ParseError(NAME, url, "binary data, not CSV text")
+    text = page_text(body, NAME, url, kind="a CSV file")
     try:
         rows = [row for row in csv.reader(io.StringIO(text, newline="")) if any(cell.strip() for cell in row)]
     except csv.Error as exc:

@@ -36,11 +36,10 @@ chosen AS (
     FROM paired
 )
 SELECT as_of, model,
-       round(CASE WHEN kind = 'sold' THEN quartiles[2] ELSE quartiles[1] END, 2) AS price_usd,
+       own_price_usd(kind, quartiles[2], quartiles[1]) AS price_usd,
        kind AS price_kind, n AS price_n, round(quartiles[1], 2) AS price_q1, round(quartiles[3], 2) AS price_q3,
        price_as_of, $window_days AS window_days,
-       CASE WHEN kind = 'sold' THEN 'median of sold, MAD outlier rule'
-            ELSE 'lower quartile of fixed-price asking, MAD outlier rule' END AS method
+       own_price_method(kind) AS method
 FROM chosen WHERE pick = 1;
 
 DROP TABLE backfill_stats;

@@ -31,7 +31,7 @@ CREATE TABLE IF NOT EXISTS prices_daily (
 -- window never hides a full older one: a card with 13 sales a year ago and one sale last month
 -- keeps the price of those 13 sales, stale, instead of dropping out of the ranking.
 -- Price: median of sold listings when a sold window counts, else the lower quartile of asking
--- prices (flagged asking), else no price; a fresh price beats a stale one of either kind, and of two
+-- prices (flagged asking), else no price (the macros own_price_usd and own_price_method); a fresh price beats a stale one of either kind, and of two
 -- stale ones the newer wins unless they are within $comparable_days of each other, where sold does
 -- (the macro sold_price_wins, which the backfill applies too). Only the own kinds, sold and asking,
 -- make a price: a published index (kind 'index') never does.
@@ -121,11 +121,10 @@ chosen AS (
     FROM paired
 )
 SELECT CAST($as_of AS DATE) AS as_of, model,
-       round(CASE WHEN kind = 'sold' THEN med_usd ELSE q1 END, 2) AS price_usd,
+       own_price_usd(kind, med_usd, q1) AS price_usd,
        kind AS price_kind, n AS price_n, round(q1, 2) AS price_q1, round(q3, 2) AS price_q3,
        price_as_of, $window_days AS window_days,
-       CASE WHEN kind = 'sold' THEN 'median of sold, MAD outlier rule'
-            ELSE 'lower quartile of fixed-price asking, MAD outlier rule' END AS method
+       own_price_method(kind) AS method
 FROM chosen WHERE pick = 1;
 
 DROP VIEW price_window_stats;
