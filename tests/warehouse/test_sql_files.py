@@ -25,6 +25,7 @@ from gpuvalue.flows import pipeline as P
 from gpuvalue.flows import run_report
 from gpuvalue.flows.cli import app
 from gpuvalue.flows.settings import Settings
+from gpuvalue.models.listing_row import row_schema
 from gpuvalue.models.records import GpuSpec, InferenceFigure
 from gpuvalue.warehouse import backfill, load, queries, sql_files
 from gpuvalue.warehouse.db import integrity_check, open_database
@@ -65,7 +66,7 @@ def _specs(db: Path) -> object:
 
 def _listing(listing_id: str, day: date, price: float, *, sold: bool) -> dict:
     seen = datetime(day.year, day.month, day.day, 9, 0)
-    return {column: None for column in load.LISTING_SCHEMA.names} | {
+    return {column: None for column in row_schema().names} | {
         "source": "test", "listing_id": listing_id, "title": "RTX Card A 24GB", "price": price, "shipping": 0.0,
         "currency": "USD", "total_usd": price, "condition_class": "used", "buying_option": "FIXED_PRICE",
         "quantity": 1, "sold": sold, "sold_at": seen if sold else None, "first_seen": seen, "last_seen": seen,
@@ -73,7 +74,8 @@ def _listing(listing_id: str, day: date, price: float, *, sold: bool) -> dict:
     }
 
 
-@runs("upsert_listings", "refresh_price_observations", "incoming_listings_duplicates", "incoming_listings_touched")
+@runs("upsert_listings", "listings_merged", "table_columns", "refresh_price_observations", "incoming_listings_duplicates",
+      "incoming_listings_touched")
 def _listings(db: Path) -> object:
     with closing(open_database(db)) as con:
         # New listings, then the same ones seen again the next day (one of them sold): both paths of the upsert.

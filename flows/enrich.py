@@ -1,0 +1,46 @@
+"""The enrich stage: what a source's records need before the warehouse stores them, worked out here.
+
+A listing source's ``Listing`` records are matched to a catalog model (with the source's own title
+vocabulary), their conditions classified (with its own condition words) and their prices converted
+at each day's rate, by the pure rules of ``models/listing_enrichment.py``; the warehouse then only
+stores the rows (``warehouse/load.py``). The flow's match stage and ``import listings`` both enrich
+through here, so a listing is enriched the same way whoever stores it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+import duckdb
+import pyarrow as pa
+
+from gpuvalue.models.listing_enrichment import listing_rows
+from gpuvalue.models.records import Listing
+from gpuvalue.scrapers import registry
+from gpuvalue.warehouse.fx import daily_rates
+
+
+class EnrichContext(Protocol):
+    """What enriching needs of the stage running it (flows/stages.py's StageContext)."""
+
+    con: duckdb.DuckDBPyConnection
+
+    def matcher(self) -> Any: ...
+
+
+def listing_enricher(ctx: EnrichContext, source: str | None) -> Callable[[Sequence[Listing]], pa.Table]:
+    """The enrichment of ``source``'s listings (None, or a name no module declares: an operator's
+    import, which brings no vocabulary of its own): records in, the warehouse's rows out."""
+    try:
+        vocabulary = registry.get(source).vocabulary if source is not None else None
+    except KeyError:
+        vocabulary = None
+    matcher = ctx.matcher().with_vocabulary(vocabulary.junk_words if vocabulary else None)
+    words = vocabulary.condition_words if vocabulary else None
+    rates = daily_rates(ctx.con)  # each price at its own day's rate (the load stage stored the day's rates)
+
+    def enrich(listings: Sequence[Listing]) -> pa.Table:
+        return listing_rows(listings, matcher, words, rates)
+
+    return enrich
