@@ -108,7 +108,7 @@ def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict] | pa.Tabl
     The batch's columns are whatever its record has: a nullable one the table lacks is added first
     (``record_tables.fit_batch``). The table carries no key index: the load keeps one row per key
     itself, the newest observation in the batch, merged into the stored row by the rules of
-    ``listings_merged.sql``.
+    ``merge_listings.sql``.
     """
     table = rows if isinstance(rows, pa.Table) else pa.Table.from_pylist(list(rows), schema=listing_row.row_schema())
     if table.num_rows == 0:
@@ -126,11 +126,7 @@ def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict] | pa.Tabl
             # are refreshed (see refresh_price_observations.sql).
             sql_files.run(con, "incoming_listings_touched")
             try:
-                sql_files.run(con, "listings_merged")
-                try:
-                    record_tables.merge_by_key(con, listing_row.TABLE, "merged_listings", listing_row.KEY)
-                finally:
-                    con.execute("DROP TABLE merged_listings")
+                record_tables.merge(con, listing_row.TABLE, "merge_listings")
                 sql_files.run(con, "upsert_listings")
                 sql_files.run(con, "refresh_price_observations")
             finally:

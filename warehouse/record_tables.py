@@ -8,11 +8,13 @@ lacks is added first, so a field new on the record reaches the table, the load a
 with no edit here; a column the table has and the batch lacks is loaded as NULL.
 
 Nothing here names a column: names come from the record or from the catalog, and every statement
-built from them is built from identifiers.
+built from them is built from identifiers. The rules of a merge that name columns are SQL
+(``warehouse/sql/merge_listings.sql``); the columns they leave take the newest observation.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -133,11 +135,15 @@ def fit_batch(con: duckdb.DuckDBPyConnection, table: str, batch: pa.Table) -> pa
     return batch
 
 
-def merge_by_key(con: duckdb.DuckDBPyConnection, table: str, rows: str, key: Sequence[str]) -> None:
-    """Rows of ``table`` whose ``key`` the relation ``rows`` holds take its values, every column
-    (``rows`` has the table's columns: what its rules keep of the stored row is theirs to say)."""
-    names = stored_columns(con, table)
-    on = " AND ".join(f"t.{ident(k)} = r.{ident(k)}" for k in key)
-    sets = ", ".join(f"{ident(n)} = r.{ident(n)}" for n in names)
-    merge = f"MERGE INTO {ident(table)} AS t USING {ident(rows)} AS r ON {on} WHEN MATCHED THEN UPDATE SET {sets}"  # SQL built from identifiers: the table's own columns, on the key its record declares
-    con.execute(merge)
+_SET = re.compile(r"^\s*(\w+)\s*=", re.MULTILINE)
+_UPDATE_SET = re.compile(r"\bUPDATE\s+SET\b", re.IGNORECASE)
+
+
+def merge(con: duckdb.DuckDBPyConnection, table: str, name: str) -> None:
+    """Run the one-statement file ``name``: a ``MERGE ... WHEN MATCHED THEN UPDATE SET`` that sets the
+    columns its rules name, last in the file; every other column of ``table`` is set to the incoming
+    row's (aliased ``i``), the newest observation, whatever columns its record has today."""
+    (statement,) = sql_files.statements(name)
+    ruled = set(_SET.findall(_UPDATE_SET.split(statement, maxsplit=1)[1]))
+    rest = ", ".join(f"{ident(n)} = i.{ident(n)}" for n in stored_columns(con, table) if n not in ruled)
+    con.execute(statement + (f", {rest}" if rest else ""))  # SQL built from identifiers: the columns no rule names

@@ -74,7 +74,7 @@ def _listing(listing_id: str, day: date, price: float, *, sold: bool) -> dict:
     }
 
 
-@runs("upsert_listings", "listings_merged", "table_columns", "refresh_price_observations", "incoming_listings_duplicates",
+@runs("upsert_listings", "merge_listings", "table_columns", "refresh_price_observations", "incoming_listings_duplicates",
       "incoming_listings_touched")
 def _listings(db: Path) -> object:
     with closing(open_database(db)) as con:

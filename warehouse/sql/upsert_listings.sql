@@ -1,6 +1,6 @@
 -- incoming_listings: one row per (source, listing_id), with the columns of listings
 -- (first_seen = last_seen = this observation); touched_listings: the keys of incoming_listings
--- already in listings, merged into it before this runs (listings_merged.sql). Listings not seen
+-- already in listings, merged into it before this runs (merge_listings.sql). Listings not seen
 -- before are inserted as they come: measured, a MERGE of new rows costs half as much again as the
 -- insert. Each listing's price of the day goes to listing_snapshots once.
 INSERT INTO listings BY NAME
