@@ -4,19 +4,23 @@ A listing source's ``Listing`` records are matched to a catalog model (with the 
 vocabulary), their conditions classified (with its own condition words) and their prices converted
 at each day's rate, by the pure rules of ``models/listing_enrichment.py``; the warehouse then only
 stores the rows (``warehouse/load.py``). The flow's match stage and ``import listings`` both enrich
-through here, so a listing is enriched the same way whoever stores it.
+through here, so a listing is enriched the same way whoever stores it. A rental source's offers are
+matched by their published GPU names (``models/offer_matching.py``, with the source's own reading
+of its names) before the rental loader stores them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 import duckdb
 import pyarrow as pa
 
 from gpuvalue.models.listing_enrichment import listing_rows
+from gpuvalue.models.offer_matching import match_offers
 from gpuvalue.models.records import Listing
+from gpuvalue.models.rental import RentalOffer
 from gpuvalue.scrapers import registry
 from gpuvalue.warehouse.fx import daily_rates
 
@@ -44,3 +48,12 @@ def listing_enricher(ctx: EnrichContext, source: str | None) -> Callable[[Sequen
         return listing_rows(listings, matcher, words, rates)
 
     return enrich
+
+
+def rental_offers(source: str, offers: Iterable[RentalOffer]) -> list[RentalOffer]:
+    """A rental source's offers, each matched to a catalog model by its published GPU name."""
+    try:
+        reading = registry.get(source).gpu_names
+    except KeyError:
+        reading = None
+    return match_offers(offers, reading)

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import duckdb
 import pyarrow as pa
 
-from gpuvalue.flows.enrich import listing_enricher
+from gpuvalue.flows.enrich import listing_enricher, rental_offers
 from gpuvalue.models.listing_enrichment import matched_rows
 from gpuvalue.models.records import InferenceFigure, PerfFigure
 from gpuvalue.models.source_batches import ParsedSource
@@ -158,7 +158,7 @@ def _store_rental(ctx: StageContext, name: str, batches: list[ParsedSource], res
     dropped or left unmatched leads the source's warnings in the run summary."""
     from gpuvalue.warehouse.rental import load_rental_offers
 
-    offers = [o for b in batches for o in b.records]
+    offers = rental_offers(name, [o for b in batches for o in b.records])  # matched (flows/enrich.py)
     with load.transaction(ctx.con):
         rows, warning = load_rental_offers(ctx.con, offers, ctx.loaded_at, source=name,
                                            score=registry.get(name).provider_score)

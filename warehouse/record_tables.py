@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from gpuvalue.models import listing_row
+from gpuvalue.models import listing_row, rental
 from gpuvalue.models.record_columns import JSON_METADATA, Column
 from gpuvalue.warehouse import sql_files
 
@@ -36,12 +36,17 @@ class RecordTable:
     columns: tuple[Column, ...]
     declared_in: str  # the module declaring the record, relative to the checkout
     doc: str
+    primary_key: tuple[str, ...] = ()  # a key DuckDB enforces (listings keeps its own: no index)
 
 
 # Every table a record kind declares.
 RECORD_TABLES: tuple[RecordTable, ...] = (
     RecordTable(listing_row.TABLE, "raw", listing_row.ROW_COLUMNS, "models/listing_row.py",
                 (listing_row.__doc__ or "").strip()),
+    RecordTable(rental.OFFERS_TABLE, "raw", rental.offer_row_columns(), "models/rental.py",
+                "Every offer a rental source published, by the date of its data (RentalOffer and OfferLoad,\n"
+                "models/rental.py): a re-load of a date replaces that date's rows of its source.",
+                rental.OFFERS_KEY),
 )
 
 # By the Arrow type's name (models/record_columns.py).
@@ -86,7 +91,8 @@ def _definition(column: Column) -> str:
 def create_statement(table: RecordTable) -> str:
     """The table's ``CREATE TABLE IF NOT EXISTS``, its record's docstring as its comment."""
     comment = "\n".join(f"-- {line}".rstrip() for line in table.doc.splitlines())
-    body = ",\n".join(f"    {_definition(c)}" for c in table.columns)
+    body = ",\n".join([f"    {_definition(c)}" for c in table.columns]
+                      + ([f"    PRIMARY KEY ({', '.join(table.primary_key)})"] if table.primary_key else []))
     return f"{comment}\nCREATE TABLE IF NOT EXISTS {table.name} (\n{body}\n);\n"
 
 

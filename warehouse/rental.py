@@ -14,7 +14,6 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from datetime import date, datetime, timezone
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -24,28 +23,6 @@ from gpuvalue.models.rent_vs_buy import Assumptions, compare
 if TYPE_CHECKING:  # the offers' model (pydantic) is what a load needs; `gpuvalue rent` only reads
     from gpuvalue.models.rental import ProviderScore, RentalOffer
 from gpuvalue.warehouse import sql_files
-
-# The incoming batch of a load; sql/rental_offers_insert.sql names these columns, in this order.
-# Arrow types are named, not built: reading commands (`rent`) import this module, and pyarrow is
-# imported only by a load (``_schema``).
-_COLUMNS = (
-    ("source", "string"), ("provider", "string"), ("offer_key", "string"), ("instance_type", "string"),
-    ("region", "string"), ("as_of", "date"), ("gpu_name", "string"), ("model", "string"),
-    ("match_reason", "string"), ("gpu_count", "int32"), ("usd_per_hour", "float"),
-    ("usd_per_gpu_hour", "float"), ("spot_usd_per_hour", "float"), ("spot_usd_per_gpu_hour", "float"),
-    ("gpu_memory_gb", "float"), ("vcpus", "float"), ("memory_gib", "float"),
-    ("loaded_at", "timestamp"), ("reliability", "float"), ("verified", "bool"), ("extras", "string"),
-)
-_OFFER_FIELDS = tuple(n for n, _ in _COLUMNS if n not in ("offer_key", "loaded_at", "extras"))  # as RentalOffer names them
-
-
-@cache
-def _schema():
-    import pyarrow as pa
-
-    types = {"string": pa.string(), "date": pa.date32(), "int32": pa.int32(), "float": pa.float64(),
-             "timestamp": pa.timestamp("us"), "bool": pa.bool_()}
-    return pa.schema([(name, types[kind]) for name, kind in _COLUMNS])
 
 # A rental price within this many days of the newest one is comparable ('recent'); older ones rank
 # after every recent one (migration 017, whose note on existing rows holds the same number).
@@ -63,7 +40,11 @@ def offer_rows(offers: Iterable[RentalOffer], loaded_at: datetime) -> list[dict[
     An offer repeated verbatim (the same file read twice for a date) is stored once; two different
     offers with the same name (FSDL lists a cloud's configurations without instance names) are
     numbered in file order, so no row overwrites another."""
+    from gpuvalue.models.rental import OfferLoad, offer_row_columns
+
     stamp = _naive_utc(loaded_at)
+    load_fields = set(OfferLoad.model_fields)
+    stored = [c for c in offer_row_columns() if c.name not in load_fields]
     seen: set[RentalOffer] = set()  # frozen models: equal fields, equal hash
     used: Counter[tuple[str, str, str, date]] = Counter()
     rows = []
@@ -77,12 +58,17 @@ def offer_rows(offers: Iterable[RentalOffer], loaded_at: datetime) -> list[dict[
         used[(offer.source, offer.provider, key, offer.as_of)] += 1
         n = used[(offer.source, offer.provider, key, offer.as_of)]
         fields = offer.__dict__
-        row = {name: fields.get(name) for name in _OFFER_FIELDS}
-        row["offer_key"] = key if n == 1 else f"{key} #{n}"
-        row["loaded_at"] = stamp
-        row["extras"] = json.dumps(offer.extras, sort_keys=True, allow_nan=False) if offer.extras else None
+        row = {c.name: _stored(fields.get(c.name), c.json) for c in stored}
+        row.update(OfferLoad(offer_key=key if n == 1 else f"{key} #{n}", loaded_at=stamp).__dict__)
         rows.append(row)
     return rows
+
+
+def _stored(value: Any, is_json: bool) -> Any:
+    """A field's value as its column holds it: a bag of source-only fields as JSON text, None when empty."""
+    if is_json:
+        return json.dumps(value, sort_keys=True, allow_nan=False) if value else None
+    return value
 
 
 def load_warning(unmatched: int, dropped: list[tuple[RentalOffer, str]]) -> str:
@@ -123,7 +109,11 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
     if rows:
         import pyarrow as pa
 
-        incoming = pa.Table.from_pylist(rows, schema=_schema())
+        from gpuvalue.models.record_columns import arrow_schema
+        from gpuvalue.models.rental import OFFERS_TABLE, offer_row_columns
+        from gpuvalue.warehouse.record_tables import fit_batch
+
+        incoming = fit_batch(con, OFFERS_TABLE, pa.Table.from_pylist(rows, schema=arrow_schema(offer_row_columns())))
         sql_files.run_on_batch(con, "incoming_rental_offers", incoming, "rental_offers_insert")
     if score is not None:
         sql_files.run(con, "provider_score_declare", {

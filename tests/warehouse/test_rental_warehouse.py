@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gpuvalue.models.offer_matching import match_offers
 from gpuvalue.flows import stages as S
 from gpuvalue.flows.settings import Settings
 from gpuvalue.models.rent_vs_buy import Assumptions
@@ -103,7 +104,7 @@ def test_offers_without_an_instance_name_are_numbered_not_overwritten_and_verbat
 
 def test_fsdl_rows_all_fit_the_key(con):
     body = (FIXTURES / fsdl._HEAD_FIXTURE).read_bytes()
-    offers = fsdl.parse_fsdl_cloud_gpus(body, fsdl.LIVE_URL, date(2025, 3, 7))
+    offers = match_offers(fsdl.parse_fsdl_cloud_gpus(body, fsdl.LIVE_URL, date(2025, 3, 7)))  # as the enrich stage does
     written, warning = load_offers(con, offers, "fsdl-cloud-gpus")
     assert len(offers) == 257 and written == len({o for o in offers}) == 255  # two rows repeat verbatim
     assert con.execute("SELECT count(*) FROM rental_offers WHERE source = 'fsdl-cloud-gpus'").fetchone() == (255,)
