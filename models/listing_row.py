@@ -25,8 +25,8 @@ from gpuvalue.models.records import Listing, Record
 if TYPE_CHECKING:
     import pyarrow as pa
 
-TABLE = "listings"
-KEY = ("source", "listing_id")  # one row per listing: a later sighting merges into it
+TABLE = Listing.stored_as.table
+KEY = Listing.stored_as.key  # one row per listing: a later sighting merges into it
 # The listing's fields the enrich stage turns into others, not stored as they are.
 CONSUMED = ("seen_at", "ended")
 

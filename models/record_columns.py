@@ -1,4 +1,5 @@
-"""A record's fields read as typed columns: what its Arrow batch and its warehouse table are made from.
+"""A record's fields read as typed columns, and how its batches are written: what its Arrow batch, its
+warehouse table and its load are made from.
 
 A record kind (a pydantic model of ``models/``) is the one declaration of its fields. The batch a
 load writes (its Arrow schema) and the table it writes to (the warehouse derives the ``CREATE TABLE``
@@ -10,6 +11,12 @@ The reading, field by field: the annotation without ``None`` gives the type (``s
 zone, ``date``, a ``Literal`` the type of its values, a ``dict`` a JSON object); ``None`` in the
 annotation makes it nullable. A JSON bag is nullable whatever its annotation says: an empty bag is
 stored as NULL. A default value (not None, not a factory) is the column's default too.
+
+A record kind declares how its batches are written (``WriteDisposition``): merged into the stored
+rows on a key (a listing seen again), replacing its source's rows (a benchmark's figures, a price
+index: a re-import is the new truth), or replacing its source's rows of the partitions the batch holds
+(a rental source's offers of the dates it holds, earlier dates kept as history). The warehouse writes
+each disposition once (``warehouse/record_tables.py``), for every kind that declares it.
 """
 
 from __future__ import annotations
@@ -35,6 +42,24 @@ JSON_METADATA = {b"json": b"true"}
 _SCALARS: dict[type, str] = {
     str: "string", float: "double", int: "int32", bool: "bool", datetime: "timestamp[us]", date: "date32[day]",
 }
+
+
+Disposition = Literal["merge", "replace_source", "replace_partition"]
+
+
+@dataclass(frozen=True)
+class WriteDisposition:
+    """How a record kind's batches are written to its table."""
+
+    table: str
+    how: Disposition
+    key: tuple[str, ...] = ()  # merge: the columns naming one row
+    source: str = "source"  # replace_*: the column naming whose rows a batch replaces
+    partition: str | None = None  # replace_partition: the column whose values in the batch it replaces
+
+    def __post_init__(self) -> None:
+        if (self.how == "merge") != bool(self.key) or (self.how == "replace_partition") != bool(self.partition):
+            raise ValueError(f"{self.table}: a merge names its key, a partition replace its partition, and only they")
 
 
 @dataclass(frozen=True)

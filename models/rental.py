@@ -14,11 +14,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from gpuvalue.models.record_columns import Column, columns
+from gpuvalue.models.record_columns import Column, WriteDisposition, columns
 
 # Currencies an offer may carry into the ranking. An offer in another currency is converted first, at the
 # rate of its own day (convert_to_usd); one whose currency has no rate stays as it is, and
@@ -54,6 +54,9 @@ class RentalOffer(BaseModel):
     price (no spot market, or spot only), never zero."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # A load replaces its source's offers of the dates it holds; earlier dates stay as history.
+    stored_as: ClassVar[WriteDisposition] = WriteDisposition("rental_offers", "replace_partition", partition="as_of")
 
     source: str
     provider: str  # lower-case provider name ("aws", "lambda", "runpod", ...)
@@ -109,8 +112,8 @@ class OfferLoad(BaseModel):
 # date), so a later capture adds rows and a re-load of a date replaces that date's rows of its source.
 # The table's columns are the offer's fields, less those it does not keep, then OfferLoad's
 # (warehouse/record_tables.py derives the table from them).
-OFFERS_TABLE = "rental_offers"
-OFFERS_KEY = ("source", "provider", "offer_key", "as_of")
+OFFERS_TABLE = RentalOffer.stored_as.table
+OFFERS_KEY = ("source", "provider", "offer_key", "as_of")  # enforced by DuckDB
 # Not stored: the currency (a stored price is in USD, converted first) and the architecture (the
 # matcher's input only).
 OFFER_FIELDS_NOT_STORED = ("currency", "gpu_arch")

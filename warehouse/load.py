@@ -189,18 +189,14 @@ def replace_perf_inference(con: duckdb.DuckDBPyConnection, source: str, figures:
     others = sorted({f.source for f in figures} - {source})
     if others:
         raise ValueError(f"figures of {', '.join(others)} passed as {source}'s")
-    sql_files.run(con, "perf_inference_delete_source", {"source": source})
     keyed = {(f.model, f.workload, f.phase, f.gpu_count): f for f in figures}
-    if not keyed:
-        return 0
     incoming_inference = pa.Table.from_pylist(
         [{**f.model_dump(), "loaded_at": _naive_utc(loaded_at)} for f in keyed.values()],
         schema=pa.schema([("model", pa.string()), ("source", pa.string()), ("workload", pa.string()),
                           ("phase", pa.string()), ("tokens_per_s", pa.float64()), ("gpu_count", pa.int32()),
                           ("as_of", pa.date32()), ("loaded_at", pa.timestamp("us"))]),
-    )
-    sql_files.run_on_batch(con, "incoming_inference", incoming_inference, "perf_inference_insert_incoming")
-    return len(keyed)
+    ) if keyed else None
+    return record_tables.replace(con, InferenceFigure.stored_as, incoming_inference, source=source)
 
 
 def replace_scaling(con: duckdb.DuckDBPyConnection, source: str, rows: Sequence[dict]) -> int:

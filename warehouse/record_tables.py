@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from gpuvalue.models import listing_row, rental
-from gpuvalue.models.record_columns import JSON_METADATA, Column
+from gpuvalue.models.record_columns import JSON_METADATA, Column, WriteDisposition
 from gpuvalue.warehouse import sql_files
 
 if TYPE_CHECKING:  # pyarrow is a load's: the reading commands build and compare the DDL without it
@@ -153,3 +153,27 @@ def merge(con: duckdb.DuckDBPyConnection, table: str, name: str) -> None:
     ruled = set(_SET.findall(_UPDATE_SET.split(statement, maxsplit=1)[1]))
     rest = ", ".join(f"{ident(n)} = i.{ident(n)}" for n in stored_columns(con, table) if n not in ruled)
     con.execute(statement + (f", {rest}" if rest else ""))  # SQL built from identifiers: the columns no rule names
+
+
+def replace(con: duckdb.DuckDBPyConnection, disposition: WriteDisposition, batch: pa.Table | None, *,
+            source: str, partitions: Sequence[object] = ()) -> int:
+    """Write a batch of a kind that replaces (``replace_source``: ``source``'s rows; ``replace_partition``:
+    its rows of ``partitions``, the batch's partitions and any whose records were all dropped), then
+    inserts the batch by name, whatever columns its record has; the rows written. An empty or missing
+    batch still replaces: a source that publishes nothing more has no rows left."""
+    if disposition.how not in ("replace_source", "replace_partition"):
+        raise ValueError(f"{disposition.table} is written by {disposition.how}, not by replacing")
+    table, where = ident(disposition.table), f"{ident(disposition.source)} = ?"
+    params: list[object] = [source]
+    if disposition.partition is not None:
+        where += f" AND list_contains(?, {ident(disposition.partition)})"
+        params.append(list(partitions))
+    delete = f"DELETE FROM {table} WHERE {where}"  # SQL built from identifiers: the table and columns its record declares
+    con.execute(delete, params)
+    if batch is None or batch.num_rows == 0:
+        return 0
+    batch = fit_batch(con, disposition.table, batch)
+    with sql_files.registered(con, "incoming_records", batch):
+        insert = f"INSERT INTO {table} BY NAME SELECT * FROM incoming_records"  # SQL built from identifiers: its table
+        con.execute(insert)
+    return batch.num_rows

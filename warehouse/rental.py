@@ -1,7 +1,7 @@
 """Cloud GPU rental offers in the warehouse (schema v11): the load, and the reads the comparison needs.
 
 Offers go to ``rental_offers`` by the date of their data, so a later capture adds a date and a re-load
-of a date replaces that date's rows of the source; ``rental_prices_daily`` is then rebuilt from all
+of a date replaces that date's rows of the source (the disposition ``RentalOffer`` declares); ``rental_prices_daily`` is then rebuilt from all
 stored offers. Offers in another currency are converted at the rate of their own day first; offers whose
 prices cannot be real (``validate_prices``) are dropped before the load and
 counted; offers whose GPU name settles no catalog model are kept with ``model`` NULL and counted, so a
@@ -103,18 +103,17 @@ def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOf
     kept, dropped = validate_prices(offers)
     unmatched = sum(1 for o in kept if o.model is None)
     rows = offer_rows(kept, loaded_at)
+    # Every date the batch holds is replaced, even one whose offers were all dropped as impossible prices.
     days = sorted({o.as_of for o in offers})
     if days:
-        sql_files.run(con, "rental_offers_delete_days", [source, days])
-    if rows:
         import pyarrow as pa
 
         from gpuvalue.models.record_columns import arrow_schema
-        from gpuvalue.models.rental import OFFERS_TABLE, offer_row_columns
-        from gpuvalue.warehouse.record_tables import fit_batch
+        from gpuvalue.models.rental import RentalOffer, offer_row_columns
+        from gpuvalue.warehouse.record_tables import replace
 
-        incoming = fit_batch(con, OFFERS_TABLE, pa.Table.from_pylist(rows, schema=arrow_schema(offer_row_columns())))
-        sql_files.run_on_batch(con, "incoming_rental_offers", incoming, "rental_offers_insert")
+        incoming = pa.Table.from_pylist(rows, schema=arrow_schema(offer_row_columns())) if rows else None
+        replace(con, RentalOffer.stored_as, incoming, source=source, partitions=days)
     if score is not None:
         sql_files.run(con, "provider_score_declare", {
             "provider": score.provider, "extra": score.extra, "field": score.field, "header": score.header,

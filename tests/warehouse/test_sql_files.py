@@ -464,8 +464,7 @@ def _catalog(db: Path) -> object:
 
 
 @runs("perf_delete_source", "perf_insert_incoming", "perf_workload_delete_source", "perf_workload_insert_incoming",
-      "perf_scaling_delete_source", "perf_scaling_insert_incoming", "perf_inference_delete_source",
-      "perf_inference_insert_incoming")
+      "perf_scaling_delete_source", "perf_scaling_insert_incoming")
 def _perf_replaced(db: Path) -> object:
     from gpuvalue.models.records import PerfFigure
 
@@ -603,7 +602,7 @@ def _load_rental_offers(con) -> tuple[int, str]:
     return load_rental_offers(con, [offer], SEEN, source="cloud-test", score=score)
 
 
-@runs("rental_offers_delete_days", "rental_offers_insert", "rental_providers")
+@runs("rental_providers")
 def _rental_load(db: Path) -> object:
     from gpuvalue.warehouse.rental import rental_providers
 
@@ -623,7 +622,7 @@ def _rental_export(db: Path) -> object:
         return export_rental(con, db.parent / "rental-export")
 
 
-@runs("price_index_delete_source", "price_index_insert", "price_index_latest_by_model")
+@runs("price_index_latest_by_model")
 def _price_index(db: Path) -> object:
     from gpuvalue.models.price_index import PriceIndexPoint
     from gpuvalue.warehouse.price_index import load_price_index, price_index_latest
