@@ -6,7 +6,7 @@ at each day's rate, by the pure rules of ``models/listing_enrichment.py``; the w
 stores the rows (``warehouse/load.py``). The flow's match stage and ``import listings`` both enrich
 through here, so a listing is enriched the same way whoever stores it. A rental source's offers are
 matched by their published GPU names (``models/offer_matching.py``, with the source's own reading
-of its names) before the rental loader stores them.
+of its names) and converted to USD (``models/rental.py``) before the rental loader stores them.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import pyarrow as pa
 from gpuvalue.models.listing_enrichment import listing_rows
 from gpuvalue.models.offer_matching import match_offers
 from gpuvalue.models.records import Listing
-from gpuvalue.models.rental import RentalOffer
+from gpuvalue.models.rental import RentalOffer, convert_to_usd
 from gpuvalue.scrapers import registry
 from gpuvalue.warehouse.fx import daily_rates
 
@@ -50,10 +50,16 @@ def listing_enricher(ctx: EnrichContext, source: str | None) -> Callable[[Sequen
     return enrich
 
 
-def rental_offers(source: str, offers: Iterable[RentalOffer]) -> list[RentalOffer]:
-    """A rental source's offers, each matched to a catalog model by its published GPU name."""
+def rental_offers(con: duckdb.DuckDBPyConnection, source: str,
+                  offers: Iterable[RentalOffer]) -> tuple[list[RentalOffer], list[str]]:
+    """A rental source's offers, each matched to a catalog model by its published GPU name and, in
+    another currency, converted to USD at the rate of its own day (the warehouse's daily rates, the
+    shipped monthly table before them); and what the conversion notes for the run summary."""
     try:
         reading = registry.get(source).gpu_names
     except KeyError:
         reading = None
-    return match_offers(offers, reading)
+    matched = match_offers(offers, reading)
+    if not {o.currency.strip().upper() for o in matched} - {"USD"}:
+        return matched, []
+    return convert_to_usd(matched, daily_rates(con))

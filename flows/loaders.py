@@ -158,10 +158,11 @@ def _store_rental(ctx: StageContext, name: str, batches: list[ParsedSource], res
     dropped or left unmatched leads the source's warnings in the run summary."""
     from gpuvalue.warehouse.rental import load_rental_offers
 
-    offers = rental_offers(name, [o for b in batches for o in b.records])  # matched (flows/enrich.py)
+    # Matched and converted by the enrich step (flows/enrich.py), then stored.
+    offers, notes = rental_offers(ctx.con, name, [o for b in batches for o in b.records])
     with load.transaction(ctx.con):
         rows, warning = load_rental_offers(ctx.con, offers, ctx.loaded_at, source=name,
-                                           score=registry.get(name).provider_score)
+                                           score=registry.get(name).provider_score, notes=notes)
     if batches:
         batches[0].warnings.insert(0, warning)
     return rows

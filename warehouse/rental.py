@@ -2,9 +2,9 @@
 
 Offers go to ``rental_offers`` by the date of their data, so a later capture adds a date and a re-load
 of a date replaces that date's rows of the source (the disposition ``RentalOffer`` declares); ``rental_prices_daily`` is then rebuilt from all
-stored offers. Offers in another currency are converted at the rate of their own day first; offers whose
-prices cannot be real (``validate_prices``) are dropped before the load and
-counted; offers whose GPU name settles no catalog model are kept with ``model`` NULL and counted, so a
+stored offers. Offers come matched and, in another currency, converted at the rate of their own day
+by the enrich stage (flows/enrich.py); offers whose prices cannot be real (``validate_prices``) are
+dropped before the load and counted; offers whose GPU name settles no catalog model are kept with ``model`` NULL and counted, so a
 matcher improvement can be judged against them later.
 """
 
@@ -82,24 +82,22 @@ def load_warning(unmatched: int, dropped: list[tuple[RentalOffer, str]]) -> str:
 
 
 def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOffer], loaded_at: datetime, *,
-                       source: str, score: ProviderScore | None = None) -> tuple[int, str]:
-    """Store one source's offers: (rows written, the warning line for the run summary).
+                       source: str, score: ProviderScore | None = None,
+                       notes: Iterable[str] = ()) -> tuple[int, str]:
+    """Store one source's offers, matched and converted by the enrich stage (flows/enrich.py): (rows
+    written, the warning line for the run summary, ``notes`` from the enrichment at its end).
 
-    Each date the batch holds replaces that date's rows of ``source``; other dates stay (history). Then
-    ``rental_prices_daily`` is rebuilt. Offers of another source are refused. ``score``: the source's
-    declaration of its provider's own score, which its offers carry in ``extras`` (stored in
-    ``provider_scores`` for `gpuvalue rent`). The caller owns the transaction."""
+    An offer whose prices cannot be real (``validate_prices``, a currency left unconverted among them)
+    is dropped and counted. Each date the batch holds replaces that date's rows of ``source``; other
+    dates stay (history). Then ``rental_prices_daily`` is rebuilt. Offers of another source are refused.
+    ``score``: the source's declaration of its provider's own score, which its offers carry in
+    ``extras`` (stored in ``provider_scores`` for `gpuvalue rent`). The caller owns the transaction."""
     offers = list(offers)
     others = sorted({o.source for o in offers} - {source})
     if others:
         raise ValueError(f"offers of {', '.join(others)} passed as {source}'s")
-    from gpuvalue.models.rental import convert_to_usd, validate_prices
-    from gpuvalue.warehouse.fx import daily_rates
+    from gpuvalue.models.rental import validate_prices
 
-    currencies = {o.currency.strip().upper() for o in offers} - {"USD"}
-    notes: list[str] = []
-    if currencies:  # each at the rate of its own day (fx_rates; the shipped monthly table before it)
-        offers, notes = convert_to_usd(offers, daily_rates(con))
     kept, dropped = validate_prices(offers)
     unmatched = sum(1 for o in kept if o.model is None)
     rows = offer_rows(kept, loaded_at)
