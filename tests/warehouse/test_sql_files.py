@@ -634,7 +634,7 @@ def _price_index(db: Path) -> object:
         return price_index_latest(con)
 
 
-@runs("harness_figures_delete", "harness_figures_insert", "harness_figures_stored", "harness_stored_names",
+@runs("harness_figures_stored", "harness_stored_names",
       "harness_other_measured_perf", "harness_other_measured_ratios", "harness_catalog_vendors")
 def _harness(db: Path) -> object:
     from gpuvalue.models.harness import HarnessFigure

@@ -10,6 +10,7 @@ from datetime import date
 import pyarrow as pa
 import pytest
 
+from gpuvalue.models.harness import HarnessFigure
 from gpuvalue.models.price_index import PriceIndexPoint
 from gpuvalue.models.record_columns import WriteDisposition
 from gpuvalue.models.records import InferenceFigure, Listing
@@ -17,7 +18,7 @@ from gpuvalue.models.rental import RentalOffer
 from gpuvalue.warehouse import layers, record_tables
 from gpuvalue.warehouse.db import open_database
 
-KINDS = (Listing, RentalOffer, PriceIndexPoint, InferenceFigure)
+KINDS = (Listing, RentalOffer, PriceIndexPoint, InferenceFigure, HarnessFigure)
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.__name__)
