@@ -94,8 +94,9 @@ def child(kind: str, db: str, rows_file: str, n: int) -> None:
 
     from gpuvalue.flows import loaders
     from gpuvalue.warehouse import load
+    from gpuvalue.models.listing_row import row_schema
     from gpuvalue.warehouse.db import open_database
-    from gpuvalue.warehouse.listing_rows import listing_rows
+    from gpuvalue.models.listing_enrichment import listing_rows
 
     con = open_database(db)
     # PyArrow imports pandas, where installed, on its first conversion of Python objects: done
@@ -124,7 +125,7 @@ def child(kind: str, db: str, rows_file: str, n: int) -> None:
         if kind == "flow":
             pq.write_table(rows, rows_file)  # the same rows, for the other variants
     else:
-        table = pq.read_table(rows_file).cast(load.LISTING_SCHEMA)
+        table = pq.read_table(rows_file).cast(row_schema())
         table = table.slice(0, n)
         before, cpu0 = _peak_mb(), _cpu_s()
         t0 = time.perf_counter()

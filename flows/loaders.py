@@ -16,13 +16,13 @@ from typing import Any, Protocol
 
 import duckdb
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from gpuvalue.flows.enrich import listing_enricher, rental_offers
+from gpuvalue.models.listing_enrichment import matched_rows
 from gpuvalue.models.records import InferenceFigure, PerfFigure
 from gpuvalue.models.source_batches import ParsedSource
 from gpuvalue.scrapers import registry
 from gpuvalue.warehouse import load, queries
-from gpuvalue.warehouse.listing_rows import listing_rows
 
 class StageContext(Protocol):
     """What a loader needs of the stage running it (flows/stages.py's StageContext)."""
@@ -59,11 +59,6 @@ def load_specs(con: duckdb.DuckDBPyConnection, parsed: ParsedSource) -> int:
 def load_listings(con: duckdb.DuckDBPyConnection, rows: pa.Table | Sequence[dict]) -> int:
     with load.transaction(con):
         return load.load_listings(con, rows)
-
-
-def matched_rows(rows: pa.Table) -> int:
-    """How many of ``listing_rows``' rows name a model."""
-    return pc.sum(pc.fill_null(pc.not_equal(rows.column("model"), ""), False)).as_py() or 0
 
 
 def perf_from_tables(parsed: ParsedSource, reference: str):
@@ -120,18 +115,11 @@ def _store_specs(ctx: StageContext, name: str, batches: list[ParsedSource], resu
 
 
 def _store_listings(ctx: StageContext, name: str, batches: list[ParsedSource], result: StageResult) -> int:
+    """A listing source's records, enriched (flows/enrich.py), then stored, fetch by fetch."""
     n = matched = 0
-    try:
-        vocabulary = registry.get(name).vocabulary
-    except KeyError:  # a CSV import brings no vocabulary of its own
-        vocabulary = None
-    matcher = ctx.matcher().with_vocabulary(vocabulary.junk_words if vocabulary else None)
-    words = vocabulary.condition_words if vocabulary else None
-    from gpuvalue.warehouse.fx import daily_rates
-
-    rates = daily_rates(ctx.con)  # each price at its own day's rate (the load stage stored the day's rates)
+    enrich = listing_enricher(ctx, name)
     for b in batches:
-        rows = listing_rows(b.listings, matcher, words, rates)  # an Arrow table, loaded without a copy
+        rows = enrich(b.listings)  # an Arrow table, loaded without a copy
         n += load_listings(ctx.con, rows)
         matched += matched_rows(rows)
     result.matched[name] = matched
@@ -170,10 +158,11 @@ def _store_rental(ctx: StageContext, name: str, batches: list[ParsedSource], res
     dropped or left unmatched leads the source's warnings in the run summary."""
     from gpuvalue.warehouse.rental import load_rental_offers
 
-    offers = [o for b in batches for o in b.records]
+    # Matched and converted by the enrich step (flows/enrich.py), then stored.
+    offers, notes = rental_offers(ctx.con, name, [o for b in batches for o in b.records])
     with load.transaction(ctx.con):
         rows, warning = load_rental_offers(ctx.con, offers, ctx.loaded_at, source=name,
-                                           score=registry.get(name).provider_score)
+                                           score=registry.get(name).provider_score, notes=notes)
     if batches:
         batches[0].warnings.insert(0, warning)
     return rows

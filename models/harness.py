@@ -26,10 +26,11 @@ import math
 import re
 from collections.abc import Iterable, Mapping
 import datetime as dt
-from typing import Literal, Protocol
+from typing import ClassVar, Literal, Protocol
 
 from pydantic import model_validator
 
+from gpuvalue.models.record_columns import WriteDisposition
 from gpuvalue.models.records import MatchResult, Record
 
 Mode = Literal["train", "inference"]
@@ -60,6 +61,9 @@ class HarnessFigure(Record):
     ``run`` tells repeated runs of one device apart (a results folder, a table, a data row), and
     ``series`` names the part of a harness whose figures compare with each other only (a scoring
     version, a framework release, a cuDNN release); None when the whole harness is one series."""
+
+    # A harness's newest fetch is the whole truth for it: its figures replace the ones stored before.
+    stored_as: ClassVar[WriteDisposition] = WriteDisposition("harness_figures", "replace_source", source="harness")
 
     harness: str
     device: str  # as published

@@ -1,5 +1,5 @@
 """The range a card's price in USD can fall in, whatever the source or the currency it was written
-in: one rule for the conversion that holds a listing out of the prices (warehouse/listing_rows.py),
+in: one rule for the conversion that holds a listing out of the prices (models/listing_enrichment.py),
 the import's refusal of a row before it is matched (scrapers/listing_csv.py, the outer bounds
 alone) and the integrity check that fails on a stored price outside it
 (warehouse/checks/listing_prices_implausible.sql, the same rule in SQL).

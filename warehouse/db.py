@@ -141,6 +141,11 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
             for _version, _name, text in pending:
                 for statement in split_statements(text):
                     con.execute(statement)
+            # What a record declares and no migration added (a new nullable field), after the
+            # migrations: an older table they rebuild must not meet a column it does not know.
+            from gpuvalue.warehouse import record_tables  # a writer's work: pyarrow and the records
+
+            record_tables.add_declared_columns(con)
         layers.create_views(con)
         for version, name, _text in pending:
             if have > 0 and version in _REBUILT_AFTER_MIGRATION:

@@ -19,15 +19,14 @@ from gpuvalue.models.harness import HarnessFigure
 from gpuvalue.models.perf.combine import COMBINED, CombinedPerf, HarnessInput, combine_measured
 from gpuvalue.models.perf.measured import DEFAULT_REFERENCE, WorkloadRatio
 from gpuvalue.models.records import PerfFigure
-from gpuvalue.warehouse import load
-from gpuvalue.warehouse.sql_files import dicts, rows, run, run_on_batch
+from gpuvalue.warehouse import load, record_tables
+from gpuvalue.warehouse.sql_files import dicts, rows
 
 NOT_IN_CATALOG = "not in the catalog"
 # Sources whose perf rows are not another measured source's figures.
 _NOT_MEASURED_SOURCES = ("local", "estimate", COMBINED, "weighted")
 
-# The columns of a stored figure: sql/harness_figures_insert.sql names them all, and
-# sql/harness_figures_stored.sql all but loaded_at.
+# The columns of a stored figure (inserted by name; sql/harness_figures_stored.sql reads all but loaded_at).
 _COLUMNS = (
     "harness", "device", "model", "excluded", "workload", "mode", "precision", "metric", "value", "batch_size",
     "batch_basis", "gpu_count", "framework", "framework_version", "cuda", "rocm", "cudnn", "run_date", "series",
@@ -60,9 +59,6 @@ def replace_harness_figures(con: duckdb.DuckDBPyConnection, harness: str, figure
     others = sorted({f.harness for f in figures} - {harness})
     if others:
         raise ValueError(f"figures of {', '.join(others)} passed as {harness}'s")
-    run(con, "harness_figures_delete", [harness])
-    if not figures:
-        return 0
     stamp = _naive_utc(loaded_at)
     batch = []
     for f in figures:
@@ -70,9 +66,8 @@ def replace_harness_figures(con: duckdb.DuckDBPyConnection, harness: str, figure
         row["run_date"] = row.pop("date")
         row["loaded_at"] = stamp
         batch.append({c: row[c] for c in _COLUMNS})
-    incoming_harness = pa.Table.from_pylist(batch, schema=_SCHEMA)
-    run_on_batch(con, "incoming_harness", incoming_harness, "harness_figures_insert")
-    return len(batch)
+    incoming = pa.Table.from_pylist(batch, schema=_SCHEMA) if batch else None
+    return record_tables.replace(con, HarnessFigure.stored_as, incoming, source=harness)
 
 
 def _naive_utc(moment: datetime) -> datetime:

@@ -49,7 +49,8 @@ class Model:
     layer: str
     kind: str  # table | view | macro
     statement: str  # the file's one statement, comments dropped
-    path: str  # relative to the package: models/<layer>/<name>.sql
+    path: str  # where it is declared, relative to the checkout: warehouse/models/<layer>/<name>.sql,
+    # or the module of the record that declares it (warehouse/record_tables.py)
     inputs: tuple[str, ...]  # the models it reads (a table: what the SQL that fills it reads)
 
 
@@ -123,21 +124,29 @@ def _writers(model_names: set[str]) -> dict[str, set[str]]:
 @cache
 def models() -> tuple[Model, ...]:
     """Every model, by layer then name."""
-    parsed = [(layer, name, *_parsed(layer, name, text)) for layer, name, text in _files()]
-    names = {name for _, name, _, _ in parsed}
+    parsed = [(layer, name, *_parsed(layer, name, text), f"warehouse/models/{layer}/{name}.sql")
+              for layer, name, text in _files()]
+    # A table a record kind declares is derived from the record (warehouse/record_tables.py; imported
+    # here: it reads the records with pyarrow and pydantic, which a reading command never needs).
+    from gpuvalue.warehouse import record_tables
+
+    parsed += [(t.layer, t.name, "table", split_statements(record_tables.create_statement(t))[0], t.declared_in)
+               for t in record_tables.RECORD_TABLES]
+    parsed.sort(key=lambda p: (LAYERS.index(p[0]), p[1]))
+    names = {name for _, name, _, _, _ in parsed}
     if len(names) != len(parsed):
         raise ModelFileError("two model files define the same name")
-    macros = {name for _, name, kind, _ in parsed if kind == "macro"}
+    macros = {name for _, name, kind, _, _ in parsed if kind == "macro"}
     writers = _writers(names)
     out = []
-    for layer, name, kind, statement in parsed:
+    for layer, name, kind, statement, path in parsed:
         code = _code(statement)
         if kind == "table":
             read = writers.get(name, set())
         else:
             read = {n.lower() for n in _READS.findall(code)} | {n.lower() for n in _CALLS.findall(code)} & macros
         inputs = tuple(sorted((read & names) - {name}))
-        out.append(Model(name, layer, kind, statement, f"models/{layer}/{name}.sql", inputs))
+        out.append(Model(name, layer, kind, statement, path, inputs))
     return tuple(out)
 
 
@@ -196,15 +205,20 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
              or (m.kind != "table" and live[m.kind][m.name] != expected[m.kind][m.name])]
     for model in stale:
         con.execute(model.statement)
-    return len(stale)
+    from gpuvalue.warehouse import record_tables  # a writer's work (see models())
+
+    return len(stale) + len(record_tables.add_declared_columns(con))
 
 
 def catalog(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, object]]:
     """What the connection's database stores for each table, view and macro, as comparable values."""
     out: dict[str, dict[str, object]] = {"table": {}, "view": {}, "macro": {}}
     columns: dict[str, list[tuple]] = {}
-    for table, *column in rows(con, "model_table_columns"):
+    # A column's place among the table's is not compared: a column added to an older warehouse comes
+    # last, wherever its record or file declares it.
+    for table, _position, *column in rows(con, "model_table_columns"):
         columns.setdefault(table, []).append(tuple(column))
+    columns = {table: sorted(cols, key=str) for table, cols in columns.items()}
     keys: dict[str, list[tuple]] = {}
     for table, *key in rows(con, "model_table_keys"):
         keys.setdefault(table, []).append(tuple(key))
@@ -238,10 +252,10 @@ def drift(con: duckdb.DuckDBPyConnection) -> list[str]:
         have = live[model.kind].get(model.name)
         if have is None:
             problems.append(f"model {model.name}: the warehouse has no {model.kind} {model.name} "
-                            f"(warehouse/{model.path})")
+                            f"({model.path})")
         elif have != expected[model.kind][model.name]:
             what = "its columns or keys differ from" if model.kind == "table" else "its stored SQL differs from"
-            problems.append(f"model {model.name}: {what} warehouse/{model.path}")
+            problems.append(f"model {model.name}: {what} {model.path}")
     return problems
 
 
@@ -257,7 +271,7 @@ def lineage_markdown() -> str:
     lines = ["| layer | model | kind | reads |", "|---|---|---|---|"]
     for m in models():
         reads = ", ".join(f"`{n}`" for n in m.inputs) or ("loaded" if m.kind == "table" else "")
-        lines.append(f"| {m.layer} | [`{m.name}`](../warehouse/{m.path}) | {m.kind} | {reads} |")
+        lines.append(f"| {m.layer} | [`{m.name}`](../{m.path}) | {m.kind} | {reads} |")
     return "\n".join(lines) + "\n"
 
 

@@ -14,8 +14,9 @@ from datetime import date, datetime, timezone
 import duckdb
 import pyarrow as pa
 
+from gpuvalue.models import listing_row
 from gpuvalue.models.records import GpuSpec, InferenceFigure, PerfFigure
-from gpuvalue.warehouse import sql_files
+from gpuvalue.warehouse import record_tables, sql_files
 from gpuvalue.warehouse.ranking import materialize_day  # noqa: F401  (re-exported: the ranking's callers import it here)
 from gpuvalue.warehouse.transactions import transaction  # noqa: F401  (re-exported: callers wrap their loads in it)
 
@@ -100,34 +101,19 @@ def replace_catalog(con: duckdb.DuckDBPyConnection, rows: Sequence[dict], confli
     return len(data)
 
 
-LISTING_SCHEMA = pa.schema(
-    [
-        ("source", pa.string()), ("listing_id", pa.string()), ("title", pa.string()), ("subtitle", pa.string()),
-        ("price", pa.float64()), ("shipping", pa.float64()), ("currency", pa.string()),
-        ("total_usd", pa.float64()), ("fx_source", pa.string()), ("condition", pa.string()),
-        ("condition_class", pa.string()), ("buying_option", pa.string()), ("bid_count", pa.int32()),
-        ("quantity", pa.int32()), ("sold", pa.bool_()), ("sold_at", pa.timestamp("us")),
-        ("first_seen", pa.timestamp("us")), ("last_seen", pa.timestamp("us")), ("status", pa.string()),
-        ("url", pa.string()), ("marketplace", pa.string()), ("model", pa.string()), ("match_reason", pa.string()),
-        ("extras", pa.string()),  # JSON text
-    ]
-)
-
-
-def listing_table(rows: Sequence[dict]) -> pa.Table:
-    """Prepared rows as Arrow (measured faster than transposing to columns in Python first)."""
-    return pa.Table.from_pylist(list(rows), schema=LISTING_SCHEMA)
-
-
 def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict] | pa.Table) -> int:
-    """Upsert prepared listing rows (LISTING_SCHEMA columns) and their daily snapshots.
+    """Upsert enriched listing rows (``models/listing_row.py``: an Arrow batch, or dicts by column)
+    and their daily snapshots; the rows loaded.
 
-    The tables carry no key index (see migration 002): a MERGE on a hash join is several times
-    faster for bulk loads, and one row per key is kept here: the newest observation in the batch.
+    The batch's columns are whatever its record has: a nullable one the table lacks is added first
+    (``record_tables.fit_batch``). The table carries no key index: the load keeps one row per key
+    itself, the newest observation in the batch, merged into the stored row by the rules of
+    ``merge_listings.sql``.
     """
-    table = rows if isinstance(rows, pa.Table) else listing_table(rows)
+    table = rows if isinstance(rows, pa.Table) else pa.Table.from_pylist(list(rows), schema=listing_row.row_schema())
     if table.num_rows == 0:
         return 0
+    table = record_tables.fit_batch(con, listing_row.TABLE, table)
     with sql_files.registered(con, "incoming_raw", table):
         duplicates = sql_files.scalar(con, "incoming_listings_duplicates")
         kind = "TABLE" if duplicates else "VIEW"
@@ -140,6 +126,7 @@ def load_listings(con: duckdb.DuckDBPyConnection, rows: Sequence[dict] | pa.Tabl
             # are refreshed (see refresh_price_observations.sql).
             sql_files.run(con, "incoming_listings_touched")
             try:
+                record_tables.merge(con, listing_row.TABLE, "merge_listings")
                 sql_files.run(con, "upsert_listings")
                 sql_files.run(con, "refresh_price_observations")
             finally:
@@ -202,18 +189,14 @@ def replace_perf_inference(con: duckdb.DuckDBPyConnection, source: str, figures:
     others = sorted({f.source for f in figures} - {source})
     if others:
         raise ValueError(f"figures of {', '.join(others)} passed as {source}'s")
-    sql_files.run(con, "perf_inference_delete_source", {"source": source})
     keyed = {(f.model, f.workload, f.phase, f.gpu_count): f for f in figures}
-    if not keyed:
-        return 0
     incoming_inference = pa.Table.from_pylist(
         [{**f.model_dump(), "loaded_at": _naive_utc(loaded_at)} for f in keyed.values()],
         schema=pa.schema([("model", pa.string()), ("source", pa.string()), ("workload", pa.string()),
                           ("phase", pa.string()), ("tokens_per_s", pa.float64()), ("gpu_count", pa.int32()),
                           ("as_of", pa.date32()), ("loaded_at", pa.timestamp("us"))]),
-    )
-    sql_files.run_on_batch(con, "incoming_inference", incoming_inference, "perf_inference_insert_incoming")
-    return len(keyed)
+    ) if keyed else None
+    return record_tables.replace(con, InferenceFigure.stored_as, incoming_inference, source=source)
 
 
 def replace_scaling(con: duckdb.DuckDBPyConnection, source: str, rows: Sequence[dict]) -> int:

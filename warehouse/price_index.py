@@ -13,14 +13,15 @@ import duckdb
 import pyarrow as pa
 
 from gpuvalue.models.price_index import PriceIndexPoint
-from gpuvalue.warehouse.sql_files import dicts, run, run_on_batch
+from gpuvalue.warehouse.record_tables import replace
+from gpuvalue.warehouse.sql_files import dicts
 
 # Alarm when the own sold median and the index's average differ by more than this, either way.
 ALARM_MAX_REL_DIFF = 0.25
 # ... and only with this many own sales behind the median: fewer make no price either (price_min_count).
 ALARM_MIN_OWN = 3
 
-# The incoming batch of an import; sql/price_index_insert.sql names these columns, in this order.
+# The incoming batch of an import, inserted by name into price_index_monthly (its model file's columns).
 _SCHEMA = pa.schema([
     ("source", pa.string()), ("gpu_name", pa.string()), ("model", pa.string()), ("match_reason", pa.string()),
     ("month", pa.date32()), ("avg_sold_usd", pa.float64()), ("quantity_sold", pa.int32()),
@@ -52,14 +53,11 @@ def load_price_index(con: duckdb.DuckDBPyConnection, points: Iterable[PriceIndex
     keyed: dict[tuple[str, str, object], PriceIndexPoint] = {}
     for p in sorted(points, key=lambda p: p.published):
         keyed[(p.source, p.gpu_name, p.month)] = p
-    for name in sorted(sources):
-        run(con, "price_index_delete_source", [name])
-    if not keyed:
-        return 0
     stamp = _naive_utc(loaded_at)
-    incoming = pa.Table.from_pylist(
-        [{**p.model_dump(exclude={"table"}), "loaded_at": stamp, "read_from": p.table} for p in keyed.values()], schema=_SCHEMA)
-    run_on_batch(con, "incoming_price_index", incoming, "price_index_insert")
+    for name in sorted(sources):
+        rows = [{**p.model_dump(exclude={"table"}), "loaded_at": stamp, "read_from": p.table}
+                for p in keyed.values() if p.source == name]
+        replace(con, PriceIndexPoint.stored_as, pa.Table.from_pylist(rows, schema=_SCHEMA) if rows else None, source=name)
     return len(keyed)
 
 

@@ -1,10 +1,10 @@
 """Cloud GPU rental offers in the warehouse (schema v11): the load, and the reads the comparison needs.
 
 Offers go to ``rental_offers`` by the date of their data, so a later capture adds a date and a re-load
-of a date replaces that date's rows of the source; ``rental_prices_daily`` is then rebuilt from all
-stored offers. Offers in another currency are converted at the rate of their own day first; offers whose
-prices cannot be real (``validate_prices``) are dropped before the load and
-counted; offers whose GPU name settles no catalog model are kept with ``model`` NULL and counted, so a
+of a date replaces that date's rows of the source (the disposition ``RentalOffer`` declares); ``rental_prices_daily`` is then rebuilt from all
+stored offers. Offers come matched and, in another currency, converted at the rate of their own day
+by the enrich stage (flows/enrich.py); offers whose prices cannot be real (``validate_prices``) are
+dropped before the load and counted; offers whose GPU name settles no catalog model are kept with ``model`` NULL and counted, so a
 matcher improvement can be judged against them later.
 """
 
@@ -14,7 +14,6 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from datetime import date, datetime, timezone
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -24,28 +23,6 @@ from gpuvalue.models.rent_vs_buy import Assumptions, compare
 if TYPE_CHECKING:  # the offers' model (pydantic) is what a load needs; `gpuvalue rent` only reads
     from gpuvalue.models.rental import ProviderScore, RentalOffer
 from gpuvalue.warehouse import sql_files
-
-# The incoming batch of a load; sql/rental_offers_insert.sql names these columns, in this order.
-# Arrow types are named, not built: reading commands (`rent`) import this module, and pyarrow is
-# imported only by a load (``_schema``).
-_COLUMNS = (
-    ("source", "string"), ("provider", "string"), ("offer_key", "string"), ("instance_type", "string"),
-    ("region", "string"), ("as_of", "date"), ("gpu_name", "string"), ("model", "string"),
-    ("match_reason", "string"), ("gpu_count", "int32"), ("usd_per_hour", "float"),
-    ("usd_per_gpu_hour", "float"), ("spot_usd_per_hour", "float"), ("spot_usd_per_gpu_hour", "float"),
-    ("gpu_memory_gb", "float"), ("vcpus", "float"), ("memory_gib", "float"),
-    ("loaded_at", "timestamp"), ("reliability", "float"), ("verified", "bool"), ("extras", "string"),
-)
-_OFFER_FIELDS = tuple(n for n, _ in _COLUMNS if n not in ("offer_key", "loaded_at", "extras"))  # as RentalOffer names them
-
-
-@cache
-def _schema():
-    import pyarrow as pa
-
-    types = {"string": pa.string(), "date": pa.date32(), "int32": pa.int32(), "float": pa.float64(),
-             "timestamp": pa.timestamp("us"), "bool": pa.bool_()}
-    return pa.schema([(name, types[kind]) for name, kind in _COLUMNS])
 
 # A rental price within this many days of the newest one is comparable ('recent'); older ones rank
 # after every recent one (migration 017, whose note on existing rows holds the same number).
@@ -63,7 +40,11 @@ def offer_rows(offers: Iterable[RentalOffer], loaded_at: datetime) -> list[dict[
     An offer repeated verbatim (the same file read twice for a date) is stored once; two different
     offers with the same name (FSDL lists a cloud's configurations without instance names) are
     numbered in file order, so no row overwrites another."""
+    from gpuvalue.models.rental import OfferLoad, offer_row_columns
+
     stamp = _naive_utc(loaded_at)
+    load_fields = set(OfferLoad.model_fields)
+    stored = [c for c in offer_row_columns() if c.name not in load_fields]
     seen: set[RentalOffer] = set()  # frozen models: equal fields, equal hash
     used: Counter[tuple[str, str, str, date]] = Counter()
     rows = []
@@ -77,12 +58,17 @@ def offer_rows(offers: Iterable[RentalOffer], loaded_at: datetime) -> list[dict[
         used[(offer.source, offer.provider, key, offer.as_of)] += 1
         n = used[(offer.source, offer.provider, key, offer.as_of)]
         fields = offer.__dict__
-        row = {name: fields.get(name) for name in _OFFER_FIELDS}
-        row["offer_key"] = key if n == 1 else f"{key} #{n}"
-        row["loaded_at"] = stamp
-        row["extras"] = json.dumps(offer.extras, sort_keys=True, allow_nan=False) if offer.extras else None
+        row = {c.name: _stored(fields.get(c.name), c.json) for c in stored}
+        row.update(OfferLoad(offer_key=key if n == 1 else f"{key} #{n}", loaded_at=stamp).__dict__)
         rows.append(row)
     return rows
+
+
+def _stored(value: Any, is_json: bool) -> Any:
+    """A field's value as its column holds it: a bag of source-only fields as JSON text, None when empty."""
+    if is_json:
+        return json.dumps(value, sort_keys=True, allow_nan=False) if value else None
+    return value
 
 
 def load_warning(unmatched: int, dropped: list[tuple[RentalOffer, str]]) -> str:
@@ -96,35 +82,36 @@ def load_warning(unmatched: int, dropped: list[tuple[RentalOffer, str]]) -> str:
 
 
 def load_rental_offers(con: duckdb.DuckDBPyConnection, offers: Iterable[RentalOffer], loaded_at: datetime, *,
-                       source: str, score: ProviderScore | None = None) -> tuple[int, str]:
-    """Store one source's offers: (rows written, the warning line for the run summary).
+                       source: str, score: ProviderScore | None = None,
+                       notes: Iterable[str] = ()) -> tuple[int, str]:
+    """Store one source's offers, matched and converted by the enrich stage (flows/enrich.py): (rows
+    written, the warning line for the run summary, ``notes`` from the enrichment at its end).
 
-    Each date the batch holds replaces that date's rows of ``source``; other dates stay (history). Then
-    ``rental_prices_daily`` is rebuilt. Offers of another source are refused. ``score``: the source's
-    declaration of its provider's own score, which its offers carry in ``extras`` (stored in
-    ``provider_scores`` for `gpuvalue rent`). The caller owns the transaction."""
+    An offer whose prices cannot be real (``validate_prices``, a currency left unconverted among them)
+    is dropped and counted. Each date the batch holds replaces that date's rows of ``source``; other
+    dates stay (history). Then ``rental_prices_daily`` is rebuilt. Offers of another source are refused.
+    ``score``: the source's declaration of its provider's own score, which its offers carry in
+    ``extras`` (stored in ``provider_scores`` for `gpuvalue rent`). The caller owns the transaction."""
     offers = list(offers)
     others = sorted({o.source for o in offers} - {source})
     if others:
         raise ValueError(f"offers of {', '.join(others)} passed as {source}'s")
-    from gpuvalue.models.rental import convert_to_usd, validate_prices
-    from gpuvalue.warehouse.fx import daily_rates
+    from gpuvalue.models.rental import validate_prices
 
-    currencies = {o.currency.strip().upper() for o in offers} - {"USD"}
-    notes: list[str] = []
-    if currencies:  # each at the rate of its own day (fx_rates; the shipped monthly table before it)
-        offers, notes = convert_to_usd(offers, daily_rates(con))
     kept, dropped = validate_prices(offers)
     unmatched = sum(1 for o in kept if o.model is None)
     rows = offer_rows(kept, loaded_at)
+    # Every date the batch holds is replaced, even one whose offers were all dropped as impossible prices.
     days = sorted({o.as_of for o in offers})
     if days:
-        sql_files.run(con, "rental_offers_delete_days", [source, days])
-    if rows:
         import pyarrow as pa
 
-        incoming = pa.Table.from_pylist(rows, schema=_schema())
-        sql_files.run_on_batch(con, "incoming_rental_offers", incoming, "rental_offers_insert")
+        from gpuvalue.models.record_columns import arrow_schema
+        from gpuvalue.models.rental import RentalOffer, offer_row_columns
+        from gpuvalue.warehouse.record_tables import replace
+
+        incoming = pa.Table.from_pylist(rows, schema=arrow_schema(offer_row_columns())) if rows else None
+        replace(con, RentalOffer.stored_as, incoming, source=source, partitions=days)
     if score is not None:
         sql_files.run(con, "provider_score_declare", {
             "provider": score.provider, "extra": score.extra, "field": score.field, "header": score.header,

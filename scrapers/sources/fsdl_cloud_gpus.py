@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
-from gpuvalue.models.cloud_names import match_cloud_gpu, memory_from_name
+from gpuvalue.models.cloud_names import memory_from_name
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.rental import RentalOffer
 from gpuvalue.models.source_batches import SourceFetch
@@ -280,7 +280,6 @@ def read_fsdl_cloud_gpus(body: bytes, url: str, as_of: date) -> tuple[list[Renta
         arch = cell("GPU Arch") or None
         instance_type = cell("Name") or None
         provider = provider_slug(cloud)
-        match = match_cloud_gpu(gpu_name, memory_gb=memory, arch=arch, provider=provider, instance_type=instance_type)
         try:
             offers.append(
                 RentalOffer(
@@ -288,8 +287,6 @@ def read_fsdl_cloud_gpus(body: bytes, url: str, as_of: date) -> tuple[list[Renta
                     provider=provider,
                     instance_type=instance_type,
                     gpu_name=gpu_name,
-                    model=match.model,
-                    match_reason=match.reason,
                     gpu_count=count,
                     usd_per_hour=on_demand,
                     usd_per_gpu_hour=usd_per_gpu_hour,

@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
-from gpuvalue.models.cloud_names import match_cloud_gpu, memory_from_name
+from gpuvalue.models.cloud_names import memory_from_name
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.rental import RentalOffer
 from gpuvalue.models.source_batches import SourceFetch
@@ -145,11 +145,10 @@ def read_serverless_gpus(body: bytes, url: str, as_of: date) -> tuple[list[Renta
         vcpus, ram = _quantity(row, "vCPUs"), _quantity(row, "RAM")
         provider = provider_slug(vendor)
         instance_type = _instance_type(count, gpu_name, memory, vcpus, ram)
-        match = match_cloud_gpu(gpu_name, memory_gb=memory, arch=arch, provider=provider, instance_type=instance_type)
         try:
             offers.append(RentalOffer(
                 source=NAME, provider=provider, instance_type=instance_type, gpu_name=gpu_name,
-                model=match.model, match_reason=match.reason, gpu_count=count,
+                gpu_count=count,
                 usd_per_hour=per_hour, usd_per_gpu_hour=usd_per_gpu_hour,
                 vcpus=vcpus, memory_gib=ram, gpu_memory_gb=memory, gpu_arch=arch, as_of=as_of,
             ))

@@ -7,9 +7,9 @@ priced per GPU-hour. SkyPilot's RunPod catalog is years old in places; this is R
 One offer per GPU type and cloud the type is offered in (``secureCloud`` / ``communityCloud``):
 a price of a cloud the type is not offered in is a placeholder (the recorded answer lists the B200 at
 $0.50 in a community cloud that does not carry it), and so is a price of 0, so both are left out.
-The matcher reads RunPod's full name (``id``: ``NVIDIA H100 80GB HBM3``) with its memory, and
-its short name (``displayName``: ``H100 SXM``) as the instance type, which states the form factor
-where the full name does not.
+The enrich stage's matcher reads RunPod's full name (``id``: ``NVIDIA H100 80GB HBM3``) with its
+memory, and the instance type made of its short name (``displayName``: ``H100 SXM (secure cloud)``),
+which states the form factor where the full name does not.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from gpuvalue.models.cloud_names import match_cloud_gpu
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.rental import RentalOffer
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
@@ -75,11 +74,6 @@ def _gpu_types(body: bytes, url: str) -> list[Any]:
     return data
 
 
-def _match(gpu_id: str, display: str | None, memory: float | None):
-    """RunPod's full name with its short one as the instance type: the short one may state the form."""
-    return match_cloud_gpu(gpu_id, memory_gb=memory, provider=PROVIDER, instance_type=display)
-
-
 def parse_runpod_gpu_types(body: bytes, url: str, as_of: date) -> list[RentalOffer]:
     """One offer per GPU type and cloud it is offered in, in answer order. Raises only ParseError."""
     offers: list[RentalOffer] = []
@@ -95,7 +89,6 @@ def parse_runpod_gpu_types(body: bytes, url: str, as_of: date) -> list[RentalOff
         memory_value = gpu.get("memoryInGb")
         memory = float(memory_value) if isinstance(memory_value, (int, float)) and not isinstance(memory_value, bool) \
             and math.isfinite(memory_value) and memory_value > 0 else None
-        match = _match(gpu_id.strip(), display, memory)
         for cloud, (flag, price_key, spot_key) in CLOUDS.items():
             if gpu.get(flag) is not True:
                 continue
@@ -105,7 +98,7 @@ def parse_runpod_gpu_types(body: bytes, url: str, as_of: date) -> list[RentalOff
             try:
                 offers.append(RentalOffer(
                     source=NAME, provider=PROVIDER, instance_type=f"{display or gpu_id} ({cloud} cloud)",
-                    gpu_name=gpu_id.strip(), model=match.model, match_reason=match.reason, gpu_count=1,
+                    gpu_name=gpu_id.strip(), gpu_count=1,
                     usd_per_hour=price, usd_per_gpu_hour=price, spot_usd_per_hour=spot, spot_usd_per_gpu_hour=spot,
                     region=f"{cloud} cloud", gpu_memory_gb=memory, as_of=as_of,
                 ))

@@ -21,7 +21,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from gpuvalue.models.cloud_names import NameReading, match_cloud_gpu
+from gpuvalue.models.cloud_names import NameReading
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.rental import RentalOffer
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
@@ -176,8 +176,6 @@ def parse_skypilot_catalog(body: bytes, url: str, as_of: date) -> list[RentalOff
             raise row.error("neither Price nor SpotPrice")
         instance_type = cell("InstanceType") or None
         memory = _gpu_memory_gb(_gpu_info(row), provider, count)
-        match = match_cloud_gpu(gpu_name, memory_gb=memory, provider=provider, instance_type=instance_type,
-                                reading=read_gpu_name(provider, gpu_name, instance_type))
         try:
             offers.append(
                 RentalOffer(
@@ -185,8 +183,6 @@ def parse_skypilot_catalog(body: bytes, url: str, as_of: date) -> list[RentalOff
                     provider=provider,
                     instance_type=instance_type,
                     gpu_name=gpu_name,
-                    model=match.model,
-                    match_reason=match.reason,
                     gpu_count=count,
                     usd_per_hour=price,
                     usd_per_gpu_hour=None if price is None else round(price / count, 6),

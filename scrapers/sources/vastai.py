@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from gpuvalue.models.cloud_names import match_cloud_gpu
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.rental import ProviderScore, RentalOffer
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
@@ -125,13 +124,11 @@ def parse_vastai_offers(body: bytes, url: str, as_of: date) -> list[RentalOffer]
         verification = offer.get("verification")
         verified = None if not isinstance(verification, str) else verification.strip().casefold() == "verified"
         score = _number(offer, "dlperf", url, i)
-        # vast's names go to the matcher as published; its laptop chips and odd names stay unmatched.
-        match = match_cloud_gpu(gpu_name, memory_gb=memory, provider=PROVIDER)
         try:
             offers.append(RentalOffer(
                 source=NAME, provider=PROVIDER,
                 instance_type=f"{count}x {gpu_name.strip()} (offer {offer['id']})",
-                gpu_name=gpu_name.strip(), model=match.model, match_reason=match.reason, gpu_count=count,
+                gpu_name=gpu_name.strip(), gpu_count=count,
                 usd_per_hour=total, usd_per_gpu_hour=None if total is None else round(total / count, 6),
                 spot_usd_per_hour=None if spot is None else round(spot, 6),
                 spot_usd_per_gpu_hour=None if spot is None else round(spot / count, 6),

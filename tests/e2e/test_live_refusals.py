@@ -23,7 +23,7 @@ import pytest
 from gpuvalue.flows import pipeline as P
 from gpuvalue.flows import loaders
 from gpuvalue.flows import stages
-from gpuvalue.warehouse.listing_rows import listing_rows
+from gpuvalue.models.listing_enrichment import listing_rows, matched_rows
 from gpuvalue.models.records import Listing
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.http import PoliteClient
@@ -97,7 +97,7 @@ def _seed_ebay_html_prices(db: Path) -> None:
                     for i, (brand, price) in enumerate([("EVGA FTW3", 690.0), ("Founders Edition", 710.0),
                                                         ("ASUS TUF", 730.0), ("MSI Ventus", 750.0)])]
         rows = listing_rows(listings, stages.catalog_matcher(con), None)
-        assert loaders.matched_rows(rows) == 4
+        assert matched_rows(rows) == 4
         loaders.load_listings(con, rows)
     finally:
         con.close()

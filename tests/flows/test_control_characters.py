@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from gpuvalue.flows.cli import app
 from gpuvalue.models.records import Listing
 from gpuvalue.models.text_safety import clean_text, escape_controls
-from gpuvalue.warehouse.listing_rows import listing_rows
+from gpuvalue.models.listing_enrichment import listing_rows
 
 runner = CliRunner()
 HOSTILE = "NVIDIA GeForce RTX 4070 SUPER 12GB \x1b]0;pwned\x07\x1b[31mWORKS\x1b[0m \x9b2J\x00\x7f"

@@ -25,15 +25,15 @@ BATCH = 100
 _IMPORT = f"""
 import os, sys, time
 from gpuvalue.scrapers import listing_csv
-from gpuvalue.flows import import_stream
+from gpuvalue.flows import enrich
 listing_csv.DEFAULT_BATCH_ROWS = {BATCH}
-real = import_stream.listing_rows
+real = enrich.listing_rows
 def slow(*args, **kwargs):
     with open(os.environ["IMPORT_MARK"], "a") as mark:
         mark.write("batch\\n")
     time.sleep(0.02)
     return real(*args, **kwargs)
-import_stream.listing_rows = slow
+enrich.listing_rows = slow
 from gpuvalue.flows.cli import main
 sys.argv = ["gpuvalue", *sys.argv[1:]]
 main()

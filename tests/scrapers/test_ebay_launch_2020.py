@@ -20,7 +20,7 @@ from gpuvalue.scrapers.listing_csv import clean_title
 from gpuvalue.scrapers.sources import ebay_launch_2020 as archive
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database
-from gpuvalue.warehouse.listing_rows import listing_rows
+from gpuvalue.models.listing_enrichment import listing_rows
 from gpuvalue.warehouse.price_index import load_price_index
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

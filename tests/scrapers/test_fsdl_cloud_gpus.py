@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from gpuvalue.models.offer_matching import match_offers
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.rental import validate_prices
 from gpuvalue.scrapers.errors import ParseError
@@ -45,6 +46,7 @@ def to_csv(rows: list[list[str]]) -> bytes:
 def test_head_one_offer_per_row_in_file_order():
     data = HEAD.read_bytes()
     offers, warnings = fsdl.read_fsdl_cloud_gpus(data, fsdl.LIVE_URL, AS_OF)
+    offers = match_offers(offers)  # as the enrich stage matches them
     rows = data_rows(data)
     assert len(offers) == len(rows) == 257
     assert [(o.gpu_name, o.instance_type) for o in offers] == [(r[1], r[10] or None) for r in rows]
@@ -67,7 +69,7 @@ def test_dollar_prefixed_prices_of_the_first_versions():
     for short, day in (("9543ed8", date(2022, 8, 5)), ("ee94380", date(2022, 8, 8))):
         url, data = version(short)
         assert b"$37.18" in data
-        offers = fsdl.parse_fsdl_cloud_gpus(data, url, day)
+        offers = match_offers(fsdl.parse_fsdl_cloud_gpus(data, url, day))
         nd96 = next(o for o in offers if o.instance_type == "ND96amsr A100 v4")
         assert nd96.usd_per_hour == 37.18 and nd96.usd_per_gpu_hour == pytest.approx(37.18 / 8)
         assert nd96.provider == "azure" and nd96.model is None  # Azure states no form factor for NDm A100 v4
@@ -85,6 +87,7 @@ def test_gpu_count_ranges_are_skipped_with_a_warning():
 def test_repeated_header_row_and_vcpu_ranges():
     url, data = version("7d9be86")
     offers, warnings = fsdl.read_fsdl_cloud_gpus(data, url, date(2024, 2, 27))
+    offers = match_offers(offers)
     assert any("line 86: a repeated header row" in w for w in warnings)
     assert len(offers) == len(data_rows(data)) - 1
     t4 = next(o for o in offers if o.instance_type == "gc2.t4-16-1")
@@ -97,6 +100,7 @@ def test_rows_without_a_price_are_skipped_and_per_gpu_only_rows_kept():
     assert sum("no price, skipped" in w for w in warnings) == 6
     assert not any(o.provider == "exoscale" and o.instance_type.startswith(("GPU3080Ti", "GPUA5000")) for o in offers)
     offers, warnings = fsdl.read_fsdl_cloud_gpus(HEAD.read_bytes(), fsdl.LIVE_URL, AS_OF)
+    offers = match_offers(offers)
     small = next(o for o in offers if o.instance_type == "GPU3080Ti SMALL")
     assert (small.usd_per_hour, small.usd_per_gpu_hour, small.model) == (None, 0.92361, "GeForce RTX 3080 Ti")
     assert any("only a Per-GPU price" in w for w in warnings)

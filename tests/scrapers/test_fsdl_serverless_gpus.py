@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from gpuvalue.models.offer_matching import match_offers
 from gpuvalue.models.rental import validate_prices
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.errors import ParseError
@@ -28,7 +29,9 @@ TODAY = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
 
 
 def parse(body: bytes = BODY):
-    return serverless.read_serverless_gpus(body, serverless.LIVE_URL, AS_OF)
+    """The offers (matched as the enrich stage matches them) and the warnings."""
+    offers, warnings = serverless.read_serverless_gpus(body, serverless.LIVE_URL, AS_OF)
+    return match_offers(offers), warnings
 
 
 def rows() -> list[dict[str, str]]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from gpuvalue.models.offer_matching import match_offers
 from gpuvalue.models.rental import validate_prices
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.sources import runpod
@@ -21,8 +22,9 @@ def raw() -> list[dict]:
 
 
 def parse(data: object = None):
+    """The answer's offers, matched as the enrich stage matches them (the parser matches nothing)."""
     body = (FIXTURES / runpod.FIXTURE).read_bytes() if data is None else json.dumps(data).encode()
-    return runpod.parse_runpod_gpu_types(body, runpod.GRAPHQL_URL, AS_OF)
+    return match_offers(runpod.parse_runpod_gpu_types(body, runpod.GRAPHQL_URL, AS_OF))
 
 
 def offers_by(name: str):

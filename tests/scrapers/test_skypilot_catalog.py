@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gpuvalue.models.offer_matching import match_offers
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.rental import offer_json, validate_prices
 from gpuvalue.scrapers.errors import ParseError
@@ -28,7 +29,8 @@ def gpu_rows(f: sky.CatalogFile) -> list[dict[str, str]]:
 
 
 def parse(f: sky.CatalogFile, data: bytes | None = None):
-    return sky.parse_skypilot_catalog(body(f) if data is None else data, f.url, AS_OF)
+    """The file's offers, matched as the enrich stage matches them, with SkyPilot's reading of its names."""
+    return match_offers(sky.parse_skypilot_catalog(body(f) if data is None else data, f.url, AS_OF), sky.read_gpu_name)
 
 
 def to_csv(rows: list[list[str]]) -> bytes:

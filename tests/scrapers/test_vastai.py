@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from gpuvalue.models.offer_matching import match_offers
 from gpuvalue.models.rental import validate_prices
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.sources import vastai
@@ -24,7 +25,7 @@ def raw() -> list[dict]:
 
 def parse(data: object = None):
     body = gzip.decompress((FIXTURES / vastai.FIXTURE).read_bytes()) if data is None else json.dumps(data).encode()
-    return vastai.parse_vastai_offers(body, vastai.SEARCH_URL, AS_OF)
+    return match_offers(vastai.parse_vastai_offers(body, vastai.SEARCH_URL, AS_OF))  # matched as the enrich stage does
 
 
 def test_every_recorded_offer_is_one_offer_with_real_prices():

