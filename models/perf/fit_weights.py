@@ -19,6 +19,12 @@ in two stages (one step of iteratively reweighted least squares):
    from the rest (``models/perf/weighted.py``). Every other figure weighs 1, as before. The weighted fit
    is the estimate.
 
+Lambda's figures are never down-weighted (``is_lambda``; a card whose figure has a Lambda part keeps
+weight 1): ten workloads a card from one harness, the measurement every other source agrees with best
+(docs/performance.md, "Precision-weighted figures"), so a Lambda card the model misses is the model's
+miss to show, not a measurement to discount. (Decided on seeing that down-weighting Lambda's own cards,
+on Lambda's tables alone, made their cross-validation worse: docs/performance-log.md, "A robust fit".)
+
 Nothing is dropped: a down-weighted card still counts, is still predicted and still scored. Only the
 cards being fitted enter, so in the nested cross-validation a held-out card's figure weighs no other
 card (``workload._loocv`` reads the weights from each fold's own inner residuals). Pure functions.
@@ -46,3 +52,8 @@ def outlier_weights(residuals: Mapping[str, float]) -> dict[str, float]:
         z = abs(e - middle) / scale
         out[model] = 1.0 if z <= OUTLIER_Z else (OUTLIER_Z / z) ** 2
     return out
+
+
+def is_lambda(workload: str) -> bool:
+    """Whether a workload key ("source/column") is one of Lambda's tables."""
+    return workload.startswith("lambda-")

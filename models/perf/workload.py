@@ -59,7 +59,7 @@ from gpuvalue.models.perf.estimate import (
 )
 from gpuvalue.models.perf.combine import COMBINED
 from gpuvalue.models.perf.error_groups import GroupError, group_errors
-from gpuvalue.models.perf.fit_weights import outlier_weights
+from gpuvalue.models.perf.fit_weights import is_lambda, outlier_weights
 from gpuvalue.models.perf.measured import WorkloadRatio, file_rank
 from gpuvalue.models.records import PerfFigure, Precision
 
@@ -584,7 +584,8 @@ def _weighted(data: _Data, form: ModelForm, residuals: Mapping[str, float]) -> _
     unweighted problem where every figure weighs 1."""
     unweighted = data.problems[form]
     per_card = outlier_weights(residuals)
-    weights = [per_card.get(f.model, 1.0) for f in unweighted.figures]
+    weights = [1.0 if any(is_lambda(w) for w in f.workloads) else per_card.get(f.model, 1.0)
+               for f in unweighted.figures]
     if data.build is None or all(w == 1.0 for w in weights):
         return unweighted
     return data.build(form, weights)
@@ -606,26 +607,26 @@ def _predict_headline(data: _Data, form: ModelForm, fit: _WorkloadFit, model: st
 def _select_form(data: _Data, idx: Sequence[int], forms: Sequence[ModelForm]) -> ModelForm:
     """Smallest leave-one-card-out mean absolute log error of the headline figures of
     the cards in ``idx``; ties to the earlier form."""
-    return _choose(data, idx, forms)[0]
-
-
-def _choose(data: _Data, idx: Sequence[int], forms: Sequence[ModelForm]) -> tuple[ModelForm, dict[str, float]]:
-    """``_select_form``'s choice, with the chosen form's leave-one-card-out log residuals of the cards in
-    ``idx`` (measured over predicted, each without its own figures): what the fit's weights are read
-    from (``fit_weights``). A single form is not chosen, only its residuals computed."""
-    present = set(idx)
-    inner = [m for m in data.models if data.target[m] in present]
-    best, best_score, best_residuals = forms[0], math.inf, {}
+    best, best_score = forms[0], math.inf
     for form in distinct_forms(data.problems, forms):
-        problem = data.problems[form]
-        residuals = {}
-        for m in inner:
-            fit = problem.fit(_without(data, idx, m))
-            residuals[m] = math.log(data.headline[m]) - _predict_headline(data, form, fit, m)
-        score = statistics.fmean(abs(e) for e in residuals.values())
+        score = statistics.fmean(abs(e) for e in _residuals(data, idx, form).values())
         if score < best_score - 1e-12:
-            best, best_score, best_residuals = form, score, residuals
-    return best, best_residuals
+            best, best_score = form, score
+    return best
+
+
+def _residuals(data: _Data, idx: Sequence[int], form: ModelForm) -> dict[str, float]:
+    """The unweighted form's leave-one-card-out log residuals of the cards in ``idx`` (measured over
+    predicted, each without its own figures): what the form choice scores and the fit's weights are read
+    from (``fit_weights``). The folds' fits are kept by the problem, so asking again costs predictions."""
+    present = set(idx)
+    problem = data.problems[form]
+    out = {}
+    for m in data.models:
+        if data.target[m] in present:
+            fit = problem.fit(_without(data, idx, m))
+            out[m] = math.log(data.headline[m]) - _predict_headline(data, form, fit, m)
+    return out
 
 
 def workload_loocv_predictions(*args: object, anchored: bool = False, **kwargs: object) -> list[HeldOutPrediction]:
@@ -701,9 +702,9 @@ def _loocv(
     plain, anchored = [], []
     for done, model in enumerate(held_out, start=1):
         rest = _without(data, everything, model)
-        # The form chosen, and the reliability weights read, from the other cards only.
-        chosen, residuals = _choose(data, rest, [form] if form is not None else used)
-        problem = _weighted(data, chosen, residuals)
+        # The form chosen, and the fit's weights read, from the other cards only.
+        chosen = form if form is not None else _select_form(data, rest, used)
+        problem = _weighted(data, chosen, _residuals(data, rest, chosen))
         fit = problem.fit(rest)
         own = _predict_headline(data, chosen, fit, model)
         plain.append(HeldOutPrediction(model=model, measured=data.headline[model], predicted=math.exp(own),
@@ -827,7 +828,8 @@ def fit_workload_estimator(
     data = _prepare(measured, per_workload, features, precision, forms, every_file=False)
     everything = list(range(len(next(iter(data.problems.values())).figures)))
     chosen = [f for f in forms if f.code == known_form]
-    form, residuals = _choose(data, everything, chosen[:1] or forms)
+    form = chosen[0] if chosen else _select_form(data, everything, forms) if len(forms) > 1 else forms[0]
+    residuals = _residuals(data, everything, form)
     problem = _weighted(data, form, residuals)
     fit = problem.fit(everything)
     primary = tuple(w for w in problem.workloads if w.startswith(data.primary + "/"))
