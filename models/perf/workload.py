@@ -780,16 +780,23 @@ def _family_misses(
     data: _Data, problem: _Problem, fit: _WorkloadFit, workloads: Sequence[str]
 ) -> dict[str, FamilyMiss]:
     """Per family, how far the fit is from its measured cards when it predicts them as it
-    predicts a card without a benchmark (over ``workloads``)."""
-    logs: dict[str, list[tuple[str, float]]] = {}
+    predicts a card without a benchmark (over ``workloads``): the robust mean of their log misses, each
+    card's miss times its weight in the fit (``fit_weights``; the influence ``w(e) e`` of a robust
+    location estimate). A figure the fit down-weighted as far outside the model's reach moves the
+    family's verdict as little as it moved the fit, even where it is the family's only measured card:
+    either the model or that one measurement is off, and the fit has judged which is likelier."""
+    weights = problem.figure_weights
+    logs: dict[str, list[tuple[str, float, float]]] = {}
     for model in data.models:
-        card = problem.cards[data.target[model]]
+        t = data.target[model]
+        card = problem.cards[t]
         predicted = fit.log_predict(_unmeasured(card), problem.ref, workloads)
-        logs.setdefault(card.family, []).append((model, math.log(data.headline[model]) - predicted))
+        weight = weights[t] if weights is not None else 1.0
+        logs.setdefault(card.family, []).append((model, math.log(data.headline[model]) - predicted, weight))
     return {
-        family: FamilyMiss(ratio=math.exp(statistics.fmean(v for _, v in pairs)),
-                           models=tuple(m for m, _ in pairs))
-        for family, pairs in logs.items()
+        family: FamilyMiss(ratio=math.exp(sum(v * w for _, v, w in rows) / len(rows)),
+                           models=tuple(m for m, _, _ in rows))
+        for family, rows in logs.items()
     }
 
 
