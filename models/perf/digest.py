@@ -25,12 +25,12 @@ from gpuvalue.models.records import PerfFigure, Precision
 # the digest, so a stored error never outlives the code that computed it. Their comments and
 # docstrings do not count: rewording one would otherwise cost every warehouse a cross-validation
 # of minutes on its next run, for a fit that computes exactly what it did.
-MODEL_MODULES = ("estimate.py", "workload.py", "arch_tables.py")
+MODEL_MODULES = ("estimate.py", "workload.py", "fit_weights.py", "arch_tables.py")
 
 
 @cache
 def model_code_fingerprint() -> str:
-    """Read and cut once a process (about 70 ms: three modules parsed and tokenized); each fit's
+    """Read and cut once a process (about 70 ms: four modules parsed and tokenized); each fit's
     inputs digest asks for it."""
     h = hashlib.sha256()
     for name in MODEL_MODULES:

@@ -59,6 +59,7 @@ from gpuvalue.models.perf.estimate import (
 )
 from gpuvalue.models.perf.combine import COMBINED
 from gpuvalue.models.perf.error_groups import GroupError, group_errors
+from gpuvalue.models.perf.fit_weights import is_lambda, outlier_weights
 from gpuvalue.models.perf.measured import WorkloadRatio, file_rank
 from gpuvalue.models.records import PerfFigure, Precision
 
@@ -129,6 +130,7 @@ class _Problem:
         primary: str,
         workloads: Sequence[str],
         twin: _Problem | None = None,
+        figure_weights: Sequence[float] | None = None,
     ):
         self.form = form
         self.twin = twin  # an earlier form's problem on the very same cards (``points_key``): its fits
@@ -148,7 +150,10 @@ class _Problem:
         self.fig_of = np.array(fig_of, dtype=int)
         self.work_of = np.array(work_of, dtype=int)
         self.y = np.array(y)
-        self.weight = np.array(weight)  # each figure weighs 1 in total
+        # Each figure weighs 1 in total, times its reliability weight (``fit_weights``) where given.
+        self.weight = np.array(weight) if figure_weights is None else np.array(weight) * np.array(
+            figure_weights, dtype=float)[self.fig_of]
+        self.figure_weights = tuple(figure_weights) if figure_weights is not None else None
         points = [self.cards[j] for j in self.fig_of]  # each point's card
         self.log_den = _log_den_table(points, ref)  # G x A x n
         self.memory_x = np.array([log_memory_ratio(p, ref) for p in points])
@@ -499,6 +504,8 @@ class _Data:
     headline: dict[str, float]  # card -> measured headline figure
     reference: str
     primary: str
+    # The maker of a form's problem with figure weights (``fit_weights``).
+    build: Callable[[ModelForm, Sequence[float]], _Problem] | None = None
 
 
 def _prepare(
@@ -549,10 +556,17 @@ def _prepare(
         figures.append(_Figure(model=fig.model, source=fig.source, workloads=keys,
                                log_ratios=tuple(math.log(r.ratio) for r in rs), weights=source_weights(keys)))
     workloads = sorted({w for f in figures for w in f.workloads})
+    points = {form: (card_point(ref_feats, precision, form),
+                     [card_point(feats, precision, form, source=fig.source) for fig, feats, _ in kept])
+              for form in forms}
+
+    def build(form: ModelForm, weights: Sequence[float]) -> _Problem:
+        ref, cards = points[form]
+        return _Problem(figures, cards, ref, form, primary, workloads, None, weights)
+
     problems: dict[ModelForm, _Problem] = {}
     for form in forms:
-        ref = card_point(ref_feats, precision, form)
-        cards = [card_point(feats, precision, form, source=fig.source) for fig, feats, _ in kept]
+        ref, cards = points[form]
         key = points_key(form, cards, ref)
         twin = next((p for p in problems.values() if points_key(p.form, p.cards, p.ref) == key), None)
         problems[form] = _Problem(figures, cards, ref, form, primary, workloads, twin)
@@ -561,7 +575,20 @@ def _prepare(
     for i, f in enumerate(figures):
         target.setdefault(f.model, i)
         members.setdefault(f.model, []).append(i)
-    return _Data(problems, models, target, members, headline, reference, primary)
+    return _Data(problems, models, target, members, headline, reference, primary, build)
+
+
+def _weighted(data: _Data, form: ModelForm, residuals: Mapping[str, float]) -> _Problem:
+    """The form's problem with each figure weighed by how far the model is from it held out
+    (``fit_weights``: ``residuals`` are the cards' held-out log residuals of the unweighted fit); the
+    unweighted problem where every figure weighs 1."""
+    unweighted = data.problems[form]
+    per_card = outlier_weights(residuals)
+    weights = [1.0 if any(is_lambda(w) for w in f.workloads) else per_card.get(f.model, 1.0)
+               for f in unweighted.figures]
+    if data.build is None or all(w == 1.0 for w in weights):
+        return unweighted
+    return data.build(form, weights)
 
 
 def _without(data: _Data, idx: Sequence[int], model: str) -> list[int]:
@@ -580,19 +607,26 @@ def _predict_headline(data: _Data, form: ModelForm, fit: _WorkloadFit, model: st
 def _select_form(data: _Data, idx: Sequence[int], forms: Sequence[ModelForm]) -> ModelForm:
     """Smallest leave-one-card-out mean absolute log error of the headline figures of
     the cards in ``idx``; ties to the earlier form."""
-    present = set(idx)
-    inner = [m for m in data.models if data.target[m] in present]
     best, best_score = forms[0], math.inf
     for form in distinct_forms(data.problems, forms):
-        problem = data.problems[form]
-        errors = []
-        for m in inner:
-            fit = problem.fit(_without(data, idx, m))
-            errors.append(abs(_predict_headline(data, form, fit, m) - math.log(data.headline[m])))
-        score = statistics.fmean(errors)
+        score = statistics.fmean(abs(e) for e in _residuals(data, idx, form).values())
         if score < best_score - 1e-12:
             best, best_score = form, score
     return best
+
+
+def _residuals(data: _Data, idx: Sequence[int], form: ModelForm) -> dict[str, float]:
+    """The unweighted form's leave-one-card-out log residuals of the cards in ``idx`` (measured over
+    predicted, each without its own figures): what the form choice scores and the fit's weights are read
+    from (``fit_weights``). The folds' fits are kept by the problem, so asking again costs predictions."""
+    present = set(idx)
+    problem = data.problems[form]
+    out = {}
+    for m in data.models:
+        if data.target[m] in present:
+            fit = problem.fit(_without(data, idx, m))
+            out[m] = math.log(data.headline[m]) - _predict_headline(data, form, fit, m)
+    return out
 
 
 def workload_loocv_predictions(*args: object, anchored: bool = False, **kwargs: object) -> list[HeldOutPrediction]:
@@ -668,8 +702,9 @@ def _loocv(
     plain, anchored = [], []
     for done, model in enumerate(held_out, start=1):
         rest = _without(data, everything, model)
+        # The form chosen, and the fit's weights read, from the other cards only.
         chosen = form if form is not None else _select_form(data, rest, used)
-        problem = data.problems[chosen]
+        problem = _weighted(data, chosen, _residuals(data, rest, chosen))
         fit = problem.fit(rest)
         own = _predict_headline(data, chosen, fit, model)
         plain.append(HeldOutPrediction(model=model, measured=data.headline[model], predicted=math.exp(own),
@@ -745,24 +780,36 @@ def _family_misses(
     data: _Data, problem: _Problem, fit: _WorkloadFit, workloads: Sequence[str]
 ) -> dict[str, FamilyMiss]:
     """Per family, how far the fit is from its measured cards when it predicts them as it
-    predicts a card without a benchmark (over ``workloads``)."""
-    logs: dict[str, list[tuple[str, float]]] = {}
+    predicts a card without a benchmark (over ``workloads``): the robust mean of their log misses, each
+    card's miss times its weight in the fit (``fit_weights``; the influence ``w(e) e`` of a robust
+    location estimate). A figure the fit down-weighted as far outside the model's reach moves the
+    family's verdict as little as it moved the fit, even where it is the family's only measured card:
+    either the model or that one measurement is off, and the fit has judged which is likelier."""
+    weights = problem.figure_weights
+    logs: dict[str, list[tuple[str, float, float]]] = {}
     for model in data.models:
-        card = problem.cards[data.target[model]]
+        t = data.target[model]
+        card = problem.cards[t]
         predicted = fit.log_predict(_unmeasured(card), problem.ref, workloads)
-        logs.setdefault(card.family, []).append((model, math.log(data.headline[model]) - predicted))
+        weight = weights[t] if weights is not None else 1.0
+        logs.setdefault(card.family, []).append((model, math.log(data.headline[model]) - predicted, weight))
     return {
-        family: FamilyMiss(ratio=math.exp(statistics.fmean(v for _, v in pairs)),
-                           models=tuple(m for m, _ in pairs))
-        for family, pairs in logs.items()
+        family: FamilyMiss(ratio=math.exp(sum(v * w for _, v, w in rows) / len(rows)),
+                           models=tuple(m for m, _, _ in rows))
+        for family, rows in logs.items()
     }
 
 
-def _held_out(data: _Data, problem: _Problem, everything: Sequence[int], workloads: Sequence[str]) -> dict[str, float]:
-    """Each card predicted, as a card without a benchmark is, by the form fitted without it."""
+def _held_out(data: _Data, problem: _Problem, everything: Sequence[int], workloads: Sequence[str],
+              residuals: Mapping[str, float]) -> dict[str, float]:
+    """Each card predicted, as a card without a benchmark is, by the form fitted without it: on weights
+    read from the other cards' residuals (``residuals``: each card's, from the unweighted form fitted
+    without it), so the card's own measurement does not weigh the others."""
     out = {}
     for model in data.models:
-        fit = problem.fit(_without(data, everything, model))
+        others = {m: e for m, e in residuals.items() if m != model}
+        fitted = _weighted(data, problem.form, others)
+        fit = fitted.fit(_without(data, everything, model))
         card = _unmeasured(problem.cards[data.target[model]])
         out[model] = math.exp(fit.log_predict(card, problem.ref, workloads))
     return out
@@ -789,7 +836,8 @@ def fit_workload_estimator(
     everything = list(range(len(next(iter(data.problems.values())).figures)))
     chosen = [f for f in forms if f.code == known_form]
     form = chosen[0] if chosen else _select_form(data, everything, forms) if len(forms) > 1 else forms[0]
-    problem = data.problems[form]
+    residuals = _residuals(data, everything, form)
+    problem = _weighted(data, form, residuals)
     fit = problem.fit(everything)
     primary = tuple(w for w in problem.workloads if w.startswith(data.primary + "/"))
     est = WorkloadEstimator(
@@ -801,7 +849,7 @@ def fit_workload_estimator(
         trained_models=tuple(data.models),
         trained_families=frozenset(p.family for p in problem.cards),
         family_misses=_family_misses(data, problem, fit, primary),
-        held_out=_held_out(data, problem, everything, primary),
+        held_out=_held_out(data, problem, everything, primary, residuals),
     )
     est.group_errors = group_errors(((m, data.headline[m], est.held_out[m]) for m in data.models), features,
                                     data.reference)
