@@ -34,6 +34,13 @@ class MatrixRate:
     flops_per_clock: int  # dense FP16 inputs, full-rate accumulate
     geforce_fp32_acc_halved: bool
     source: str  # document title and the figure the rate is derived from
+    # For GeForce boards: the architecture whose GeForce boards the fit's family offset is shared with,
+    # where the SM's matrix path is that architecture's (``family_for``); None: a family of its own.
+    geforce_family_of: str | None = None
+
+    def family_for(self, model: str) -> str:
+        """The key the estimate's family offset is fitted under for this board (``estimate.family_of``)."""
+        return self.geforce_family_of if self.geforce_family_of and is_geforce(model) else self.key
 
 
 VOLTA = MatrixRate(
@@ -114,6 +121,14 @@ BLACKWELL_RTX = MatrixRate(
     "NVIDIA RTX Blackwell GPU Architecture whitepaper: RTX 5090 209.5 TFLOPS dense "
     "FP16 with FP32 acc (419 with FP16 acc) at 2407 MHz with 680 tensor cores -> "
     "256 FLOP/clk/core, half rate for FP32 accumulate on GeForce",
+    # GB20x's SM is Ada's for matrix math: four tensor cores per SM at 256 dense FP16 FLOP/clk each,
+    # half rate with FP32 accumulate on GeForce, with Blackwell's FP4/FP6 and GDDR7 besides (neither is
+    # what mixed-precision training runs on). The GeForce boards share the Ada GeForce boards' offset:
+    # fitted apart, it rested on one GeForce card beside two 600 W professional boards and put every
+    # GeForce RTX 50 card below the Ada card it outclasses (docs/performance-log.md, "GeForce RTX 50
+    # boards on the Ada GeForce offset"). The professional boards stay apart: no Ada board runs the
+    # full-rate tensor path at 600 W.
+    geforce_family_of="nvidia-ada",
 )
 CDNA1 = MatrixRate(
     "amd-cdna1",

@@ -131,7 +131,7 @@ def family_of(features: Features) -> str:
         as_text(features.get("vendor")), as_text(features.get("architecture")), as_text(features.get("model"))
     )
     if rate is not None:
-        return rate.key
+        return rate.family_for(as_text(features.get("model")))
     family = f"{as_text(features.get('vendor')).lower()}-{as_text(features.get('architecture')).lower()}"
     if family == "nvidia-pascal" and is_gp100(as_text(features.get("model")), as_text(features.get("chip")) or None):
         return "nvidia-pascal-gp100"

@@ -18,6 +18,11 @@ published), it is held between the figures of its siblings:
 - **From above**, by a card that public training benchmarks measured faster where the spec sheets say
   otherwise (``PUBLISHED_ORDERS``: the MI300X and the H100 SXM5), each order citing its source.
 - **From below**, by every card of the same chip that it has at least the compute and bandwidth of.
+- **From above**, by a measured desktop, professional or datacenter card of the same chip and memory
+  size that it has at least the compute and bandwidth of, times the model's own ratio of the two: the model knows the
+  gap between two cards of one chip better than its level, which the measurement gives. Without it a
+  GeForce RTX 3070 Ti (4 % more SMs and 36 % more bandwidth than the measured RTX 3070) was shown 40 %
+  above it, at the family's level rather than the chip's.
 
 A bound moves the figure to the sibling's, says so in the method, and the 80 % interval shows it: a
 figure held down has its upper end at the bound, one held up its lower end. Measured cards are never
@@ -73,6 +78,8 @@ class _Specs:
     units: int
     tdp: float | None
     memory_type: str
+    mobile: bool = False
+    memory: float | None = None
 
 
 @dataclass(frozen=True)
@@ -104,13 +111,19 @@ def _specs(features: Features, precision: Precision) -> _Specs | None:
     units = spec_number(features, "tensor_cores")
     return _Specs(chip=f"{as_text(features.get('vendor')).lower()}/{chip}", family=family_of(features),
                   compute=compute, bandwidth=bandwidth, units=int(units or 0), tdp=spec_number(features, "tdp_w"),
-                  memory_type=as_text(features.get("memory_type")).lower())
+                  memory_type=as_text(features.get("memory_type")).lower(),
+                  mobile=as_text(features.get("segment")).lower() == "mobile",
+                  memory=spec_number(features, "memory_gb"))
 
 
 def dominates(big: _Specs, small: _Specs) -> bool:
-    """``big`` has at least ``small``'s compute and bandwidth, on the same chip."""
+    """``big`` has at least ``small``'s compute and bandwidth, on the same chip, and no less memory where
+    both are known: the benchmarks train each card at the largest batch its memory holds, so a 16 GB
+    V100 SXM2 measured below a 32 GB V100 PCIe says nothing against the SXM2's clocks, and bounds no
+    32 GB card from above."""
     return (big.chip == small.chip and big.family == small.family
-            and big.compute * SAME >= small.compute and big.bandwidth * SAME >= small.bandwidth)
+            and big.compute * SAME >= small.compute and big.bandwidth * SAME >= small.bandwidth
+            and (big.memory is None or small.memory is None or big.memory * SAME >= small.memory))
 
 
 def power_twin_above(big: _Specs, small: _Specs) -> bool:
@@ -122,11 +135,33 @@ def power_twin_above(big: _Specs, small: _Specs) -> bool:
             and big.compute > small.compute * SAME and big.bandwidth >= small.bandwidth * TWIN_BANDWIDTH_SHARE)
 
 
+def _same_memory(a: _Specs, b: _Specs) -> bool:
+    return a.memory is None or b.memory is None or max(a.memory, b.memory) <= min(a.memory, b.memory) * SAME
+
+
 def flagged_above(sibling: _Specs, card: _Specs) -> bool:
     """``estimate_coverage``'s rule: a measured card of the family with at least the card's compute and
     bandwidth, each within ``SPEC_SLACK``."""
     return (sibling.family == card.family and card.compute <= sibling.compute * SPEC_SLACK
             and card.bandwidth <= sibling.bandwidth * SPEC_SLACK)
+
+
+# Bounds from above whose level is the sibling's figure times their factor (a power-limited twin's, and
+# the model's gap above a measured sibling the card outclasses); the others cap at the sibling's figure.
+POWER_TWIN = "same chip and tensor units at a higher board power"
+ABOVE_MEASURED = "same chip, measured, with less compute and bandwidth: the model's gap above it"
+_SCALED = (POWER_TWIN, ABOVE_MEASURED)
+
+
+def _cap(value: float, why: str, factor: float) -> float:
+    """Where a bound from above holds the card: the sibling's figure, scaled for the scaled kinds."""
+    return value * factor if why in _SCALED else value
+
+
+def _trigger(value: float, why: str, factor: float) -> float:
+    """Above what figure a bound from above binds: the sibling's own, or for the model's gap above a
+    measured sibling, the sibling's times that gap."""
+    return value * factor if why == ABOVE_MEASURED else value
 
 
 def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Mapping[str, Features],
@@ -166,6 +201,7 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
             continue
         up: list[tuple[str, str, float, int]] = []
         down: list[tuple[str, float, int]] = []
+        gaps: list[tuple[str, str, float, int]] = []
         for other in sorted(by_chip[s.chip]):
             if other == model:
                 continue
@@ -176,10 +212,14 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
             elif power_twin_above(o, s):
                 # A measured full-power twin is measured evidence (tier 2): a power-limited card (the RTX PRO
                 # 6000 Max-Q at 300 W) never rises above its 600 W twin's measured figure.
-                up.append((other, "same chip and tensor units at a higher board power",
-                           min(1.0, s.compute / o.compute), 2 if other in measured else 0))
+                up.append((other, POWER_TWIN, min(1.0, s.compute / o.compute), 2 if other in measured else 0))
             if dominates(s, o) and not dominates(o, s):
                 down.append((other, max(1.0, ratio(model, other)), 2 if other in measured else 1))
+                # A laptop's power limit is its own, and more memory is a gain the fp16 model need not see.
+                if other in measured and not o.mobile and not s.mobile and _same_memory(o, s):
+                    gaps.append((other, ABOVE_MEASURED, max(1.0, ratio(model, other)), 2))
+        if gaps:  # the loosest: measured siblings disagree as measurements do, and each one bounds from below
+            up.append(max(gaps, key=lambda g: shown[g[0]].value * g[2]))
         for other in sorted(measured_by_family.get(s.family, [])):
             if other != model and flagged_above(specs[other], s):
                 up.append((other, "measured, with at least its compute and bandwidth", min(1.0, ratio(model, other)),
@@ -204,8 +244,9 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
                 # A bound binds where the estimate, or the figure the lower tiers left, breaks the order.
                 # The model's own gap between the two cards places the card (``f``), within what the
                 # binding siblings' own figures allow (a power-limited twin's bound is its scaled figure).
-                ups = [(value[o] * f, value[o] if "power" not in why else value[o] * f)
-                       for o, why, f, t in uppers.get(model, []) if t == tier and max(raw, new) > value[o]]
+                ups = [(value[o] * f, _cap(value[o], why, f))
+                       for o, why, f, t in uppers.get(model, [])
+                       if t == tier and max(raw, new) > _trigger(value[o], why, f)]
                 tentative = min([new, *(p for p, _ in ups)])  # where this tier's caps alone would put it
                 downs = [(value[o] * f, value[o]) for o, f, t in lowers.get(model, [])
                          if t == tier and min(raw, new, tentative) < value[o]]
@@ -216,8 +257,7 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
                 high = min((b for _, b in ups), default=math.inf)
                 new = high if low > high else min(max(preferred, low), high)  # an upper bound wins a conflict
                 # A bound from below never lifts the card past a sibling of its own tier that bounds it from above.
-                caps = [value[o] * f if "power" in why else value[o]
-                        for o, why, f, t in uppers.get(model, []) if t == tier]
+                caps = [_cap(value[o], why, f) for o, why, f, t in uppers.get(model, []) if t == tier]
                 new = min([new, *caps])
             if abs(new - value[model]) > 1e-12:
                 value[model] = new
@@ -234,10 +274,11 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
         if new < old.value:
             by, why, f, _ = min(uppers[model], key=lambda p: abs(value[p[0]] * p[2] - new))
             # The interval's upper end: the tightest bound from above that the figure respects.
-            bound = min((value[o] * g if "power" in w else value[o] for o, w, g, _ in uppers[model]
-                         if (value[o] * g if "power" in w else value[o]) >= new - 1e-12), default=math.inf)
-            note = (f"bounded by the {by} ({value[by]:.3f}; {why}): the estimate {old.value:.3f} would put it "
-                    f"above that card")
+            bound = min((_cap(value[o], w, g) for o, w, g, _ in uppers[model]
+                         if _cap(value[o], w, g) >= new - 1e-12), default=math.inf)
+            where = (f"at {old.value / value[by]:.2f}x that card, beyond the model's gap of {f:.2f}x"
+                     if why == ABOVE_MEASURED else "above that card")
+            note = f"bounded by the {by} ({value[by]:.3f}; {why}): the estimate {old.value:.3f} would put it {where}"
             # The interval moves with the figure; its upper end is the bound.
             out[model] = Bounded(value=new, low=old.low * new / old.value, high=max(new, min(old.high, bound)),
                                  note=note)

@@ -84,3 +84,37 @@ def test_a_power_limited_card_never_rises_above_its_measured_full_power_twin():
     shown = {"Full": _shown(2.76), "Max-Q": _shown(2.27), "GeForce": _shown(2.34)}
     moved = bound_estimates(shown, {"Full", "GeForce"}, features, "fp16", {"Full": 2.37, "Max-Q": 2.9, "GeForce": 2.3})
     assert 2.34 <= moved["Max-Q"].value <= 2.76 + 1e-9  # above the GeForce it outclasses, never above its twin
+
+
+def test_a_card_above_a_measured_sibling_it_outclasses_is_held_to_the_models_gap():
+    # The 3070 Ti's case: 4 % more SMs and 36 % more bandwidth than the measured 3070, estimated 40 % above it.
+    features = {"Ti": _card("Ti", "GA104", 42.4, 608), "Base": _card("Base", "GA104", 40.6, 448)}
+    moved = bound_estimates({"Ti": _shown(0.55), "Base": _shown(0.39)}, {"Base"}, features, "fp16",
+                            {"Ti": 0.55, "Base": 0.45})
+    b = moved["Ti"]
+    assert abs(b.value - 0.39 * 0.55 / 0.45) < 1e-9
+    assert b.low <= b.value <= b.high
+    assert "beyond the model's gap of 1.22x" in b.note
+
+
+def test_the_gap_bound_never_puts_a_card_below_another_measured_sibling_it_outclasses():
+    # Two measured siblings disagree with the model's gap between them: the loosest gap bound holds, so
+    # the card stays above both (the RTX 3090 Ti over the measured RTX 3090 and RTX 3080).
+    features = {"Top": _card("Top", "GA102", 80.0, 1008), "Mid": _card("Mid", "GA102", 71.0, 936),
+                "Low": _card("Low", "GA102", 59.5, 760)}
+    shown = {"Top": _shown(1.2), "Mid": _shown(1.0), "Low": _shown(0.74)}
+    moved = bound_estimates(shown, {"Mid", "Low"}, features, "fp16", {"Top": 0.95, "Mid": 0.87, "Low": 0.71})
+    assert moved["Top"].value >= 1.0 * 0.95 / 0.87 - 1e-9
+
+
+def test_a_measured_card_with_less_memory_does_not_hold_a_bigger_sibling_below_its_peer():
+    # The V100s: the 16 GB SXM2 measured low (smaller batches) below the 32 GB PCIe board; the 32 GB SXM2,
+    # which outclasses the PCIe board, is shown above it, not held at the 16 GB board's figure.
+    sxm16, pcie32, sxm32 = (_card("SXM2 16", "GV100", 125.0, 900), _card("PCIe 32", "GV100", 113.0, 897),
+                            _card("SXM2 32", "GV100", 125.3, 898))
+    sxm16["memory_gb"], pcie32["memory_gb"], sxm32["memory_gb"] = 16.0, 32.0, 32.0
+    shown = {"SXM2 16": _shown(0.82), "PCIe 32": _shown(0.96), "SXM2 32": _shown(0.95)}
+    moved = bound_estimates(shown, {"SXM2 16", "PCIe 32"},
+                            {"SXM2 16": sxm16, "PCIe 32": pcie32, "SXM2 32": sxm32}, "fp16",
+                            {"SXM2 16": 0.98, "PCIe 32": 0.89, "SXM2 32": 0.98})
+    assert moved["SXM2 32"].value >= 0.96 * 0.98 / 0.89 - 1e-9
