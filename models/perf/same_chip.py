@@ -19,10 +19,21 @@ published), it is held between the figures of its siblings:
   otherwise (``PUBLISHED_ORDERS``: the MI300X and the H100 SXM5), each order citing its source.
 - **From below**, by every card of the same chip that it has at least the compute and bandwidth of.
 - **From above**, by a measured desktop, professional or datacenter card of the same chip and memory
-  size that it has at least the compute and bandwidth of, times the model's own ratio of the two: the model knows the
-  gap between two cards of one chip better than its level, which the measurement gives. Without it a
-  GeForce RTX 3070 Ti (4 % more SMs and 36 % more bandwidth than the measured RTX 3070) was shown 40 %
-  above it, at the family's level rather than the chip's.
+  size that it has at least the compute and bandwidth of, times the model's own ratio of the two: the
+  model knows the gap between two cards of one chip better than its level, which the measurement gives.
+  Without it a GeForce RTX 3070 Ti (4 % more SMs and 36 % more bandwidth than the measured RTX 3070) was
+  shown 40 % above it, at the family's level rather than the chip's.
+- **Across chips** (``clearly_dominates``): a desktop, workstation or datacenter card is never shown
+  below a card of its vendor's line that it outclasses beyond a close call (the same or a newer
+  generation, ``CLEAR_MARGIN`` more compute whichever rate GeForce tensor math runs at, at least its
+  bandwidth and memory), and never above a measured card that so outclasses it. Two families' offsets
+  rest on different measured cards; where they disagree, the card that outclasses the other is lifted
+  level with it (an RX 9070 XT is not shown below an RX 6900 XT).
+
+Laptop parts bound no desktop card from above (their spec sheets' boost clocks are not what their power
+limit sustains), and measured siblings that contradict each other (the V100 SXM2 16 GB measured below
+the V100 PCIe 32 GB it outclasses, in another harness) bound a card outclassing both from below by the
+higher figure, not from above by the lower.
 
 A bound moves the figure to the sibling's, says so in the method, and the 80 % interval shows it: a
 figure held down has its upper end at the bound, one held up its lower end. Measured cards are never
@@ -37,13 +48,14 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gpuvalue.models.perf.arch_tables import matrix_rate
 from gpuvalue.models.perf.estimate import Features, as_text, compute_tflops, family_of, spec_number
 from gpuvalue.models.perf.estimate_coverage import SPEC_SLACK
 from gpuvalue.models.records import Precision
 
 # Two resources within this are "the same" (spec databases round clocks and bandwidths).
 SAME = 1.005
-MAX_PASSES = 20
+MAX_PASSES = 200
 # A full-power twin bounds a power-limited board only where its bandwidth is at least this share of the
 # board's: further apart, the memory system can outweigh the clock (an H100 SXM5 64 GB at 2 TB/s says
 # nothing about the 3.9 TB/s H100 NVL).
@@ -80,6 +92,8 @@ class _Specs:
     memory_type: str
     mobile: bool = False
     memory: float | None = None
+    compute_full: float = 0.0  # compute with GeForce boards at their FP16-accumulate tensor rate
+    line: tuple[str, int] | None = None  # vendor line and generation (``GENERATIONS``); None: not compared
 
 
 @dataclass(frozen=True)
@@ -113,17 +127,65 @@ def _specs(features: Features, precision: Precision) -> _Specs | None:
                   compute=compute, bandwidth=bandwidth, units=int(units or 0), tdp=spec_number(features, "tdp_w"),
                   memory_type=as_text(features.get("memory_type")).lower(),
                   mobile=as_text(features.get("segment")).lower() == "mobile",
-                  memory=spec_number(features, "memory_gb"))
+                  memory=spec_number(features, "memory_gb"),
+                  compute_full=_full_rate_compute(features, precision, compute),
+                  line=_line(features))
+
+
+def _full_rate_compute(features: Features, precision: Precision, compute: float) -> float:
+    """The card's compute were GeForce tensor math at the professional boards' rate: FP16 with FP16
+    accumulate, and TF32 at twice the rate NVIDIA states for GeForce boards."""
+    half16 = compute_tflops(features, "fp16")
+    full16 = compute_tflops(features, "fp16", full_rate_geforce=True)
+    if not half16 or not full16 or full16 <= half16:
+        return compute
+    if precision == "fp16":
+        return full16
+    rate = matrix_rate(as_text(features.get("vendor")), as_text(features.get("architecture")),
+                       as_text(features.get("model")))
+    has_tf32 = rate is not None and rate.flops_per_clock >= 256  # Ampere and later (``compute_tflops``)
+    return max(compute, full16 / 2) if has_tf32 else compute
+
+
+# Architectures in order within each vendor's line of deep-learning cards: a card of a later entry is of a
+# newer generation. GCN 5 (Vega) leads AMD's datacenter line into CDNA; RDNA is a line of its own.
+GENERATIONS: dict[tuple[str, str], tuple[str, int]] = {
+    **{("nvidia", a): ("nvidia", i) for i, arches in enumerate((
+        ("maxwell 2.0",), ("pascal",), ("volta",), ("turing",), ("ampere",), ("ada lovelace",), ("hopper",),
+        ("blackwell", "blackwell 2.0", "blackwell ultra"))) for a in arches},
+    **{("amd", a): ("amd-cdna", i) for i, arches in enumerate((
+        ("gcn 5.0", "gcn 5.1"), ("cdna 1.0",), ("cdna 2.0",), ("cdna 3.0",), ("cdna 4.0",))) for a in arches},
+    **{("amd", a): ("amd-rdna", i) for i, a in enumerate(("rdna 1.0", "rdna 2.0", "rdna 3.0", "rdna 4.0"))},
+    ("intel", "xe-hpg"): ("intel", 0), ("intel", "xe2-hpg"): ("intel", 1),
+}
+# Desktop, workstation and datacenter boards: laptops' power limits and integrated parts are their own.
+COMPARED_SEGMENTS = ("desktop", "workstation", "datacenter")
+# "Clearly" more compute: past what boost clocks and spec databases vary by, so never a close call.
+CLEAR_MARGIN = 1.15
+
+
+def _line(features: Features) -> tuple[str, int] | None:
+    if as_text(features.get("segment")).lower() not in COMPARED_SEGMENTS:
+        return None
+    return GENERATIONS.get((as_text(features.get("vendor")).lower(), as_text(features.get("architecture")).lower()))
+
+
+def clearly_dominates(big: _Specs, small: _Specs) -> bool:
+    """``big`` outclasses ``small`` beyond a close call, on any chips: same vendor line, the same or a newer
+    generation, at least ``CLEAR_MARGIN`` times its compute whichever rate GeForce tensor math runs at
+    (the halved FP32-accumulate rate or the full one: a professional board's full rate against a GeForce
+    board's halved one is no clear lead), and at least its bandwidth and memory."""
+    return (big.line is not None and small.line is not None and big.line[0] == small.line[0]
+            and big.line[1] >= small.line[1]
+            and big.compute >= small.compute * CLEAR_MARGIN and big.compute_full >= small.compute_full * CLEAR_MARGIN
+            and big.bandwidth * SAME >= small.bandwidth
+            and (big.memory is None or small.memory is None or big.memory * SAME >= small.memory))
 
 
 def dominates(big: _Specs, small: _Specs) -> bool:
-    """``big`` has at least ``small``'s compute and bandwidth, on the same chip, and no less memory where
-    both are known: the benchmarks train each card at the largest batch its memory holds, so a 16 GB
-    V100 SXM2 measured below a 32 GB V100 PCIe says nothing against the SXM2's clocks, and bounds no
-    32 GB card from above."""
+    """``big`` has at least ``small``'s compute and bandwidth, on the same chip."""
     return (big.chip == small.chip and big.family == small.family
-            and big.compute * SAME >= small.compute and big.bandwidth * SAME >= small.bandwidth
-            and (big.memory is None or small.memory is None or big.memory * SAME >= small.memory))
+            and big.compute * SAME >= small.compute and big.bandwidth * SAME >= small.bandwidth)
 
 
 def power_twin_above(big: _Specs, small: _Specs) -> bool:
@@ -151,6 +213,11 @@ def flagged_above(sibling: _Specs, card: _Specs) -> bool:
 POWER_TWIN = "same chip and tensor units at a higher board power"
 ABOVE_MEASURED = "same chip, measured, with less compute and bandwidth: the model's gap above it"
 _SCALED = (POWER_TWIN, ABOVE_MEASURED)
+SAME_CHIP_BELOW = "same chip, it has at least that card's compute and bandwidth"
+OUTCLASSES = ("it outclasses that card: the same or a newer generation of its vendor's line with at least "
+              f"{CLEAR_MARGIN:.2f}x its compute and at least its bandwidth and memory")
+OUTCLASSED = ("that card outclasses it: the same or a newer generation of its vendor's line with at least "
+              f"{CLEAR_MARGIN:.2f}x its compute and at least its bandwidth and memory")
 
 
 def _cap(value: float, why: str, factor: float) -> float:
@@ -185,6 +252,10 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
     # Flagged bounds reach across chips of one family (the P40 and the GTX 1080 Ti share GP102, a GTX
     # 1070 and the 1080 Ti only Pascal): the measured cards of each family, once.
     measured_by_family: dict[str, list[str]] = {}
+    compared_by_line: dict[str, list[str]] = {}
+    for model, s in sorted(specs.items()):
+        if s.line is not None:
+            compared_by_line.setdefault(s.line[0], []).append(model)
     for model in measured:
         if model in specs:
             measured_by_family.setdefault(specs[model].family, []).append(model)
@@ -194,19 +265,36 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
     # sibling that is estimated (1), over a power-limited twin or a family sibling within the flag's slack
     # (0): measured evidence outranks another estimate, and strict dominance a looser rule.
     uppers: dict[str, list[tuple[str, str, float, int]]] = {}
-    lowers: dict[str, list[tuple[str, float, int]]] = {}
+    lowers: dict[str, list[tuple[str, str, float, int]]] = {}
     for model in sorted(specs):
         s = specs[model]
         if model in measured:
             continue
+        def _contradicted(o: _Specs, other: str) -> bool:
+            """A measured card that a measured card of its chip, which it outclasses, is measured above, where
+            this card outclasses that one too (the V100 SXM2 16 GB, measured below the V100 PCIe 32 GB in
+            another harness, against the V100 SXM2 32 GB): measurements that contradict each other bound
+            the card from below by the higher, not from above by the lower."""
+            return any(m != other and m != model and not specs[m].mobile  # a laptop's figure is its power limit's
+                       and dominates(o, specs[m]) and dominates(s, specs[m])
+                       and not dominates(specs[m], s) and shown[m].value > shown[other].value
+                       for m in by_chip[s.chip] if m in measured)
+
         up: list[tuple[str, str, float, int]] = []
-        down: list[tuple[str, float, int]] = []
+        down: list[tuple[str, str, float, int]] = []
         gaps: list[tuple[str, str, float, int]] = []
         for other in sorted(by_chip[s.chip]):
             if other == model:
                 continue
             o = specs[other]
-            if dominates(o, s):
+            if dominates(o, s) and other not in measured and dominates(s, o) and shown[other].value == shown[model].value:
+                continue  # an estimated twin with the same figure moves with the card; capping each other would
+                # hold both at their own estimate whatever bound lifts them
+            if o.mobile and not s.mobile:
+                pass  # a laptop part's boost clock is a spec sheet's, not what its power limit sustains
+            elif dominates(o, s) and other in measured and _contradicted(o, other):
+                pass  # measured below a measured sibling it outclasses: it holds no card above that one
+            elif dominates(o, s):
                 up.append((other, "same chip with at least its compute and bandwidth",
                            min(1.0, ratio(model, other)), 2 if other in measured else 1))
             elif power_twin_above(o, s):
@@ -214,12 +302,25 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
                 # 6000 Max-Q at 300 W) never rises above its 600 W twin's measured figure.
                 up.append((other, POWER_TWIN, min(1.0, s.compute / o.compute), 2 if other in measured else 0))
             if dominates(s, o) and not dominates(o, s):
-                down.append((other, max(1.0, ratio(model, other)), 2 if other in measured else 1))
+                down.append((other, SAME_CHIP_BELOW, max(1.0, ratio(model, other)), 2 if other in measured else 1))
                 # A laptop's power limit is its own, and more memory is a gain the fp16 model need not see.
                 if other in measured and not o.mobile and not s.mobile and _same_memory(o, s):
                     gaps.append((other, ABOVE_MEASURED, max(1.0, ratio(model, other)), 2))
         if gaps:  # the loosest: measured siblings disagree as measurements do, and each one bounds from below
             up.append(max(gaps, key=lambda g: shown[g[0]].value * g[2]))
+        if s.line is not None:
+            for other in compared_by_line.get(s.line[0], []):
+                o = specs[other]
+                if other == model or o.chip == s.chip:
+                    continue
+                # A measured card bounds both ways; an estimated one only lifts the card that outclasses it:
+                # two families' estimates that disagree meet at the higher, never drag a chain of cards down.
+                # Tier 1: above the looser family flag, below what a measured card of the same chip says.
+                if clearly_dominates(o, s) and other in measured:
+                    up.append((other, OUTCLASSED, min(1.0, ratio(model, other)), 1))
+                elif clearly_dominates(s, o):  # level at least: the model's ratio across two families would
+                    # carry one family's measured residual up a chain of cards
+                    down.append((other, OUTCLASSES, 1.0, 1))
         for other in sorted(measured_by_family.get(s.family, [])):
             if other != model and flagged_above(specs[other], s):
                 up.append((other, "measured, with at least its compute and bandwidth", min(1.0, ratio(model, other)),
@@ -248,7 +349,7 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
                        for o, why, f, t in uppers.get(model, [])
                        if t == tier and max(raw, new) > _trigger(value[o], why, f)]
                 tentative = min([new, *(p for p, _ in ups)])  # where this tier's caps alone would put it
-                downs = [(value[o] * f, value[o]) for o, f, t in lowers.get(model, [])
+                downs = [(value[o] * f, value[o]) for o, _, f, t in lowers.get(model, [])
                          if t == tier and min(raw, new, tentative) < value[o]]
                 if not ups and not downs:
                     continue
@@ -283,10 +384,9 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
             out[model] = Bounded(value=new, low=old.low * new / old.value, high=max(new, min(old.high, bound)),
                                  note=note)
         else:
-            by, _, _ = min(lowers[model], key=lambda p: abs(value[p[0]] * p[1] - new))
-            note = (f"bounded by the {by} ({value[by]:.3f}; same chip, it has at least that card's compute and "
-                    f"bandwidth): the estimate {old.value:.3f} would put it below that card")
-            floor = max((value[o] for o, _, _ in lowers[model] if value[o] <= new + 1e-12), default=-math.inf)
+            by, why, _, _ = min(lowers[model], key=lambda p: abs(value[p[0]] * p[2] - new))
+            note = f"bounded by the {by} ({value[by]:.3f}; {why}): the estimate {old.value:.3f} would put it below that card"
+            floor = max((value[o] for o, _, _, _ in lowers[model] if value[o] <= new + 1e-12), default=-math.inf)
             out[model] = Bounded(value=new, low=min(new, max(old.low, floor)), high=old.high * new / old.value,
                                  note=note)
     return out

@@ -107,9 +107,9 @@ def test_the_gap_bound_never_puts_a_card_below_another_measured_sibling_it_outcl
     assert moved["Top"].value >= 1.0 * 0.95 / 0.87 - 1e-9
 
 
-def test_a_measured_card_with_less_memory_does_not_hold_a_bigger_sibling_below_its_peer():
-    # The V100s: the 16 GB SXM2 measured low (smaller batches) below the 32 GB PCIe board; the 32 GB SXM2,
-    # which outclasses the PCIe board, is shown above it, not held at the 16 GB board's figure.
+def test_measured_siblings_that_contradict_each_other_bound_a_card_outclassing_both_from_below():
+    # The V100s: the SXM2 16 GB measured (in another harness) below the PCIe 32 GB it outclasses; the SXM2
+    # 32 GB, which outclasses the PCIe board, is shown above it, not held at the SXM2 16 GB's figure.
     sxm16, pcie32, sxm32 = (_card("SXM2 16", "GV100", 125.0, 900), _card("PCIe 32", "GV100", 113.0, 897),
                             _card("SXM2 32", "GV100", 125.3, 898))
     sxm16["memory_gb"], pcie32["memory_gb"], sxm32["memory_gb"] = 16.0, 32.0, 32.0
