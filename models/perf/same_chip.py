@@ -231,6 +231,29 @@ def _trigger(value: float, why: str, factor: float) -> float:
     return value * factor if why == ABOVE_MEASURED else value
 
 
+def _hold_the_orders(value: dict[str, float], moving: list[str], uppers: Mapping[str, list[tuple[str, str, float, int]]],
+                     lowers: Mapping[str, list[tuple[str, str, float, int]]], measured: set[str]) -> None:
+    """The orders themselves have the last word, level: the tiers place a card by the model's gap to each
+    sibling and a higher tier's bound overrides a lower one's, which can leave a card below one it
+    outclasses (a chip's measured card holding it down while an estimate of another chip sits above).
+    Here every estimate is raised to each card it outclasses (same chip or across chips) and lowered to
+    each measured card of its chip, or measured card that clearly outclasses it, that bounds it from
+    above; a measured card wins a conflict. In place, on ``value``."""
+    orders = ("same chip with at least its compute and bandwidth", OUTCLASSED)
+    floors = {m: [o for o, _, _, _ in lowers.get(m, [])] for m in moving}
+    ceilings = {m: [o for o, why, _, _ in uppers.get(m, []) if o in measured
+                    and (why in orders or why.startswith("measured faster"))] for m in moving}
+    for _ in range(MAX_PASSES):
+        changed = False
+        for model in moving:
+            new = min([max([value[model], *(value[o] for o in floors[model])]), *(value[o] for o in ceilings[model])])
+            if abs(new - value[model]) > 1e-12:
+                value[model] = new
+                changed = True
+        if not changed:
+            break
+
+
 def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Mapping[str, Features],
                     precision: Precision, estimates: Mapping[str, float] | None = None) -> dict[str, Bounded]:
     """The estimated cards (in ``shown``, not in ``measured``) that a sibling's figure moves, each with
@@ -311,8 +334,8 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
         if s.line is not None:
             for other in compared_by_line.get(s.line[0], []):
                 o = specs[other]
-                if other == model or o.chip == s.chip:
-                    continue
+                if other == model or (o.chip == s.chip and o.family == s.family):
+                    continue  # the same-chip bounds above
                 # A measured card bounds both ways; an estimated one only lifts the card that outclasses it:
                 # two families' estimates that disagree meet at the higher, never drag a chain of cards down.
                 # Tier 1: above the looser family flag, below what a measured card of the same chip says.
@@ -365,6 +388,7 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
                 changed = True
         if not changed:
             break
+    _hold_the_orders(value, moving, uppers, lowers, measured)
 
     out: dict[str, Bounded] = {}
     for model in moving:

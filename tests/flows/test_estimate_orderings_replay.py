@@ -139,18 +139,8 @@ def test_amd_instinct_is_the_name_shown(replay_db, command):
 # outclassed card prefix).
 ACCEPTED_ACROSS_CHIPS: dict[tuple[str, str, str], str] = {
     ("fp16", "RTX PRO 6000 Blackwell Server", "GeForce RTX 5090"):
-        "both measured: the Server board's MLPerf figure (chained through the H100) outweighs gpu-insights' "
-        "direct 2.739; measurements disagree as they will, and the combination weighs them",
-    ("fp16", "Radeon RX 5600", "Radeon"): "RDNA 1, held by the measured RX 5700 of its chip (Navi 10), whose fp16 "
-        "figure (a fifth of its own fp32 figure in the same harness) is of software without FP16 support on "
-        "gfx101x; no PyTorch ROCm build supports RDNA 1",
-    ("fp16", "Radeon Pro 5700", "Radeon"): "RDNA 1 on Navi 10, as the RX 5600",
-    ("fp32", "RTX PRO 6000 Blackwell Max-Q", ""): "the 300 W board, held at its measured 600 W twin's figure times "
-        "NVIDIA's own tensor ratio of the two: against the 575 W RTX 5090/5090 D and the 400 W A100 SXM4 "
-        "no clear lead at half their power",
-    ("fp32", "RTX PRO 6000D Blackwell Max-Q", ""): "as the RTX PRO 6000 Blackwell Max-Q",
-    ("fp32", "RTX 6000D", "A100 SXM4"): "a 300 W board held with the RTX PRO 6000 Max-Q, 1.4 % below the "
-        "measured 400 W A100 SXM4 40 GB",
+        "both measured: the Server board's MLPerf figure (chained through the H100) outweighs GPU-Insights' "
+        "direct one; measurements disagree as they will, and the combination weighs them",
 }
 # Two figures within this are level: the estimates are rounded to four places and spec databases round clocks.
 LEVEL = 1.005
