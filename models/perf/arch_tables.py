@@ -126,11 +126,11 @@ BLACKWELL_RTX = MatrixRate(
     "256 FLOP/clk/core, half rate for FP32 accumulate on GeForce",
     # GB20x's SM is Ada's for matrix math: four tensor cores per SM at 256 dense FP16 FLOP/clk each,
     # half rate with FP32 accumulate on GeForce, with Blackwell's FP4/FP6 and GDDR7 besides (neither is
-    # what mixed-precision training runs on). The GeForce boards share the Ada GeForce boards' offset:
-    # fitted apart, it rested on one GeForce card beside two 600 W professional boards and put every
-    # GeForce RTX 50 card below the Ada card it outclasses (docs/performance-log.md, "GeForce RTX 50
-    # boards on the Ada GeForce offset"). The professional boards stay apart: no Ada board runs the
-    # full-rate tensor path at 600 W.
+    # what mixed-precision training runs on). The GeForce boards share the Ada family's offset (fitted
+    # mostly on Ada GeForce boards): fitted apart, it rested on one GeForce card beside two 600 W professional boards and put every
+    # GeForce RTX 50 card below the Ada card it outclasses (docs/performance-log.md, "Shared offsets
+    # and orderings across chips"). The professional boards stay apart: no Ada board runs the full-rate
+    # tensor path at 600 W.
     shares_offset_with="nvidia-ada",
     shares_for_geforce_only=True,
 )

@@ -118,3 +118,41 @@ def test_measured_siblings_that_contradict_each_other_bound_a_card_outclassing_b
                             {"SXM2 16": sxm16, "PCIe 32": pcie32, "SXM2 32": sxm32}, "fp16",
                             {"SXM2 16": 0.98, "PCIe 32": 0.89, "SXM2 32": 0.98})
     assert moved["SXM2 32"].value >= 0.96 * 0.98 / 0.89 - 1e-9
+
+
+def _board(model: str, arch: str, chip: str, tensor: float, bandwidth: float, memory: float = 16.0,
+           segment: str = "desktop") -> dict[str, object]:
+    return {**_card(model, chip, tensor, bandwidth), "architecture": arch, "memory_gb": memory, "segment": segment}
+
+
+def test_a_newer_card_with_clearly_more_of_everything_is_never_shown_below_the_older_one():
+    # The RTX 5080's case: its family's offset put it below the measured RTX 4080 SUPER it outclasses.
+    features = {"GeForce New": _board("GeForce New", "Blackwell 2.0", "GB203", 140.0, 960),
+                "GeForce Old": _board("GeForce Old", "Ada Lovelace", "AD103", 104.4, 736)}
+    moved = bound_estimates({"GeForce New": _shown(0.98), "GeForce Old": _shown(1.236)}, {"GeForce Old"}, features,
+                            "fp16", {"GeForce New": 0.98, "GeForce Old": 1.05})
+    assert moved["GeForce New"].value >= 1.236
+    assert "outclasses that card" in moved["GeForce New"].note
+
+
+def test_no_clear_lead_for_a_professional_board_over_a_geforce_board_on_the_full_rate_alone():
+    from gpuvalue.models.perf.same_chip import _specs, clearly_dominates
+
+    pro = _board("RTX PRO", "Blackwell 2.0", "GB203", 180.0, 896)  # full rate: 1.7x the GeForce's halved one
+    geforce = _board("GeForce RTX", "Ada Lovelace", "AD103", 104.4, 736)  # 208.8 at its full rate
+    assert not clearly_dominates(_specs(pro, "fp16"), _specs(geforce, "fp16"))
+    older = _board("GeForce Older", "Turing", "TU104", 40.0, 448, memory=8.0)
+    assert clearly_dominates(_specs(geforce, "fp16"), _specs(older, "fp16"))
+    laptop = _board("GeForce Laptop", "Turing", "TU104", 20.0, 256, memory=8.0, segment="mobile")
+    assert not clearly_dominates(_specs(geforce, "fp16"), _specs(laptop, "fp16"))  # laptops are not compared
+    small = _board("GeForce Small", "Turing", "TU104", 40.0, 448, memory=24.0)
+    assert not clearly_dominates(_specs(geforce, "fp16"), _specs(small, "fp16"))  # less memory: no clear lead
+
+
+def test_a_laptop_part_does_not_cap_a_desktop_board_of_its_chip():
+    features = {"Desktop": _card("Desktop", "Navi 33", 40.0, 288),
+                "Laptop": {**_card("Laptop", "Navi 33", 40.5, 288), "segment": "mobile"}}
+    moved = bound_estimates({"Desktop": _shown(0.34), "Laptop": _shown(0.33)}, set(), features, "fp16",
+                            {"Desktop": 0.34, "Laptop": 0.33})
+    assert "Desktop" not in moved  # the laptop is lifted to the desktop board it outclasses on paper instead
+    assert moved["Laptop"].value >= 0.34
