@@ -210,7 +210,9 @@ def flagged_above(sibling: _Specs, card: _Specs) -> bool:
 
 # Bounds from above whose level is the sibling's figure times their factor (a power-limited twin's, and
 # the model's gap above a measured sibling the card outclasses); the others cap at the sibling's figure.
+SAME_CHIP_ABOVE = "same chip with at least its compute and bandwidth"
 POWER_TWIN = "same chip and tensor units at a higher board power"
+PUBLISHED = "measured faster in published training results"
 ABOVE_MEASURED = "same chip, measured, with less compute and bandwidth: the model's gap above it"
 _SCALED = (POWER_TWIN, ABOVE_MEASURED)
 SAME_CHIP_BELOW = "same chip, it has at least that card's compute and bandwidth"
@@ -239,10 +241,9 @@ def _hold_the_orders(value: dict[str, float], moving: list[str], uppers: Mapping
     Here every estimate is raised to each card it outclasses (same chip or across chips) and lowered to
     each measured card of its chip, or measured card that clearly outclasses it, that bounds it from
     above; a measured card wins a conflict. In place, on ``value``."""
-    orders = ("same chip with at least its compute and bandwidth", OUTCLASSED)
     floors = {m: [o for o, _, _, _ in lowers.get(m, [])] for m in moving}
     ceilings = {m: [o for o, why, _, _ in uppers.get(m, []) if o in measured
-                    and (why in orders or why.startswith("measured faster"))] for m in moving}
+                    and (why in (SAME_CHIP_ABOVE, OUTCLASSED) or why.startswith(PUBLISHED))] for m in moving}
     for _ in range(MAX_PASSES):
         changed = False
         for model in moving:
@@ -318,7 +319,7 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
             elif dominates(o, s) and other in measured and _contradicted(o, other):
                 pass  # measured below a measured sibling it outclasses: it holds no card above that one
             elif dominates(o, s):
-                up.append((other, "same chip with at least its compute and bandwidth",
+                up.append((other, SAME_CHIP_ABOVE,
                            min(1.0, ratio(model, other)), 2 if other in measured else 1))
             elif power_twin_above(o, s):
                 # A measured full-power twin is measured evidence (tier 2): a power-limited card (the RTX PRO
@@ -350,7 +351,7 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
                            0))
         for order in PUBLISHED_ORDERS:
             if order.card == model and order.not_above in shown:
-                up.append((order.not_above, f"measured faster in published training results: {order.source}",
+                up.append((order.not_above, f"{PUBLISHED}: {order.source}",
                            min(1.0, ratio(model, order.not_above)), 2))
         if up:
             uppers[model] = up
