@@ -34,6 +34,16 @@ class MatrixRate:
     flops_per_clock: int  # dense FP16 inputs, full-rate accumulate
     geforce_fp32_acc_halved: bool
     source: str  # document title and the figure the rate is derived from
+    # The family whose fitted offset this architecture's boards share (``offset_family``), where its
+    # matrix path is that family's and its own measured cards are too few or none; None: its own.
+    shares_offset_with: str | None = None
+    shares_for_geforce_only: bool = False  # only the GeForce boards share it
+
+    def family_for(self, model: str) -> str:
+        """The key the estimate's family offset is fitted under for this board (``estimate.family_of``)."""
+        if self.shares_offset_with and (not self.shares_for_geforce_only or is_geforce(model)):
+            return self.shares_offset_with
+        return self.key
 
 
 VOLTA = MatrixRate(
@@ -114,6 +124,15 @@ BLACKWELL_RTX = MatrixRate(
     "NVIDIA RTX Blackwell GPU Architecture whitepaper: RTX 5090 209.5 TFLOPS dense "
     "FP16 with FP32 acc (419 with FP16 acc) at 2407 MHz with 680 tensor cores -> "
     "256 FLOP/clk/core, half rate for FP32 accumulate on GeForce",
+    # GB20x's SM is Ada's for matrix math: four tensor cores per SM at 256 dense FP16 FLOP/clk each,
+    # half rate with FP32 accumulate on GeForce, with Blackwell's FP4/FP6 and GDDR7 besides (neither is
+    # what mixed-precision training runs on). The GeForce boards share the Ada family's offset (fitted
+    # mostly on Ada GeForce boards): fitted apart, it rested on one GeForce card beside two 600 W professional boards and put every
+    # GeForce RTX 50 card below the Ada card it outclasses (docs/performance-log.md, "Shared offsets
+    # and orderings across chips"). The professional boards stay apart: no Ada board runs the full-rate
+    # tensor path at 600 W.
+    shares_offset_with="nvidia-ada",
+    shares_for_geforce_only=True,
 )
 CDNA1 = MatrixRate(
     "amd-cdna1",
@@ -163,6 +182,11 @@ RDNA4 = MatrixRate(
     False,
     "AMD Radeon RX 9070 XT specifications: 389 TFLOPS FP16 matrix with sparsity "
     "(195 dense) at 2970 MHz with 64 CUs -> 1024 FLOP/clk/CU",
+    # RDNA 4 keeps RDNA 3's WMMA path (AMD GPUOpen, "How to accelerate AI applications on RDNA 3 using
+    # WMMA" and its RDNA 4 sequel) at twice the rate per CU. No RDNA 4 card is measured here: on the vendor
+    # mean of the fitted offsets (GCN 5.1 and RDNA 1 measured at a fraction of their spec sheets) every RDNA
+    # 4 card sat below RDNA 2 cards with a quarter of its matrix rate and less bandwidth.
+    shares_offset_with="amd-rdna3",
 )
 
 MATRIX_RATES: tuple[MatrixRate, ...] = (
@@ -249,6 +273,25 @@ def matrix_rate(
 # the FP32 rate instead of 1/64 (NVIDIA Tesla P100 whitepaper, "Pascal GP100 architecture"). Measured
 # GP102 cards say nothing about it, so it is a family of its own.
 _GP100_NAME = re.compile(r"\b(G?P100)\b", re.IGNORECASE)
+
+
+# Families without matrix units whose boards share another family's fitted offset, each with why.
+_SHARED_OFFSETS: dict[str, str] = {
+    # Vega 10 (GCN 5.0: RX Vega, Radeon Pro WX 8200/9100, Instinct MI25) and Vega 20 (GCN 5.1: Radeon VII,
+    # Instinct MI50/MI60, Radeon Pro VII) share the NCU; Vega 20 is the 7 nm shrink with FP64 and dot
+    # products added. Apart, the unmeasured Vega 10 boards took the vendor mean and sat 2.5x above the
+    # measured MI50 that outclasses them.
+    "amd-gcn 5.0": "amd-gcn 5.1",
+    # Turing's TU11x (GTX 16, T400-T1000) has no tensor cores and runs mixed precision on its FP32 shader
+    # path as Pascal's GP10x does (``TURING_TU11X``), so it shares Pascal's offset, not that of the Turing
+    # boards whose tensor cores the Turing offset was fitted on.
+    "nvidia-turing-tu11x": "nvidia-pascal",
+}
+
+
+def offset_family(family: str) -> str:
+    """The family whose fitted offset a family without matrix units shares (itself where none)."""
+    return _SHARED_OFFSETS.get(family, family)
 
 
 def is_gp100(model: str, chip: str | None = None) -> bool:

@@ -42,7 +42,8 @@ from typing import Any
 import numpy as np
 
 from gpuvalue.models.perf.error_groups import error_group, group_error_words
-from gpuvalue.models.perf.arch_tables import fp16_training_tflops, is_gp100, is_geforce, matrix_rate, tensor_fp16_tflops
+from gpuvalue.models.perf.arch_tables import (fp16_training_tflops, is_gp100, is_geforce, matrix_rate, offset_family,
+                                              tensor_fp16_tflops)
 from gpuvalue.models.records import PerfFigure, Precision
 
 MODEL_VERSION = "roofline v2"
@@ -130,12 +131,18 @@ def family_of(features: Features) -> str:
     rate = matrix_rate(
         as_text(features.get("vendor")), as_text(features.get("architecture")), as_text(features.get("model"))
     )
+    if rate is not None and rate.key == "nvidia-turing" and not _has_tensor_cores(features):
+        return offset_family("nvidia-turing-tu11x")  # a Turing board without tensor cores (arch_tables)
     if rate is not None:
-        return rate.key
+        return rate.family_for(as_text(features.get("model")))
     family = f"{as_text(features.get('vendor')).lower()}-{as_text(features.get('architecture')).lower()}"
     if family == "nvidia-pascal" and is_gp100(as_text(features.get("model")), as_text(features.get("chip")) or None):
         return "nvidia-pascal-gp100"
-    return family
+    return offset_family(family)
+
+
+def _has_tensor_cores(features: Features) -> bool:
+    return spec_number(features, "tensor_cores") is not None or spec_number(features, "tensor_fp16_tflops") is not None
 
 
 def vendor_of_family(family: str) -> str:

@@ -18,6 +18,22 @@ published), it is held between the figures of its siblings:
 - **From above**, by a card that public training benchmarks measured faster where the spec sheets say
   otherwise (``PUBLISHED_ORDERS``: the MI300X and the H100 SXM5), each order citing its source.
 - **From below**, by every card of the same chip that it has at least the compute and bandwidth of.
+- **From above**, by a measured desktop, professional or datacenter card of the same chip and memory
+  size that it has at least the compute and bandwidth of, times the model's own ratio of the two: the
+  model knows the gap between two cards of one chip better than its level, which the measurement gives.
+  Without it a GeForce RTX 3070 Ti (4 % more SMs and 36 % more bandwidth than the measured RTX 3070) was
+  shown 40 % above it, at the family's level rather than the chip's.
+- **Across chips** (``clearly_dominates``): a desktop, workstation or datacenter card is never shown
+  below a card of its vendor's line that it outclasses beyond a close call (the same or a newer
+  generation, ``CLEAR_MARGIN`` more compute whichever rate GeForce tensor math runs at, at least its
+  bandwidth and memory), and never above a measured card that so outclasses it. Two families' offsets
+  rest on different measured cards; where they disagree, the card that outclasses the other is lifted
+  level with it (an RX 9070 XT is not shown below an RX 6900 XT).
+
+Laptop parts bound no desktop card from above (their spec sheets' boost clocks are not what their power
+limit sustains), and measured siblings that contradict each other (the V100 SXM2 16 GB measured below
+the V100 PCIe 32 GB it outclasses, in another harness) bound a card outclassing both from below by the
+higher figure, not from above by the lower.
 
 A bound moves the figure to the sibling's, says so in the method, and the 80 % interval shows it: a
 figure held down has its upper end at the bound, one held up its lower end. Measured cards are never
@@ -32,13 +48,14 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from gpuvalue.models.perf.arch_tables import matrix_rate
 from gpuvalue.models.perf.estimate import Features, as_text, compute_tflops, family_of, spec_number
 from gpuvalue.models.perf.estimate_coverage import SPEC_SLACK
 from gpuvalue.models.records import Precision
 
 # Two resources within this are "the same" (spec databases round clocks and bandwidths).
 SAME = 1.005
-MAX_PASSES = 20
+MAX_PASSES = 200
 # A full-power twin bounds a power-limited board only where its bandwidth is at least this share of the
 # board's: further apart, the memory system can outweigh the clock (an H100 SXM5 64 GB at 2 TB/s says
 # nothing about the 3.9 TB/s H100 NVL).
@@ -73,6 +90,10 @@ class _Specs:
     units: int
     tdp: float | None
     memory_type: str
+    mobile: bool = False
+    memory: float | None = None
+    compute_full: float = 0.0  # compute with GeForce boards at their FP16-accumulate tensor rate
+    line: tuple[str, int] | None = None  # vendor line and generation (``GENERATIONS``); None: not compared
 
 
 @dataclass(frozen=True)
@@ -104,7 +125,61 @@ def _specs(features: Features, precision: Precision) -> _Specs | None:
     units = spec_number(features, "tensor_cores")
     return _Specs(chip=f"{as_text(features.get('vendor')).lower()}/{chip}", family=family_of(features),
                   compute=compute, bandwidth=bandwidth, units=int(units or 0), tdp=spec_number(features, "tdp_w"),
-                  memory_type=as_text(features.get("memory_type")).lower())
+                  memory_type=as_text(features.get("memory_type")).lower(),
+                  mobile=as_text(features.get("segment")).lower() == "mobile",
+                  memory=spec_number(features, "memory_gb"),
+                  compute_full=_full_rate_compute(features, precision, compute),
+                  line=_line(features))
+
+
+def _full_rate_compute(features: Features, precision: Precision, compute: float) -> float:
+    """The card's compute were GeForce tensor math at the professional boards' rate: FP16 with FP16
+    accumulate, and TF32 at twice the rate NVIDIA states for GeForce boards."""
+    half16 = compute_tflops(features, "fp16")
+    full16 = compute_tflops(features, "fp16", full_rate_geforce=True)
+    if not half16 or not full16 or full16 <= half16:
+        return compute
+    if precision == "fp16":
+        return full16
+    rate = matrix_rate(as_text(features.get("vendor")), as_text(features.get("architecture")),
+                       as_text(features.get("model")))
+    has_tf32 = rate is not None and rate.flops_per_clock >= 256  # Ampere and later (``compute_tflops``)
+    return max(compute, full16 / 2) if has_tf32 else compute
+
+
+# Architectures in order within each vendor's line of deep-learning cards: a card of a later entry is of a
+# newer generation. GCN 5 (Vega) leads AMD's datacenter line into CDNA; RDNA is a line of its own.
+GENERATIONS: dict[tuple[str, str], tuple[str, int]] = {
+    **{("nvidia", a): ("nvidia", i) for i, arches in enumerate((
+        ("maxwell 2.0",), ("pascal",), ("volta",), ("turing",), ("ampere",), ("ada lovelace",), ("hopper",),
+        ("blackwell", "blackwell 2.0", "blackwell ultra"))) for a in arches},
+    **{("amd", a): ("amd-cdna", i) for i, arches in enumerate((
+        ("gcn 5.0", "gcn 5.1"), ("cdna 1.0",), ("cdna 2.0",), ("cdna 3.0",), ("cdna 4.0",))) for a in arches},
+    **{("amd", a): ("amd-rdna", i) for i, a in enumerate(("rdna 1.0", "rdna 2.0", "rdna 3.0", "rdna 4.0"))},
+    ("intel", "xe-hpg"): ("intel", 0), ("intel", "xe2-hpg"): ("intel", 1),
+}
+# Desktop, workstation and datacenter boards: laptops' power limits and integrated parts are their own.
+COMPARED_SEGMENTS = ("desktop", "workstation", "datacenter")
+# "Clearly" more compute: past what boost clocks and spec databases vary by, so never a close call.
+CLEAR_MARGIN = 1.15
+
+
+def _line(features: Features) -> tuple[str, int] | None:
+    if as_text(features.get("segment")).lower() not in COMPARED_SEGMENTS:
+        return None
+    return GENERATIONS.get((as_text(features.get("vendor")).lower(), as_text(features.get("architecture")).lower()))
+
+
+def clearly_dominates(big: _Specs, small: _Specs) -> bool:
+    """``big`` outclasses ``small`` beyond a close call, on any chips: same vendor line, the same or a newer
+    generation, at least ``CLEAR_MARGIN`` times its compute whichever rate GeForce tensor math runs at
+    (the halved FP32-accumulate rate or the full one: a professional board's full rate against a GeForce
+    board's halved one is no clear lead), and at least its bandwidth and memory."""
+    return (big.line is not None and small.line is not None and big.line[0] == small.line[0]
+            and big.line[1] >= small.line[1]
+            and big.compute >= small.compute * CLEAR_MARGIN and big.compute_full >= small.compute_full * CLEAR_MARGIN
+            and big.bandwidth * SAME >= small.bandwidth
+            and (big.memory is None or small.memory is None or big.memory * SAME >= small.memory))
 
 
 def dominates(big: _Specs, small: _Specs) -> bool:
@@ -122,11 +197,62 @@ def power_twin_above(big: _Specs, small: _Specs) -> bool:
             and big.compute > small.compute * SAME and big.bandwidth >= small.bandwidth * TWIN_BANDWIDTH_SHARE)
 
 
+def _same_memory(a: _Specs, b: _Specs) -> bool:
+    return a.memory is None or b.memory is None or max(a.memory, b.memory) <= min(a.memory, b.memory) * SAME
+
+
 def flagged_above(sibling: _Specs, card: _Specs) -> bool:
     """``estimate_coverage``'s rule: a measured card of the family with at least the card's compute and
     bandwidth, each within ``SPEC_SLACK``."""
     return (sibling.family == card.family and card.compute <= sibling.compute * SPEC_SLACK
             and card.bandwidth <= sibling.bandwidth * SPEC_SLACK)
+
+
+# Bounds from above whose level is the sibling's figure times their factor (a power-limited twin's, and
+# the model's gap above a measured sibling the card outclasses); the others cap at the sibling's figure.
+SAME_CHIP_ABOVE = "same chip with at least its compute and bandwidth"
+POWER_TWIN = "same chip and tensor units at a higher board power"
+PUBLISHED = "measured faster in published training results"
+ABOVE_MEASURED = "same chip, measured, with less compute and bandwidth: the model's gap above it"
+_SCALED = (POWER_TWIN, ABOVE_MEASURED)
+SAME_CHIP_BELOW = "same chip, it has at least that card's compute and bandwidth"
+OUTCLASSES = ("it outclasses that card: the same or a newer generation of its vendor's line with at least "
+              f"{CLEAR_MARGIN:.2f}x its compute and at least its bandwidth and memory")
+OUTCLASSED = ("that card outclasses it: the same or a newer generation of its vendor's line with at least "
+              f"{CLEAR_MARGIN:.2f}x its compute and at least its bandwidth and memory")
+
+
+def _cap(value: float, why: str, factor: float) -> float:
+    """Where a bound from above holds the card: the sibling's figure, scaled for the scaled kinds."""
+    return value * factor if why in _SCALED else value
+
+
+def _trigger(value: float, why: str, factor: float) -> float:
+    """Above what figure a bound from above binds: the sibling's own, or for the model's gap above a
+    measured sibling, the sibling's times that gap."""
+    return value * factor if why == ABOVE_MEASURED else value
+
+
+def _hold_the_orders(value: dict[str, float], moving: list[str], uppers: Mapping[str, list[tuple[str, str, float, int]]],
+                     lowers: Mapping[str, list[tuple[str, str, float, int]]], measured: set[str]) -> None:
+    """The orders themselves have the last word, level: the tiers place a card by the model's gap to each
+    sibling and a higher tier's bound overrides a lower one's, which can leave a card below one it
+    outclasses (a chip's measured card holding it down while an estimate of another chip sits above).
+    Here every estimate is raised to each card it outclasses (same chip or across chips) and lowered to
+    each measured card of its chip, or measured card that clearly outclasses it, that bounds it from
+    above; a measured card wins a conflict. In place, on ``value``."""
+    floors = {m: [o for o, _, _, _ in lowers.get(m, [])] for m in moving}
+    ceilings = {m: [o for o, why, _, _ in uppers.get(m, []) if o in measured
+                    and (why in (SAME_CHIP_ABOVE, OUTCLASSED) or why.startswith(PUBLISHED))] for m in moving}
+    for _ in range(MAX_PASSES):
+        changed = False
+        for model in moving:
+            new = min([max([value[model], *(value[o] for o in floors[model])]), *(value[o] for o in ceilings[model])])
+            if abs(new - value[model]) > 1e-12:
+                value[model] = new
+                changed = True
+        if not changed:
+            break
 
 
 def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Mapping[str, Features],
@@ -150,6 +276,10 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
     # Flagged bounds reach across chips of one family (the P40 and the GTX 1080 Ti share GP102, a GTX
     # 1070 and the 1080 Ti only Pascal): the measured cards of each family, once.
     measured_by_family: dict[str, list[str]] = {}
+    compared_by_line: dict[str, list[str]] = {}
+    for model, s in sorted(specs.items()):
+        if s.line is not None:
+            compared_by_line.setdefault(s.line[0], []).append(model)
     for model in measured:
         if model in specs:
             measured_by_family.setdefault(specs[model].family, []).append(model)
@@ -159,34 +289,69 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
     # sibling that is estimated (1), over a power-limited twin or a family sibling within the flag's slack
     # (0): measured evidence outranks another estimate, and strict dominance a looser rule.
     uppers: dict[str, list[tuple[str, str, float, int]]] = {}
-    lowers: dict[str, list[tuple[str, float, int]]] = {}
+    lowers: dict[str, list[tuple[str, str, float, int]]] = {}
     for model in sorted(specs):
         s = specs[model]
         if model in measured:
             continue
+        def _contradicted(o: _Specs, other: str) -> bool:
+            """A measured card that a measured card of its chip, which it outclasses, is measured above, where
+            this card outclasses that one too (the V100 SXM2 16 GB, measured below the V100 PCIe 32 GB in
+            another harness, against the V100 SXM2 32 GB): measurements that contradict each other bound
+            the card from below by the higher, not from above by the lower."""
+            return any(m != other and m != model and not specs[m].mobile  # a laptop's figure is its power limit's
+                       and dominates(o, specs[m]) and dominates(s, specs[m])
+                       and not dominates(specs[m], s) and shown[m].value > shown[other].value
+                       for m in by_chip[s.chip] if m in measured)
+
         up: list[tuple[str, str, float, int]] = []
-        down: list[tuple[str, float, int]] = []
+        down: list[tuple[str, str, float, int]] = []
+        gaps: list[tuple[str, str, float, int]] = []
         for other in sorted(by_chip[s.chip]):
             if other == model:
                 continue
             o = specs[other]
-            if dominates(o, s):
-                up.append((other, "same chip with at least its compute and bandwidth",
+            if dominates(o, s) and other not in measured and dominates(s, o) and shown[other].value == shown[model].value:
+                continue  # an estimated twin with the same figure moves with the card; capping each other would
+                # hold both at their own estimate whatever bound lifts them
+            if o.mobile and not s.mobile:
+                pass  # a laptop part's boost clock is a spec sheet's, not what its power limit sustains
+            elif dominates(o, s) and other in measured and _contradicted(o, other):
+                pass  # measured below a measured sibling it outclasses: it holds no card above that one
+            elif dominates(o, s):
+                up.append((other, SAME_CHIP_ABOVE,
                            min(1.0, ratio(model, other)), 2 if other in measured else 1))
             elif power_twin_above(o, s):
                 # A measured full-power twin is measured evidence (tier 2): a power-limited card (the RTX PRO
                 # 6000 Max-Q at 300 W) never rises above its 600 W twin's measured figure.
-                up.append((other, "same chip and tensor units at a higher board power",
-                           min(1.0, s.compute / o.compute), 2 if other in measured else 0))
+                up.append((other, POWER_TWIN, min(1.0, s.compute / o.compute), 2 if other in measured else 0))
             if dominates(s, o) and not dominates(o, s):
-                down.append((other, max(1.0, ratio(model, other)), 2 if other in measured else 1))
+                down.append((other, SAME_CHIP_BELOW, max(1.0, ratio(model, other)), 2 if other in measured else 1))
+                # A laptop's power limit is its own, and more memory is a gain the fp16 model need not see.
+                if other in measured and not o.mobile and not s.mobile and _same_memory(o, s):
+                    gaps.append((other, ABOVE_MEASURED, max(1.0, ratio(model, other)), 2))
+        if gaps:  # the loosest: measured siblings disagree as measurements do, and each one bounds from below
+            up.append(max(gaps, key=lambda g: shown[g[0]].value * g[2]))
+        if s.line is not None:
+            for other in compared_by_line.get(s.line[0], []):
+                o = specs[other]
+                if other == model or (o.chip == s.chip and o.family == s.family):
+                    continue  # the same-chip bounds above
+                # A measured card bounds both ways; an estimated one only lifts the card that outclasses it:
+                # two families' estimates that disagree meet at the higher, never drag a chain of cards down.
+                # Tier 1: above the looser family flag, below what a measured card of the same chip says.
+                if clearly_dominates(o, s) and other in measured:
+                    up.append((other, OUTCLASSED, min(1.0, ratio(model, other)), 1))
+                elif clearly_dominates(s, o):  # level at least: the model's ratio across two families would
+                    # carry one family's measured residual up a chain of cards
+                    down.append((other, OUTCLASSES, 1.0, 1))
         for other in sorted(measured_by_family.get(s.family, [])):
             if other != model and flagged_above(specs[other], s):
                 up.append((other, "measured, with at least its compute and bandwidth", min(1.0, ratio(model, other)),
                            0))
         for order in PUBLISHED_ORDERS:
             if order.card == model and order.not_above in shown:
-                up.append((order.not_above, f"measured faster in published training results: {order.source}",
+                up.append((order.not_above, f"{PUBLISHED}: {order.source}",
                            min(1.0, ratio(model, order.not_above)), 2))
         if up:
             uppers[model] = up
@@ -204,10 +369,11 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
                 # A bound binds where the estimate, or the figure the lower tiers left, breaks the order.
                 # The model's own gap between the two cards places the card (``f``), within what the
                 # binding siblings' own figures allow (a power-limited twin's bound is its scaled figure).
-                ups = [(value[o] * f, value[o] if "power" not in why else value[o] * f)
-                       for o, why, f, t in uppers.get(model, []) if t == tier and max(raw, new) > value[o]]
+                ups = [(value[o] * f, _cap(value[o], why, f))
+                       for o, why, f, t in uppers.get(model, [])
+                       if t == tier and max(raw, new) > _trigger(value[o], why, f)]
                 tentative = min([new, *(p for p, _ in ups)])  # where this tier's caps alone would put it
-                downs = [(value[o] * f, value[o]) for o, f, t in lowers.get(model, [])
+                downs = [(value[o] * f, value[o]) for o, _, f, t in lowers.get(model, [])
                          if t == tier and min(raw, new, tentative) < value[o]]
                 if not ups and not downs:
                     continue
@@ -216,14 +382,14 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
                 high = min((b for _, b in ups), default=math.inf)
                 new = high if low > high else min(max(preferred, low), high)  # an upper bound wins a conflict
                 # A bound from below never lifts the card past a sibling of its own tier that bounds it from above.
-                caps = [value[o] * f if "power" in why else value[o]
-                        for o, why, f, t in uppers.get(model, []) if t == tier]
+                caps = [_cap(value[o], why, f) for o, why, f, t in uppers.get(model, []) if t == tier]
                 new = min([new, *caps])
             if abs(new - value[model]) > 1e-12:
                 value[model] = new
                 changed = True
         if not changed:
             break
+    _hold_the_orders(value, moving, uppers, lowers, measured)
 
     out: dict[str, Bounded] = {}
     for model in moving:
@@ -234,18 +400,18 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
         if new < old.value:
             by, why, f, _ = min(uppers[model], key=lambda p: abs(value[p[0]] * p[2] - new))
             # The interval's upper end: the tightest bound from above that the figure respects.
-            bound = min((value[o] * g if "power" in w else value[o] for o, w, g, _ in uppers[model]
-                         if (value[o] * g if "power" in w else value[o]) >= new - 1e-12), default=math.inf)
-            note = (f"bounded by the {by} ({value[by]:.3f}; {why}): the estimate {old.value:.3f} would put it "
-                    f"above that card")
+            bound = min((_cap(value[o], w, g) for o, w, g, _ in uppers[model]
+                         if _cap(value[o], w, g) >= new - 1e-12), default=math.inf)
+            where = (f"at {old.value / value[by]:.2f}x that card, beyond the model's gap of {f:.2f}x"
+                     if why == ABOVE_MEASURED else "above that card")
+            note = f"bounded by the {by} ({value[by]:.3f}; {why}): the estimate {old.value:.3f} would put it {where}"
             # The interval moves with the figure; its upper end is the bound.
             out[model] = Bounded(value=new, low=old.low * new / old.value, high=max(new, min(old.high, bound)),
                                  note=note)
         else:
-            by, _, _ = min(lowers[model], key=lambda p: abs(value[p[0]] * p[1] - new))
-            note = (f"bounded by the {by} ({value[by]:.3f}; same chip, it has at least that card's compute and "
-                    f"bandwidth): the estimate {old.value:.3f} would put it below that card")
-            floor = max((value[o] for o, _, _ in lowers[model] if value[o] <= new + 1e-12), default=-math.inf)
+            by, why, _, _ = min(lowers[model], key=lambda p: abs(value[p[0]] * p[2] - new))
+            note = f"bounded by the {by} ({value[by]:.3f}; {why}): the estimate {old.value:.3f} would put it below that card"
+            floor = max((value[o] for o, _, _, _ in lowers[model] if value[o] <= new + 1e-12), default=-math.inf)
             out[model] = Bounded(value=new, low=min(new, max(old.low, floor)), high=old.high * new / old.value,
                                  note=note)
     return out

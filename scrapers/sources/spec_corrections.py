@@ -29,7 +29,7 @@ from gpuvalue.scrapers.source import Source
 NAME = "spec-corrections"
 TABLE_PATH = Path(__file__).parent.parent / "data" / "spec_corrections.csv"
 # When the table was last checked against its documents: the date its corrections are of.
-CHECKED = datetime(2026, 12, 3, tzinfo=timezone.utc)
+CHECKED = datetime(2026, 12, 7, tzinfo=timezone.utc)
 
 # The fields a row may correct, with the unit its value is in (the catalog's unit).
 FIELD_UNITS: dict[str, str] = {

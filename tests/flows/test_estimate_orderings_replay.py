@@ -7,7 +7,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from gpuvalue.models.perf.same_chip import _specs, dominates
+from gpuvalue.models.perf.same_chip import _specs, clearly_dominates, dominates
 from gpuvalue.warehouse.sql_files import dicts
 
 
@@ -131,3 +131,60 @@ def test_amd_instinct_is_the_name_shown(replay_db, command):
         assert '"AMD Instinct MI300X"' in out.output
         if query == "MI300X":
             assert "Radeon Instinct MI300X" not in out.output
+
+
+# Pairs where a card that clearly outclasses another (``same_chip.clearly_dominates``: same vendor line, same or
+# newer generation, 15 % more compute whichever rate GeForce tensor math runs at, at least the bandwidth and
+# memory) is shown below it, each with why an expert accepts it. Keyed by (precision, outclassing card prefix,
+# outclassed card prefix).
+ACCEPTED_ACROSS_CHIPS: dict[tuple[str, str, str], str] = {
+    ("fp16", "RTX PRO 6000 Blackwell Server", "GeForce RTX 5090"):
+        "both measured: the Server board's MLPerf figure (chained through the H100) outweighs GPU-Insights' "
+        "direct one; measurements disagree as they will, and the combination weighs them",
+}
+# Two figures within this are level: the estimates are rounded to four places and spec databases round clocks.
+LEVEL = 1.005
+
+
+def _accepted(precision: str, big: str, small: str) -> bool:
+    return any(p == precision and big.startswith(b) and small.startswith(s)
+               for (p, b, s) in ACCEPTED_ACROSS_CHIPS)
+
+
+@pytest.mark.parametrize("precision", ["fp16", "fp32"])
+def test_no_card_is_shown_below_a_card_it_clearly_outclasses(shown, precision):
+    """The held-out kind of ordering, over the whole catalog: desktop, workstation and datacenter boards of
+    one vendor line, on any chips, estimated or measured (both measured too: a disagreement between two
+    measurements is listed above with its reason)."""
+    figures, features = shown
+    specs = {m: s for (m, p) in figures if p == precision and m in features
+             and (s := _specs(features[m], precision)) is not None and s.line is not None}
+    pairs = [(big, small) for big, b in specs.items() for small, s in specs.items()
+             if big != small and clearly_dominates(b, s)]
+    assert len(pairs) > 10_000  # every generation of every line against the ones before it
+    wrong = sorted((big, small, _v(shown, big, precision), _v(shown, small, precision)) for big, small in pairs
+                   if _v(shown, big, precision) * LEVEL < _v(shown, small, precision)
+                   and not _accepted(precision, big, small))
+    assert not wrong
+    # The exceptions still describe something: each accepted pair is still there
+    used = {(p, b, s) for (p, b, s) in ACCEPTED_ACROSS_CHIPS if p == precision
+            and any(big.startswith(b) and small.startswith(s) for big, small in pairs
+                    if _v(shown, big, precision) * LEVEL < _v(shown, small, precision))}
+    assert used == {k for k in ACCEPTED_ACROSS_CHIPS if k[0] == precision}
+
+
+def test_the_orderings_behind_issue_42s_second_round(shown):
+    """Figures an expert rejected at sight: GeForce RTX 50 boards below the Ada boards they outclass, an RTX
+    3070 Ti 40 % above the measured RTX 3070, the 300 W V100 SXM2 below the 250 W PCIe board, an RTX 5090 D
+    with the 5090's tensor rate."""
+    v = lambda m: _v(shown, m)  # noqa: E731
+    assert v("GeForce RTX 5080") > v("GeForce RTX 4080 SUPER")
+    assert v("GeForce RTX 5070 Ti") > v("GeForce RTX 4070 Ti SUPER") > v("GeForce RTX 4070 Ti")
+    assert v("GeForce RTX 5070") > v("GeForce RTX 4070")
+    assert v("GeForce RTX 5060 Ti 16 GB") > v("GeForce RTX 4060 Ti 16 GB")
+    assert v("GeForce RTX 3070") < v("GeForce RTX 3070 Ti") < 1.25 * v("GeForce RTX 3070")
+    assert v("Tesla V100 SXM2 32 GB") > v("Tesla V100 PCIe 32 GB")
+    assert v("Tesla V100 SXM2 16 GB") > v("Tesla V100 PCIe 16 GB")
+    assert v("Tesla V100S PCIe 32 GB") >= v("Tesla V100 SXM2 32 GB")
+    # the 5090 D's tensor throughput is held to 2375 of the 5090's 3352 AI TOPS (spec-corrections)
+    assert v("GeForce RTX 5090 D V2") < v("GeForce RTX 5090 D") < v("GeForce RTX 5090")

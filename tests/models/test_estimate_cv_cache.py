@@ -144,7 +144,8 @@ def test_the_run_stored_one_error_per_precision_and_the_next_fit_reuses_it(wareh
         "SELECT precision, cv_median_abs_error FROM perf_estimate_cv ORDER BY precision").fetchall())
     # The enlarged set's nested cross-validation (docs/performance-log.md, "Refit on the enlarged measured set"),
     # on the reference's scale since "Precision-weighted figures, and estimates on the reference's scale".
-    assert stored == {"fp16": pytest.approx(0.0870, abs=1e-4), "fp32": pytest.approx(0.0851, abs=1e-4)}
+    # The robust fit with the shared offsets and orderings across chips (both of 2026-12-07).
+    assert stored == {"fp16": pytest.approx(0.0830, abs=1e-4), "fp32": pytest.approx(0.0656, abs=1e-4)}
     versions = {v for (v,) in warehouse.execute("SELECT DISTINCT model_version FROM perf_estimate_cv").fetchall()}
     assert versions == {PW.MODEL_VERSION}
     before = warehouse.execute(

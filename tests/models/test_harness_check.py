@@ -73,7 +73,9 @@ def test_the_figures_reported(check):
     rows = {(t.precision, r.method): r for t in tables for r in t.rows}
     # Since "Per-SKU tensor rates and same-chip bounds" (no division by the reference's own estimate) the
     # published figures again; on the reference's scale they were fp16 16.8 %, max 466 %; fp32 16.9 %, 352 %.
-    assert rows[("fp16", SHIPPED_ON_LAMBDA)] == EvalRow(SHIPPED_ON_LAMBDA, "fp16", 22, 0.9161, 0.1952, 4.4717,
+    # Since "Shared offsets and orderings across chips" (GTX 16 and Vega 10 boards on their kin's offset) fp16
+    # 19.1 % (19.5 %).
+    assert rows[("fp16", SHIPPED_ON_LAMBDA)] == EvalRow(SHIPPED_ON_LAMBDA, "fp16", 22, 0.9161, 0.1906, 4.4717,
                                                         "Radeon Instinct MI50")
     assert rows[("fp32", SHIPPED_ON_LAMBDA)] == EvalRow(SHIPPED_ON_LAMBDA, "fp32", 24, 0.8711, 0.1858, 3.2122,
                                                         "Radeon Instinct MI50")

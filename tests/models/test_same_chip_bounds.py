@@ -84,3 +84,75 @@ def test_a_power_limited_card_never_rises_above_its_measured_full_power_twin():
     shown = {"Full": _shown(2.76), "Max-Q": _shown(2.27), "GeForce": _shown(2.34)}
     moved = bound_estimates(shown, {"Full", "GeForce"}, features, "fp16", {"Full": 2.37, "Max-Q": 2.9, "GeForce": 2.3})
     assert 2.34 <= moved["Max-Q"].value <= 2.76 + 1e-9  # above the GeForce it outclasses, never above its twin
+
+
+def test_a_card_above_a_measured_sibling_it_outclasses_is_held_to_the_models_gap():
+    # The 3070 Ti's case: 4 % more SMs and 36 % more bandwidth than the measured 3070, estimated 40 % above it.
+    features = {"Ti": _card("Ti", "GA104", 42.4, 608), "Base": _card("Base", "GA104", 40.6, 448)}
+    moved = bound_estimates({"Ti": _shown(0.55), "Base": _shown(0.39)}, {"Base"}, features, "fp16",
+                            {"Ti": 0.55, "Base": 0.45})
+    b = moved["Ti"]
+    assert abs(b.value - 0.39 * 0.55 / 0.45) < 1e-9
+    assert b.low <= b.value <= b.high
+    assert "beyond the model's gap of 1.22x" in b.note
+
+
+def test_the_gap_bound_never_puts_a_card_below_another_measured_sibling_it_outclasses():
+    # Two measured siblings disagree with the model's gap between them: the loosest gap bound holds, so
+    # the card stays above both (the RTX 3090 Ti over the measured RTX 3090 and RTX 3080).
+    features = {"Top": _card("Top", "GA102", 80.0, 1008), "Mid": _card("Mid", "GA102", 71.0, 936),
+                "Low": _card("Low", "GA102", 59.5, 760)}
+    shown = {"Top": _shown(1.2), "Mid": _shown(1.0), "Low": _shown(0.74)}
+    moved = bound_estimates(shown, {"Mid", "Low"}, features, "fp16", {"Top": 0.95, "Mid": 0.87, "Low": 0.71})
+    assert moved["Top"].value >= 1.0 * 0.95 / 0.87 - 1e-9
+
+
+def test_measured_siblings_that_contradict_each_other_bound_a_card_outclassing_both_from_below():
+    # The V100s: the SXM2 16 GB measured (in another harness) below the PCIe 32 GB it outclasses; the SXM2
+    # 32 GB, which outclasses the PCIe board, is shown above it, not held at the SXM2 16 GB's figure.
+    sxm16, pcie32, sxm32 = (_card("SXM2 16", "GV100", 125.0, 900), _card("PCIe 32", "GV100", 113.0, 897),
+                            _card("SXM2 32", "GV100", 125.3, 898))
+    sxm16["memory_gb"], pcie32["memory_gb"], sxm32["memory_gb"] = 16.0, 32.0, 32.0
+    shown = {"SXM2 16": _shown(0.82), "PCIe 32": _shown(0.96), "SXM2 32": _shown(0.95)}
+    moved = bound_estimates(shown, {"SXM2 16", "PCIe 32"},
+                            {"SXM2 16": sxm16, "PCIe 32": pcie32, "SXM2 32": sxm32}, "fp16",
+                            {"SXM2 16": 0.98, "PCIe 32": 0.89, "SXM2 32": 0.98})
+    assert moved["SXM2 32"].value >= 0.96 * 0.98 / 0.89 - 1e-9
+
+
+def _board(model: str, arch: str, chip: str, tensor: float, bandwidth: float, memory: float = 16.0,
+           segment: str = "desktop") -> dict[str, object]:
+    return {**_card(model, chip, tensor, bandwidth), "architecture": arch, "memory_gb": memory, "segment": segment}
+
+
+def test_a_newer_card_with_clearly_more_of_everything_is_never_shown_below_the_older_one():
+    # The RTX 5080's case: its family's offset put it below the measured RTX 4080 SUPER it outclasses.
+    features = {"GeForce New": _board("GeForce New", "Blackwell 2.0", "GB203", 140.0, 960),
+                "GeForce Old": _board("GeForce Old", "Ada Lovelace", "AD103", 104.4, 736)}
+    moved = bound_estimates({"GeForce New": _shown(0.98), "GeForce Old": _shown(1.236)}, {"GeForce Old"}, features,
+                            "fp16", {"GeForce New": 0.98, "GeForce Old": 1.05})
+    assert moved["GeForce New"].value >= 1.236
+    assert "outclasses that card" in moved["GeForce New"].note
+
+
+def test_no_clear_lead_for_a_professional_board_over_a_geforce_board_on_the_full_rate_alone():
+    from gpuvalue.models.perf.same_chip import _specs, clearly_dominates
+
+    pro = _board("RTX PRO", "Blackwell 2.0", "GB203", 180.0, 896)  # full rate: 1.7x the GeForce's halved one
+    geforce = _board("GeForce RTX", "Ada Lovelace", "AD103", 104.4, 736)  # 208.8 at its full rate
+    assert not clearly_dominates(_specs(pro, "fp16"), _specs(geforce, "fp16"))
+    older = _board("GeForce Older", "Turing", "TU104", 40.0, 448, memory=8.0)
+    assert clearly_dominates(_specs(geforce, "fp16"), _specs(older, "fp16"))
+    laptop = _board("GeForce Laptop", "Turing", "TU104", 20.0, 256, memory=8.0, segment="mobile")
+    assert not clearly_dominates(_specs(geforce, "fp16"), _specs(laptop, "fp16"))  # laptops are not compared
+    small = _board("GeForce Small", "Turing", "TU104", 40.0, 448, memory=24.0)
+    assert not clearly_dominates(_specs(geforce, "fp16"), _specs(small, "fp16"))  # less memory: no clear lead
+
+
+def test_a_laptop_part_does_not_cap_a_desktop_board_of_its_chip():
+    features = {"Desktop": _card("Desktop", "Navi 33", 40.0, 288),
+                "Laptop": {**_card("Laptop", "Navi 33", 40.5, 288), "segment": "mobile"}}
+    moved = bound_estimates({"Desktop": _shown(0.34), "Laptop": _shown(0.33)}, set(), features, "fp16",
+                            {"Desktop": 0.34, "Laptop": 0.33})
+    assert "Desktop" not in moved  # the laptop is lifted to the desktop board it outclasses on paper instead
+    assert moved["Laptop"].value >= 0.34
