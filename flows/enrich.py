@@ -6,7 +6,9 @@ at each day's rate, by the pure rules of ``models/listing_enrichment.py``; the w
 stores the rows (``warehouse/load.py``). The flow's match stage and ``import listings`` both enrich
 through here, so a listing is enriched the same way whoever stores it. A rental source's offers are
 matched by their published GPU names (``models/offer_matching.py``, with the source's own reading
-of its names) and converted to USD (``models/rental.py``) before the rental loader stores them.
+of its names) and converted to USD (``models/rental.py``) before the rental loader stores them. A
+price index's points are matched by their published names (``models/index_matching.py``, with the
+source's declared naming) before the index loader stores them.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from typing import Any, Protocol
 import duckdb
 import pyarrow as pa
 
+from gpuvalue.models.index_matching import match_points
 from gpuvalue.models.listing_enrichment import listing_rows
 from gpuvalue.models.offer_matching import match_offers
+from gpuvalue.models.price_index import PriceIndexPoint
 from gpuvalue.models.records import Listing
 from gpuvalue.models.rental import RentalOffer, convert_to_usd
 from gpuvalue.scrapers import registry
@@ -63,3 +67,13 @@ def rental_offers(con: duckdb.DuckDBPyConnection, source: str,
     if not {o.currency.strip().upper() for o in matched} - {"USD"}:
         return matched, []
     return convert_to_usd(matched, daily_rates(con))
+
+
+def index_points(source: str, points: Iterable[PriceIndexPoint]) -> list[PriceIndexPoint]:
+    """A price index's points, each matched to a catalog model by its published name, with what the
+    source declares about its names (``Source.index_naming``; none: the plain reading)."""
+    try:
+        naming = registry.get(source).index_naming
+    except KeyError:
+        naming = None
+    return match_points(list(points), naming)

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import duckdb
 import pyarrow as pa
 
-from gpuvalue.flows.enrich import listing_enricher, rental_offers
+from gpuvalue.flows.enrich import index_points, listing_enricher, rental_offers
 from gpuvalue.models.listing_enrichment import matched_rows
 from gpuvalue.models.records import InferenceFigure, PerfFigure
 from gpuvalue.models.source_batches import ParsedSource
@@ -147,7 +147,7 @@ def _store_price_index(ctx: StageContext, name: str, batches: list[ParsedSource]
     """A third kind of price: stored apart (price_index_monthly), never mixed into own medians."""
     from gpuvalue.warehouse.price_index import load_price_index
 
-    points = [p for b in batches for p in b.records]
+    points = index_points(name, [p for b in batches for p in b.records])  # matched by the enrich step
     with load.transaction(ctx.con):
         return load_price_index(ctx.con, points, ctx.loaded_at, source=name)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from gpuvalue.models.price_index import IndexNaming
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.rental import ProviderScore
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
@@ -141,6 +142,9 @@ class Source:
     # name matcher takes instead (models/cloud_names.py, NameReading), None where the name reads as
     # published. Its parse applies it; the matcher's label figures (scrapers/rental_names.py) read it here.
     gpu_names: Callable[[str, str, str | None], Any] | None = None
+    # A price index's names, as the enrich stage matches them (models/index_matching.py): how much the
+    # matcher's answer is checked against what a name states. None: the plain reading.
+    index_naming: IndexNaming | None = None
     # All the pages of one fetch read together, where one page says what another's data is (a table and
     # the answer dating it, fetched beside it): pages in, records out, as pure as ``parse``, which still
     # reads any one page alone (``gpuvalue parse``, the probe, the fuzz tests). None: each page by ``parse``.
@@ -163,6 +167,8 @@ class Source:
             raise ValueError(f"source {self.name}: reads its pages together but has no parse for one page")
         if self.gpu_names is not None and self.kind != "rental":
             raise ValueError(f"source {self.name}: only a rental source reads GPU names of its own, not a {self.kind} source")
+        if self.index_naming is not None and self.kind != "price_index":
+            raise ValueError(f"source {self.name}: only a price index declares its naming, not a {self.kind} source")
         if self.provider_score is not None and self.kind != "rental":
             raise ValueError(f"source {self.name}: only a rental source declares a provider score, not a {self.kind} source")
         if self.harness is not None and self.kind != "benchmark":

@@ -701,7 +701,7 @@ MATCHERS: dict[str, frozenset[str]] = {
 # carry their model from the parser. The listings and the rental offers do not.
 PARSER_MATCH_ALLOWLIST: frozenset[str] = frozenset({
     f"{PACKAGE}.scrapers.{name}" for name in (
-        "harness_pages", "sources.gpupoet_market_reports", "sources.tomshardware_ebay_index",
+        "harness_pages",
         "sources.cnn_benchmarks", "sources.deep_learning_benchmark", "sources.gpu_insights",
         "sources.mlperf_training", "sources.pytorch_gpu_benchmark")
 })
