@@ -46,9 +46,9 @@ class PriceIndexPoint(Record):
     # What the enrich stage reads, as the page gives it (never stored): the title naming the card where
     # the index writes it otherwise than ``gpu_name`` (a link's card with the memory its text states),
     # and every name of the same published table, priced or not (where one names a variant apart, a
-    # bare name is the other).
+    # bare name is the other; left out of a record's JSON, which would repeat the table on every row).
     match_title: str | None = None
-    listed_beside: tuple[str, ...] = ()
+    listed_beside: tuple[str, ...] = Field(default=(), exclude=True, repr=False)
 
     @model_validator(mode="after")
     def _months(self) -> PriceIndexPoint:
