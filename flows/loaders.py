@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import duckdb
 import pyarrow as pa
 
-from gpuvalue.flows.enrich import listing_enricher, rental_offers
+from gpuvalue.flows.enrich import harness_figures, index_points, listing_enricher, rental_offers
 from gpuvalue.models.listing_enrichment import matched_rows
 from gpuvalue.models.records import InferenceFigure, PerfFigure
 from gpuvalue.models.source_batches import ParsedSource
@@ -136,7 +136,8 @@ def _store_benchmark(ctx: StageContext, name: str, batches: list[ParsedSource], 
     from gpuvalue.scrapers.harness_sources import figures_from_records
     from gpuvalue.warehouse.harness import load_harness
 
-    return load_harness(ctx.con, name, figures_from_records(name, newest.records), ctx.loaded_at)
+    figures = harness_figures(name, figures_from_records(name, newest.records))  # resolved by the enrich step
+    return load_harness(ctx.con, name, figures, ctx.loaded_at)
 
 
 def _store_inference(ctx: StageContext, name: str, batches: list[ParsedSource], result: StageResult) -> int:
@@ -147,7 +148,7 @@ def _store_price_index(ctx: StageContext, name: str, batches: list[ParsedSource]
     """A third kind of price: stored apart (price_index_monthly), never mixed into own medians."""
     from gpuvalue.warehouse.price_index import load_price_index
 
-    points = [p for b in batches for p in b.records]
+    points = index_points(name, [p for b in batches for p in b.records])  # matched by the enrich step
     with load.transaction(ctx.con):
         return load_price_index(ctx.con, points, ctx.loaded_at, source=name)
 

@@ -67,7 +67,7 @@ class HarnessFigure(Record):
 
     harness: str
     device: str  # as published
-    model: str | None
+    model: str | None = None  # set by the enrich stage (resolve_figures)
     excluded: str | None = None
     workload: str
     mode: Mode
@@ -88,13 +88,20 @@ class HarnessFigure(Record):
     baseline_run: str | None = None  # multi-GPU: the same host's single-GPU run, where published
     iterations: int | None = None  # timed iterations the value summarises (their median)
     note: str | None = None  # caveats worth keeping (modified memory, BF16, a re-run)
+    # What the enrich stage reads to resolve the device (never stored): the name it resolves to a catalog
+    # model, as published without its run's markers ("2x RTX 4090" -> "RTX 4090"), set by the parser and
+    # None once resolved; and the device memory the harness published, checked against the model's.
+    resolve_as: str | None = None
+    memory_gb: float | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> HarnessFigure:
         if not math.isfinite(self.value) or self.value <= 0:
             raise ValueError(f"value must be a positive number, not {self.value!r}")
-        if self.model is None and not self.excluded:
+        if self.model is None and not self.excluded and self.resolve_as is None:
             raise ValueError("a figure without a catalog model must say why (excluded)")
+        if self.resolve_as is not None and self.model is not None:
+            raise ValueError("a figure to resolve has no catalog model yet")
         if self.gpu_count < 1:
             raise ValueError("gpu_count must be at least 1")
         if self.batch_size is not None and self.batch_size < 1:
@@ -232,3 +239,42 @@ def resolve_device(name: str, aliases: Mapping[str, Resolution], matcher: Matche
     if result.model is None:
         return None, f"unresolved: {result.reason}"
     return result.model, None
+
+
+def memory_note(published_gb: float | None, model: str | None, catalog_memory: Mapping[str, float]) -> str | None:
+    """A note where the memory a harness published for a device differs from its catalog model's by more
+    than a gigabyte (a modified card, or another variant than the name says)."""
+    if published_gb is None or model is None or model not in catalog_memory:
+        return None
+    catalog = catalog_memory[model]
+    if abs(published_gb - catalog) <= 1.0:
+        return None
+    return f"memory {published_gb:g} GB as published; the catalog model has {catalog:g} GB"
+
+
+def resolve_figures(figures: Iterable[HarnessFigure], matcher: Matcher, *,
+                    aliases: Mapping[str, Resolution] | None = None, titles: Mapping[str, str] | None = None,
+                    catalog_memory: Mapping[str, float] | None = None) -> list[HarnessFigure]:
+    """The enrich stage's rule for a harness's figures: each device (``resolve_as``) resolved to a catalog
+    model, by the harness's hand-checked alias table first (``aliases``, keyed by ``device_key``), then as
+    the title it declares for a name the matcher misreads (``titles``), then by ``resolve_device``. The
+    resolution's reason for keeping a figure out wins over the parser's (a variant run); a published
+    memory the model lacks is noted. A figure already resolved is kept as it is."""
+    aliases, titles, catalog_memory = aliases or {}, titles or {}, catalog_memory or {}
+    known: dict[str, Resolution] = {}
+    out = []
+    for fig in figures:
+        name = fig.resolve_as
+        if name is None:
+            out.append(fig)
+            continue
+        if name not in known:
+            key = device_key(name)
+            hit = aliases.get(key)
+            known[name] = hit if hit is not None else resolve_device(titles.get(key, name), {}, matcher)
+        model, reason = known[name]
+        said = memory_note(fig.memory_gb, model, catalog_memory)
+        note = "; ".join(n for n in (fig.note, said) if n) if said else fig.note
+        out.append(fig.model_copy(update={"model": model, "excluded": reason or fig.excluded, "note": note,
+                                          "resolve_as": None}))
+    return out

@@ -11,6 +11,7 @@ are for, ``published`` the article they were read from.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from typing import ClassVar
 
@@ -21,15 +22,18 @@ from gpuvalue.models.records import Record
 
 
 class PriceIndexPoint(Record):
-    """One row of a price index, as published, with the catalog model it names (or why none)."""
+    """One row of a price index, as published; the enrich stage adds the catalog model it names (or
+    why none: ``models/index_matching.py``)."""
 
     # A re-import is the new truth for its source: rows a source no longer publishes go.
     stored_as: ClassVar[WriteDisposition] = WriteDisposition("price_index_monthly", "replace_source")
 
     source: str
     gpu_name: str  # as published, e.g. "GeForce RTX 3060 12GB"
-    model: str | None  # catalog model; None when the name is not exactly one (a wrong model is worse than none)
-    match_reason: str
+    # The catalog model, None when the name is not exactly one (a wrong model is worse than none), and
+    # why: both None as parsed, set by the enrich stage.
+    model: str | None = None
+    match_reason: str | None = None
     month: date  # first day of the month the prices are for
     avg_sold_usd: float = Field(gt=0)
     quantity_sold: int | None = Field(default=None, ge=0)  # None when not given (or not a count)
@@ -39,6 +43,12 @@ class PriceIndexPoint(Record):
     prices_averaged: int | None = Field(default=None, ge=1)
     published: date  # first day of the month of the article or file the row comes from
     table: str  # which published file, e.g. "gpu_time_series.csv" or "data/2023-11/table_0.csv"
+    # What the enrich stage reads, as the page gives it (never stored): the title naming the card where
+    # the index writes it otherwise than ``gpu_name`` (a link's card with the memory its text states),
+    # and every name of the same published table, priced or not (where one names a variant apart, a
+    # bare name is the other; left out of a record's JSON, which would repeat the table on every row).
+    match_title: str | None = None
+    listed_beside: tuple[str, ...] = Field(default=(), exclude=True, repr=False)
 
     @model_validator(mode="after")
     def _months(self) -> PriceIndexPoint:
@@ -48,3 +58,17 @@ class PriceIndexPoint(Record):
         if self.month > self.published:
             raise ValueError(f"prices for {self.month} cannot be published in {self.published}")
         return self
+
+
+@dataclass(frozen=True)
+class IndexNaming:
+    """How a price index names its cards, as its source declares it (``Source.index_naming``).
+
+    ``names_checked`` (an index of editors' tables, which list variants apart): the model must not
+    lack what the name states (a memory, a revision word), two names of one table never share a
+    model, and a name stating no memory is the card's launch variant unless its variants launched
+    together. Otherwise a name stating no memory where the catalog holds the card in several memories
+    is none of them. ``note_title``: the reason says which title was read ("(as ...)")."""
+
+    names_checked: bool = False
+    note_title: bool = False

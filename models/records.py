@@ -116,6 +116,10 @@ class Listing(Record):
 class PerfFigure(Record):
     """Relative deep-learning training throughput of one model against a reference card."""
 
+    # A source's figures are the whole truth for it (a benchmark's newest fetch, the day's estimate or
+    # weighting): a load replaces them.
+    stored_as: ClassVar[WriteDisposition] = WriteDisposition("perf", "replace_source")
+
     model: str
     precision: Precision
     relative_perf: float  # 1.0 == the reference card

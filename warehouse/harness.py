@@ -59,6 +59,8 @@ def replace_harness_figures(con: duckdb.DuckDBPyConnection, harness: str, figure
     others = sorted({f.harness for f in figures} - {harness})
     if others:
         raise ValueError(f"figures of {', '.join(others)} passed as {harness}'s")
+    if any(f.resolve_as is not None for f in figures):
+        raise ValueError(f"figures of {harness} not resolved yet (the enrich stage resolves their devices)")
     stamp = _naive_utc(loaded_at)
     batch = []
     for f in figures:

@@ -147,17 +147,14 @@ def rebuild_price_observations(con: duckdb.DuckDBPyConnection) -> int:
 
 
 def replace_perf(con: duckdb.DuckDBPyConnection, source: str, figures: Sequence[PerfFigure], loaded_at: datetime) -> int:
-    """A source's figures replace its previous ones: a re-import is the new truth for that source."""
-    sql_files.run(con, "perf_delete_source", {"source": source})
-    if not figures:
-        return 0
+    """A source's figures replace its previous ones (its record's disposition: a re-import is the new truth
+    for that source), one per (model, precision), stamped with the load time; its intervals go with them."""
+    sql_files.run(con, "perf_interval_delete_source", {"source": source})
     rows = [
         {**f.model_dump(), "loaded_at": _naive_utc(loaded_at)}
         for f in {(f.model, f.precision): f for f in figures}.values()
     ]
-    incoming_perf = pa.Table.from_pylist(rows)
-    sql_files.run_on_batch(con, "incoming_perf", incoming_perf, "perf_insert_incoming")
-    return len(rows)
+    return record_tables.replace(con, PerfFigure.stored_as, pa.Table.from_pylist(rows) if rows else None, source=source)
 
 
 # Tables a benchmark source's load replaces whole: each has <table>_delete_source.sql and

@@ -44,6 +44,9 @@ def load_price_index(con: duckdb.DuckDBPyConnection, points: Iterable[PriceIndex
     an earlier one), the newest article wins. The caller owns the transaction.
     """
     points = list(points)
+    unmatched = sorted({p.source for p in points if p.match_reason is None})
+    if unmatched:
+        raise ValueError(f"points of {', '.join(unmatched)} not matched yet (the enrich stage matches them)")
     sources = {p.source for p in points}
     if source is not None:
         others = sorted(sources - {source})
@@ -55,7 +58,7 @@ def load_price_index(con: duckdb.DuckDBPyConnection, points: Iterable[PriceIndex
         keyed[(p.source, p.gpu_name, p.month)] = p
     stamp = _naive_utc(loaded_at)
     for name in sorted(sources):
-        rows = [{**p.model_dump(exclude={"table"}), "loaded_at": stamp, "read_from": p.table}
+        rows = [{**p.model_dump(exclude={"table", "match_title", "listed_beside"}), "loaded_at": stamp, "read_from": p.table}
                 for p in keyed.values() if p.source == name]
         replace(con, PriceIndexPoint.stored_as, pa.Table.from_pylist(rows, schema=_SCHEMA) if rows else None, source=name)
     return len(keyed)

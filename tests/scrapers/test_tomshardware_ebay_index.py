@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from property_budget import examples
 
+from gpuvalue.models.index_matching import match_points, match_table
 from gpuvalue.models.records import FetchedPage
 from gpuvalue.scrapers.errors import ParseError
 from gpuvalue.scrapers.sources import tomshardware_ebay_index as index
@@ -30,7 +31,8 @@ def _month(folder: str) -> date:
 
 @pytest.fixture(scope="module")
 def series() -> list:
-    return index.parse_time_series((ROOT / index.TIME_SERIES).read_bytes(), URL)
+    """The time series as the source parses it, then matched as the enrich stage matches it."""
+    return match_points(index.parse_time_series((ROOT / index.TIME_SERIES).read_bytes(), URL), index.NAMING)
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +40,9 @@ def tables() -> dict[str, list]:
     out = {}
     for path in sorted(ROOT.glob("data/*/table_*.csv")):
         name = f"data/{path.parent.name}/{path.name}"
-        out[name] = index.parse_article_table(path.read_bytes(), f"file:{name}", published=_month(path.parent.name),
-                                              table=name)
+        out[name] = match_points(index.parse_article_table(path.read_bytes(), f"file:{name}",
+                                                           published=_month(path.parent.name), table=name),
+                                 index.NAMING)
     return out
 
 
@@ -65,8 +68,9 @@ def test_the_time_series_equals_the_fifty_article_tables(series, tables):
     assert len(tables) == 50
     from_tables = [p for points in tables.values() for p in points]
 
-    def rows(points):
-        return sorted((p.model_dump(exclude={"table"}) for p in points), key=lambda r: (r["published"], r["gpu_name"]))
+    def rows(points):  # an article's two tables each list their own names (listed_beside); the series, all
+        return sorted((p.model_dump(exclude={"table", "listed_beside"}) for p in points),
+                      key=lambda r: (r["published"], r["gpu_name"]))
 
     assert rows(from_tables) == rows(series)
     assert len({(p.published, p.gpu_name) for p in from_tables}) == len(from_tables) == len(series)
@@ -167,7 +171,7 @@ def test_two_names_of_one_article_never_share_a_model(series):
 
 
 def test_a_bare_name_loses_to_a_sibling_listed_with_its_memory():
-    got = index.catalog_models(["Radeon RX 6700", "Radeon RX 6700 10GB"])
+    got = match_table(["Radeon RX 6700", "Radeon RX 6700 10GB"], index.NAMING)
     assert got["Radeon RX 6700 10GB"] == ("Radeon RX 6700", "matched: 6700")
     assert got["Radeon RX 6700"] == (None, "ambiguous: Radeon RX 6700 names no memory; Radeon RX 6700 is listed as "
                                            "'Radeon RX 6700 10GB' in the same article")
@@ -202,10 +206,20 @@ def test_garbage_is_a_parse_error(body):
         index.parse_time_series(body, URL)
 
 
-def test_the_smallest_good_file_parses():
+def test_the_smallest_good_file_parses_to_what_it_says_matched_to_nothing():
     (p,) = index.parse_time_series(GOOD, URL)
-    assert (p.gpu_name, p.model, p.month, p.avg_sold_usd, p.quantity_sold) == (
-        "GeForce RTX 3090", "GeForce RTX 3090", date(2022, 4, 1), 1770.0, 999)
+    assert (p.gpu_name, p.model, p.match_reason, p.month, p.avg_sold_usd, p.quantity_sold) == (
+        "GeForce RTX 3090", None, None, date(2022, 4, 1), 1770.0, 999)
+    assert p.listed_beside == ("GeForce RTX 3090",)  # the names of its article, for the enrich stage
+    (matched,) = match_points([p], index.NAMING)
+    assert matched.model == "GeForce RTX 3090"
+
+
+def test_a_bare_name_loses_to_a_sibling_its_article_lists_even_without_a_price():
+    body = GOOD + b"Radeon RX 6700,$300,12,April 2022\nRadeon RX 6700 10GB,-,,April 2022\n"
+    points = match_points(index.parse_time_series(body, URL), index.NAMING)
+    assert [p.gpu_name for p in points] == ["GeForce RTX 3090", "Radeon RX 6700"]
+    assert points[1].model is None and points[1].match_reason.startswith("ambiguous")
 
 
 @pytest.mark.parametrize("header", [

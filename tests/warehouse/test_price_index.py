@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest_exports import warehouse_at_version
+from gpuvalue.models.index_matching import match_points
 from gpuvalue.models.price_index import PriceIndexPoint
 from gpuvalue.scrapers.sources import tomshardware_ebay_index as index
 from gpuvalue.warehouse import load
@@ -24,7 +25,7 @@ OCTOBER = date(2023, 10, 1)
 
 @pytest.fixture(scope="module")
 def points() -> list[PriceIndexPoint]:
-    return index.parse_time_series(SERIES.read_bytes(), index.TIME_SERIES_URL)
+    return match_points(index.parse_time_series(SERIES.read_bytes(), index.TIME_SERIES_URL), index.NAMING)
 
 
 @pytest.fixture

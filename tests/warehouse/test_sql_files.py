@@ -463,7 +463,7 @@ def _catalog(db: Path) -> object:
             "SELECT model, field FROM spec_conflicts").fetchall()
 
 
-@runs("perf_delete_source", "perf_insert_incoming", "perf_workload_delete_source", "perf_workload_insert_incoming",
+@runs("perf_interval_delete_source", "perf_workload_delete_source", "perf_workload_insert_incoming",
       "perf_scaling_delete_source", "perf_scaling_insert_incoming")
 def _perf_replaced(db: Path) -> object:
     from gpuvalue.models.records import PerfFigure
