@@ -62,7 +62,10 @@ def test_the_docs_table_quotes_the_shipped_per_kind_errors(precision):
     docs = (Path(__file__).resolve().parents[2] / "docs" / "performance.md").read_text(encoding="utf-8")
     row = next(r for r in shipped_cv_errors().values() if r["precision"] == precision)
     kinds = row["group_errors"]
-    line = next(line for line in docs.splitlines() if line.startswith(f"| {precision} | ") and "cards)" in line)
-    for kind in ("GeForce", "professional", "datacenter", "AMD"):
+    lines = docs.splitlines()
+    header = lines.index("| precision | GeForce | professional | datacenter | AMD | every card |")
+    line = next(line for line in lines[header:header + 4] if line.startswith(f"| {precision} | "))
+    cells = [c.strip() for c in line.strip("|").split("|")][1:5]
+    for kind, cell in zip(("GeForce", "professional", "datacenter", "AMD"), cells, strict=True):
         error, cards = kinds[kind]
-        assert f"{error:.1%}".replace("%", " %") in line, (kind, line)
+        assert cell.startswith(f"{error:.1%}".replace("%", " %") + f" ({cards}"), (kind, cell)
