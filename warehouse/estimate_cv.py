@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -46,11 +46,12 @@ def group_errors_json(errors: Mapping[str, GroupError]) -> str:
     return json.dumps({g: [e.median_abs_error, e.cards] for g, e in sorted(errors.items())})
 
 
-def _group_errors(stored: object) -> dict[str, GroupError] | None:
+def _group_errors(stored: str | Mapping[str, Sequence[float]] | None) -> dict[str, GroupError] | None:
+    """A row's per-kind errors: JSON text from the warehouse, a mapping from the shipped file."""
     if stored is None:
         return None
-    loaded = json.loads(stored) if isinstance(stored, str) else stored
-    return {g: GroupError(g, float(v[0]), int(v[1])) for g, v in dict(loaded).items()}
+    loaded: Mapping[str, Sequence[float]] = json.loads(stored) if isinstance(stored, str) else stored
+    return {g: GroupError(g, float(v[0]), int(v[1])) for g, v in loaded.items()}
 
 
 def known_cv_error(con: duckdb.DuckDBPyConnection, digest: str) -> KnownCvError | None:
