@@ -171,8 +171,9 @@ def fitted_estimators(
             continue
         digest = estimate_inputs_digest(pm, features, precision, per_workload)
         known = known_cv_error(con, digest)  # this warehouse's, else the one shipped for these inputs
-        # A row kept before the per-kind errors were (schema 26) is cross-validated once more to fill them.
-        refill = known is not None and known.group_errors is None
+        # A row kept before the per-kind errors were (schema 26) is cross-validated once more to fill them, by a
+        # run (a reader uses the row as it is: its estimates then name no per-kind error until the next run).
+        refill = known is not None and known.group_errors is None and computed_at is not None
         if refill:
             known = None
         progress = None

@@ -242,6 +242,10 @@ def test_a_row_kept_before_per_kind_errors_were_gets_them_from_the_next_run(ware
     """A row without per-kind errors (schema 26 added them) is cross-validated once more, and the row
     gains them: every estimate then names its kind of card's nested error."""
     warehouse.execute("UPDATE perf_estimate_cv SET group_errors = NULL WHERE precision = 'fp32'")
+    with monkeypatch.context() as m:  # a reader uses the row as it is, and names no per-kind error
+        _no_cross_validation(m)
+        estimators, _ = stages.fitted_estimators(warehouse)
+        assert estimators["fp32"].group_errors is None and estimators["fp16"].group_errors
     calls = _cheap_cross_validation(monkeypatch)
     stages.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
     assert len(calls) == 1  # fp32 only: fp16's row has them
