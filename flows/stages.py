@@ -150,7 +150,7 @@ def fitted_estimators(
     from gpuvalue.models.perf.digest import estimate_inputs_digest
     from gpuvalue.models.perf.workload import fit_estimator
     from gpuvalue.models.perf.measured import WorkloadRatio
-    from gpuvalue.warehouse.estimate_cv import fill_form, known_cv_error, store_cv_error
+    from gpuvalue.warehouse.estimate_cv import fill_form, fill_group_errors, known_cv_error, store_cv_error
 
     features = catalog_features(con)
     if rows is None:
@@ -171,6 +171,11 @@ def fitted_estimators(
             continue
         digest = estimate_inputs_digest(pm, features, precision, per_workload)
         known = known_cv_error(con, digest)  # this warehouse's, else the one shipped for these inputs
+        # A row kept before the per-kind errors were (schema 26) is cross-validated once more to fill them, by a
+        # run (a reader uses the row as it is: its estimates then name no per-kind error until the next run).
+        refill = known is not None and known.group_errors is None and computed_at is not None
+        if refill:
+            known = None
         progress = None
         if known is None and note is not None:
             note(f"estimate: no cross-validated error stored or shipped for these {precision} inputs; "
@@ -178,11 +183,15 @@ def fitted_estimators(
             progress = _cross_validation_progress(note, precision)
         est = fit_estimator(pm, features, precision, per_workload=per_workload,
                             known_cv_error=known.error if known else None, known_form=known.form if known else None,
-                            progress=progress)
+                            known_group_errors=known.group_errors if known else None, progress=progress)
         form = est.form.code
+        # Roofline v2 (no per-workload ratios) names no per-kind error: kept as none, not as unknown.
+        errors = getattr(est, "group_errors", None) or {}
+        if refill and computed_at is not None:
+            fill_group_errors(con, digest, errors)
         if (known is None or not known.stored) and computed_at is not None and est.cv_median_abs_error is not None:
             store_cv_error(con, digest, precision, est.version, len(est.trained_models), est.cv_median_abs_error,
-                           known.computed_at if known else computed_at, form)
+                           known.computed_at if known else computed_at, form, errors)
         elif known is not None and known.stored and known.form is None and computed_at is not None:
             fill_form(con, digest, form)
         estimators[precision] = est

@@ -67,6 +67,11 @@ _WORKSTATION_GENERATION = re.compile(
 _DESKTOP_NAME = re.compile(r"\b(GeForce|TITAN|Radeon|Arc [AB]\d{3})\b", re.I)
 
 
+def is_workstation_name(name: str) -> bool:
+    """A professional board's name (Quadro, RTX A-series, RTX PRO, ...), its laptop versions included."""
+    return bool(_WORKSTATION_NAME.search(name))
+
+
 def classify_segment(
     name: str, generation: str | None = None, slot_width: str | None = None, bus_interface: str | None = None
 ) -> Segment:

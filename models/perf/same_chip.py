@@ -50,11 +50,11 @@ from dataclasses import dataclass
 
 from gpuvalue.models.perf.arch_tables import matrix_rate
 from gpuvalue.models.perf.estimate import Features, as_text, compute_tflops, family_of, spec_number
-from gpuvalue.models.perf.estimate_coverage import SPEC_SLACK
+from gpuvalue.models.perf.estimate_coverage import SAME, SPEC_SLACK
 from gpuvalue.models.records import Precision
 
-# Two resources within this are "the same" (spec databases round clocks and bandwidths).
-SAME = 1.005
+# Two resources within ``SAME`` are "the same" (spec databases round clocks and bandwidths; declared in
+# estimate_coverage, whose flag reads siblings by the same rule).
 MAX_PASSES = 200
 # A full-power twin bounds a power-limited board only where its bandwidth is at least this share of the
 # board's: further apart, the memory system can outweigh the clock (an H100 SXM5 64 GB at 2 TB/s says

@@ -735,8 +735,10 @@ class WorkloadEstimator(FittedEstimate):
     # estimate's evidence about a measured card, which must not have seen its measurement
     # (models/perf/weighted.py).
     held_out: dict[str, float] = dataclasses.field(default_factory=dict)
-    # Per kind of card (``error_groups``), how far ``held_out`` is from the measured figures.
-    group_errors: dict[str, GroupError] = dataclasses.field(default_factory=dict)
+    # Per kind of card (``error_groups``), the nested cross-validation's median error: the figure
+    # docs/performance.md's per-kind table and ``perf --evaluate`` show, from the same held-out
+    # predictions as ``cv_median_abs_error``; None when not cross-validated here nor known.
+    group_errors: dict[str, GroupError] | None = None
 
     version = MODEL_VERSION
 
@@ -851,12 +853,12 @@ def fit_workload_estimator(
         family_misses=_family_misses(data, problem, fit, primary),
         held_out=_held_out(data, problem, everything, primary, residuals),
     )
-    est.group_errors = group_errors(((m, data.headline[m], est.held_out[m]) for m in data.models), features,
-                                    data.reference)
     if cross_validate:
         # The same problems as the fit above, so the folds reuse its fits of the same card sets.
-        est.cv_median_abs_error = scored_median_error(_loocv(data, None, list(forms), progress=progress)[0],
-                                                      est.reference)
+        nested = _loocv(data, None, list(forms), progress=progress)[0]
+        est.cv_median_abs_error = scored_median_error(nested, est.reference)
+        est.group_errors = group_errors(((h.model, h.measured, h.predicted) for h in nested), features,
+                                        data.reference)
     return est
 
 
@@ -873,6 +875,7 @@ def fit_estimator(
     cross_validate: bool = True,
     known_cv_error: float | None = None,
     known_form: str | None = None,
+    known_group_errors: Mapping[str, GroupError] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Estimator | WorkloadEstimator:
     """The pipeline's spec estimator for one precision.
@@ -882,7 +885,8 @@ def fit_estimator(
     check, which reports its own errors. ``known_cv_error`` skips it too and attaches that
     error instead: the one a previous fit on the same inputs computed (the pipeline keys
     it by ``models.perf.digest.estimate_inputs_digest``); ``known_form``, the form that fit
-    chose, skips the per-workload model's form choice too. ``progress(done, total)`` follows the
+    chose, skips the per-workload model's form choice too; ``known_group_errors``, the same
+    cross-validation's errors per kind of card, are attached with it. ``progress(done, total)`` follows the
     per-workload model's nested cross-validation, card by card (seconds on a small machine).
 
     With the per-workload ratios behind every training figure (``per_workload``), this
@@ -908,6 +912,8 @@ def fit_estimator(
         est = fit_v2_estimator(measured, features, precision, forms, validate)
     if known_cv_error is not None:
         est.cv_median_abs_error = known_cv_error
+        if isinstance(est, WorkloadEstimator) and known_group_errors is not None:
+            est.group_errors = dict(known_group_errors)
     return est
 
 

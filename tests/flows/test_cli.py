@@ -205,6 +205,24 @@ def test_perf_json_lines_name_source_method_and_reference(replay_db):
 
 
 @pytest.mark.e2e
+@pytest.mark.parametrize("model, kind", [("GeForce RTX 3060 Ti", "GeForce"), ("Tesla V100 SXM2 32 GB", "datacenter"),
+                                         ("RTX A4500", "professional"), ("Radeon RX 7900 XT", "AMD")])
+def test_perf_model_names_the_family_error_of_the_docs_table(replay_db, model, kind):
+    """`perf MODEL` says which family error applies to an estimated card: its kind's nested cross-validated
+    error, the very figure of docs/performance.md's "Per kind of card" table (the shipped per-kind errors)."""
+    from gpuvalue.warehouse.estimate_cv import shipped_cv_errors
+
+    for row in shipped_cv_errors().values():
+        res = runner.invoke(app, ["perf", model, "--estimate", "--precision", row["precision"], "--json",
+                                  "--db", str(replay_db)])
+        assert res.exit_code == 0, res.output
+        method = next(r["method"] for r in map(json.loads, res.stdout.splitlines()) if r["model"] == model)
+        error, cards = row["group_errors"][kind]
+        assert (f"typical error for {kind} cards {error:.1%} (nested cross-validation: median over {cards} measured "
+                f"{kind} cards") in method, method
+
+
+@pytest.mark.e2e
 def test_replay_catalog_covers_the_cards_people_buy(replay_db):
     con = duckdb.connect(str(replay_db), read_only=True)
     expected = ["GeForce GTX 980 Ti", "GeForce GTX 1080 Ti", "GeForce RTX 2080 Ti", "GeForce RTX 3060 12 GB",

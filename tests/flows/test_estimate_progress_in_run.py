@@ -40,7 +40,8 @@ def test_a_cross_validation_in_a_daily_run_shows_in_its_log_and_live_line(replay
             progress(done, FOLDS)
         known = found[-1]
         return real_fit(measured, features, precision, **{**kwargs, "known_cv_error": known.error,
-                                                          "known_form": known.form})
+                                                          "known_form": known.form,
+                                                          "known_group_errors": known.group_errors})
 
     real_known, real_fit = estimate_cv.known_cv_error, workload.fit_estimator
     monkeypatch.setattr(estimate_cv, "known_cv_error", stored_but_hidden)

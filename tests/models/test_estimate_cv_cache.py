@@ -146,6 +146,13 @@ def test_the_run_stored_one_error_per_precision_and_the_next_fit_reuses_it(wareh
     # on the reference's scale since "Precision-weighted figures, and estimates on the reference's scale".
     # The robust fit with the shared offsets and orderings across chips (both of 2026-12-07).
     assert stored == {"fp16": pytest.approx(0.0830, abs=1e-4), "fp32": pytest.approx(0.0656, abs=1e-4)}
+    # The same cross-validation per kind of card: docs/performance.md's "Per kind of card" table.
+    kinds = {p: {k: (round(e, 3), n) for k, (e, n) in json.loads(g).items()}
+             for p, g in warehouse.execute("SELECT precision, group_errors FROM perf_estimate_cv").fetchall()}
+    assert kinds == {
+        "fp16": {"GeForce": (0.059, 12), "professional": (0.066, 13), "datacenter": (0.080, 20), "AMD": (0.338, 8)},
+        "fp32": {"GeForce": (0.078, 14), "professional": (0.062, 13), "datacenter": (0.071, 16), "AMD": (0.320, 4)},
+    }
     versions = {v for (v,) in warehouse.execute("SELECT DISTINCT model_version FROM perf_estimate_cv").fetchall()}
     assert versions == {PW.MODEL_VERSION}
     before = warehouse.execute(
@@ -159,6 +166,8 @@ def test_the_run_stored_one_error_per_precision_and_the_next_fit_reuses_it(wareh
     assert notes == []  # nothing long to announce
     assert {p: e.cv_median_abs_error for p, e in estimators.items()} == stored
     assert {p: e.form.code for p, e in estimators.items()} == forms  # the stored choice, not a new one
+    assert {p: {k: (round(g.median_abs_error, 3), g.cards) for k, g in (e.group_errors or {}).items()}
+            for p, e in estimators.items()} == kinds  # and the stored per-kind errors
     # The whole estimate stage again, from the stored errors: the same estimates, nothing added.
     stages.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
     after = warehouse.execute(
@@ -226,6 +235,26 @@ def test_a_row_kept_before_forms_were_gets_its_form_from_the_next_run(warehouse,
     stages.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
     assert dict(warehouse.execute("SELECT precision, form FROM perf_estimate_cv").fetchall()) == forms
     assert len(chosen) == 1  # fp16's form chosen again; fp32's read from its row
+
+
+@pytest.mark.e2e
+def test_a_row_kept_before_per_kind_errors_were_gets_them_from_the_next_run(warehouse, monkeypatch):
+    """A row without per-kind errors (schema 26 added them) is cross-validated once more, and the row
+    gains them: every estimate then names its kind of card's nested error."""
+    warehouse.execute("UPDATE perf_estimate_cv SET group_errors = NULL WHERE precision = 'fp32'")
+    with monkeypatch.context() as m:  # a reader uses the row as it is, and names no per-kind error
+        _no_cross_validation(m)
+        estimators, _ = stages.fitted_estimators(warehouse)
+        assert estimators["fp32"].group_errors is None and estimators["fp16"].group_errors
+    calls = _cheap_cross_validation(monkeypatch)
+    stages.estimate_perf(warehouse, datetime(2026, 12, 1, tzinfo=timezone.utc))
+    assert len(calls) == 1  # fp32 only: fp16's row has them
+    filled = dict(warehouse.execute("SELECT precision, group_errors FROM perf_estimate_cv").fetchall())
+    assert set(json.loads(filled["fp32"])) == {"GeForce", "professional", "datacenter", "AMD"}
+    assert warehouse.execute("SELECT count(*) FROM perf_estimate_cv").fetchall() == [(2,)]
+    method = warehouse.execute("SELECT method FROM perf WHERE source = 'estimate' AND precision = 'fp32' "
+                               "AND model = 'GeForce RTX 3060 Ti'").fetchall()[0][0]
+    assert "typical error for GeForce cards " in method and "(nested cross-validation: median over 14 " in method
 
 
 @pytest.mark.e2e

