@@ -94,3 +94,5 @@ def test_the_bounds_issue_42_found_backwards(figures, precision):
         assert figures[(card, precision)][1] >= v(card) / 3
     # The 300 W RTX PRO 6000 Max-Q is not lifted to the 575 W GeForce boards by its spec compute.
     assert "GeForce RTX 5090" not in figures[("RTX PRO 6000 Blackwell Max-Q", precision)][3]
+    # A mining board with its tensor and FMA rates throttled (spec corrections) is not an A100-class card.
+    assert v("CMP 170HX 8 GB") < v("GeForce RTX 3070") and v("CMP 170HX 10 GB") < v("GeForce RTX 3070")
