@@ -252,6 +252,7 @@ SAME_SPECS = "same chip, measured, with the same compute and bandwidth"
 FLAGGED = "measured, of its family, with at least its compute and bandwidth within the spec sheets' slack"
 FAMILY_BELOW = "measured, of its family, it has at least that card's compute, bandwidth and board power"
 SAME_RESOURCES = "measured, of its family, with the same compute and bandwidth"
+SAME_RESOURCES_ESTIMATED = "another chip of its family with the same compute, bandwidth and power class"
 OUTCLASSES = ("it outclasses that card: the same or a newer generation of its vendor's line with at least "
               f"{CLEAR_MARGIN:.2f}x its compute and at least its bandwidth and memory")
 OUTCLASSED = ("that card outclasses it: the same or a newer generation of its vendor's line with at least "
@@ -311,6 +312,9 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
         by_chip.setdefault(s.chip, []).append(model)
     # Flagged bounds reach across chips of one family (the P40 and the GTX 1080 Ti share GP102, a GTX
     # 1070 and the 1080 Ti only Pascal): the measured cards of each family, once.
+    by_family: dict[str, list[str]] = {}
+    for model, s in sorted(specs.items()):
+        by_family.setdefault(s.family, []).append(model)
     measured_by_family: dict[str, list[str]] = {}
     compared_by_line: dict[str, list[str]] = {}
     for model, s in sorted(specs.items()):
@@ -402,6 +406,13 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
                 down.append((other, FAMILY_BELOW, 1.0, 2))
                 if same_resources(o, s):
                     up.append((other, SAME_RESOURCES, 1.0, 2))
+        for other in by_family.get(s.family, []):
+            o = specs[other]
+            if (other != model and other not in measured and o.chip != s.chip and o.mobile == s.mobile
+                    and same_resources(o, s) and _power_class(o, s) and _power_class(s, o)):
+                # The same compute and bandwidth on another chip of the family (an RTX 3070 Ti built on
+                # GA102): never above it; the pair meets at the lower of the two estimates.
+                up.append((other, SAME_RESOURCES_ESTIMATED, 1.0, 1))
         for order in PUBLISHED_ORDERS:
             if order.card == model and order.not_above in shown:
                 up.append((order.not_above, f"{PUBLISHED}: {order.source}",

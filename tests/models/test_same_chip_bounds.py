@@ -238,3 +238,11 @@ def test_a_bounds_words_match_its_numbers():
         assert abs(figure - final[cited]) < 5e-4
         if "below that card" in b.note:
             assert shown[model].value < figure
+
+
+def test_two_chips_with_the_same_resources_meet_at_the_lower_estimate():
+    # The RTX 3070 Ti built on GA102 has the GA104 board's cores, clocks and memory.
+    features = {"Ti": _card("Ti", "GA104", 43.5, 608, tdp=290), "Ti GA102": _card("Ti GA102", "GA102", 43.5, 608, tdp=290)}
+    moved = bound_estimates({"Ti": _shown(0.49), "Ti GA102": _shown(0.575)}, set(), features, "fp16",
+                            {"Ti": 0.49, "Ti GA102": 0.575})
+    assert set(moved) == {"Ti GA102"} and moved["Ti GA102"].value == 0.49
