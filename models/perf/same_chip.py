@@ -220,9 +220,12 @@ def flagged_above(sibling: _Specs, card: _Specs) -> bool:
     """``estimate_coverage``'s rule: a measured card of the family with at least the card's compute and
     bandwidth, each within ``SPEC_SLACK`` -- unless the card has at least the sibling's compute and
     bandwidth: then the sibling bounds it from below (``family_below``), never from above (a B300 is
-    not held under the B200, nor an MI60 under the MI50 it has more compute units than)."""
+    not held under the B200, nor an MI60 under the MI50 it has more compute units than); nor where the
+    sibling has less than ``POWER_SHARE`` of its board power (a 70 W T4's spec compute is not what it
+    sustains, so it says nothing of a 160 W card's)."""
     return (sibling.family == card.family and card.compute <= sibling.compute * SPEC_SLACK
-            and card.bandwidth <= sibling.bandwidth * SPEC_SLACK and not family_below(sibling, card))
+            and card.bandwidth <= sibling.bandwidth * SPEC_SLACK and not family_below(sibling, card)
+            and _power_class(sibling, card))
 
 
 def family_below(sibling: _Specs, card: _Specs) -> bool:
