@@ -73,7 +73,8 @@ class Shown:
 
 @dataclass(frozen=True)
 class Bounded:
-    """An estimate after the same-chip bounds: its figure, interval and why it moved."""
+    """An estimate after the same-chip bounds: its figure, interval and why it moved (no note: only its
+    interval was cut, to what its measured siblings allow)."""
 
     value: float
     low: float
@@ -463,14 +464,44 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
         old = shown[model]
         new = value[model]
         if abs(new - old.value) <= 1e-9 * max(1.0, old.value):
+            within = _within_measured(new, old, value, shown, measured, uppers.get(model, []), lowers.get(model, []))
+            if within is not None:
+                out[model] = within
             continue
         if new < old.value:
             low, high, note = _held_down(model, old, new, value, shown, uppers[model], lowers.get(model, []))
         else:
             low, high, note = _held_up(model, old, new, value, lowers[model])
-        out[model] = Bounded(value=new, low=max(low, new / BOUNDED_SPREAD), high=min(high, new * BOUNDED_SPREAD),
+        spread = Shown(new, max(low, new / BOUNDED_SPREAD), min(high, new * BOUNDED_SPREAD))
+        cut = _within_measured(new, spread, value, shown, measured, uppers.get(model, []), lowers.get(model, []))
+        out[model] = Bounded(value=new, low=cut.low if cut else spread.low, high=cut.high if cut else spread.high,
                              note=note)
     return out
+
+
+# Bounds a measured sibling sets whatever the estimate: it is never above the first kinds' figures, never
+# below the second's.
+_MEASURED_CEILINGS = (SAME_CHIP_ABOVE, POWER_TWIN, SAME_RESOURCES)
+_MEASURED_FLOORS = (SAME_CHIP_BELOW, SAME_SPECS, FAMILY_BELOW)
+
+
+def _within_measured(figure: float, old: Shown, value: Mapping[str, float], shown: Mapping[str, Shown],
+                     measured: set[str], uppers: list[tuple[str, str, float, int]],
+                     lowers: list[tuple[str, str, float, int]]) -> Bounded | None:
+    """An estimate no bound moved, its interval cut to what its measured siblings allow: its upper end
+    not above a measured card it is never shown above (the 300 W A100X's not above the 400 W A100 SXM4's
+    figure), its lower end not under that of one it is never shown below. None where nothing cuts it."""
+    eps = 1e-9 * max(1.0, figure)
+    ceiling = min((_cap(value[o], why, f) for o, why, f, _ in uppers
+                   if o in measured and why in _MEASURED_CEILINGS and _cap(value[o], why, f) >= figure - eps),
+                  default=math.inf)
+    floor = max((value[o] * shown[o].low / shown[o].value for o, why, _, _ in lowers
+                 if o in measured and why in _MEASURED_FLOORS and value[o] <= figure + eps and shown[o].value > 0),
+                default=-math.inf)
+    high, low = min(old.high, max(figure, ceiling)), max(old.low, min(figure, floor))
+    if high >= old.high - eps and low <= old.low + eps:
+        return None
+    return Bounded(value=figure, low=low, high=high, note="")
 
 
 def _held_down(model: str, old: Shown, new: float, value: Mapping[str, float], shown: Mapping[str, Shown],

@@ -84,6 +84,7 @@ def test_the_bounds_issue_42_found_backwards(figures, precision):
     # The A800 SXM4 is an A100 SXM4 with NVLink cut; the 300 W A100X no faster than the 400 W SXM4.
     assert abs(v("A800 SXM4 80 GB") / v("A100 SXM4 80 GB") - 1) < 0.05
     assert v("A100 PCIe 80 GB") <= v("A100X") <= v("A100 SXM4 80 GB")
+    assert figures[("A100X", precision)][2] <= v("A100 SXM4 80 GB") + 1e-3  # nor its interval's upper end
     # Cards with at least a measured sibling's compute and bandwidth sit at or above it at both precisions.
     assert v("H800 PCIe 80 GB") >= v("H100 PCIe 80 GB")
     assert v("H100 SXM5 94 GB") >= v("H100 SXM5 80 GB")

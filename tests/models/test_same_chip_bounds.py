@@ -83,7 +83,7 @@ def test_a_power_limited_card_never_rises_above_its_measured_full_power_twin():
                 "GeForce": _card("GeForce", "GB202", 419.0, 1790, units=680, tdp=575, memory_type="GDDR7")}
     shown = {"Full": _shown(2.76), "Max-Q": _shown(2.27), "GeForce": _shown(2.34)}
     moved = bound_estimates(shown, {"Full", "GeForce"}, features, "fp16", {"Full": 2.37, "Max-Q": 2.9, "GeForce": 2.3})
-    assert "Max-Q" not in moved  # its estimate stands: under the twin, not lifted to the 575 W GeForce
+    assert moved["Max-Q"].value == 2.27  # its estimate stands: under the twin, not lifted to the 575 W GeForce
     shown["Max-Q"] = _shown(3.0)
     moved = bound_estimates(shown, {"Full", "GeForce"}, features, "fp16", {"Full": 2.37, "Max-Q": 2.9, "GeForce": 2.3})
     assert moved["Max-Q"].value <= 2.76 + 1e-9  # never above its twin
@@ -208,7 +208,7 @@ def test_a_lower_power_board_never_outclasses_nor_dominates_one_of_a_higher_powe
                 "A100X": _card("A100X", "GA100", 318.5, 2039, units=432, tdp=300, memory_type="HBM2e")}
     moved = bound_estimates({"A100 SXM": _shown(2.167), "A100X": _shown(2.13)}, {"A100 SXM"}, features, "fp16",
                             {"A100 SXM": 2.2, "A100X": 2.13})
-    assert "A100X" not in moved  # not lifted to the SXM4's figure
+    assert moved["A100X"].value == 2.13 and moved["A100X"].note == ""  # not lifted to the SXM4's figure
     moved = bound_estimates({"A100 SXM": _shown(2.167), "A100X": _shown(2.3)}, {"A100 SXM"}, features, "fp16",
                             {"A100 SXM": 2.2, "A100X": 2.3})
     assert moved["A100X"].value <= 2.167  # held under the full-power board
@@ -246,3 +246,14 @@ def test_two_chips_with_the_same_resources_meet_at_the_lower_estimate():
     moved = bound_estimates({"Ti": _shown(0.49), "Ti GA102": _shown(0.575)}, set(), features, "fp16",
                             {"Ti": 0.49, "Ti GA102": 0.575})
     assert set(moved) == {"Ti GA102"} and moved["Ti GA102"].value == 0.49
+
+
+def test_an_unmoved_estimates_interval_stays_within_its_measured_siblings():
+    # The A100X's estimate sits under the 400 W A100 SXM4 it never goes above: its interval's upper end is
+    # that card's figure, not 1.4x its own.
+    features = {"A100 SXM": _card("A100 SXM", "GA100", 311.9, 2039, units=432, tdp=400, memory_type="HBM2e"),
+                "A100X": _card("A100X", "GA100", 318.5, 2039, units=432, tdp=300, memory_type="HBM2e")}
+    moved = bound_estimates({"A100 SXM": Shown(2.167, 2.0, 2.3), "A100X": Shown(2.13, 1.5, 3.0)}, {"A100 SXM"},
+                            features, "fp16", {"A100 SXM": 2.2, "A100X": 2.13})
+    b = moved["A100X"]
+    assert b.value == 2.13 and b.high == 2.167 and b.low == 1.5 and b.note == ""
