@@ -504,6 +504,18 @@ def _within_measured(figure: float, old: Shown, value: Mapping[str, float], show
     return Bounded(value=figure, low=low, high=high, note="")
 
 
+def _placed(new: float, old: Shown, value: Mapping[str, float], bounds: list[tuple[str, str, float, int]]) -> str:
+    """The words for a figure that no sibling's own figure binds: placed at a sibling's figure times the
+    model's gap between the two, or else moved with its siblings through a chain of orders."""
+    by, why, f, _ = min(bounds, key=lambda p: abs(value[p[0]] * p[2] - new))
+    if abs(value[by] * f - new) <= 1e-6 * max(1.0, new):
+        return (f"placed at {f:.2f}x the {by} ({value[by]:.3f}; {why}), the model's gap between the two: "
+                f"the estimate was {old.value:.3f}")
+    by, why, _, _ = min(bounds, key=lambda p: abs(value[p[0]] - new))
+    return (f"held at {new:.3f} with its siblings, whose own bounds moved (the {by}, {value[by]:.3f}; {why}): "
+            f"the estimate was {old.value:.3f}")
+
+
 def _held_down(model: str, old: Shown, new: float, value: Mapping[str, float], shown: Mapping[str, Shown],
                uppers: list[tuple[str, str, float, int]],
                lowers: list[tuple[str, str, float, int]]) -> tuple[float, float, str]:
@@ -520,10 +532,8 @@ def _held_down(model: str, old: Shown, new: float, value: Mapping[str, float], s
     floor = max((value[o] * shown[o].low / shown[o].value for o, _, _, _ in lowers
                  if value[o] <= new + eps and shown[o].value > 0), default=-math.inf)
     low = min(new, max(old.low * new / old.value, floor))
-    if not binding:  # moved by its siblings' own bounds, through a chain of orders
-        by, why, _, _ = min(uppers, key=lambda p: abs(_cap(value[p[0]], p[1], p[2]) - new))
-        return low, high, (f"held at {new:.3f} with its siblings, whose own bounds moved (the {by}, "
-                           f"{value[by]:.3f}; {why}): the estimate was {old.value:.3f}")
+    if not binding:  # placed by the model's gap to a sibling, or moved through a chain of orders
+        return low, high, _placed(new, old, value, uppers)
     by, why, f, _ = min(binding, key=lambda p: abs(_cap(value[p[0]], p[1], p[2]) - new))
     where = (f"at {old.value / value[by]:.2f}x that card, beyond the model's gap of {f:.2f}x"
              if why == ABOVE_MEASURED else "above that card")
@@ -540,9 +550,7 @@ def _held_up(model: str, old: Shown, new: float, value: Mapping[str, float],
     low = min(new, max(old.low * new / old.value, floor))
     high = old.high * new / old.value
     if not binding:
-        by, why, _, _ = min(lowers, key=lambda p: abs(value[p[0]] - new))
-        return low, high, (f"held at {new:.3f} with its siblings, whose own bounds moved (the {by}, "
-                           f"{value[by]:.3f}; {why}): the estimate was {old.value:.3f}")
+        return low, high, _placed(new, old, value, lowers)
     by, why, _, _ = min(binding, key=lambda p: abs(value[p[0]] - new))
     return low, high, (f"bounded by the {by} ({value[by]:.3f}; {why}): the estimate {old.value:.3f} would put it "
                        "below that card")
