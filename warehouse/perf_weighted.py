@@ -134,7 +134,7 @@ def _estimates_bounded(stored: list[dict], bounded: Mapping[tuple[str, str], Bou
         b = bounded.get((r["model"], r["precision"]))
         if b is not None:
             value = b.value
-            method += f"; {b.note}"
+            method += f"; {b.note}" if b.note else ""  # an interval cut by measured siblings moves no figure
         out.append(PerfFigure(model=r["model"], precision=r["precision"], relative_perf=round(value, 4),
                               source=ESTIMATE, method=method, reference=reference, measured=bool(r["measured"]),
                               workloads=r["workloads"] or 0, uncertainty=r["uncertainty"], as_of=r["as_of"]))

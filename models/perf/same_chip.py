@@ -73,7 +73,8 @@ class Shown:
 
 @dataclass(frozen=True)
 class Bounded:
-    """An estimate after the same-chip bounds: its figure, interval and why it moved."""
+    """An estimate after the same-chip bounds: its figure, interval and why it moved (no note: only its
+    interval was cut, to what its measured siblings allow)."""
 
     value: float
     low: float
@@ -162,6 +163,14 @@ GENERATIONS: dict[tuple[str, str], tuple[str, int]] = {
 COMPARED_SEGMENTS = ("desktop", "workstation", "datacenter")
 # "Clearly" more compute: past what boost clocks and spec databases vary by, so never a close call.
 CLEAR_MARGIN = 1.15
+# Across chips the spec sheets' compute is a boost clock's; what training sustains is the power limit's.
+# A card outclasses another only with at least this share of its board power: a 300 W RTX PRO 6000
+# Max-Q's spec compute says nothing of its order against a 575 W RTX 5090.
+POWER_SHARE = 0.8
+# A bounded card's interval spans at most this factor either side of its figure: the sibling that
+# bounds it anchors its level, so the estimate's own spread (which for a family with few measured
+# cards reaches to 0) no longer applies in full.
+BOUNDED_SPREAD = 1.5
 
 
 def _line(features: Features) -> tuple[str, int] | None:
@@ -174,38 +183,65 @@ def clearly_dominates(big: _Specs, small: _Specs) -> bool:
     """``big`` outclasses ``small`` beyond a close call, on any chips: same vendor line, the same or a newer
     generation, at least ``CLEAR_MARGIN`` times its compute whichever rate GeForce tensor math runs at
     (the halved FP32-accumulate rate or the full one: a professional board's full rate against a GeForce
-    board's halved one is no clear lead), and at least its bandwidth and memory."""
+    board's halved one is no clear lead), at least its bandwidth and memory, and at least ``POWER_SHARE``
+    of its board power."""
     return (big.line is not None and small.line is not None and big.line[0] == small.line[0]
             and big.line[1] >= small.line[1]
             and big.compute >= small.compute * CLEAR_MARGIN and big.compute_full >= small.compute_full * CLEAR_MARGIN
             and big.bandwidth * SAME >= small.bandwidth
-            and (big.memory is None or small.memory is None or big.memory * SAME >= small.memory))
+            and (big.memory is None or small.memory is None or big.memory * SAME >= small.memory)
+            and (big.tdp is None or small.tdp is None or big.tdp >= small.tdp * POWER_SHARE))
+
+
+def _power_class(big: _Specs, small: _Specs) -> bool:
+    """``big`` has at least ``POWER_SHARE`` of ``small``'s board power (or either's is unknown)."""
+    return big.tdp is None or small.tdp is None or big.tdp >= small.tdp * POWER_SHARE
 
 
 def dominates(big: _Specs, small: _Specs) -> bool:
-    """``big`` has at least ``small``'s compute and bandwidth, on the same chip."""
+    """``big`` has at least ``small``'s compute and bandwidth, on the same chip, in its power class: a
+    300 W A100X's spec-sheet boost clock does not put it above the 400 W A100 SXM4."""
     return (big.chip == small.chip and big.family == small.family
-            and big.compute * SAME >= small.compute and big.bandwidth * SAME >= small.bandwidth)
+            and big.compute * SAME >= small.compute and big.bandwidth * SAME >= small.bandwidth
+            and _power_class(big, small))
 
 
 def power_twin_above(big: _Specs, small: _Specs) -> bool:
-    """``big`` is ``small``'s full-power twin: same chip, same tensor units and memory type, more compute
-    and a higher board power."""
+    """``big`` is ``small``'s full-power twin: same chip, same tensor units and memory type, a higher
+    board power and either more compute or, whatever the spec sheets' boost clocks say, a power class
+    above (``POWER_SHARE``): the power limit sets the clock training sustains."""
     return (big.chip == small.chip and big.family == small.family and big.units > 0 and big.units == small.units
             and bool(big.memory_type) and big.memory_type == small.memory_type
             and big.tdp is not None and small.tdp is not None and big.tdp > small.tdp
-            and big.compute > small.compute * SAME and big.bandwidth >= small.bandwidth * TWIN_BANDWIDTH_SHARE)
-
-
-def _same_memory(a: _Specs, b: _Specs) -> bool:
-    return a.memory is None or b.memory is None or max(a.memory, b.memory) <= min(a.memory, b.memory) * SAME
+            and (big.compute > small.compute * SAME or big.tdp * POWER_SHARE >= small.tdp)
+            and big.bandwidth >= small.bandwidth * TWIN_BANDWIDTH_SHARE)
 
 
 def flagged_above(sibling: _Specs, card: _Specs) -> bool:
     """``estimate_coverage``'s rule: a measured card of the family with at least the card's compute and
-    bandwidth, each within ``SPEC_SLACK``."""
+    bandwidth, each within ``SPEC_SLACK`` -- unless the card has at least the sibling's compute and
+    bandwidth: then the sibling bounds it from below (``family_below``), never from above (a B300 is
+    not held under the B200, nor an MI60 under the MI50 it has more compute units than); nor where the
+    sibling has less than ``POWER_SHARE`` of its board power (a 70 W T4's spec compute is not what it
+    sustains, so it says nothing of a 160 W card's)."""
     return (sibling.family == card.family and card.compute <= sibling.compute * SPEC_SLACK
-            and card.bandwidth <= sibling.bandwidth * SPEC_SLACK)
+            and card.bandwidth <= sibling.bandwidth * SPEC_SLACK and not family_below(sibling, card)
+            and _power_class(sibling, card))
+
+
+def family_below(sibling: _Specs, card: _Specs) -> bool:
+    """``card`` has at least ``sibling``'s compute and bandwidth, in one family (any chip of it) and at
+    least ``POWER_SHARE`` of its board power: never shown below it."""
+    return (sibling.family == card.family and card.compute * SAME >= sibling.compute
+            and card.bandwidth * SAME >= sibling.bandwidth
+            and (card.tdp is None or sibling.tdp is None or card.tdp >= sibling.tdp * POWER_SHARE))
+
+
+def same_resources(a: _Specs, b: _Specs) -> bool:
+    """One family, the same compute and bandwidth (within ``SAME``): the model's gap between the two
+    comes from features training barely sees (memory size, a board power above the other's)."""
+    return (a.family == b.family and a.compute * SAME >= b.compute and b.compute * SAME >= a.compute
+            and a.bandwidth * SAME >= b.bandwidth and b.bandwidth * SAME >= a.bandwidth)
 
 
 # Bounds from above whose level is the sibling's figure times their factor (a power-limited twin's, and
@@ -216,6 +252,11 @@ PUBLISHED = "measured faster in published training results"
 ABOVE_MEASURED = "same chip, measured, with less compute and bandwidth: the model's gap above it"
 _SCALED = (POWER_TWIN, ABOVE_MEASURED)
 SAME_CHIP_BELOW = "same chip, it has at least that card's compute and bandwidth"
+SAME_SPECS = "same chip, measured, with the same compute and bandwidth"
+FLAGGED = "measured, of its family, with at least its compute and bandwidth within the spec sheets' slack"
+FAMILY_BELOW = "measured, of its family, it has at least that card's compute, bandwidth and board power"
+SAME_RESOURCES = "measured, of its family, with the same compute and bandwidth"
+SAME_RESOURCES_ESTIMATED = "another chip of its family with the same compute, bandwidth and power class"
 OUTCLASSES = ("it outclasses that card: the same or a newer generation of its vendor's line with at least "
               f"{CLEAR_MARGIN:.2f}x its compute and at least its bandwidth and memory")
 OUTCLASSED = ("that card outclasses it: the same or a newer generation of its vendor's line with at least "
@@ -275,6 +316,9 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
         by_chip.setdefault(s.chip, []).append(model)
     # Flagged bounds reach across chips of one family (the P40 and the GTX 1080 Ti share GP102, a GTX
     # 1070 and the 1080 Ti only Pascal): the measured cards of each family, once.
+    by_family: dict[str, list[str]] = {}
+    for model, s in sorted(specs.items()):
+        by_family.setdefault(s.family, []).append(model)
     measured_by_family: dict[str, list[str]] = {}
     compared_by_line: dict[str, list[str]] = {}
     for model, s in sorted(specs.items()):
@@ -319,18 +363,29 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
             elif dominates(o, s) and other in measured and _contradicted(o, other):
                 pass  # measured below a measured sibling it outclasses: it holds no card above that one
             elif dominates(o, s):
+                # Where it is also the card's full-power twin, the model's gap is at least their compute's:
+                # a 250 W V100 PCIe is placed under the 300 W SXM2, not level with it.
+                twin = s.compute / o.compute if power_twin_above(o, s) else 1.0
                 up.append((other, SAME_CHIP_ABOVE,
-                           min(1.0, ratio(model, other)), 2 if other in measured else 1))
+                           min(1.0, ratio(model, other), twin), 2 if other in measured else 1))
             elif power_twin_above(o, s):
                 # A measured full-power twin is measured evidence (tier 2): a power-limited card (the RTX PRO
                 # 6000 Max-Q at 300 W) never rises above its 600 W twin's measured figure.
                 up.append((other, POWER_TWIN, min(1.0, s.compute / o.compute), 2 if other in measured else 0))
+            if (dominates(s, o) and dominates(o, s) and other in measured and not o.mobile and not s.mobile
+                    and not any(m in measured and dominates(specs[m], s) and not dominates(s, specs[m])
+                                and shown[m].value < shown[other].value for m in by_chip[s.chip])):
+                # A measured twin's figure is its figure, unless a measured card above both is measured
+                # below it (the V100 PCIe 32 GB over the SXM2 16 GB): then the higher power's card holds.
+                down.append((other, SAME_SPECS, 1.0, 2))
             if dominates(s, o) and not dominates(o, s):
                 down.append((other, SAME_CHIP_BELOW, max(1.0, ratio(model, other)), 2 if other in measured else 1))
-                # A laptop's power limit is its own, and more memory is a gain the fp16 model need not see.
-                if other in measured and not o.mobile and not s.mobile and _same_memory(o, s):
+                # A laptop's power limit is its own. Memory size aside: uncapped, an MI60 (64 compute units
+                # to the measured MI50's 60, twice its memory) was shown at 3x the MI50.
+                if other in measured and not o.mobile and not s.mobile:
                     gaps.append((other, ABOVE_MEASURED, max(1.0, ratio(model, other)), 2))
-        if gaps:  # the loosest: measured siblings disagree as measurements do, and each one bounds from below
+        ceiling = any(why == SAME_CHIP_ABOVE and o in measured for o, why, _, _ in up)
+        if gaps and not ceiling:  # a measured sibling above places it already (an RTX 3080 Ti under the 3090); the loosest: measured siblings disagree as measurements do, and each one bounds from below
             up.append(max(gaps, key=lambda g: shown[g[0]].value * g[2]))
         if s.line is not None:
             for other in compared_by_line.get(s.line[0], []):
@@ -346,9 +401,22 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
                     # carry one family's measured residual up a chain of cards
                     down.append((other, OUTCLASSES, 1.0, 1))
         for other in sorted(measured_by_family.get(s.family, [])):
-            if other != model and flagged_above(specs[other], s):
-                up.append((other, "measured, with at least its compute and bandwidth", min(1.0, ratio(model, other)),
-                           0))
+            o = specs[other]
+            if other == model or (o.mobile and not s.mobile):
+                continue
+            if flagged_above(o, s):
+                up.append((other, FLAGGED, min(1.0, ratio(model, other)), 0))
+            elif family_below(o, s) and not (o.chip == s.chip and dominates(o, s)):
+                down.append((other, FAMILY_BELOW, 1.0, 2))
+                if same_resources(o, s):
+                    up.append((other, SAME_RESOURCES, 1.0, 2))
+        for other in by_family.get(s.family, []):
+            o = specs[other]
+            if (other != model and other not in measured and o.chip != s.chip and o.mobile == s.mobile
+                    and same_resources(o, s) and _power_class(o, s) and _power_class(s, o)):
+                # The same compute and bandwidth on another chip of the family (an RTX 3070 Ti built on
+                # GA102): never above it; the pair meets at the lower of the two estimates.
+                up.append((other, SAME_RESOURCES_ESTIMATED, 1.0, 1))
         for order in PUBLISHED_ORDERS:
             if order.card == model and order.not_above in shown:
                 up.append((order.not_above, f"{PUBLISHED}: {order.source}",
@@ -396,22 +464,93 @@ def bound_estimates(shown: Mapping[str, Shown], measured: set[str], features: Ma
         old = shown[model]
         new = value[model]
         if abs(new - old.value) <= 1e-9 * max(1.0, old.value):
+            within = _within_measured(new, old, value, shown, measured, uppers.get(model, []), lowers.get(model, []))
+            if within is not None:
+                out[model] = within
             continue
         if new < old.value:
-            by, why, f, _ = min(uppers[model], key=lambda p: abs(value[p[0]] * p[2] - new))
-            # The interval's upper end: the tightest bound from above that the figure respects.
-            bound = min((_cap(value[o], w, g) for o, w, g, _ in uppers[model]
-                         if _cap(value[o], w, g) >= new - 1e-12), default=math.inf)
-            where = (f"at {old.value / value[by]:.2f}x that card, beyond the model's gap of {f:.2f}x"
-                     if why == ABOVE_MEASURED else "above that card")
-            note = f"bounded by the {by} ({value[by]:.3f}; {why}): the estimate {old.value:.3f} would put it {where}"
-            # The interval moves with the figure; its upper end is the bound.
-            out[model] = Bounded(value=new, low=old.low * new / old.value, high=max(new, min(old.high, bound)),
-                                 note=note)
+            low, high, note = _held_down(model, old, new, value, shown, uppers[model], lowers.get(model, []))
         else:
-            by, why, _, _ = min(lowers[model], key=lambda p: abs(value[p[0]] * p[2] - new))
-            note = f"bounded by the {by} ({value[by]:.3f}; {why}): the estimate {old.value:.3f} would put it below that card"
-            floor = max((value[o] for o, _, _, _ in lowers[model] if value[o] <= new + 1e-12), default=-math.inf)
-            out[model] = Bounded(value=new, low=min(new, max(old.low, floor)), high=old.high * new / old.value,
-                                 note=note)
+            low, high, note = _held_up(model, old, new, value, lowers[model])
+        spread = Shown(new, max(low, new / BOUNDED_SPREAD), min(high, new * BOUNDED_SPREAD))
+        cut = _within_measured(new, spread, value, shown, measured, uppers.get(model, []), lowers.get(model, []))
+        out[model] = Bounded(value=new, low=cut.low if cut else spread.low, high=cut.high if cut else spread.high,
+                             note=note)
     return out
+
+
+# Bounds a measured sibling sets whatever the estimate: it is never above the first kinds' figures, never
+# below the second's.
+_MEASURED_CEILINGS = (SAME_CHIP_ABOVE, POWER_TWIN, SAME_RESOURCES)
+_MEASURED_FLOORS = (SAME_CHIP_BELOW, SAME_SPECS, FAMILY_BELOW)
+
+
+def _within_measured(figure: float, old: Shown, value: Mapping[str, float], shown: Mapping[str, Shown],
+                     measured: set[str], uppers: list[tuple[str, str, float, int]],
+                     lowers: list[tuple[str, str, float, int]]) -> Bounded | None:
+    """An estimate no bound moved, its interval cut to what its measured siblings allow: its upper end
+    not above a measured card it is never shown above (the 300 W A100X's not above the 400 W A100 SXM4's
+    figure), its lower end not under that of one it is never shown below. None where nothing cuts it."""
+    eps = 1e-9 * max(1.0, figure)
+    ceiling = min((_cap(value[o], why, f) for o, why, f, _ in uppers
+                   if o in measured and why in _MEASURED_CEILINGS and _cap(value[o], why, f) >= figure - eps),
+                  default=math.inf)
+    floor = max((value[o] * shown[o].low / shown[o].value for o, why, _, _ in lowers
+                 if o in measured and why in _MEASURED_FLOORS and value[o] <= figure + eps and shown[o].value > 0),
+                default=-math.inf)
+    high, low = min(old.high, max(figure, ceiling)), max(old.low, min(figure, floor))
+    if high >= old.high - eps and low <= old.low + eps:
+        return None
+    return Bounded(value=figure, low=low, high=high, note="")
+
+
+def _placed(new: float, old: Shown, value: Mapping[str, float], bounds: list[tuple[str, str, float, int]]) -> str:
+    """The words for a figure that no sibling's own figure binds: placed at a sibling's figure times the
+    model's gap between the two, or else moved with its siblings through a chain of orders."""
+    by, why, f, _ = min(bounds, key=lambda p: abs(value[p[0]] * p[2] - new))
+    if abs(value[by] * f - new) <= 1e-6 * max(1.0, new):
+        return (f"placed at {f:.2f}x the {by} ({value[by]:.3f}; {why}), the model's gap between the two: "
+                f"the estimate was {old.value:.3f}")
+    by, why, _, _ = min(bounds, key=lambda p: abs(value[p[0]] - new))
+    return (f"held at {new:.3f} with its siblings, whose own bounds moved (the {by}, {value[by]:.3f}; {why}): "
+            f"the estimate was {old.value:.3f}")
+
+
+def _held_down(model: str, old: Shown, new: float, value: Mapping[str, float], shown: Mapping[str, Shown],
+               uppers: list[tuple[str, str, float, int]],
+               lowers: list[tuple[str, str, float, int]]) -> tuple[float, float, str]:
+    """The interval and the words for a figure held down: the bound cited is one the estimate is above
+    (its words say so) and the figure respects, the nearest to the figure."""
+    eps = 1e-9 * max(1.0, new)
+    binding = [b for b in uppers if _trigger(value[b[0]], b[1], b[2]) < old.value - eps
+               and _cap(value[b[0]], b[1], b[2]) >= new - eps]
+    # The interval's upper end: the tightest bound from above that the figure respects.
+    bound = min((_cap(value[o], w, g) for o, w, g, _ in uppers if _cap(value[o], w, g) >= new - eps),
+                default=math.inf)
+    high = max(new, min(old.high, bound))
+    # Its lower end is no lower than that of a card it is never shown below (a B300 under the B200's).
+    floor = max((value[o] * shown[o].low / shown[o].value for o, _, _, _ in lowers
+                 if value[o] <= new + eps and shown[o].value > 0), default=-math.inf)
+    low = min(new, max(old.low * new / old.value, floor))
+    if not binding:  # placed by the model's gap to a sibling, or moved through a chain of orders
+        return low, high, _placed(new, old, value, uppers)
+    by, why, f, _ = min(binding, key=lambda p: abs(_cap(value[p[0]], p[1], p[2]) - new))
+    where = (f"at {old.value / value[by]:.2f}x that card, beyond the model's gap of {f:.2f}x"
+             if why == ABOVE_MEASURED else "above that card")
+    return low, high, f"bounded by the {by} ({value[by]:.3f}; {why}): the estimate {old.value:.3f} would put it {where}"
+
+
+def _held_up(model: str, old: Shown, new: float, value: Mapping[str, float],
+             lowers: list[tuple[str, str, float, int]]) -> tuple[float, float, str]:
+    """The interval and the words for a figure held up: the bound cited is one the estimate is below and
+    the figure respects, the nearest to the figure."""
+    eps = 1e-9 * max(1.0, new)
+    binding = [b for b in lowers if value[b[0]] > old.value + eps and value[b[0]] <= new + eps]
+    floor = max((value[o] for o, _, _, _ in lowers if value[o] <= new + eps), default=-math.inf)
+    low = min(new, max(old.low * new / old.value, floor))
+    high = old.high * new / old.value
+    if not binding:
+        return low, high, _placed(new, old, value, lowers)
+    by, why, _, _ = min(binding, key=lambda p: abs(value[p[0]] - new))
+    return low, high, (f"bounded by the {by} ({value[by]:.3f}; {why}): the estimate {old.value:.3f} would put it "
+                       "below that card")

@@ -5,7 +5,8 @@ floors cannot survive: a multi-die package listed as one of its dies (the B200 a
 4.1 TB/s), a board of two or four GPUs listed as one of them, a figure copied from a sibling.
 Each row of ``scrapers/data/spec_corrections.csv`` names the catalog model, the field, the
 corrected value in the catalog's unit, the public document it comes from and why the other
-sources are wrong. The table has the highest spec precedence: a corrected field wins over
+sources are wrong. Where the vendor states no figure because the board is throttled on purpose
+(the CMP 170HX mining board's tensor and FMA rates), the row cites the published measurement. The table has the highest spec precedence: a corrected field wins over
 every other source, and each disagreement stays visible in ``spec_conflicts``.
 
 Multi-GPU boards and multi-die packages are counted per package: that is what a listing

@@ -77,13 +77,16 @@ def test_a_published_measured_order_bounds_an_estimate_across_vendors():
 
 def test_a_power_limited_card_never_rises_above_its_measured_full_power_twin():
     """The RTX PRO 6000 Blackwell Max-Q (300 W) has more than the measured RTX 5090's compute and its
-    bandwidth, which lifts it; its measured 600 W twin caps it: measured evidence from above wins."""
+    bandwidth on paper, but half its board power: that does not lift it. Its measured 600 W twin caps it."""
     features = {"Full": _card("Full", "GB202", 500.0, 1790, units=752, tdp=600, memory_type="GDDR7"),
                 "Max-Q": _card("Max-Q", "GB202", 440.0, 1790, units=752, tdp=300, memory_type="GDDR7"),
                 "GeForce": _card("GeForce", "GB202", 419.0, 1790, units=680, tdp=575, memory_type="GDDR7")}
     shown = {"Full": _shown(2.76), "Max-Q": _shown(2.27), "GeForce": _shown(2.34)}
     moved = bound_estimates(shown, {"Full", "GeForce"}, features, "fp16", {"Full": 2.37, "Max-Q": 2.9, "GeForce": 2.3})
-    assert 2.34 <= moved["Max-Q"].value <= 2.76 + 1e-9  # above the GeForce it outclasses, never above its twin
+    assert moved["Max-Q"].value == 2.27  # its estimate stands: under the twin, not lifted to the 575 W GeForce
+    shown["Max-Q"] = _shown(3.0)
+    moved = bound_estimates(shown, {"Full", "GeForce"}, features, "fp16", {"Full": 2.37, "Max-Q": 2.9, "GeForce": 2.3})
+    assert moved["Max-Q"].value <= 2.76 + 1e-9  # never above its twin
 
 
 def test_a_card_above_a_measured_sibling_it_outclasses_is_held_to_the_models_gap():
@@ -156,3 +159,101 @@ def test_a_laptop_part_does_not_cap_a_desktop_board_of_its_chip():
                             {"Desktop": 0.34, "Laptop": 0.33})
     assert "Desktop" not in moved  # the laptop is lifted to the desktop board it outclasses on paper instead
     assert moved["Laptop"].value >= 0.34
+
+
+def test_a_card_with_at_least_a_measured_siblings_resources_is_never_capped_by_it():
+    # Two chips of one family (a B300 and the measured B200): the same compute and bandwidth. The B300 is
+    # held level with the B200 (the model's gap comes from memory and power), never below it.
+    features = {"B200": _card("B200", "GB100", 2250, 8000, tdp=1000), "B300": _card("B300", "GB110", 2250, 8000, tdp=1400)}
+    moved = bound_estimates({"B200": Shown(7.46, 7.16, 7.77), "B300": _shown(9.9)}, {"B200"}, features, "fp16",
+                            {"B200": 7.6, "B300": 9.9})
+    b = moved["B300"]
+    assert b.value == 7.46 and b.low >= 7.16 and b.high >= b.value
+    assert "would put it above that card" in b.note and "(7.460;" in b.note
+    # More compute (an MI60's 64 compute units to the MI50's 60): lifted to it, never held under it.
+    features = {"MI50": _card("MI50", "Vega 20", 26.8, 1024, memory_type="HBM2"),
+                "MI60": _card("MI60", "Vega 20", 29.5, 1024, memory_type="HBM2")}
+    features["MI60"]["memory_gb"] = 32.0
+    moved = bound_estimates({"MI50": _shown(0.161), "MI60": Shown(0.150, 0.0003, 0.16)}, {"MI50"}, features,
+                            "fp16", {"MI50": 0.45, "MI60": 0.48})
+    b = moved["MI60"]
+    assert b.value >= 0.161 and b.low >= b.value / 1.5  # no lower end near 0 for a bounded card
+    assert "would put it below that card" in b.note
+
+
+def test_a_card_far_above_a_measured_sibling_of_its_chip_is_held_to_the_models_gap_whatever_its_memory():
+    features = {"MI50": _card("MI50", "Vega 20", 26.8, 1024, memory_type="HBM2"),
+                "MI60": _card("MI60", "Vega 20", 29.5, 1024, memory_type="HBM2")}
+    features["MI60"]["memory_gb"] = 32.0
+    moved = bound_estimates({"MI50": _shown(0.161), "MI60": Shown(0.48, 0.0003, 233.0)}, {"MI50"}, features,
+                            "fp16", {"MI50": 0.45, "MI60": 0.48})
+    b = moved["MI60"]
+    assert abs(b.value - 0.161 * 0.48 / 0.45) < 1e-9
+    assert b.value / 1.5 - 1e-9 <= b.low <= b.value <= b.high <= b.value * 1.5 + 1e-9
+
+
+def test_a_twin_of_a_measured_card_shows_its_figure():
+    # An A800 SXM4 is an A100 SXM4 with NVLink cut: the same chip, compute and bandwidth.
+    features = {"A100 SXM": _card("A100 SXM", "GA100", 312, 2039, tdp=400), "A100 PCIe": _card("A100 PCIe", "GA100", 312, 1935),
+                "A800 SXM": _card("A800 SXM", "GA100", 312, 2039, tdp=400)}
+    shown = {"A100 SXM": _shown(2.167), "A100 PCIe": _shown(2.065), "A800 SXM": _shown(2.119)}
+    moved = bound_estimates(shown, {"A100 SXM", "A100 PCIe"}, features, "fp16",
+                            {"A100 SXM": 2.2, "A100 PCIe": 2.1, "A800 SXM": 2.119})
+    assert moved["A800 SXM"].value == 2.167
+
+
+def test_a_lower_power_board_never_outclasses_nor_dominates_one_of_a_higher_power_class():
+    # The 300 W A100X (a PCIe A100 with a DPU) states a higher boost clock than the 400 W A100 SXM4.
+    features = {"A100 SXM": _card("A100 SXM", "GA100", 311.9, 2039, units=432, tdp=400, memory_type="HBM2e"),
+                "A100X": _card("A100X", "GA100", 318.5, 2039, units=432, tdp=300, memory_type="HBM2e")}
+    moved = bound_estimates({"A100 SXM": _shown(2.167), "A100X": _shown(2.13)}, {"A100 SXM"}, features, "fp16",
+                            {"A100 SXM": 2.2, "A100X": 2.13})
+    assert moved["A100X"].value == 2.13 and moved["A100X"].note == ""  # not lifted to the SXM4's figure
+    moved = bound_estimates({"A100 SXM": _shown(2.167), "A100X": _shown(2.3)}, {"A100 SXM"}, features, "fp16",
+                            {"A100 SXM": 2.2, "A100X": 2.3})
+    assert moved["A100X"].value <= 2.167  # held under the full-power board
+    # Across chips: a 300 W card with 2x the compute does not outclass a 575 W one.
+    from gpuvalue.models.perf.same_chip import _specs, clearly_dominates
+    maxq = _specs(_card("Max-Q", "GB202", 440, 1792, tdp=300) | {"architecture": "Blackwell", "segment": "workstation"},
+                  "fp16")
+    geforce = _specs(_card("5090 D", "GB202", 150, 1792, tdp=575) | {"architecture": "Blackwell", "memory_gb": 8.0},
+                     "fp16")
+    assert maxq is not None and geforce is not None and not clearly_dominates(maxq, geforce)
+    maxq_full_power = _specs(_card("Max", "GB202", 440, 1792, tdp=600) | {"architecture": "Blackwell"}, "fp16")
+    assert maxq_full_power is not None and clearly_dominates(maxq_full_power, geforce)
+
+
+def test_a_bounds_words_match_its_numbers():
+    # A chain: Low is lifted by Mid, which a measured Top lifts. Every note cites a card whose figure is on the
+    # side its words say, at that card's final figure.
+    features = {"Top": _card("Top", "AD104", 60.0, 504), "Mid": _card("Mid", "AD104", 70.0, 504),
+                "Low": _card("Low", "AD104", 80.0, 504)}
+    shown = {"Top": _shown(0.90), "Mid": _shown(0.70), "Low": _shown(0.60)}
+    moved = bound_estimates(shown, {"Top"}, features, "fp16", {"Top": 0.9, "Mid": 0.7, "Low": 0.6})
+    final = {m: (moved[m].value if m in moved else shown[m].value) for m in shown}
+    for model, b in moved.items():
+        assert b.low <= b.value <= b.high
+        cited = b.note.split("bounded by the ", 1)[1].split(" (", 1)[0]
+        figure = float(b.note.split(" (", 1)[1].split(";", 1)[0])
+        assert abs(figure - final[cited]) < 5e-4
+        if "below that card" in b.note:
+            assert shown[model].value < figure
+
+
+def test_two_chips_with_the_same_resources_meet_at_the_lower_estimate():
+    # The RTX 3070 Ti built on GA102 has the GA104 board's cores, clocks and memory.
+    features = {"Ti": _card("Ti", "GA104", 43.5, 608, tdp=290), "Ti GA102": _card("Ti GA102", "GA102", 43.5, 608, tdp=290)}
+    moved = bound_estimates({"Ti": _shown(0.49), "Ti GA102": _shown(0.575)}, set(), features, "fp16",
+                            {"Ti": 0.49, "Ti GA102": 0.575})
+    assert set(moved) == {"Ti GA102"} and moved["Ti GA102"].value == 0.49
+
+
+def test_an_unmoved_estimates_interval_stays_within_its_measured_siblings():
+    # The A100X's estimate sits under the 400 W A100 SXM4 it never goes above: its interval's upper end is
+    # that card's figure, not 1.4x its own.
+    features = {"A100 SXM": _card("A100 SXM", "GA100", 311.9, 2039, units=432, tdp=400, memory_type="HBM2e"),
+                "A100X": _card("A100X", "GA100", 318.5, 2039, units=432, tdp=300, memory_type="HBM2e")}
+    moved = bound_estimates({"A100 SXM": Shown(2.167, 2.0, 2.3), "A100X": Shown(2.13, 1.5, 3.0)}, {"A100 SXM"},
+                            features, "fp16", {"A100 SXM": 2.2, "A100X": 2.13})
+    b = moved["A100X"]
+    assert b.value == 2.13 and b.high == 2.167 and b.low == 1.5 and b.note == ""

@@ -63,6 +63,14 @@ def test_multi_die_parts_are_counted_per_package(merged, model, field, value):
     assert getattr(merged[0][model], field) == value
 
 
+@pytest.mark.parametrize("model", ["CMP 170HX 8 GB", "CMP 170HX 10 GB"])
+def test_a_mining_boards_throttled_rates_replace_its_chips(merged, model):
+    """The CMP 170HX is a GA100 whose tensor and FMA rates are throttled: the spec databases' A100-class
+    figures would put a board no one trains on at 1.5x an RTX 3090."""
+    row = merged[0][model]
+    assert row.tensor_fp16_tflops == 6.3 and row.fp32_tflops == 0.39
+
+
 def test_a_correction_of_a_model_the_catalog_lacks_is_not_applied_but_said():
     rows = parse_corrections(HEADER + 'No Such GPU,memory_gb,8,GB,"NVIDIA datasheet: 8 GB GDDR5",a made-up row\n'
                              'B200,memory_gb,180,GB,"NVIDIA DGX B200 datasheet",one die listed\n')
