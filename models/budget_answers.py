@@ -28,9 +28,10 @@ from typing import Any
 
 from gpuvalue.models.builds import DEFAULT_POWER_LIMIT_W, Build, PlatformCosts, build, power_rule_words, slot_width
 from gpuvalue.models.buyer_view import BuyerView, hidden_because, left_out_summary, row_notes
-from gpuvalue.models.choose import Query, choose, eligible
+from gpuvalue.models.choose import Query, choose, eligible, setup_floor
 from gpuvalue.models.finetune_memory import FinetuneMemory
 from gpuvalue.models.framework_support import card_caveat, has_current_cuda, stack_support
+from gpuvalue.models.matrix_units import has_matrix_units
 from gpuvalue.models.speed_evidence import speed_evidence
 from gpuvalue.models.multi_gpu import DEFAULT_MAX_GPUS, Scaling, ScalingFacts, assumption_words, setup_scaling
 from gpuvalue.models.ownership import DEFAULT_OWNERSHIP_MONTHS
@@ -173,7 +174,8 @@ class Setup:
         return {"model": self.model, "vendor": self.vendor, "gpus": self.gpus, "cost_usd": self.cost_usd,
                 "throughput": self.throughput, "value": self.value, "memory_gb": self.memory_gb,
                 "legacy": support_level(self.row) == "legacy", "supported": support.linux == "supported",
-                "runs": support.linux != "none", "ampere_cuda": is_ampere_cuda(self.row)}
+                "runs": support.linux != "none", "ampere_cuda": is_ampere_cuda(self.row),
+                "matrix_cores": has_matrix_units(self.row)}
 
 
 @dataclass(frozen=True)
@@ -234,11 +236,29 @@ def memory_floor(options: AnswerOptions) -> tuple[float | None, str]:
     return minimum, f"the {options.use_case} minimum" if binding else "the minimum"
 
 
-def query(options: AnswerOptions, minimum: float | None) -> Query:
-    """The question ``choose`` answers for these options."""
-    return Query(budget_usd=options.budget_usd, min_memory_gb=minimum, vendor=options.vendor,
+def count_floor(options: AnswerOptions) -> float | None:
+    """The floor whatever the card count: the highest of --min-memory (else the view's) and the use case's."""
+    preset = USE_CASES.get(options.use_case) if options.use_case else None
+    base = options.min_memory_gb if options.min_memory_gb is not None else options.view.min_memory_gb
+    floors = [m for m in (base, preset.min_memory_gb if preset else None) if m is not None]
+    return max(floors) if floors else None
+
+
+def query(options: AnswerOptions) -> Query:
+    """The question ``choose`` answers for these options: the fine-tuning need a card at each card count
+    (sharded across the cards) beside the floor that holds at any count."""
+    tuning = options.finetune.floors(options.table_gpus) if options.finetune is not None else ()
+    return Query(budget_usd=options.budget_usd, min_memory_gb=count_floor(options), vendor=options.vendor,
                  use_case=options.use_case, max_gpus=options.gpu_limit, gpus=options.gpus,
-                 include_legacy=options.view.include_legacy)
+                 include_legacy=options.view.include_legacy, memory_by_gpus=tuning)
+
+
+def least_floor(options: AnswerOptions) -> float | None:
+    """The least memory a card of any allowed setup needs: what a card must have to take part in an answer."""
+    asked = query(options)
+    floors = [setup_floor(asked, n) for n in options.counts]
+    known = [f for f in floors if f is not None]
+    return min(known) if known else None
 
 
 def _table_view(view: BuyerView) -> BuyerView:
@@ -499,7 +519,7 @@ def budget_answers(
     elif minimum is not None and basis != "the fine-tuning need":
         shared.append(f"at least {minimum:g} GB a card (--min-memory, GPUVALUE_MIN_MEMORY_GB)")
     if options.finetune is not None:
-        shared.append(options.finetune.words() + (
+        shared.append(options.finetune.words(max(options.counts)) + (
             "" if basis == "the fine-tuning need" else f"; the floor of {minimum:g} GB is higher"))
     shared.append(_gpu_limit_words(options))
     if options.gpu_limit > 1:
@@ -520,7 +540,7 @@ def budget_answers(
     table = candidate_table(rows, scaling, options)
     by_key = {(s.model, s.gpus): s for s in table}
     candidates = [s.candidate() for s in table]
-    asked = query(options, minimum)
+    asked = query(options)
     picked = choose(candidates, asked)
     need = [by_key[(c["model"], c["gpus"])] for c in candidates if eligible(c, asked)]
 
@@ -528,7 +548,7 @@ def budget_answers(
     for kind in ANSWERS:
         chosen = picked[kind]
         if chosen is None:
-            answers[kind] = Answer(kind, None, None, _none_why(need, options, minimum), tuple(shared))
+            answers[kind] = Answer(kind, None, None, _none_why(need, options, least_floor(options)), tuple(shared))
             continue
         best = by_key[(chosen["model"], chosen["gpus"])]
         own = setup_own_words(best)
@@ -537,7 +557,7 @@ def budget_answers(
             extra.append(f"electricity ${best.yearly_electricity_usd:,.0f} a year, counted over "
                          f"{options.ownership_months:g} months in its value")
         answers[kind] = Answer(
-            kind, best, options.budget_usd - best.cost_usd, _setup_reason(best, minimum, basis),
+            kind, best, options.budget_usd - best.cost_usd, _setup_reason(best, *_setup_basis(best, asked, minimum, basis)),
             tuple(shared + own + extra), _new_price(best, new_prices, options.new_price_margin), tuple(own),
         )
 
@@ -576,6 +596,17 @@ def budget_answers(
         stretch=stretch, single=single, assumptions=shared, notes=notes, unpriced=list(unpriced),
         over_budget=over_budget, table=table,
     )
+
+
+def _setup_basis(setup: Setup, asked: Query, minimum: float | None, basis: str) -> tuple[float | None, str]:
+    """The floor a setup's cards meet and whose it is: on several cards, the fine-tuning need is the sharded one."""
+    floor = setup_floor(asked, setup.gpus)
+    if setup.gpus > 1 and asked.memory_by_gpus and floor is not None and floor not in (minimum, asked.min_memory_gb):
+        return floor, f"the {setup.gpus}-card sharded fine-tuning need (FSDP, ZeRO-3)"
+    if setup.gpus > 1 and asked.memory_by_gpus and floor == asked.min_memory_gb and floor != minimum:
+        preset = asked.use_case
+        return floor, f"the {preset} minimum" if preset and USE_CASES[preset].min_memory_gb == floor else "the minimum"
+    return minimum, basis
 
 
 def _none_why(need: list[Setup], options: AnswerOptions, minimum: float | None) -> str:
@@ -665,7 +696,8 @@ def answers_json(result: BudgetAnswers) -> dict[str, Any]:
         "max_gpus": result.max_gpus, "gpus": o.gpus, "vendor": o.vendor,
         "platform_cost_usd": o.platform_cost_usd, "extra_gpu_cost_usd": o.extra_gpu_cost_usd,
         "power_limit_w": o.power_limit_w, "ownership_months": o.ownership_months,
-        "finetune": None if o.finetune is None else o.finetune.as_dict(),
+        "finetune": None if o.finetune is None else {
+            **o.finetune.as_dict(), "memory_gb_by_gpus": list(o.finetune.floors(max(o.counts)))},
         **{kind: answer_json(getattr(result, kind)) for kind in ANSWERS},
         "stretch": _setup_json(result.stretch) if result.stretch else None,
         "single": _setup_json(result.single) if result.single else None,
