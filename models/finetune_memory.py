@@ -1,28 +1,32 @@
-"""The memory one card needs to fine-tune a transformer of a given size: full, LoRA or QLoRA.
+"""The memory a card needs to fine-tune a transformer of a given size: full, LoRA or QLoRA, on 1 to N cards.
 
 `recommend --model-params 8B --method qlora` turns the model a buyer means to fine-tune into a memory
-floor, so the answer never names a card that runs out of memory on that work. The rule counts what
-stays on the card during a training step (docs/recommend.md, "Fine-tuning memory", gives the sources):
+floor at each card count, so the answer never names a setup that runs out of memory on that work. The
+rule counts what stays on a card during a training step (docs/recommend.md, "Fine-tuning memory",
+gives the sources):
 
 - **full**: mixed-precision AdamW keeps 16 bytes a parameter: bf16 weights (2) and gradients (2) and
   the optimizer's fp32 master weights, momentum and variance (12). The ZeRO paper (Rajbhandari et al.
   2020, section 3.1) and EleutherAI's "Transformer Math 101" (2023) count the same parts.
 - **lora**: the base weights frozen in bf16 (2 bytes a parameter, no gradient, no optimizer state)
   and trainable adapters of ``ADAPTER_FRACTION`` of the parameters at 16 bytes each (Hu et al. 2021).
-- **qlora**: the base weights in 4-bit NF4 with double-quantized constants, 4.127 bits a parameter
-  (Dettmers et al. 2023, "QLoRA", section 3), and the same adapters.
+- **qlora**: the linear layers in 4-bit NF4 with double-quantized constants, 4.127 bits a parameter
+  (Dettmers et al. 2023, "QLoRA", section 3); the embedding and output head, which bitsandbytes does
+  not quantize, in bf16; and the same adapters.
 - **activations**, every method: gradient checkpointing (what full and LoRA fine-tuning recipes and
   the QLoRA paper use) keeps each layer's bf16 input, ``2 s b h`` bytes a layer, and recomputes one
   layer at a time, ``34 s b h`` bytes (Korthikanti et al. 2022, without the attention-score term that
   FlashAttention never stores), at ``DEFAULT_BATCH`` sequences of ``DEFAULT_SEQUENCE`` tokens.
   The model's shape comes from its size: ``P = 12 L h^2`` with ``L = h / 128`` (Llama's 8B shape).
-- **headroom**: ``HEADROOM`` more for the CUDA context, the allocator and temporary buffers
-  (10%: the QLoRA paper fine-tunes a 65B model on one 48 GB card, which Transformer Math 101's
-  20% would rule out).
+- **logits**: ``LOGIT_BYTES`` a token and vocabulary entry over ``VOCABULARY`` (Llama 3's 128K).
+- **headroom**: ``HEADROOM`` more for the allocator and temporary buffers (10%: the QLoRA paper
+  fine-tunes a 65B model on one 48 GB card, which Transformer Math 101's 20% would rule out), and
+  ``CUDA_CONTEXT_GIB`` a card for the CUDA context.
 
-Plain data parallel keeps every card's copy whole, so the figure is per card whatever the count
-(sharding with FSDP or ZeRO-3 divides it; not counted). Bytes are counted in GiB, the unit in which
-card memory is sold as "GB". Pure: numbers and text in, numbers and text out.
+On ``gpus`` cards FSDP or ZeRO-3 shards the weights, gradients and optimizer state (ZeRO stage 3:
+each card holds 1/N), and each card gathers ``GATHERED_LAYERS`` whole layers at a time; activations,
+logits, headroom and context stay per card. No CPU offloading is counted. Bytes are counted in GiB,
+the unit in which card memory is sold as "GB". Pure: numbers and text in, numbers and text out.
 
 ``JS_SOURCE`` is the same formula in JavaScript, built from these constants, for a page to compute the
 floor as the command does (tests/models/test_finetune_memory.py runs it against this module).
