@@ -506,7 +506,7 @@ def budget_answers(
     rows = list(rows)
     new_prices = new_prices or {}
     minimum, basis = memory_floor(options)
-    view = replace(options.view, min_memory_gb=minimum)
+    view = replace(options.view, min_memory_gb=least_floor(options))  # a card of any allowed setup
     shared: list[str] = []
     if options.use_case:
         shared.append(use_case_floor_words(options.use_case))
@@ -583,6 +583,8 @@ def budget_answers(
                 notes.append(f"{ANSWER_TITLES[a].lower()} ({sa.label}, {sa.throughput:.2f}x) and "
                              f"{ANSWER_TITLES[b].lower()} ({sb.label}, {sb.throughput:.2f}x) are "
                              "within each other's interval: the evidence does not tell their speeds apart")
+    if (close := _better_evidenced(answers["best_value"].setup, need, options.budget_usd)) is not None:
+        notes.append(close)
     left_out = left_out_summary(rows, view)
     if left_out:
         notes.append(left_out)
@@ -607,6 +609,42 @@ def _setup_basis(setup: Setup, asked: Query, minimum: float | None, basis: str) 
         preset = asked.use_case
         return floor, f"the {preset} minimum" if preset and USE_CASES[preset].min_memory_gb == floor else "the minimum"
     return minimum, basis
+
+
+def _spread(s: Setup) -> float | None:
+    """How wide a setup's throughput interval is, a share of its throughput: how well its speed is known."""
+    if s.throughput_low is None or s.throughput_high is None or s.throughput <= 0:
+        return None
+    return (s.throughput_high - s.throughput_low) / s.throughput
+
+
+def _better_evidenced(best: Setup | None, need: list[Setup], budget_usd: float) -> str | None:
+    """Where the best value rests on a wide interval and the next best value of another card lies within
+    it on evidence at most half as wide, a note naming that card: the evidence does not order their value,
+    so the buyer sees the safer pick beside the headline one (which the one rule keeps)."""
+    wide = _spread(best) if best is not None else None
+    if best is None or wide is None:
+        return None
+    others = sorted((s for s in need if s.model != best.model and s.cost_usd <= budget_usd + 1e-9),
+                    key=_key("best_value"))
+    for other in others:
+        narrow = _spread(other)
+        if narrow is None or narrow > wide / 2 or not _within(best, _scaled(other, best)):
+            continue
+        return (f"best value: the {best.label}'s speed is uncertain ({best.throughput_low:.2f}-"
+                f"{best.throughput_high:.2f}x; {perf_provenance(best.row) or 'source unknown'}); the {other.label}, "
+                f"{other.value:.2f} perf per $1k against {best.value:.2f}, lies within that and is known more closely "
+                f"({other.throughput_low:.2f}-{other.throughput_high:.2f}x): the evidence does not order their value")
+    return None
+
+
+def _scaled(other: Setup, best: Setup) -> Setup:
+    """``other`` at ``best``'s cost: its throughput and interval scaled by the costs, so that the intervals
+    compare value, not speed."""
+    k = best.cost_usd / other.cost_usd if other.cost_usd > 0 else 1.0
+    return replace(other, throughput=other.throughput * k,
+                   throughput_low=None if other.throughput_low is None else other.throughput_low * k,
+                   throughput_high=None if other.throughput_high is None else other.throughput_high * k)
 
 
 def _none_why(need: list[Setup], options: AnswerOptions, minimum: float | None) -> str:

@@ -258,3 +258,12 @@ def test_the_machine_and_power_rules_are_settings(replay_db, monkeypatch):
     assert doc["fastest"]["system_power_w"] <= 3000
     words = " ".join(doc["fastest"]["assumptions"])
     assert "three or four on a workstation platform ($1,500)" in words and "GPUVALUE_POWER_LIMIT_W" in words
+
+
+def test_a_best_value_on_a_wide_interval_names_the_better_evidenced_card_within_it(replay_db):
+    """The RX 9070's speed is a spec estimate of wide interval: the best value stays the one rule's pick,
+    and a note names the GeForce RTX 3080 Ti, whose value lies within that interval on narrower evidence."""
+    doc = _answers(replay_db, "--budget", "2000", "--use-case", "kaggle")
+    assert doc["best_value"]["model"] == "Radeon RX 9070"
+    notes = [n for n in doc["notes"] if n.startswith("best value: ")]
+    assert len(notes) == 1 and "the GeForce RTX 3080 Ti" in notes[0] and "does not order their value" in notes[0]
