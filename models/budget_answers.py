@@ -187,6 +187,7 @@ class Answer:
     assumptions: tuple[str, ...]
     new_price: NewPrice | None = None
     own: tuple[str, ...] = ()  # the setup's own assumptions: scaling, memory, build, framework, price's age
+    sharding: str | None = None  # fine-tuning on several cards: how the need divides across them
 
 
 @dataclass(frozen=True)
@@ -553,12 +554,18 @@ def budget_answers(
         best = by_key[(chosen["model"], chosen["gpus"])]
         own = setup_own_words(best)
         extra = []
+        sharding = None
+        if options.finetune is not None and best.gpus > 1:
+            sharding = (f"fine-tuning on {best.gpus} cards: FSDP or ZeRO-3 shards the weights, gradients and "
+                        f"optimizer state across them, {options.finetune.on(best.gpus).floor_gb:g} GB a card "
+                        f"(one card would need {options.finetune.floor_gb:g} GB)")
+            extra.append(sharding)
         if best.yearly_electricity_usd is not None:
             extra.append(f"electricity ${best.yearly_electricity_usd:,.0f} a year, counted over "
                          f"{options.ownership_months:g} months in its value")
         answers[kind] = Answer(
             kind, best, options.budget_usd - best.cost_usd, _setup_reason(best, *_setup_basis(best, asked, minimum, basis)),
-            tuple(shared + own + extra), _new_price(best, new_prices, options.new_price_margin), tuple(own),
+            tuple(shared + own + extra), _new_price(best, new_prices, options.new_price_margin), tuple(own), sharding,
         )
 
     fastest = answers["fastest"].setup

@@ -239,6 +239,12 @@ def test_several_cards_shard_a_fine_tune_across_them(replay_db):
     assert lora["fastest"]["gpus"] == 2 and lora["fastest"]["memory_gb"] == 16
     assert "meets the 2-card sharded fine-tuning need (FSDP, ZeRO-3) of 12.6 GB" in lora["fastest"]["why"]
     big = _answers(replay_db, "--budget", "10000", "--model-params", "70B", "--method", "qlora")
+    assert any(a.startswith("fine-tuning on 2 cards: FSDP or ZeRO-3 shards") and "29.7 GB a card" in a
+               for a in big["fastest"]["assumptions"])
+    text = runner.invoke(app, ["recommend", "--budget", "10000", "--model-params", "70B", "--method", "qlora",
+                               "--db", str(replay_db)]).stdout
+    assert "   fine-tuning on 2 cards: FSDP or ZeRO-3 shards the weights, gradients and optimizer state across them, " \
+           "29.7 GB a card (one card would need 51.8 GB)" in text.splitlines()
     for kind in ("fastest", "best_value", "cheapest"):
         setup = big[kind]
         assert setup["gpus"] > 1
