@@ -408,7 +408,8 @@ def setup_own_words(setup: Setup) -> list[str]:
     if setup.gpus > 1:
         own.append(f"scaling {setup.scaling.efficiency:.0%} per card, {setup.scaling.words}")
         memory = f"{setup.memory_gb:g} GB" if setup.memory_gb is not None else "its own memory"
-        own.append(f"each card still holds only {memory}: the work must split across the cards (data parallel)")
+        own.append(f"each card still holds only {memory}: the work must split across the cards (data parallel, "
+                   "or sharded with FSDP or ZeRO-3)")
     if setup.build is not None:
         if setup.gpus > 1 or setup.build.platform_usd:
             own.append(f"machine: {setup.build.platform} (${setup.build.platform_usd:,.0f} counted)")
