@@ -28,9 +28,10 @@ from typing import Any
 
 from gpuvalue.models.builds import DEFAULT_POWER_LIMIT_W, Build, PlatformCosts, build, power_rule_words, slot_width
 from gpuvalue.models.buyer_view import BuyerView, hidden_because, left_out_summary, row_notes
-from gpuvalue.models.choose import Query, choose, eligible
+from gpuvalue.models.choose import Query, choose, eligible, setup_floor
 from gpuvalue.models.finetune_memory import FinetuneMemory
 from gpuvalue.models.framework_support import card_caveat, has_current_cuda, stack_support
+from gpuvalue.models.matrix_units import has_matrix_units
 from gpuvalue.models.speed_evidence import speed_evidence
 from gpuvalue.models.multi_gpu import DEFAULT_MAX_GPUS, Scaling, ScalingFacts, assumption_words, setup_scaling
 from gpuvalue.models.ownership import DEFAULT_OWNERSHIP_MONTHS
@@ -173,7 +174,8 @@ class Setup:
         return {"model": self.model, "vendor": self.vendor, "gpus": self.gpus, "cost_usd": self.cost_usd,
                 "throughput": self.throughput, "value": self.value, "memory_gb": self.memory_gb,
                 "legacy": support_level(self.row) == "legacy", "supported": support.linux == "supported",
-                "runs": support.linux != "none", "ampere_cuda": is_ampere_cuda(self.row)}
+                "runs": support.linux != "none", "ampere_cuda": is_ampere_cuda(self.row),
+                "matrix_cores": has_matrix_units(self.row)}
 
 
 @dataclass(frozen=True)
@@ -185,6 +187,7 @@ class Answer:
     assumptions: tuple[str, ...]
     new_price: NewPrice | None = None
     own: tuple[str, ...] = ()  # the setup's own assumptions: scaling, memory, build, framework, price's age
+    sharding: str | None = None  # fine-tuning on several cards: how the need divides across them
 
 
 @dataclass(frozen=True)
@@ -234,11 +237,29 @@ def memory_floor(options: AnswerOptions) -> tuple[float | None, str]:
     return minimum, f"the {options.use_case} minimum" if binding else "the minimum"
 
 
-def query(options: AnswerOptions, minimum: float | None) -> Query:
-    """The question ``choose`` answers for these options."""
-    return Query(budget_usd=options.budget_usd, min_memory_gb=minimum, vendor=options.vendor,
+def count_floor(options: AnswerOptions) -> float | None:
+    """The floor whatever the card count: the highest of --min-memory (else the view's) and the use case's."""
+    preset = USE_CASES.get(options.use_case) if options.use_case else None
+    base = options.min_memory_gb if options.min_memory_gb is not None else options.view.min_memory_gb
+    floors = [m for m in (base, preset.min_memory_gb if preset else None) if m is not None]
+    return max(floors) if floors else None
+
+
+def query(options: AnswerOptions) -> Query:
+    """The question ``choose`` answers for these options: the fine-tuning need a card at each card count
+    (sharded across the cards) beside the floor that holds at any count."""
+    tuning = options.finetune.floors(options.table_gpus) if options.finetune is not None else ()
+    return Query(budget_usd=options.budget_usd, min_memory_gb=count_floor(options), vendor=options.vendor,
                  use_case=options.use_case, max_gpus=options.gpu_limit, gpus=options.gpus,
-                 include_legacy=options.view.include_legacy)
+                 include_legacy=options.view.include_legacy, memory_by_gpus=tuning)
+
+
+def least_floor(options: AnswerOptions) -> float | None:
+    """The least memory a card of any allowed setup needs: what a card must have to take part in an answer."""
+    asked = query(options)
+    floors = [setup_floor(asked, n) for n in options.counts]
+    known = [f for f in floors if f is not None]
+    return min(known) if known else None
 
 
 def _table_view(view: BuyerView) -> BuyerView:
@@ -387,7 +408,8 @@ def setup_own_words(setup: Setup) -> list[str]:
     if setup.gpus > 1:
         own.append(f"scaling {setup.scaling.efficiency:.0%} per card, {setup.scaling.words}")
         memory = f"{setup.memory_gb:g} GB" if setup.memory_gb is not None else "its own memory"
-        own.append(f"each card still holds only {memory}: the work must split across the cards (data parallel)")
+        own.append(f"each card still holds only {memory}: the work must split across the cards (data parallel, "
+                   "or sharded with FSDP or ZeRO-3)")
     if setup.build is not None:
         if setup.gpus > 1 or setup.build.platform_usd:
             own.append(f"machine: {setup.build.platform} (${setup.build.platform_usd:,.0f} counted)")
@@ -486,7 +508,7 @@ def budget_answers(
     rows = list(rows)
     new_prices = new_prices or {}
     minimum, basis = memory_floor(options)
-    view = replace(options.view, min_memory_gb=minimum)
+    view = replace(options.view, min_memory_gb=least_floor(options))  # a card of any allowed setup
     shared: list[str] = []
     if options.use_case:
         shared.append(use_case_floor_words(options.use_case))
@@ -499,7 +521,7 @@ def budget_answers(
     elif minimum is not None and basis != "the fine-tuning need":
         shared.append(f"at least {minimum:g} GB a card (--min-memory, GPUVALUE_MIN_MEMORY_GB)")
     if options.finetune is not None:
-        shared.append(options.finetune.words() + (
+        shared.append(options.finetune.words(max(options.counts)) + (
             "" if basis == "the fine-tuning need" else f"; the floor of {minimum:g} GB is higher"))
     shared.append(_gpu_limit_words(options))
     if options.gpu_limit > 1:
@@ -520,7 +542,7 @@ def budget_answers(
     table = candidate_table(rows, scaling, options)
     by_key = {(s.model, s.gpus): s for s in table}
     candidates = [s.candidate() for s in table]
-    asked = query(options, minimum)
+    asked = query(options)
     picked = choose(candidates, asked)
     need = [by_key[(c["model"], c["gpus"])] for c in candidates if eligible(c, asked)]
 
@@ -528,17 +550,23 @@ def budget_answers(
     for kind in ANSWERS:
         chosen = picked[kind]
         if chosen is None:
-            answers[kind] = Answer(kind, None, None, _none_why(need, options, minimum), tuple(shared))
+            answers[kind] = Answer(kind, None, None, _none_why(need, options, least_floor(options)), tuple(shared))
             continue
         best = by_key[(chosen["model"], chosen["gpus"])]
         own = setup_own_words(best)
         extra = []
+        sharding = None
+        if options.finetune is not None and best.gpus > 1:
+            sharding = (f"fine-tuning on {best.gpus} cards: FSDP or ZeRO-3 shards the weights, gradients and "
+                        f"optimizer state across them, {options.finetune.on(best.gpus).floor_gb:g} GB a card "
+                        f"(one card would need {options.finetune.floor_gb:g} GB)")
+            extra.append(sharding)
         if best.yearly_electricity_usd is not None:
             extra.append(f"electricity ${best.yearly_electricity_usd:,.0f} a year, counted over "
                          f"{options.ownership_months:g} months in its value")
         answers[kind] = Answer(
-            kind, best, options.budget_usd - best.cost_usd, _setup_reason(best, minimum, basis),
-            tuple(shared + own + extra), _new_price(best, new_prices, options.new_price_margin), tuple(own),
+            kind, best, options.budget_usd - best.cost_usd, _setup_reason(best, *_setup_basis(best, asked, minimum, basis)),
+            tuple(shared + own + extra), _new_price(best, new_prices, options.new_price_margin), tuple(own), sharding,
         )
 
     fastest = answers["fastest"].setup
@@ -563,6 +591,8 @@ def budget_answers(
                 notes.append(f"{ANSWER_TITLES[a].lower()} ({sa.label}, {sa.throughput:.2f}x) and "
                              f"{ANSWER_TITLES[b].lower()} ({sb.label}, {sb.throughput:.2f}x) are "
                              "within each other's interval: the evidence does not tell their speeds apart")
+    if (close := _better_evidenced(answers["best_value"].setup, need, options.budget_usd)) is not None:
+        notes.append(close)
     left_out = left_out_summary(rows, view)
     if left_out:
         notes.append(left_out)
@@ -576,6 +606,53 @@ def budget_answers(
         stretch=stretch, single=single, assumptions=shared, notes=notes, unpriced=list(unpriced),
         over_budget=over_budget, table=table,
     )
+
+
+def _setup_basis(setup: Setup, asked: Query, minimum: float | None, basis: str) -> tuple[float | None, str]:
+    """The floor a setup's cards meet and whose it is: on several cards, the fine-tuning need is the sharded one."""
+    floor = setup_floor(asked, setup.gpus)
+    if setup.gpus > 1 and asked.memory_by_gpus and floor is not None and floor not in (minimum, asked.min_memory_gb):
+        return floor, f"the {setup.gpus}-card sharded fine-tuning need (FSDP, ZeRO-3)"
+    if setup.gpus > 1 and asked.memory_by_gpus and floor == asked.min_memory_gb and floor != minimum:
+        preset = asked.use_case
+        return floor, f"the {preset} minimum" if preset and USE_CASES[preset].min_memory_gb == floor else "the minimum"
+    return minimum, basis
+
+
+def _spread(s: Setup) -> float | None:
+    """How wide a setup's throughput interval is, a share of its throughput: how well its speed is known."""
+    if s.throughput_low is None or s.throughput_high is None or s.throughput <= 0:
+        return None
+    return (s.throughput_high - s.throughput_low) / s.throughput
+
+
+def _better_evidenced(best: Setup | None, need: list[Setup], budget_usd: float) -> str | None:
+    """Where the best value rests on a wide interval and the next best value of another card lies within
+    it on evidence at most half as wide, a note naming that card: the evidence does not order their value,
+    so the buyer sees the safer pick beside the headline one (which the one rule keeps)."""
+    wide = _spread(best) if best is not None else None
+    if best is None or wide is None:
+        return None
+    others = sorted((s for s in need if s.model != best.model and s.cost_usd <= budget_usd + 1e-9),
+                    key=_key("best_value"))
+    for other in others:
+        narrow = _spread(other)
+        if narrow is None or narrow > wide / 2 or not _within(best, _scaled(other, best)):
+            continue
+        return (f"best value: the {best.label}'s speed is uncertain ({best.throughput_low:.2f}-"
+                f"{best.throughput_high:.2f}x; {perf_provenance(best.row) or 'source unknown'}); the {other.label}, "
+                f"{other.value:.2f} perf per $1k against {best.value:.2f}, lies within that and is known more closely "
+                f"({other.throughput_low:.2f}-{other.throughput_high:.2f}x): the evidence does not order their value")
+    return None
+
+
+def _scaled(other: Setup, best: Setup) -> Setup:
+    """``other`` at ``best``'s cost: its throughput and interval scaled by the costs, so that the intervals
+    compare value, not speed."""
+    k = best.cost_usd / other.cost_usd if other.cost_usd > 0 else 1.0
+    return replace(other, throughput=other.throughput * k,
+                   throughput_low=None if other.throughput_low is None else other.throughput_low * k,
+                   throughput_high=None if other.throughput_high is None else other.throughput_high * k)
 
 
 def _none_why(need: list[Setup], options: AnswerOptions, minimum: float | None) -> str:
@@ -665,7 +742,8 @@ def answers_json(result: BudgetAnswers) -> dict[str, Any]:
         "max_gpus": result.max_gpus, "gpus": o.gpus, "vendor": o.vendor,
         "platform_cost_usd": o.platform_cost_usd, "extra_gpu_cost_usd": o.extra_gpu_cost_usd,
         "power_limit_w": o.power_limit_w, "ownership_months": o.ownership_months,
-        "finetune": None if o.finetune is None else o.finetune.as_dict(),
+        "finetune": None if o.finetune is None else {
+            **o.finetune.as_dict(), "memory_gb_by_gpus": list(o.finetune.floors(max(o.counts)))},
         **{kind: answer_json(getattr(result, kind)) for kind in ANSWERS},
         "stretch": _setup_json(result.stretch) if result.stretch else None,
         "single": _setup_json(result.single) if result.single else None,

@@ -9,6 +9,7 @@ from gpuvalue.models.budget_answers import (
     ANSWER_TITLES,
     Answer,
     BudgetAnswers,
+    least_floor,
     own_assumptions,
     priced_words,
     usd_words,
@@ -20,6 +21,10 @@ def _headline(result: BudgetAnswers) -> str:
     o = result.options
     use = f" for {o.use_case}" if o.use_case else ""
     need = f", at least {result.min_memory_gb:g} GB a card" if result.min_memory_gb is not None else ""
+    least = least_floor(o)
+    if o.finetune is not None and least is not None and result.min_memory_gb is not None \
+            and least < result.min_memory_gb - 1e-9:
+        need = f", at least {result.min_memory_gb:g} GB on one card ({least:g} GB a card sharded on {max(o.counts)})"
     if o.gpus is not None:
         cards = f", {o.gpus} GPUs" if o.gpus > 1 else ", one card"
     else:
@@ -38,6 +43,8 @@ def _answer_lines(answer: Answer, months: float, title: str) -> list[str]:
              f"{usd_words(answer.money_left_usd or 0.0)} left",
              f"   {answer.why}"]
     lines.extend(f"   {words}" for words in own_assumptions(answer))  # this setup's own: scaling, memory, power
+    if answer.sharding is not None:
+        lines.append(f"   {answer.sharding}")
     if s.yearly_electricity_usd is not None:
         lines.append(f"   electricity ~${s.yearly_electricity_usd:,.0f}/year, counted in its value over "
                      f"{months:g} months of ownership")

@@ -7,7 +7,9 @@ a vendor, a use case, a card count):
 
 * a setup is **eligible** when each card has the memory floor, the count is allowed, a legacy-only card
   is asked for, its stack is supported on Linux (with ``--vendor``: that vendor's cards that run at
-  all) and, for a beginner, it is an Ampere or newer NVIDIA card;
+  all), for a beginner it is an Ampere or newer NVIDIA card, and for fine-tuning a model
+  (``--model-params``) its cards have matrix units (tensor cores) and each holds the fine-tuning need
+  at that card count (the weights, gradients and optimizer state sharded across the cards: FSDP, ZeRO-3);
 * **fastest**: the eligible setup within budget with the most throughput (ties: cheaper, fewer cards,
   name), so more money never buys a slower fastest;
 * **best value**: the most throughput per dollar within budget;
@@ -31,17 +33,29 @@ BEGINNER_ARCHITECTURE = "Ampere"  # bf16 and FlashAttention-2 need compute capab
 @dataclass(frozen=True)
 class Query:
     budget_usd: float
-    min_memory_gb: float | None = None  # the floor: max of the use case's, --min-memory (or the default), a model's
+    min_memory_gb: float | None = None  # the floor at any card count: max of the use case's, --min-memory (or the default)
     vendor: str | None = None
     use_case: str | None = None
     max_gpus: int = 1
     gpus: int | None = None  # exactly this many cards
     include_legacy: bool = False
+    memory_by_gpus: tuple[float, ...] = ()  # fine-tuning: the need a card on 1, 2, ... cards (sharded across them)
+
+
+def setup_floor(q: Query, gpus: int) -> float | None:
+    """The memory a card of a setup of ``gpus`` cards must have: the floor and, when fine-tuning, the need at
+    that count (the last given for a larger count)."""
+    floors = [m for m in (q.min_memory_gb, q.memory_by_gpus[min(gpus, len(q.memory_by_gpus)) - 1]
+                          if q.memory_by_gpus else None) if m is not None]
+    return max(floors) if floors else None
 
 
 def eligible(c: Candidate, q: Query) -> bool:
     """Whether the setup answers the question at all, whatever the budget."""
-    if q.min_memory_gb is not None and (c["memory_gb"] is None or c["memory_gb"] < q.min_memory_gb - TOLERANCE):
+    floor = setup_floor(q, c["gpus"])
+    if floor is not None and (c["memory_gb"] is None or c["memory_gb"] < floor - TOLERANCE):
+        return False
+    if q.memory_by_gpus and not c["matrix_cores"]:
         return False
     if (c["gpus"] != q.gpus) if q.gpus is not None else (c["gpus"] > q.max_gpus):
         return False

@@ -150,7 +150,7 @@ def answer_options(settings, *, budget: float, use_case: str | None = None, min_
 def read_answers(con: duckdb.DuckDBPyConnection, settings, options: AnswerOptions) -> BudgetAnswers | None:
     """The answers to ``options`` from the warehouse's latest ranking; None when nothing is ranked yet."""
     from gpuvalue.flows.shopping import coverage as shopping
-    from gpuvalue.models.budget_answers import budget_answers, memory_floor
+    from gpuvalue.models.budget_answers import budget_answers, least_floor
     from gpuvalue.models.framework_support import of_vendor
     from gpuvalue.models.unpriced import likely_unpriced
     from gpuvalue.warehouse.recommend_inputs import candidate_rows, new_card_prices, scaling_facts, unpriced_catalog
@@ -163,7 +163,7 @@ def read_answers(con: duckdb.DuckDBPyConnection, settings, options: AnswerOption
     searches = {m.model: m.query for m in shopping(con, settings).models}
     catalog: Sequence[Mapping[str, Any]] = unpriced_catalog(con, searches, as_of=day, precision=precision, reference=reference)
     facts = scaling_facts(con, precision, settings.multi_gpu_efficiency)
-    floor, _ = memory_floor(options)  # the unpriced cards meet the answers' floor
+    floor = least_floor(options)  # the unpriced cards meet the least floor of an allowed setup
     catalog = of_vendor(catalog, options.vendor)  # --vendor AMD names no unpriced NVIDIA card
     unpriced = likely_unpriced(catalog, rows, searches=searches, view=replace(options.view, min_memory_gb=floor),
                                budget_usd=options.budget_usd, as_of=day, new_prices=new_prices)

@@ -206,7 +206,11 @@ def rent_or_buy_command(*, budget: float, hours_per_week: float, min_memory: flo
         fail("no rental prices in the warehouse: a run with the rental sources loads them (`gpuvalue sources` "
              "lists them)", code=1)
     from gpuvalue.models.answers import rent_or_buy_for
+    from gpuvalue.models.matrix_units import has_matrix_units
     from gpuvalue.models.rent_vs_buy import Machine
+
+    if finetune is not None:  # fine-tuning needs tensor or matrix units, as `recommend` requires of a card
+        used = [row for row in used if has_matrix_units(row)]
 
     # --platform-cost, else GPUVALUE_PLATFORM_COST_USD where set, else the platform rule for one card.
     machine = Machine.for_one_card(platform_cost if platform_cost is not None else settings.platform_cost_usd or None)

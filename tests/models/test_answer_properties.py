@@ -122,3 +122,31 @@ def test_no_answer_breaks_the_power_slot_or_framework_rules(rows, budget, power,
             assert include_legacy
         if support.stack != "cuda":
             assert any(a.startswith(("AMD card", "Intel card")) for a in answer.own)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(rows=ranking(), low=st.floats(100, 20000), more=st.floats(0, 20000),
+       params=st.sampled_from([3.5e8, 1.5e9, 8e9, 13e9, 70e9]), method=st.sampled_from(["full", "lora", "qlora"]),
+       use_case=st.sampled_from([None, "llm", "research", "kaggle"]), vendor=st.sampled_from([None, "NVIDIA", "AMD"]))
+def test_a_fine_tune_is_sharded_by_card_count_and_stays_monotone_in_the_budget(rows, low, more, params, method,
+                                                                               use_case, vendor):
+    """With --model-params each setup's cards hold the need at that card count (sharded across them) and
+    have matrix units; more money still never buys a slower fastest, and the cheapest stays."""
+    from gpuvalue.models.finetune_memory import finetune_memory
+    from gpuvalue.models.matrix_units import has_matrix_units
+
+    need = finetune_memory(params, method)
+    a, b = (budget_answers(rows, FACTS, AnswerOptions(budget_usd=budget, use_case=use_case, vendor=vendor,
+                                                      finetune=need))
+            for budget in (low, low + more))
+    floors = need.floors(4)
+    assert list(floors) == sorted(floors, reverse=True)
+    for answer in a.answers() + b.answers():
+        s = answer.setup
+        if s is not None:
+            assert has_matrix_units(s.row)
+            assert s.memory_gb >= floors[s.gpus - 1] - 1e-9
+            assert s.memory_gb >= (USE_CASES[use_case].min_memory_gb if use_case else 6.0)
+    if a.fastest.setup is not None:
+        assert b.fastest.setup is not None and b.fastest.setup.throughput >= a.fastest.setup.throughput
+        assert (b.cheapest.setup.model, b.cheapest.setup.gpus) == (a.cheapest.setup.model, a.cheapest.setup.gpus)

@@ -364,20 +364,26 @@ def test_in_chromium_the_ranking_table_follows_the_memory_floor(page, tmp_path):
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("method", ["qlora", "full"])
-def test_in_chromium_a_model_to_fine_tune_sets_the_floor_as_recommend_does(replay_db, page, tmp_path, method):
-    """`?model_params=8B&method=qlora` answers as `recommend --model-params 8B --method qlora`, and names the need."""
+@pytest.mark.parametrize("budget, params, method", [(600, "8B", "qlora"), (600, "8B", "full"), (2000, "8B", "lora"),
+                                                    (10000, "70B", "qlora")])
+def test_in_chromium_a_model_to_fine_tune_sets_the_floor_as_recommend_does(replay_db, page, tmp_path, budget, params,
+                                                                           method):
+    """`?model_params=8B&method=qlora` answers as `recommend --model-params 8B --method qlora`, and names the need;
+    on several cards the need is the sharded one (70B by QLoRA: two 32 GB cards, not one 52 GB card)."""
     binary = chromium()
-    url = page.resolve().as_uri() + f"?budget=600&model_params=8B&method={method}"
+    url = page.resolve().as_uri() + f"?budget={budget}&model_params={params}&method={method}"
     dumped = run_chromium(binary, tmp_path / "profile", "--dump-dom", url)
     assert dumped.returncode == 0, dumped.stderr[-2000:]
     dom = BeautifulSoup(dumped.stdout, "lxml")
     shown = {a["data-answer"]: (a["data-model"] or None, int(a["data-gpus"]) if a.get("data-gpus") else None)
              for a in dom.select("[data-answer]")}
-    result = runner.invoke(app, ["recommend", "--budget", "600", "--model-params", "8B", "--method", method, "--json",
-                                 "--db", str(replay_db)])
+    result = runner.invoke(app, ["recommend", "--budget", str(budget), "--model-params", params, "--method", method,
+                                 "--json", "--db", str(replay_db)])
     cli = json.loads(result.stdout)
     assert shown == {k: (cli[k]["model"], cli[k]["gpus"]) for k in ("fastest", "best_value", "cheapest")}
+    if params == "70B":
+        assert all(cli[k]["gpus"] > 1 for k in ("fastest", "best_value", "cheapest"))
+        assert all(cli[k]["memory_gb"] < cli["finetune"]["memory_gb"] for k in ("fastest", "best_value", "cheapest"))
     notes = dom.select_one("#answers .notes").get_text()
     assert f"needs {cli['finetune']['memory_gb']} GB a card" in notes
     bad = run_chromium(binary, tmp_path / "profile2", "--dump-dom", page.resolve().as_uri() + "?model_params=8X&method=qlora")

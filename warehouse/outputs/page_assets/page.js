@@ -20,8 +20,16 @@
   function esc(text) { var d = document.createElement("div"); d.textContent = text == null ? "" : String(text); return d.innerHTML; }
 
   // --- the rule: models/choose.py, line for line --------------------------------------------------
+  function setupFloor(q, gpus) {
+    var floors = [q.min_memory_gb];
+    if (q.memory_by_gpus.length) { floors.push(q.memory_by_gpus[Math.min(gpus, q.memory_by_gpus.length) - 1]); }
+    floors = floors.filter(function (m) { return m !== null && m !== undefined; });
+    return floors.length ? Math.max.apply(null, floors) : null;
+  }
   function eligible(c, q) {
-    if (q.min_memory_gb !== null && (c.memory_gb === null || c.memory_gb < q.min_memory_gb - TOLERANCE)) { return false; }
+    var floor = setupFloor(q, c.gpus);
+    if (floor !== null && (c.memory_gb === null || c.memory_gb < floor - TOLERANCE)) { return false; }
+    if (q.memory_by_gpus.length && !c.matrix_cores) { return false; }
     if (q.gpus !== null ? c.gpus !== q.gpus : c.gpus > q.max_gpus) { return false; }
     if (c.legacy && !q.include_legacy) { return false; }
     var vendor = (q.vendor || "").toLowerCase();
@@ -61,10 +69,20 @@
     floors = floors.filter(function (m) { return m !== null && m !== undefined; });
     return floors.length ? Math.max.apply(null, floors) : null;
   }
+  // The query: the floor at any card count, and the fine-tuning need a card at 1, 2, ... cards (sharded).
   function queryOf(inputs) {
-    var single = inputs.use_case && A.use_cases[inputs.use_case].single_card;
-    return {budget_usd: inputs.budget, min_memory_gb: floorOf(inputs), vendor: inputs.vendor, use_case: inputs.use_case,
-            max_gpus: single ? 1 : A.workstation_gpus, gpus: null, include_legacy: inputs.include_legacy};
+    var single = inputs.use_case && A.use_cases[inputs.use_case].single_card, most = single ? 1 : A.workstation_gpus;
+    var q = {budget_usd: inputs.budget, min_memory_gb: floorOf({min_memory: inputs.min_memory, use_case: inputs.use_case, model_floor: null}),
+             vendor: inputs.vendor, use_case: inputs.use_case, max_gpus: most, gpus: null,
+             include_legacy: inputs.include_legacy, memory_by_gpus: []};
+    if (inputs.model_floor !== null) {
+      for (var n = 1; n <= A.workstation_gpus; n++) { q.memory_by_gpus.push(modelFloor(n)); }
+    }
+    // The least a card needs to take part in an answer: what the ranking, the frontier and "nothing fits" show.
+    var least = null;
+    for (var k = 1; k <= most; k++) { var f = setupFloor(q, k); if (f !== null && (least === null || f < least)) { least = f; } }
+    q.card_floor_gb = least;
+    return q;
   }
 
   // --- inputs ----------------------------------------------------------------------------------------
@@ -116,9 +134,9 @@
     var value = Number(found[1]) * {k: 1e3, m: 1e6, b: 1e9, t: 1e12}[found[2].toLowerCase()];
     return value > 0 && value <= 1e13 ? value : null;
   }
-  function modelFloor() {
+  function modelFloor(gpus) {
     var params = paramsOf(form.elements.model_params.value), method = form.elements.method.value;
-    return params !== null && method ? finetuneMemoryGb(params, method) : null;
+    return params !== null && method ? finetuneMemoryGb(params, method, null, null, gpus || 1) : null;
   }
   function inputs() {
     var memory = number(form.elements.min_memory.value), budget = number(form.elements.budget.value);
@@ -186,14 +204,16 @@
     var why = document.querySelector("#answers .why"), none = !found.fastest;
     why.hidden = !none;
     why.textContent = none ? "Nothing that meets these inputs fits " + usd(q.budget_usd) +
-      (q.min_memory_gb !== null ? " with at least " + q.min_memory_gb + " GB a card" : "") + "." : "";
+      (q.card_floor_gb !== null ? " with at least " + q.card_floor_gb + " GB a card" : "") + "." : "";
     var floorWords = given.use_case ? [A.use_cases[given.use_case].words] : [];
     if (given.model_floor !== null) {
       floorWords.push("fine-tuning a model of " + form.elements.model_params.value.trim() + " parameters by " +
-        form.elements.method.value + " needs " + given.model_floor + " GB a card (recommend --model-params, --method)");
+        form.elements.method.value + " needs " + given.model_floor + " GB a card" +
+        (q.max_gpus > 1 ? ", sharded across 2 to " + q.max_gpus + " cards " + q.memory_by_gpus.slice(1, q.max_gpus).join(", ") + " GB a card (FSDP, ZeRO-3)" : "") +
+        " (recommend --model-params, --method)");
     }
     document.querySelector("#answers .notes").textContent = notes.concat(floorWords).join(" · ");
-    var budget = q.budget_usd, floor = q.min_memory_gb || 0, vendor = given.vendor;
+    var budget = q.budget_usd, floor = q.card_floor_gb || 0, vendor = given.vendor;
     document.querySelectorAll("#frontier .mark").forEach(function (mark) {
       var model = mark.getAttribute("data-model"), memory = parseFloat(mark.getAttribute("data-memory") || "0");
       var out = parseFloat(mark.getAttribute("data-price")) > budget || memory < floor ||
@@ -209,7 +229,7 @@
   function showRanking(q) {
     var wrap = document.querySelector("#ranking .table-wrap"), limit = parseInt(wrap.getAttribute("data-rows"), 10), shown = 0, hidden = 0;
     wrap.querySelectorAll("tbody tr").forEach(function (tr) {
-      var ok = !(q.min_memory_gb !== null && parseFloat(tr.getAttribute("data-memory")) < q.min_memory_gb - TOLERANCE) &&
+      var ok = !(q.card_floor_gb !== null && parseFloat(tr.getAttribute("data-memory")) < q.card_floor_gb - TOLERANCE) &&
         !(q.vendor && tr.getAttribute("data-vendor").toLowerCase() !== q.vendor.toLowerCase()) &&
         !(tr.getAttribute("data-legacy") === "1" && !q.include_legacy);
       if (!ok) { hidden += 1; }
@@ -217,7 +237,7 @@
       if (ok) { shown += 1; }
     });
     document.querySelector("#ranking .ranking-filter").textContent = hidden ?
-      hidden + " card(s) not shown: under " + (q.min_memory_gb || 0) + " GB, of another vendor or legacy builds only." : "";
+      hidden + " card(s) not shown: under " + (q.card_floor_gb || 0) + " GB, of another vendor or legacy builds only." : "";
   }
 
   // Rent or buy: answered at the page's steps at or below the asked budget and memory.
