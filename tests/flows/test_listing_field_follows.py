@@ -12,8 +12,6 @@ is declared by reaches an existing warehouse when it is next opened for writing.
 from __future__ import annotations
 
 import json
-import sys
-import textwrap
 from contextlib import closing
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,9 +27,8 @@ from gpuvalue.models import listing_row
 from gpuvalue.models.listing_enrichment import listing_rows
 from gpuvalue.models.matching import TitleMatcher
 from gpuvalue.models.records import Listing
-from gpuvalue.scrapers import registry
-from gpuvalue.scrapers import sources as sources_package
 from gpuvalue.scrapers.source import page_from_file
+from source_plugin import installed_source
 from gpuvalue.warehouse import layers, load, record_tables
 from gpuvalue.warehouse.db import open_database
 
@@ -85,15 +82,8 @@ runner = CliRunner()
 @pytest.fixture
 def plugin(tmp_path, monkeypatch):
     """The module in a folder of its own, on the sources package's path, and a registry that reads it."""
-    folder = tmp_path / "more_sources"
-    folder.mkdir()
-    (folder / "acme_market_test.py").write_text(textwrap.dedent(MODULE), encoding="utf-8")
-    monkeypatch.setattr(sources_package, "__path__", [*sources_package.__path__, str(folder)])
-    registry._registry.cache_clear()
-    yield registry.get(NAME)
-    monkeypatch.undo()
-    sys.modules.pop(f"{sources_package.__name__}.acme_market_test", None)
-    registry._registry.cache_clear()
+    with installed_source(tmp_path / "more_sources", monkeypatch, "acme_market_test", MODULE, NAME) as source:
+        yield source
 
 
 def _store(db: Path, plugin, page: list[dict], seen: datetime) -> int:

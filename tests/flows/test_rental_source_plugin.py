@@ -10,8 +10,6 @@ declares (``acme_speed``, "acme score"), as vast.ai's DLPerf does (scrapers/sour
 from __future__ import annotations
 
 import json
-import sys
-import textwrap
 from datetime import datetime, timezone
 from types import SimpleNamespace
 
@@ -21,8 +19,8 @@ from typer.testing import CliRunner
 from gpuvalue.flows.cli import app
 from gpuvalue.flows.loaders import loader_for
 from gpuvalue.scrapers import registry
-from gpuvalue.scrapers import sources as sources_package
 from gpuvalue.scrapers.source import page_from_file
+from source_plugin import installed_source
 from rental_fixtures import FEB, LOADED, make_rental_database
 
 runner = CliRunner()
@@ -78,15 +76,8 @@ PAGE = [
 @pytest.fixture
 def plugin(tmp_path, monkeypatch):
     """The module in a folder of its own, on the sources package's path, and a registry that reads it."""
-    folder = tmp_path / "more_sources"
-    folder.mkdir()
-    (folder / "acme_cloud_test.py").write_text(textwrap.dedent(MODULE), encoding="utf-8")
-    monkeypatch.setattr(sources_package, "__path__", [*sources_package.__path__, str(folder)])
-    registry._registry.cache_clear()
-    yield registry.get(NAME)
-    monkeypatch.undo()
-    sys.modules.pop(f"{sources_package.__name__}.acme_cloud_test", None)
-    registry._registry.cache_clear()
+    with installed_source(tmp_path / "more_sources", monkeypatch, "acme_cloud_test", MODULE, NAME) as source:
+        yield source
 
 
 @pytest.fixture
