@@ -117,13 +117,20 @@ def perf(
                 r[key] = round(r[key], 4) if r[key] is not None else None
         write_json_lines(rows)  # dates as ISO text, strict JSON, as every --json writes
         return
-    from gpuvalue.models.perf.weighted import perf_range_words
+    from gpuvalue.models.perf.weighted import perf_range_words, spread
 
     print_table(cols, [(r["model"], r["relative_perf"], perf_range_words(r),
                          *(r[c] for c in ("source", "method", "reference", "precision")),
-                         r["as_of"], f"{r['uncertainty']:.0%}" if r["uncertainty"] is not None else "")
+                         r["as_of"], _plus_minus(spread(r), r["uncertainty"]))
                         for r in rows])
     _print_card_sources(card_sources, precision, settings.reference_gpu)
+
+
+def _plus_minus(interval_spread: float | None, uncertainty: float | None) -> str:
+    """The "±" cell: the 80% interval's wider side, as `rank` shows it, so it never contradicts the
+    range beside it; a figure without an interval shows its own stated uncertainty."""
+    value = interval_spread if interval_spread is not None else uncertainty
+    return "" if value is None else f"{value:.0%}"
 
 
 def recorded_harnesses(client) -> list:

@@ -80,7 +80,7 @@ def print_ranking(rows: list[dict], title: str, *, hidden: str | None = None,
                   "`gpuvalue perf --json` says why.")
     if close:
         out.print(f"within each other's 80% interval, so the evidence cannot order them on performance per dollar: "
-                  f"{close_runs_words(close)}; 'rel. perf' gives each figure with its 80% interval's upper half-width "
+                  f"{close_runs_words(close)}; 'rel. perf' gives each figure with its 80% interval's wider half-width "
                   "(its bounds: `rank --json`, perf_low and perf_high).",
                   soft_wrap=True, highlight=False)
     if not only_recent:

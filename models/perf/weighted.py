@@ -228,17 +228,25 @@ def perf_range_words(row: Mapping[str, object]) -> str:
     return f"{low:.2f}-{high:.2f}"
 
 
-def perf_with_spread(row: Mapping[str, object]) -> str:
-    """A ranking row's relative performance with its 80% interval's wider half-width, as the ranking
-    table shows it in one narrow cell ("0.685 +-15%"; an interval even in log terms is wider above, and
-    a figure held down by a sibling's bound sits at its top, wide below: never "+-0%")."""
+def spread(row: Mapping[str, object]) -> float | None:
+    """A figure's 80% interval's wider half-width, a share of the figure: the one "±" every table shows
+    (an interval even in log terms is wider above, and a figure held down by a sibling's bound sits at
+    its top, wide below: never "+-0%"); None without an interval."""
     value, high, low = row.get("relative_perf"), row.get("perf_high"), row.get("perf_low")
+    if not isinstance(value, (int, float)) or not isinstance(high, (int, float)) or value <= 0:
+        return None
+    below = 1 - low / value if isinstance(low, (int, float)) else 0.0
+    return max(high / value - 1, below)
+
+
+def perf_with_spread(row: Mapping[str, object]) -> str:
+    """A ranking row's relative performance with its ``spread``, as the ranking table shows it in one
+    narrow cell ("0.685 +-15%")."""
+    value = row.get("relative_perf")
     if not isinstance(value, (int, float)):
         return "-"
-    if not isinstance(high, (int, float)) or value <= 0:
-        return f"{value:.3f}"
-    below = 1 - low / value if isinstance(low, (int, float)) else 0.0
-    return f"{value:.3f} ±{max(high / value - 1, below):.0%}"
+    half = spread(row)
+    return f"{value:.3f}" if half is None else f"{value:.3f} ±{half:.0%}"
 
 
 def per_dollar_interval(row: Mapping[str, object]) -> tuple[float, float] | None:

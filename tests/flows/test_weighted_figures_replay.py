@@ -84,3 +84,17 @@ def test_the_mi300x_rests_on_mlperf_training_below_the_h100(replay_db):
     result = CliRunner().invoke(app, ["perf", "MI300X", "--db", str(replay_db)], terminal_width=400)
     assert result.exit_code == 0, result.output
     assert "mlperf-training" in result.output
+
+
+def test_perf_shows_the_intervals_own_plus_minus_beside_its_range(replay_db):
+    # The MI60's estimate (its own uncertainty 363 %) is held between its Vega 20 siblings: its "±" is the
+    # wider side of the interval the row shows, as `rank` words it, never the unbounded estimate's.
+    from gpuvalue.models.perf.weighted import spread
+
+    mi60 = shown(replay_db, "Radeon Instinct MI60")
+    expected = spread({"relative_perf": mi60["value"], "perf_low": mi60["low"], "perf_high": mi60["high"]})
+    assert expected is not None and expected < 0.6
+    result = CliRunner().invoke(app, ["perf", "Radeon Instinct MI60", "--db", str(replay_db)], terminal_width=400)
+    assert result.exit_code == 0, result.output
+    first = next(line for line in result.output.splitlines() if "Radeon Instinct MI60" in line)
+    assert f"{expected:.0%}" in first and "363%" not in result.output

@@ -162,3 +162,11 @@ def test_a_harness_that_disagrees_across_cards_carries_little_weight_where_it_is
     wild = weighted_figure([Evidence(source="pytorch-gpu-benchmark", value=4.0, workloads=20), *evidence[1:]], sigmas)
     assert [e.source for e, _ in wild.outliers] == ["pytorch-gpu-benchmark"]
     assert "down-weighted" in describe(wild)
+
+
+def test_the_spread_is_the_intervals_wider_side_and_none_without_one():
+    from gpuvalue.models.perf.weighted import spread
+
+    assert spread({"relative_perf": 0.5, "perf_low": 0.4, "perf_high": 0.55}) == pytest.approx(0.2)
+    assert spread({"relative_perf": 0.5, "perf_low": 0.45, "perf_high": 0.6}) == pytest.approx(0.2)
+    assert spread({"relative_perf": 0.5}) is None
