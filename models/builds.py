@@ -13,7 +13,9 @@ run at all. This module answers, for N cards of one model:
   ``POWER_LIMITED_SPEED`` of its speed (Puget Systems measured four RTX 3090s limited from 350 W to
   280 W at over 95% of their full speed, 2020-11-13); the platform draws ``platform_w``; the whole
   system stays within ``power_limit_w``: one 1,600 W power supply on one 120 V 15 A household circuit,
-  which sustains 1,440 W (the 80% rule for continuous loads), unless a setting raises it;
+  which sustains 1,440 W (the 80% rule for continuous loads), unless a setting raises it, and a
+  two-card desktop within the ``TWO_CARDS_SUPPLY_W`` supply its default price buys (a machine the buyer
+  prices with ``--platform-cost`` is taken to have the supply its cards need);
 * the **slots**: side by side, two cards of up to three slots fit a desktop board whose x8 slots are
   three apart, and three or four cards need dual-slot (or blower) cards on a workstation board whose
   slots are two apart; wider cards, or cards of unknown width, need a riser build (an open frame and
@@ -37,6 +39,7 @@ DESKTOP_W = 150.0  # CPU, board, memory, drives and fans of a desktop under a tr
 WORKSTATION_W = 250.0  # the same of a workstation platform (a many-lane CPU, more fans)
 DEFAULT_ONE_CARD_USD = 0.0  # the buyer's existing desktop
 DEFAULT_TWO_CARDS_USD = 350.0  # a 1,200 W power supply and a board with two x8 slots, over a mainstream desktop
+TWO_CARDS_SUPPLY_W = 1200  # the power supply that price buys: two cards and the desktop stay within it
 DEFAULT_WORKSTATION_USD = 2000.0  # used workstation board, CPU, 128 GB memory, 1,600 W supply, case
 # A desktop able to hold one training card (CPU, board, 32 GB, 850 W supply, case), new: what the buyer's
 # existing one stands for when rent or buy shares its value lost with the hours a single card trains.
@@ -148,6 +151,8 @@ def build(gpus: int, *, board_w: float | None, width: int | None, costs: Platfor
     if gpus < 1:
         raise ValueError("gpus must be at least 1")
     base_w = platform_w(gpus)
+    if gpus == 2 and not costs.custom:
+        power_limit_w = min(power_limit_w, TWO_CARDS_SUPPLY_W)
     limited = False
     card_w = float(board_w) if board_w else None
     system = None
@@ -176,5 +181,6 @@ def power_rule_words(power_limit_w: float) -> str:
     else:
         where = "GPUVALUE_POWER_LIMIT_W"
     return (f"power: the cards and the machine ({DESKTOP_W:.0f} W desktop, {WORKSTATION_W:.0f} W workstation) draw at most "
-            f"{power_limit_w:,.0f} W, {where}; cards over it are power-limited to {POWER_LIMITED_SHARE:.0%} of their "
+            f"{power_limit_w:,.0f} W, {where}, and two cards at most the {TWO_CARDS_SUPPLY_W:,} W of the two-card "
+            f"desktop's power supply; cards over it are power-limited to {POWER_LIMITED_SHARE:.0%} of their "
             f"board power at {POWER_LIMITED_SPEED:.0%} of their speed, or the setup is not offered")

@@ -234,17 +234,17 @@ def test_a_model_to_fine_tune_sets_the_memory_floor_and_says_why(replay_db):
 def test_several_cards_shard_a_fine_tune_across_them(replay_db):
     """FSDP or ZeRO-3 shards the weights, gradients and optimizer state across the cards: 8B by LoRA needs
     20.2 GB on one card but 12.6 GB a card on two, so two 16 GB cards qualify; 70B by QLoRA (51.8 GB on one
-    card) runs on two 32 GB cards. A card without tensor cores is never named for fine-tuning."""
+    card) runs on three 24 GB cards at 22 GB a card. A card without tensor cores is never named for fine-tuning."""
     lora = _answers(replay_db, "--budget", "2000", "--model-params", "8B", "--method", "lora")
     assert lora["fastest"]["gpus"] == 2 and lora["fastest"]["memory_gb"] == 16
     assert "meets the 2-card sharded fine-tuning need (FSDP, ZeRO-3) of 12.6 GB" in lora["fastest"]["why"]
     big = _answers(replay_db, "--budget", "10000", "--model-params", "70B", "--method", "qlora")
-    assert any(a.startswith("fine-tuning on 2 cards: FSDP or ZeRO-3 shards") and "29.7 GB a card" in a
+    assert any(a.startswith("fine-tuning on 3 cards: FSDP or ZeRO-3 shards") and "22 GB a card" in a
                for a in big["fastest"]["assumptions"])
     text = runner.invoke(app, ["recommend", "--budget", "10000", "--model-params", "70B", "--method", "qlora",
                                "--db", str(replay_db)]).stdout
-    assert "   fine-tuning on 2 cards: FSDP or ZeRO-3 shards the weights, gradients and optimizer state across them, " \
-           "29.7 GB a card (one card would need 51.8 GB)" in text.splitlines()
+    assert "   fine-tuning on 3 cards: FSDP or ZeRO-3 shards the weights, gradients and optimizer state across them, " \
+           "22 GB a card (one card would need 51.8 GB)" in text.splitlines()
     for kind in ("fastest", "best_value", "cheapest"):
         setup = big[kind]
         assert setup["gpus"] > 1

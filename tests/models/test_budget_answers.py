@@ -253,7 +253,7 @@ def test_the_text_gives_each_answer_its_reason_build_and_the_unpriced_cards():
                         "(3.33-3.33); $1,138 left")
     assert lines[2].startswith("   0.89 perf per $1k; 24 GB per card meets the research minimum of 24 GB")
     assert "   machine: a desktop with two x8 slots and a larger power supply ($350 counted)" in lines
-    assert "   power: 2 x 450 W and 150 W for the machine = 1,050 W, within 1,440 W" in lines
+    assert "   power: 2 x 450 W and 150 W for the machine = 1,050 W, within 1,200 W" in lines
     assert any("not priced, so not compared: GeForce RTX 5070 (12 GB, 0.76x estimated, launched at $549)" in line
                for line in lines)
     assert lines[-2].startswith("Assumed: research: at least 24 GB because")
@@ -269,3 +269,15 @@ def test_bad_options_raise():
         AnswerOptions(budget_usd=500, gpus=0)
     with pytest.raises(ValueError, match="power"):
         AnswerOptions(budget_usd=500, power_limit_w=0)
+
+
+def test_two_cards_stay_within_the_supply_the_two_card_desktop_buys():
+    """The $350 two-card desktop buys a 1,200 W supply: two 575 W cards and the desktop (1,300 W) are
+    power-limited to fit it, and say so; a machine the buyer prices himself keeps the circuit's limit."""
+    from gpuvalue.models.builds import TWO_CARDS_SUPPLY_W, PlatformCosts, build
+
+    made = build(2, board_w=575, width=3, costs=PlatformCosts())
+    assert made is not None and made.power_limited and made.system_power_w <= TWO_CARDS_SUPPLY_W
+    assert any(f"within {TWO_CARDS_SUPPLY_W:,} W" in line for line in made.words(575, "NVIDIA"))
+    own = build(2, board_w=575, width=3, costs=PlatformCosts(custom_base_usd=500))
+    assert own is not None and not own.power_limited and own.system_power_w == 1300
