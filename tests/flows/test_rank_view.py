@@ -91,7 +91,8 @@ def test_recommend_never_offers_a_3_gb_card_by_default_and_can_offer_a_module(db
     assert "H100 SXM5" not in runner.invoke(app, ["recommend", "--budget", "3000", "--db", str(db)]).stdout
     modules = runner.invoke(app, ["recommend", "--budget", "3000", "--include-modules", "--db", str(db)])
     assert modules.exit_code == 0, modules.output
-    assert "Best value: H100 SXM5 80 GB, $1,000" in modules.stdout and "not a desktop card: an SXM/OAM module" in " ".join(modules.stdout.split())
+    # Two 700 W modules fit no two-card desktop's 1,200 W supply even power-limited: one is fastest and best value.
+    assert "Fastest and best value: H100 SXM5 80 GB, $1,000" in modules.stdout and "not a desktop card: an SXM/OAM module" in " ".join(modules.stdout.split())
     ranked = runner.invoke(app, ["rank", "--include-modules", "--db", str(db)], terminal_width=250).stdout
     assert "H100 SXM5 80 GB (module)" in ranked and "(module): not a desktop card" in ranked
     legacy = runner.invoke(app, ["recommend", "--budget", "200", "--include-legacy", "--db", str(db)])
