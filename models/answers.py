@@ -16,7 +16,8 @@ from typing import Any
 
 from gpuvalue.models.buyer_view import BuyerView, hidden_because, left_out_summary
 from gpuvalue.models.price_age import age_words
-from gpuvalue.models.budget_answers import SINGLE_CARD_USE_CASES, AnswerOptions, candidate_table, setup_own_words
+from gpuvalue.models.budget_answers import (SINGLE_CARD_USE_CASES, AnswerOptions, candidate_table, is_ampere_cuda,
+                                           setup_own_words)
 from gpuvalue.models.choose import BEGINNER_ARCHITECTURE
 from gpuvalue.models.multi_gpu import ScalingFacts
 from gpuvalue.models.framework_support import card_caveat
@@ -93,6 +94,8 @@ def rent_or_buy_for(used: Sequence[Mapping[str, Any]], rental: Sequence[Mapping[
     view = BuyerView(min_memory_gb=min_memory, include_legacy=include_legacy, include_passive=include_passive,
                      include_modules=include_modules)
     shown = [row for row in used if hidden_because(row, view) is None]
+    if use_case == "beginner":  # recommend's rule for a first card: an Ampere or newer NVIDIA card, bought as well
+        shown = [row for row in shown if is_ampere_cuda(row)]
     # A rental price is stale by the used prices' rule (older than the price window on the ranking's day).
     day = used[0]["as_of"]
     answer = rent_or_buy(shown, list(rental), budget_usd=budget, assumptions=assumptions, min_memory_gb=min_memory,

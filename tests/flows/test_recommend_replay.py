@@ -273,3 +273,13 @@ def test_a_best_value_on_a_wide_interval_names_the_better_evidenced_card_within_
     assert doc["best_value"]["model"] == "Radeon RX 9070"
     notes = [n for n in doc["notes"] if n.startswith("best value: ")]
     assert len(notes) == 1 and "the GeForce RTX 3080 Ti" in notes[0] and "does not order their value" in notes[0]
+
+
+def test_rent_or_buy_buys_a_beginner_the_card_recommend_would(replay_db):
+    """A beginner's first card is an Ampere or newer NVIDIA card in `recommend`; rent or buy holds the bought
+    card to the same rule (it bought a Radeon RX 7900 XT at $600)."""
+    res = runner.invoke(app, ["recommend", "--budget", "600", "--use-case", "beginner", "--hours-per-week", "40",
+                              "--db", str(replay_db)])
+    assert res.exit_code == 0, res.output
+    buy = next(line for line in res.stdout.splitlines() if line.startswith("Buy:"))
+    assert "Radeon" not in buy and "GeForce RTX 30" in buy
