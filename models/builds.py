@@ -76,6 +76,11 @@ class PlatformCosts:
             return self.custom_base_usd + self.custom_extra_usd * (gpus - 1)
         return self.one_card_usd if gpus == 1 else self.two_cards_usd if gpus == 2 else self.workstation_usd
 
+    def supply_w(self, gpus: int) -> float | None:
+        """The power supply the default machine for N cards buys, where it is below the circuit's limit
+        (the two-card desktop's); None where the machine is the buyer's own figure or has the supply it needs."""
+        return None if self.custom or gpus != 2 else float(TWO_CARDS_SUPPLY_W)
+
     def platform(self, gpus: int) -> str:
         """The kind of machine N cards need."""
         if gpus == 1:
@@ -151,8 +156,9 @@ def build(gpus: int, *, board_w: float | None, width: int | None, costs: Platfor
     if gpus < 1:
         raise ValueError("gpus must be at least 1")
     base_w = platform_w(gpus)
-    if gpus == 2 and not costs.custom:
-        power_limit_w = min(power_limit_w, TWO_CARDS_SUPPLY_W)
+    supply = costs.supply_w(gpus)
+    if supply is not None:
+        power_limit_w = min(power_limit_w, supply)
     limited = False
     card_w = float(board_w) if board_w else None
     system = None

@@ -7,8 +7,23 @@ from __future__ import annotations
 import io
 import logging
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 
 import httpx
+
+
+class QuietSite(BaseHTTPRequestHandler):
+    """A local site's request handler that logs nothing and answers with one call (``_send``)."""
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def _send(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        for name, value in {"Content-Length": str(len(body)), **(headers or {})}.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
 
 
 class ToLocalServer(httpx.BaseTransport):

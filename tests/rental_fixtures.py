@@ -98,3 +98,16 @@ def _build_rental_database(path: str) -> duckdb.DuckDBPyConnection:
     load_offers(con, cloud_a_february(), "cloud-a")
     load_offers(con, cloud_b(), "cloud-b")
     return con
+
+
+def rent_rows(db, *args: str) -> list[dict]:
+    """`gpuvalue rent --json` on ``db``: one row a line, the command having succeeded."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from gpuvalue.flows.cli import app
+
+    res = CliRunner().invoke(app, ["rent", "--json", "--db", str(db), *args])
+    assert res.exit_code == 0, res.output
+    return [json.loads(line) for line in res.stdout.splitlines()]

@@ -14,7 +14,7 @@ import shutil
 import threading
 import time
 from datetime import date
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import duckdb
 import pytest
@@ -23,7 +23,7 @@ from gpuvalue.flows import pipeline as P
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.http import PoliteClient
 from gpuvalue.scrapers.replay import packaged_replay_dir
-from local_web import ToLocalServer
+from local_web import QuietSite, ToLocalServer
 
 pytestmark = pytest.mark.e2e
 
@@ -31,20 +31,10 @@ TODAY = date(2026, 12, 1)
 BOMB = gzip.compress(gzip.compress(bytes(48 * 1024 * 1024), compresslevel=9), compresslevel=9)
 
 
-class HostileWeb(BaseHTTPRequestHandler):
+class HostileWeb(QuietSite):
     seen: list[tuple[str, str]] = []
     recorded: dict[str, bytes] = {}
     protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args) -> None:
-        pass
-
-    def _send(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        for name, value in {"Content-Length": str(len(body)), **(headers or {})}.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
 
     def do_GET(self) -> None:  # noqa: N802
         host = (self.headers.get("Host") or "").split(":")[0]

@@ -14,7 +14,7 @@ import shutil
 import threading
 from collections import Counter
 from datetime import UTC, date, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import duckdb
@@ -28,7 +28,7 @@ from gpuvalue.models.records import Listing
 from gpuvalue.scrapers.archive import Archive
 from gpuvalue.scrapers.http import PoliteClient
 from gpuvalue.scrapers.replay import packaged_replay_dir
-from local_web import ToLocalServer, recorded_console
+from local_web import QuietSite, ToLocalServer, recorded_console
 
 pytestmark = pytest.mark.e2e
 
@@ -41,22 +41,12 @@ SIGN_IN = (b'<!DOCTYPE html><html><head><title>Sign in or Register | eBay</title
 SUBREDDITS = ("hardwareswap", "CanadianHardwareSwap")
 
 
-class LateWeb(BaseHTTPRequestHandler):
+class LateWeb(QuietSite):
     """Answers as the sites did in late 2026; ``seen`` keeps (host, path) of every request."""
 
     seen: list[tuple[str, str]] = []
     recorded: dict[str, bytes] = {}
     feeds_asked: Counter = Counter()
-
-    def log_message(self, *args) -> None:  # quiet
-        pass
-
-    def _send(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
-        self.send_response(status)
-        for name, value in {"Content-Length": str(len(body)), **(headers or {})}.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         host = (self.headers.get("Host") or "").split(":")[0]

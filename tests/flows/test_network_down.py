@@ -11,8 +11,6 @@ from the shipped data instead, dated as recorded (status ``fallback``); the list
 
 from __future__ import annotations
 
-import io
-import logging
 import time
 from datetime import date
 
@@ -23,6 +21,7 @@ from gpuvalue.flows import pipeline as P
 from gpuvalue.flows.settings import Settings
 from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.http import PoliteClient, is_unreachable
+from local_web import recorded_console
 
 # Every default source that fetches (the run reads them all, as a first `gpuvalue run` does), and those
 # of them whose data ships in the replay archive: all but the listing sources.
@@ -51,25 +50,8 @@ class NoNetwork:
 
 @pytest.fixture
 def console(monkeypatch):
-    """What Prefect's console handlers print (at INFO, as `gpuvalue run` shows it): every record a
-    console handler emits, after its filters, formatted as it prints it."""
-    from prefect.logging.handlers import PrefectConsoleHandler
-
-    printed = io.StringIO()
-    emit = PrefectConsoleHandler.emit
-
-    def recording_emit(self, record):
-        printed.write(self.format(record) + "\n")
-        emit(self, record)
-
-    monkeypatch.setattr(PrefectConsoleHandler, "emit", recording_emit)
-    prefect_logger = logging.getLogger("prefect")
-    level = prefect_logger.level
-    prefect_logger.setLevel(logging.INFO)
-    try:
-        yield printed
-    finally:
-        prefect_logger.setLevel(level)
+    """What Prefect's console handlers print (at INFO, as `gpuvalue run` shows it), after their filters."""
+    yield from recorded_console(monkeypatch)
 
 
 def test_unreachable_hosts_are_told_apart_from_passing_faults():

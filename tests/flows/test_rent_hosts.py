@@ -3,7 +3,6 @@ terms, and vast.ai's own score beside gpuvalue's figure (on tests/rental_fixture
 
 from __future__ import annotations
 
-import json
 
 import pytest
 from typer.testing import CliRunner
@@ -11,7 +10,7 @@ from typer.testing import CliRunner
 from gpuvalue.flows.cli import app
 from gpuvalue.models.rental import RentalOffer
 from gpuvalue.scrapers.sources.vastai import SCORE
-from rental_fixtures import FEB, load_offers, make_rental_database
+from rental_fixtures import rent_rows as rent, FEB, load_offers, make_rental_database
 
 runner = CliRunner()
 
@@ -39,12 +38,6 @@ def db(tmp_path):
     load_offers(con, HOSTS, "hosts", score=SCORE)
     con.close()
     return path
-
-
-def rent(db, *args: str) -> list[dict]:
-    res = runner.invoke(app, ["rent", "--json", "--db", str(db), *args])
-    assert res.exit_code == 0, res.output
-    return [json.loads(line) for line in res.stdout.splitlines()]
 
 
 def prices(rows: list[dict]) -> dict[str, tuple[str, float]]:

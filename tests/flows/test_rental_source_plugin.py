@@ -21,7 +21,7 @@ from gpuvalue.flows.loaders import loader_for
 from gpuvalue.scrapers import registry
 from gpuvalue.scrapers.source import page_from_file
 from source_plugin import installed_source
-from rental_fixtures import FEB, LOADED, make_rental_database
+from rental_fixtures import rent_rows as rent, FEB, LOADED, make_rental_database
 
 runner = CliRunner()
 NAME = "acme-cloud-test"
@@ -92,12 +92,6 @@ def db(tmp_path, plugin):
     assert stored == 3
     con.close()
     return path
-
-
-def rent(db, *args: str) -> list[dict]:
-    res = runner.invoke(app, ["rent", "--json", "--db", str(db), *args])
-    assert res.exit_code == 0, res.output
-    return [json.loads(line) for line in res.stdout.splitlines()]
 
 
 def test_the_registry_finds_the_new_module(plugin):
