@@ -188,3 +188,14 @@ def test_the_orderings_behind_issue_42s_second_round(shown):
     assert v("Tesla V100S PCIe 32 GB") >= v("Tesla V100 SXM2 32 GB")
     # the 5090 D's tensor throughput is held to 2375 of the 5090's 3352 AI TOPS (spec-corrections)
     assert v("GeForce RTX 5090 D V2") < v("GeForce RTX 5090 D") < v("GeForce RTX 5090")
+
+
+def test_older_cdna_boards_stand_on_the_measured_cdna_3_level(shown):
+    """The MI250X sat 44 % above the measured A100 SXM4 80 GB on the mean offset of every AMD family, two
+    consumer RDNA cards from one harness among them; CDNA 1 and 2 now share CDNA 3's offset, fitted on
+    MLPerf's MI300X and MI325X (arch_tables.CDNA1)."""
+    v = lambda m: _v(shown, m)  # noqa: E731
+    assert v("AMD Instinct MI250X") < v("AMD Instinct MI300X")
+    assert v("AMD Instinct MI250X") < 1.3 * v("A100 SXM4 80 GB")
+    assert v("AMD Instinct MI210") < v("A100 PCIe 80 GB")
+    assert v("AMD Instinct MI100") < 1.25 * v("Tesla V100 SXM2 32 GB")

