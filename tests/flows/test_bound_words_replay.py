@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-import duckdb
 import pytest
+from replay_figures import shown_figures
 
 NOTE = re.compile(r"bounded by the (.+?) \((\d+\.\d+); .*?\): the estimate (\d+\.\d+) would put it (above|below|at )")
 # Figures are stored to 4 decimals and cited to 3.
@@ -16,13 +16,7 @@ CITED = 6e-4
 
 @pytest.fixture(scope="module")
 def figures(replay_db):
-    con = duckdb.connect(str(replay_db), read_only=True)
-    try:
-        rows = con.execute("SELECT model, precision, relative_perf, perf_low, perf_high, coalesce(method, '') "
-                           "FROM perf_best WHERE source <> 'local'").fetchall()
-    finally:
-        con.close()
-    return {(m, p): (v, lo, hi, method) for m, p, v, lo, hi, method in rows}
+    return {key: (f["value"], f["low"], f["high"], f["method"]) for key, f in shown_figures(replay_db).items()}
 
 
 def _notes(method: str) -> list[tuple[str, float, float, str]]:

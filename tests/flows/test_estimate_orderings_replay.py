@@ -9,18 +9,17 @@ import pytest
 
 from gpuvalue.models.perf.same_chip import _specs, clearly_dominates, dominates
 from gpuvalue.warehouse.sql_files import dicts
+from replay_figures import shown_figures
 
 
 @pytest.fixture(scope="module")
 def shown(replay_db):
     con = duckdb.connect(str(replay_db), read_only=True)
     try:
-        rows = con.execute("SELECT model, precision, relative_perf, source, perf_low, perf_high FROM perf_best "
-                           "WHERE source <> 'local'").fetchall()
         features = {r["model"]: r for r in dicts(con, "catalog_features")}
     finally:
         con.close()
-    figures = {(m, p): (v, s, lo, hi) for m, p, v, s, lo, hi in rows}
+    figures = {key: (f["value"], f["source"], f["low"], f["high"]) for key, f in shown_figures(replay_db).items()}
     return figures, features
 
 

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuvalue.flows.cli import app
+from replay_figures import shown_figures
 
 pytestmark = pytest.mark.e2e
 
@@ -17,14 +18,9 @@ REF = "GeForce RTX 3090"
 
 
 def shown(db, model: str, precision: str = "fp16") -> dict:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        row = con.execute("SELECT source, relative_perf, perf_low, perf_high, method FROM perf_best "
-                          "WHERE model = ? AND precision = ?", [model, precision]).fetchone()
-    finally:
-        con.close()
-    assert row is not None, model
-    return dict(zip(("source", "value", "low", "high", "method"), row, strict=True))
+    figure = shown_figures(db).get((model, precision))
+    assert figure is not None, model
+    return figure
 
 
 def test_one_harness_no_longer_outvotes_the_other_evidence(replay_db):

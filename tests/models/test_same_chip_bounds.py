@@ -171,9 +171,7 @@ def test_a_card_with_at_least_a_measured_siblings_resources_is_never_capped_by_i
     assert b.value == 7.46 and b.low >= 7.16 and b.high >= b.value
     assert "would put it above that card" in b.note and "(7.460;" in b.note
     # More compute (an MI60's 64 compute units to the MI50's 60): lifted to it, never held under it.
-    features = {"MI50": _card("MI50", "Vega 20", 26.8, 1024, memory_type="HBM2"),
-                "MI60": _card("MI60", "Vega 20", 29.5, 1024, memory_type="HBM2")}
-    features["MI60"]["memory_gb"] = 32.0
+    features = _vega20_pair()
     moved = bound_estimates({"MI50": _shown(0.161), "MI60": Shown(0.150, 0.0003, 0.16)}, {"MI50"}, features,
                             "fp16", {"MI50": 0.45, "MI60": 0.48})
     b = moved["MI60"]
@@ -181,10 +179,16 @@ def test_a_card_with_at_least_a_measured_siblings_resources_is_never_capped_by_i
     assert "would put it below that card" in b.note
 
 
-def test_a_card_far_above_a_measured_sibling_of_its_chip_is_held_to_the_models_gap_whatever_its_memory():
+def _vega20_pair() -> dict:
+    """The MI50 and the MI60: one Vega 20 chip, the MI60 with more compute units and twice the memory."""
     features = {"MI50": _card("MI50", "Vega 20", 26.8, 1024, memory_type="HBM2"),
                 "MI60": _card("MI60", "Vega 20", 29.5, 1024, memory_type="HBM2")}
     features["MI60"]["memory_gb"] = 32.0
+    return features
+
+
+def test_a_card_far_above_a_measured_sibling_of_its_chip_is_held_to_the_models_gap_whatever_its_memory():
+    features = _vega20_pair()
     moved = bound_estimates({"MI50": _shown(0.161), "MI60": Shown(0.48, 0.0003, 233.0)}, {"MI50"}, features,
                             "fp16", {"MI50": 0.45, "MI60": 0.48})
     b = moved["MI60"]
